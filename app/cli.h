@@ -1,0 +1,35 @@
+// app/cli.h — the command line: which mode to run, and the modes that need no window.
+#pragma once
+
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+
+namespace app {
+
+struct Options {
+    enum class Mode { window, dump, explain, decode, help, version, screenshot };
+    Mode mode = Mode::window;
+    std::string file;            // scenario file; empty = the default (seed 000)
+    std::string row;             // --explain ROW, --select ROW: 1-based index or token name
+    std::string screenshot_path; // --screenshot OUT.png
+};
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws UsageError with a one-line reason.
+Options parse_args(int argc, const char* const* argv);
+
+// Runs dump, explain, decode, help or version. Returns the exit code: 0, or 2 with one line
+// "attnviz: FILE: reason" on `err`.
+int run_text_mode(const Options& options, std::ostream& out, std::ostream& err);
+
+// Everything the program does; the window modes call `run_window` (null when built without one).
+using WindowRunner = int (*)(const Options&);
+int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window);
+
+extern const char* const usage_text;
+
+} // namespace app

@@ -1,0 +1,48 @@
+// core/attention.h — scaled dot-product attention with every intermediate kept.
+//
+//   X_in = X (+ sinusoidal positions)                       (n, d_model)
+//   per head h:  Q = X_in W_Q   K = X_in W_K   V = X_in W_V
+//                scores = Q Kᵀ,  scaled = scores / √d_k, masked (j > i) = −∞ when causal
+//                weights = softmax(scaled) row by row,  output = weights V
+//   concat = [output_1 … output_H]                          (n, H·d_v)
+//   output = concat W_O, or concat when there is no W_O
+#pragma once
+
+#include "core/scenario.h"
+
+namespace core {
+
+struct HeadResult {
+    Matrix Q;       // (n, d_k)  row `pin.row` replaced by the pinned query, if any
+    Matrix K;       // (n, d_k)
+    Matrix V;       // (n, d_v)
+    Matrix scores;  // (n, n)    Q Kᵀ
+    Matrix scaled;  // (n, n)    scores / √d_k (or not, when scale is off); −∞ where masked
+    Matrix weights; // (n, n)    softmax of each row of `scaled`; exactly 0 where masked
+    Matrix output;  // (n, d_v)  weights V
+};
+
+struct Result {
+    Matrix X_in;                   // (n, d_model)  the embeddings attention actually sees
+    std::vector<HeadResult> heads; // one per head
+    Matrix concat;                 // (n, H·d_v)
+    Matrix output;                 // (n, d_model) with W_O, else (n, H·d_v)
+    double score_divisor = 1.0;    // √d_k when scaling, else 1
+};
+
+// Throws ScenarioError when the scenario is invalid.
+Result compute(const Scenario& s);
+// Recomputes into `out`, reusing its storage (the frame loop calls this every frame).
+void compute_into(const Scenario& s, Result& out);
+
+// True when entry (i, j) is hidden from query i.
+inline bool is_masked(const Scenario& s, Eigen::Index i, Eigen::Index j) { return s.causal && j > i; }
+
+// The positional encoding of "Attention is all you need": PE(p, 2i) = sin(p / 10000^(2i/d)),
+// PE(p, 2i+1) = cos(p / 10000^(2i/d)), with p counted from 0.
+Matrix sinusoidal_positions(int n, int d_model); // (n, d_model)
+
+// Numerically stable softmax of `row[0..count)` in place; entries from `count` on are set to 0.
+void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width);
+
+} // namespace core

@@ -1,0 +1,161 @@
+#include "core/explain.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace core {
+
+namespace {
+
+constexpr Eigen::Index max_terms_shown = 8;   // products in one dot product, entries in one vector
+constexpr Eigen::Index max_values_shown = 16; // terms in the weighted sum of values
+constexpr double max_plain_exponent = 50.0;   // beyond this e^s is shown relative to the row maximum
+
+std::string format_significant(double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+    return buf;
+}
+
+std::string parenthesised(double x) {
+    std::string s = format_number(x);
+    return x < 0 && s != "0" && s != "0.000" ? "(" + s + ")" : s;
+}
+
+std::string dot_products(const Matrix& Q, const Matrix& K, Eigen::Index i, Eigen::Index j) {
+    const Eigen::Index d = Q.cols();
+    std::string out;
+    auto term = [&](Eigen::Index c) { return parenthesised(Q(i, c)) + "·" + parenthesised(K(j, c)); };
+    if (d <= max_terms_shown) {
+        for (Eigen::Index c = 0; c < d; ++c) out += (c ? " + " : "") + term(c);
+    } else {
+        out = term(0) + " + " + term(1) + " + " + term(2) + " + … + " + term(d - 1) + " (" + std::to_string(d) + " terms)";
+    }
+    return out;
+}
+
+} // namespace
+
+std::string format_number(double x) {
+    if (std::isinf(x)) return x > 0 ? "∞" : "−∞";
+    if (std::isnan(x)) return "NaN";
+    char buf[64];
+    if (std::abs(x) < 1e15 && x == std::round(x)) std::snprintf(buf, sizeof buf, "%.0f", x == 0 ? 0.0 : x);
+    else std::snprintf(buf, sizeof buf, "%.3f", x);
+    std::string s = buf;
+    return s == "-0.000" ? "0.000" : s;
+}
+
+std::string format_vector(const double* v, Eigen::Index size) {
+    std::string out = "(";
+    const Eigen::Index shown = size <= max_terms_shown ? size : 3;
+    for (Eigen::Index c = 0; c < shown; ++c) out += (c ? ", " : "") + format_number(v[c]);
+    if (shown < size) out += ", …, " + format_number(v[size - 1]) + "; " + std::to_string(size) + " entries";
+    return out + ")";
+}
+
+int find_row(const Scenario& s, const std::string& row) {
+    for (int i = 0; i < s.n(); ++i)
+        if (s.tokens[i] == row) return i;
+    if (row.empty() || row.find_first_not_of("0123456789") != std::string::npos || row.size() > 9) return -1;
+    const int index = std::stoi(row);
+    return index >= 1 && index <= s.n() ? index - 1 : -1;
+}
+
+RowExplanation explain_row(const Scenario& s, const Result& r, int i) {
+    RowExplanation e;
+    e.row = i;
+    e.token = s.tokens[i];
+    const Eigen::Index n = s.n();
+    const std::string& qi = s.tokens[i];
+    for (size_t h = 0; h < r.heads.size(); ++h) {
+        const HeadResult& hr = r.heads[h];
+        HeadExplanation he;
+        std::ostringstream title;
+        if (r.heads.size() > 1) title << "Head " << h + 1 << " · ";
+        title << "query \"" << qi << "\" (row " << i + 1 << ") · d_k = " << s.d_k();
+        if (s.pin && s.pin->head == static_cast<int>(h) && s.pin->row == i) title << " · q pinned by the query arrow";
+        he.title = title.str();
+
+        // Exponentials: plain e^s when small enough to read, otherwise relative to the row maximum,
+        // which is what the softmax computes anyway and leaves the weights unchanged.
+        double top = -INFINITY;
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (!is_masked(s, i, j)) top = std::max(top, hr.scaled(i, j));
+        const double shift = top > max_plain_exponent ? top : 0.0;
+        if (shift != 0.0)
+            he.shift_note = "scores are large, so each exponential is taken after subtracting the row maximum " +
+                            format_number(shift) + " (the weights are the same)";
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (!is_masked(s, i, j)) sum += std::exp(hr.scaled(i, j) - shift);
+        const std::string sum_text = format_significant(sum);
+
+        const std::string divisor = s.scale ? "√" + format_number(static_cast<double>(s.d_k())) : "";
+        for (Eigen::Index j = 0; j < n; ++j) {
+            KeyLine k;
+            k.key = static_cast<int>(j);
+            k.masked = is_masked(s, i, j);
+            const std::string& kj = s.tokens[j];
+            k.score = "q_" + qi + " · k_" + kj + " = " + dot_products(hr.Q, hr.K, i, j) + " = " + format_number(hr.scores(i, j));
+            if (k.masked) {
+                k.scaled = "masked (k_" + kj + " comes after q_" + qi + "): −∞";
+                k.exp = "e^−∞ = 0";
+                k.weight = "w_" + kj + " = 0 (masked)";
+            } else {
+                if (s.scale)
+                    k.scaled = format_number(hr.scores(i, j)) + " / " + divisor + " = " + format_number(hr.scaled(i, j));
+                const double ex = std::exp(hr.scaled(i, j) - shift);
+                const std::string exponent = shift != 0.0
+                    ? "(" + format_number(hr.scaled(i, j)) + " − " + format_number(shift) + ")"
+                    : format_number(hr.scaled(i, j));
+                k.exp = "e^" + exponent + " ≈ " + format_significant(ex);
+                k.weight = "w_" + kj + " = " + format_significant(ex) + " / " + sum_text + " = " + format_number(hr.weights(i, j));
+            }
+            he.keys.push_back(std::move(k));
+        }
+        he.exp_sum = "Σ ≈ " + sum_text;
+
+        std::string terms;
+        Eigen::Index shown = 0, skipped = 0;
+        for (Eigen::Index j = 0; j < n; ++j) {
+            if (is_masked(s, i, j)) continue;
+            if (shown == max_values_shown) { ++skipped; continue; }
+            terms += (shown ? " + " : "") + format_number(hr.weights(i, j)) + "·" + format_vector(hr.V.row(j).data(), hr.V.cols());
+            ++shown;
+        }
+        if (skipped) terms += " + … (" + std::to_string(skipped) + " more terms)";
+        he.weighted_sum = "z_" + qi + " = " + terms + " = " + format_vector(hr.output.row(i).data(), hr.output.cols());
+        e.heads.push_back(std::move(he));
+    }
+    if (r.heads.size() > 1 || s.W_O.size() != 0) {
+        e.final_output = std::string(s.W_O.size() != 0 ? "output = concat · W_O" : "output = concat") + " = " +
+                         format_vector(r.output.row(i).data(), r.output.cols());
+    }
+    return e;
+}
+
+std::string to_text(const RowExplanation& e) {
+    std::ostringstream out;
+    for (size_t h = 0; h < e.heads.size(); ++h) {
+        const HeadExplanation& he = e.heads[h];
+        if (h) out << "\n";
+        out << he.title << "\n\n1. Scores\n";
+        for (const KeyLine& k : he.keys) {
+            out << "  " << k.score;
+            if (!k.scaled.empty()) out << "    " << k.scaled;
+            out << "\n";
+        }
+        out << "\n2. Exponentials\n";
+        if (!he.shift_note.empty()) out << "  (" << he.shift_note << ")\n";
+        for (const KeyLine& k : he.keys) out << "  " << k.exp << "\n";
+        out << "  " << he.exp_sum << "\n\n3. Weights\n";
+        for (const KeyLine& k : he.keys) out << "  " << k.weight << "\n";
+        out << "\n4. Weighted sum of values\n  " << he.weighted_sum << "\n";
+    }
+    if (!e.final_output.empty()) out << "\n" << e.final_output << "\n";
+    return out.str();
+}
+
+} // namespace core

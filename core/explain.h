@@ -1,0 +1,53 @@
+// core/explain.h — one row's attention calculation written out, as seed 000 does it for "sat":
+//
+//   q_sat · k_the = 2·2 + 2·0 = 4        4 / √2 = 2.828
+//   e^2.828 ≈ 16.92 …  Σ ≈ 90.61
+//   w_the = 16.92 / 90.61 = 0.187 …
+//   z_sat = 0.187·(1, 0) + 0.045·(0, 2) + 0.768·(1, 2) = (0.955, 1.627)
+//
+// The window lays the same lines out in sections; --explain prints them as text.
+#pragma once
+
+#include "core/attention.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+struct KeyLine {
+    int key = 0;          // 0-based key index j
+    bool masked = false;  // j > i under the causal mask: weight exactly 0
+    std::string score;    // "q_sat · k_the = 2·2 + 2·0 = 4"
+    std::string scaled;   // "4 / √2 = 2.828" (empty when scaling is off)
+    std::string exp;      // "e^2.828 ≈ 16.92"
+    std::string weight;   // "w_the = 16.92 / 90.61 = 0.187"
+};
+
+struct HeadExplanation {
+    std::string title;           // "Head 1 · query "sat" (row 3) · d_k = 2"
+    std::vector<KeyLine> keys;   // one per key, masked ones included
+    std::string shift_note;      // set when exponentials are shown after subtracting the row maximum
+    std::string exp_sum;         // "Σ ≈ 90.61"
+    std::string weighted_sum;    // "z_sat = 0.187·(1, 0) + … = (0.955, 1.627)"
+};
+
+struct RowExplanation {
+    int row = 0;                 // 0-based query index i
+    std::string token;
+    std::vector<HeadExplanation> heads;
+    std::string final_output;    // with several heads or W_O: the row of the final output
+};
+
+RowExplanation explain_row(const Scenario& s, const Result& r, int row);
+std::string to_text(const RowExplanation& e);
+
+// Integers plainly ("4", "-2"), everything else to 3 decimals ("2.828", "0.500").
+std::string format_number(double x);
+// "(0.955, 1.627)"; long vectors show their first entries and a count.
+std::string format_vector(const double* v, Eigen::Index size);
+
+// Finds a row by 1-based index ("3") or token name ("sat", first match); -1 when there is none.
+int find_row(const Scenario& s, const std::string& row);
+
+} // namespace core

@@ -1,0 +1,93 @@
+#include "core/presets.h"
+
+#include <cmath>
+#include <random>
+
+namespace core {
+
+namespace {
+
+Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
+    Matrix m(static_cast<Eigen::Index>(values.size()), static_cast<Eigen::Index>(values.begin()->size()));
+    Eigen::Index r = 0;
+    for (const auto& row : values) {
+        Eigen::Index c = 0;
+        for (double v : row) m(r, c++) = v;
+        ++r;
+    }
+    return m;
+}
+
+// std::normal_distribution differs between standard libraries; Box–Muller on mt19937_64 does not.
+struct Normal {
+    std::mt19937_64 engine;
+    double next() {
+        const double u1 = (static_cast<double>(engine() >> 11) + 1.0) * 0x1.0p-53; // (0, 1]
+        const double u2 = static_cast<double>(engine() >> 11) * 0x1.0p-53;         // [0, 1)
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    }
+    Matrix matrix(int r, int c, double scale) {
+        Matrix m(r, c);
+        for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = next() * scale;
+        return m;
+    }
+};
+
+std::vector<std::string> numbered_tokens(int n) {
+    std::vector<std::string> names;
+    for (int i = 1; i <= n; ++i) names.push_back("t" + std::to_string(i));
+    return names;
+}
+
+} // namespace
+
+Scenario preset_three_tokens() {
+    Scenario s;
+    s.tokens = {"the", "cat", "sat"};
+    s.X = rows({{1, 0}, {0, 1}, {1, 1}});
+    s.heads = {Head{rows({{1, 0}, {1, 2}}), rows({{2, 0}, {0, 1}}), rows({{1, 0}, {0, 2}})}};
+    return s;
+}
+
+Scenario preset_numpy_random() {
+    Scenario s = random_scenario(4, 8, 8, 8, 1, false, 0);
+    s.tokens = {"a", "b", "c", "d"};
+    return s;
+}
+
+Scenario preset_it_sentence() {
+    // Axis 1 ≈ "is a noun", axis 2 ≈ "is an action or state". Weights are identities, so each
+    // token's query, key and value are its embedding, and the arrows are the embeddings themselves.
+    Scenario s;
+    s.tokens = {"the", "cat", "ate", "because", "it", "was", "hungry"};
+    s.X = rows({{0.3, -0.5}, {2.0, 0.6}, {-0.4, 1.8}, {-0.6, -0.4}, {1.2, 0.2}, {-0.3, 1.0}, {0.4, 1.2}});
+    const Matrix identity = Matrix::Identity(2, 2);
+    s.heads = {Head{identity, identity, identity}};
+    return s;
+}
+
+Scenario preset_eight_heads() { return random_scenario(16, 512, 64, 64, 8, true, 512); }
+
+Scenario random_scenario(int n, int d_model, int d_k, int d_v, int heads, bool with_output_projection, std::uint64_t seed) {
+    Normal rng{std::mt19937_64(seed)};
+    Scenario s;
+    s.tokens = numbered_tokens(n);
+    s.X = rng.matrix(n, d_model, 1.0);
+    const double w = 1.0 / std::sqrt(static_cast<double>(d_model));
+    for (int h = 0; h < heads; ++h)
+        s.heads.push_back(Head{rng.matrix(d_model, d_k, w), rng.matrix(d_model, d_k, w), rng.matrix(d_model, d_v, w)});
+    if (with_output_projection) s.W_O = rng.matrix(heads * d_v, d_model, 1.0 / std::sqrt(static_cast<double>(heads * d_v)));
+    return s;
+}
+
+const std::vector<PresetInfo>& presets() {
+    static const std::vector<PresetInfo> list = {
+        {"Three tokens (seed 000)", "\"the cat sat\", d = 2: the worked example", preset_three_tokens},
+        {"NumPy example (seed 001)", "4 tokens, d = 8, fixed random numbers", preset_numpy_random},
+        {"\"it\" (seed 002)", "\"the cat ate because it was hungry\" in 2D", preset_it_sentence},
+        {"8 heads × 64 (seed 001)", "d_model 512, 16 random tokens, with W_O", preset_eight_heads},
+    };
+    return list;
+}
+
+} // namespace core

@@ -1,0 +1,128 @@
+#include "core/scenario.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace core {
+
+namespace {
+
+bool same(const Matrix& a, const Matrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
+}
+
+std::string check_entries(const Matrix& m, const std::string& name) {
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) {
+            double v = m(r, c);
+            if (is_acceptable_value(v)) continue;
+            std::ostringstream out;
+            out << name << "[" << r << "][" << c << "] is ";
+            if (std::isnan(v)) out << "NaN";
+            else if (std::isinf(v)) out << (v > 0 ? "infinite" : "-infinite");
+            else out << v << ", outside ±1e6";
+            return out.str();
+        }
+    return {};
+}
+
+std::string check_shape(const Matrix& m, const std::string& name, Eigen::Index rows,
+                        const char* rows_why, Eigen::Index cols, const char* cols_why) {
+    std::ostringstream out;
+    if (m.rows() != rows)
+        out << name << " has " << m.rows() << " rows, expected " << rows << " (" << rows_why << ")";
+    else if (m.cols() != cols)
+        out << name << " has " << m.cols() << " columns, expected " << cols << " (" << cols_why << ")";
+    return out.str();
+}
+
+} // namespace
+
+bool Head::operator==(const Head& o) const {
+    return same(W_Q, o.W_Q) && same(W_K, o.W_K) && same(W_V, o.W_V);
+}
+
+bool QueryPin::operator==(const QueryPin& o) const {
+    return head == o.head && row == o.row && q.size() == o.q.size() && (q.size() == 0 || q == o.q);
+}
+
+bool Scenario::operator==(const Scenario& o) const {
+    return tokens == o.tokens && same(X, o.X) && heads == o.heads && same(W_O, o.W_O) &&
+           causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin;
+}
+
+bool is_acceptable_value(double v) { return std::isfinite(v) && std::abs(v) <= Limits::max_abs_value; }
+
+std::string validate(const Scenario& s) {
+    std::ostringstream out;
+    const Eigen::Index n = s.X.rows(), d_model = s.X.cols();
+    if (n < 1) return "X has no rows (at least one token is needed)";
+    if (n > Limits::max_tokens) {
+        out << "X has " << n << " rows, more than the limit of " << Limits::max_tokens << " tokens";
+        return out.str();
+    }
+    if (d_model < 1) return "X has no columns (d_model must be at least 1)";
+    if (d_model > Limits::max_dim) {
+        out << "X has " << d_model << " columns, more than the limit of " << Limits::max_dim;
+        return out.str();
+    }
+    if (static_cast<Eigen::Index>(s.tokens.size()) != n) {
+        out << "tokens has " << s.tokens.size() << " names, expected " << n << " (the rows of X)";
+        return out.str();
+    }
+    if (auto e = check_entries(s.X, "X"); !e.empty()) return e;
+    if (s.heads.empty()) return "heads is empty (at least one head is needed)";
+    if (s.heads.size() > static_cast<size_t>(Limits::max_heads)) {
+        out << "heads has " << s.heads.size() << " entries, more than the limit of " << Limits::max_heads;
+        return out.str();
+    }
+    const Eigen::Index d_k = s.heads[0].W_Q.cols(), d_v = s.heads[0].W_V.cols();
+    for (size_t h = 0; h < s.heads.size(); ++h) {
+        const Head& head = s.heads[h];
+        const std::string prefix = s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].";
+        const char* why_k = h == 0 ? "d_k, the width of W_Q" : "d_k, the width of heads[0].W_Q";
+        const char* why_v = "d_v, the width of heads[0].W_V";
+        struct Named { const Matrix& m; const char* name; Eigen::Index cols; const char* why; };
+        for (const Named& w : {Named{head.W_Q, "W_Q", d_k, why_k}, Named{head.W_K, "W_K", d_k, why_k},
+                               Named{head.W_V, "W_V", d_v, why_v}}) {
+            const std::string name = prefix + w.name;
+            if (w.m.cols() < 1) return name + " has no columns";
+            if (w.m.cols() > Limits::max_dim) {
+                out << name << " has " << w.m.cols() << " columns, more than the limit of " << Limits::max_dim;
+                return out.str();
+            }
+            if (auto e = check_shape(w.m, name, d_model, "the width of X", w.cols, w.why); !e.empty()) return e;
+            if (auto e = check_entries(w.m, name); !e.empty()) return e;
+        }
+    }
+    const Eigen::Index concat_width = static_cast<Eigen::Index>(s.heads.size()) * d_v;
+    if (s.W_O.size() != 0) {
+        if (auto e = check_shape(s.W_O, "W_O", concat_width, "heads × d_v", d_model, "d_model, the width of X"); !e.empty())
+            return e;
+        if (auto e = check_entries(s.W_O, "W_O"); !e.empty()) return e;
+    }
+    if (s.pin) {
+        const QueryPin& p = *s.pin;
+        if (p.head < 0 || p.head >= static_cast<int>(s.heads.size())) {
+            out << "pin.head is " << p.head << ", expected 0.." << s.heads.size() - 1;
+            return out.str();
+        }
+        if (p.row < 0 || p.row >= n) {
+            out << "pin.row is " << p.row << ", expected 0.." << n - 1;
+            return out.str();
+        }
+        if (p.q.size() != d_k) {
+            out << "pin.q has " << p.q.size() << " entries, expected " << d_k << " (d_k)";
+            return out.str();
+        }
+        Matrix q_row = p.q.transpose();
+        if (auto e = check_entries(q_row, "pin.q"); !e.empty()) return e;
+    }
+    return {};
+}
+
+void require_valid(const Scenario& s) {
+    if (auto e = validate(s); !e.empty()) throw ScenarioError(e);
+}
+
+} // namespace core

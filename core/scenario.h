@@ -1,0 +1,74 @@
+// core/scenario.h — the inputs of one attention layer, and the limits they must keep.
+//
+// A Scenario is everything the user can edit: token names, embeddings, one or more heads of
+// weights, an optional output projection and the switches. compute() turns it into a Result.
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace core {
+
+// Row-major so that one token's vector is contiguous, as in the articles (rows are tokens).
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Vector = Eigen::VectorXd;
+
+struct Limits {
+    static constexpr int max_tokens = 4096;
+    static constexpr int max_dim = 512;
+    static constexpr int max_heads = 16;
+    static constexpr double max_abs_value = 1e6;
+};
+
+struct Head {
+    Matrix W_Q; // (d_model, d_k)
+    Matrix W_K; // (d_model, d_k)
+    Matrix W_V; // (d_model, d_v)
+    bool operator==(const Head& o) const;
+};
+
+enum class Positional { none, sinusoidal };
+
+// The query arrow pins one row's query to a vector the user dragged or typed in.
+struct QueryPin {
+    int head = 0;
+    int row = 0;
+    Vector q; // (d_k)
+    bool operator==(const QueryPin& o) const;
+};
+
+struct Scenario {
+    std::vector<std::string> tokens; // n names
+    Matrix X;                        // (n, d_model)
+    std::vector<Head> heads;         // at least one
+    Matrix W_O;                      // (heads * d_v, d_model), or empty for "no output projection"
+    bool causal = false;
+    bool scale = true;               // divide scores by sqrt(d_k)
+    Positional positional = Positional::none;
+    std::optional<QueryPin> pin;
+
+    int n() const { return static_cast<int>(X.rows()); }
+    int d_model() const { return static_cast<int>(X.cols()); }
+    int d_k() const { return heads.empty() ? 0 : static_cast<int>(heads[0].W_Q.cols()); }
+    int d_v() const { return heads.empty() ? 0 : static_cast<int>(heads[0].W_V.cols()); }
+    bool operator==(const Scenario& o) const;
+    bool operator!=(const Scenario& o) const { return !(*this == o); }
+};
+
+// An input that breaks a rule. The message names the field, e.g.
+// "W_Q has 3 rows, expected 2 (the width of X)".
+struct ScenarioError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Empty when the scenario is valid, otherwise the first problem found.
+std::string validate(const Scenario& s);
+// Throws ScenarioError with validate()'s message.
+void require_valid(const Scenario& s);
+// Whether one entry can be stored in a matrix: finite and within the limits.
+bool is_acceptable_value(double v);
+
+} // namespace core

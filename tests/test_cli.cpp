@@ -1,0 +1,136 @@
+// The command-line modes, run in-process through the same entry point as the program.
+#include "app/cli.h"
+#include "core/presets.h"
+#include "core/scenario_io.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out, err;
+};
+
+Run run(std::vector<std::string> args) {
+    args.insert(args.begin(), "attnviz");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
+    return {code, out.str(), err.str()};
+}
+
+std::string write_temp(const std::string& text) {
+    std::string path = "/tmp/attnviz-cli-XXXXXX.json";
+    const int fd = ::mkstemps(path.data(), 5);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    ::close(fd);
+    return path;
+}
+
+double at(const nlohmann::json& m, int r, int c) { return m.at(r).at(c).get<double>(); }
+
+} // namespace
+
+TEST_CASE("--dump prints the seed's matrices as JSON that round-trips") {
+    const Run r = run({"--dump"});
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["tokens"] == nlohmann::json({"the", "cat", "sat"}));
+    const auto& h = j["heads"][0];
+    CHECK(at(h["Q"], 2, 0) == 2);
+    CHECK(at(h["scores"], 2, 2) == 6);
+    CHECK(at(h["scaled"], 0, 0) == 2 / std::sqrt(2.0)); // exact: doubles round-trip
+    CHECK(at(h["weights"], 2, 2) == doctest::Approx(0.768).epsilon(1e-3));
+    CHECK(at(h["output"], 2, 1) == doctest::Approx(1.627).epsilon(1e-3));
+    CHECK(at(j["output"], 0, 0) == doctest::Approx(0.892).epsilon(1e-3));
+    CHECK(j["concat"] == h["output"]);
+}
+
+TEST_CASE("--dump of a causal file writes masked scaled scores as null") {
+    core::Scenario s = core::preset_three_tokens();
+    s.causal = true;
+    const std::string path = write_temp(core::to_json_text(s));
+    const Run r = run({"--dump", path});
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["heads"][0]["scaled"][0][1].is_null());
+    CHECK(j["heads"][0]["weights"][0] == nlohmann::json({1.0, 0.0, 0.0}));
+    std::remove(path.c_str());
+}
+
+TEST_CASE("--explain takes a token name or a 1-based index") {
+    const Run by_name = run({"--explain", "sat"});
+    REQUIRE(by_name.code == 0);
+    CHECK(by_name.out.find("q_sat · k_the = 2·2 + 2·0 = 4") != std::string::npos);
+    CHECK(by_name.out.find("0.187·(1, 0) + 0.045·(0, 2) + 0.768·(1, 2) = (0.955, 1.627)") != std::string::npos);
+    CHECK(run({"--explain", "3"}).out == by_name.out);
+    const Run missing = run({"--explain", "dog"});
+    CHECK(missing.code == 2);
+    CHECK(missing.out.empty());
+    CHECK(missing.err == "attnviz: default scenario: no row \"dog\" (give 1..3 or a token name)\n");
+    CHECK(run({"--explain", "4"}).code == 2);
+}
+
+TEST_CASE("--decode prints one step per token with the cache counters") {
+    const Run r = run({"--decode"});
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["steps"].size() == 3);
+    CHECK(j["steps"][0]["weights"][0] == nlohmann::json({1.0}));
+    CHECK(j["steps"][1]["weights"][0][0].get<double>() == doctest::Approx(0.5));
+    CHECK(j["steps"][2]["token"] == "sat");
+    CHECK(j["steps"][2]["new_kv_rows"] == 1);
+    CHECK(j["steps"][2]["kv_rows_without_cache"] == 3);
+    CHECK(j["steps"][2]["output"][0].get<double>() == doctest::Approx(0.955).epsilon(1e-3));
+    CHECK(j["total_kv_rows_with_cache"] == 3);
+    CHECK(j["total_kv_rows_without_cache"] == 6);
+}
+
+TEST_CASE("bad usage and bad files: exit code 2 and one line naming the file and field") {
+    auto one_line = [](const Run& r) {
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        return r.err;
+    };
+    CHECK(one_line(run({"--frobnicate"})) == "attnviz: unknown option --frobnicate (see attnviz --help)\n");
+    CHECK(one_line(run({"--explain"})) == "attnviz: --explain needs a value (see attnviz --help)\n");
+    CHECK(one_line(run({"--dump", "--decode"})).find("only one of") != std::string::npos);
+    CHECK(one_line(run({"--dump", "a.json", "b.json"})).find("more than one FILE") != std::string::npos);
+    CHECK(one_line(run({"--dump", "/nonexistent.json"})) == "attnviz: /nonexistent.json: cannot open: No such file or directory\n");
+
+    const std::string wrong_shape = write_temp(R"({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]})");
+    const std::string before = [&] { std::ifstream in(wrong_shape); std::stringstream ss; ss << in.rdbuf(); return ss.str(); }();
+    CHECK(one_line(run({"--dump", wrong_shape})) == "attnviz: " + wrong_shape + ": W_Q has 3 rows, expected 2 (the width of X)\n");
+    CHECK(one_line(run({"--decode", wrong_shape})).find("W_Q has 3 rows") != std::string::npos);
+    std::ifstream in(wrong_shape);
+    std::stringstream after;
+    after << in.rdbuf();
+    CHECK(after.str() == before); // never a change to the input file
+    std::remove(wrong_shape.c_str());
+
+    const std::string deep = write_temp(std::string(200000, '['));
+    CHECK(one_line(run({"--explain", "1", deep})) == "attnviz: " + deep + ": nesting is deeper than 32 levels\n");
+    std::remove(deep.c_str());
+
+    const std::string nan = write_temp(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1e999]]})");
+    CHECK(one_line(run({"--dump", nan})).find("invalid JSON") != std::string::npos);
+    std::remove(nan.c_str());
+}
+
+TEST_CASE("--help and --version") {
+    CHECK(run({"--help"}).out.find("usage: attnviz") == 0);
+    CHECK(run({"--version"}).out.rfind("attnviz ", 0) == 0);
+    CHECK(run({"--version"}).code == 0);
+    const Run window = run({});
+    CHECK(window.code == 2); // no window runner in the tests
+}

@@ -1,0 +1,161 @@
+// The scenario file format: a round trip, and a clear message for every kind of bad input.
+#include "core/presets.h"
+#include "core/scenario_io.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+std::string error_of(const std::string& text) {
+    try {
+        core::parse_scenario(text);
+    } catch (const core::ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string seed_file = R"({
+  "tokens": ["the", "cat", "sat"],
+  "X":   [[1, 0], [0, 1], [1, 1]],
+  "W_Q": [[1, 0], [1, 2]],
+  "W_K": [[2, 0], [0, 1]],
+  "W_V": [[1, 0], [0, 2]],
+  "causal": false,
+  "scale": true
+})";
+
+std::string temp_dir() {
+    std::string dir = "/tmp/attnviz-test-XXXXXX";
+    REQUIRE(::mkdtemp(dir.data()) != nullptr);
+    return dir;
+}
+
+std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+TEST_CASE("the file of the issue reads as seed 000") {
+    CHECK(core::parse_scenario(seed_file) == core::preset_three_tokens());
+    // causal and scale may be left out; tokens default to t1, t2, …
+    const core::Scenario s = core::parse_scenario(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})");
+    CHECK(s.tokens == std::vector<std::string>{"t1"});
+    CHECK(s.scale);
+    CHECK_FALSE(s.causal);
+}
+
+TEST_CASE("save then load gives back the same scenario, doubles exact") {
+    const std::string dir = temp_dir();
+    for (core::Scenario s : {core::preset_three_tokens(), core::preset_numpy_random(), core::preset_it_sentence(),
+                             core::random_scenario(5, 3, 2, 4, 3, true, 99)}) {
+        s.causal = true;
+        s.scale = false;
+        s.positional = core::Positional::sinusoidal;
+        s.tokens[0] = "quote \" and ünïcode";
+        s.pin = core::QueryPin{static_cast<int>(s.heads.size()) - 1, 1, core::Vector::Constant(s.d_k(), 0.1)};
+        s.X(0, 0) = 1.0 / 3.0;
+        s.X(0, s.d_model() - 1) = -1e-300;
+        const std::string path = dir + "/scene.json";
+        core::save_scenario_file(path, s);
+        CHECK(core::load_scenario_file(path) == s);
+        CHECK(core::to_json_text(core::load_scenario_file(path)) == read_all(path));
+    }
+    std::remove((dir + "/scene.json").c_str());
+    ::rmdir(dir.c_str());
+}
+
+TEST_CASE("multi-head files use \"heads\" and \"W_O\"") {
+    const core::Scenario s = core::parse_scenario(R"({"X": [[1, 2]],
+        "heads": [{"W_Q": [[1], [0]], "W_K": [[1], [0]], "W_V": [[1], [1]]},
+                  {"W_Q": [[0], [1]], "W_K": [[0], [1]], "W_V": [[2], [2]]}],
+        "W_O": [[1, 0], [0, 1]]})");
+    CHECK(s.heads.size() == 2);
+    CHECK(s.W_O.rows() == 2);
+}
+
+TEST_CASE("bad files: each message names the field") {
+    CHECK(error_of("{") .rfind("invalid JSON: parse error", 0) == 0);
+    CHECK(error_of("") .rfind("invalid JSON", 0) == 0);
+    CHECK(error_of("[1, 2]") == "the file is an array, expected a JSON object");
+    CHECK(error_of(R"({"X": [[1, 0]]})") == "W_Q is missing");
+    CHECK(error_of(R"({"X": "abc", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X is a string, expected an array of rows");
+    CHECK(error_of(R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][1] is a string, expected a number");
+    CHECK(error_of(R"({"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[1] has 1 entries, expected 2 (like X[0])");
+    CHECK(error_of(R"({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]})") ==
+          "W_Q has 3 rows, expected 2 (the width of X)");
+    CHECK(error_of(R"({"X": [[1e7]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 10000000, outside ±1e6");
+    CHECK(error_of(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
+    CHECK(error_of(R"({"X": [[NaN]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "causal": 1})") == "causal is a number, expected true or false");
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "w_o": 1})") == "unknown field \"w_o\"");
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": ["a", "b"]})") == "tokens has 2 names, expected 1 (the rows of X)");
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": [3]})") == "tokens[0] is a number, expected a string");
+    CHECK(error_of(R"({"X": [[1]], "heads": []})") == "heads is empty (at least one head is needed)");
+    CHECK(error_of(R"({"X": [[1]], "heads": [{"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}, {"W_Q": [[1, 1]], "W_K": [[1]], "W_V": [[1]]}]})") ==
+          "heads[1].W_Q has 2 columns, expected 1 (d_k, the width of heads[0].W_Q)");
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "positional": "rope"})") ==
+          "positional is \"rope\", expected \"none\" or \"sinusoidal\"");
+    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "pin": {"head": 0, "row": 5, "q": [1]}})") ==
+          "pin.row is 5, expected 0..0");
+}
+
+TEST_CASE("200,000 nested brackets: a message, not a crash") {
+    CHECK(error_of(std::string(200000, '[')) == "nesting is deeper than 32 levels");
+    CHECK(error_of("{\"X\": " + std::string(100000, '[') + std::string(100000, ']') + "}") == "nesting is deeper than 32 levels");
+    // Brackets inside strings do not count.
+    CHECK(error_of(R"({"tokens": ["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["], "X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").empty());
+}
+
+TEST_CASE("loading a file: missing, a directory, and the path in the message") {
+    auto load_error = [](const std::string& path) {
+        try {
+            core::load_scenario_file(path);
+        } catch (const core::ScenarioError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(load_error("/nonexistent/scene.json") == "/nonexistent/scene.json: cannot open: No such file or directory");
+    CHECK(load_error("/tmp") == "/tmp: is a directory, expected a scenario file");
+}
+
+TEST_CASE("random garbage never crashes the loader") {
+    std::mt19937 rng(1);
+    const std::string alphabet = "{}[]\",:0123456789.eE+-tfnXW_QKVOheadsrul \n";
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::string text = seed_file;
+        for (int k = 0; k < 1 + trial % 6; ++k) text[rng() % text.size()] = alphabet[rng() % alphabet.size()];
+        try {
+            const core::Scenario s = core::parse_scenario(text);
+            CHECK(core::validate(s).empty());
+        } catch (const core::ScenarioError& e) {
+            CHECK(std::string(e.what()).size() > 0);
+        }
+    }
+}
+
+TEST_CASE("a failed save names the file and leaves the old one") {
+    const std::string dir = temp_dir();
+    const std::string path = dir + "/keep.json";
+    core::save_scenario_file(path, core::preset_three_tokens());
+    const std::string before = read_all(path);
+    CHECK_THROWS_WITH_AS(core::save_scenario_file(dir + "/missing/x.json", core::preset_it_sentence()),
+                         doctest::Contains("missing/x.json: cannot create a temporary file"), core::ScenarioError);
+    core::Scenario bad = core::preset_it_sentence();
+    bad.X(0, 0) = NAN;
+    CHECK_THROWS_AS(core::save_scenario_file(path, bad), core::ScenarioError);
+    CHECK(read_all(path) == before);
+    std::remove(path.c_str());
+    ::rmdir(dir.c_str());
+}
