@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The front door. On a fresh Debian 12 machine:
 #   ./build.sh run [FILE]   install what is missing, build, open the window
-#   ./build.sh test         install what is missing, build, run every test
+#   ./build.sh test         install what is missing, build, run every test: the normal build,
+#                           then the whole suite under ASan + UBSan, then a short fuzz run
+#                           (ATTNVIZ_QUICK=1 runs the normal build's tests only)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -10,7 +12,7 @@ packages=(
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev doctest-dev nlohmann-json3-dev libstb-dev
   fonts-dejavu-core
 )
-test_packages=(xvfb xauth)
+test_packages=(xvfb xauth clang libclang-rt-14-dev)
 
 install_missing() {
   local missing=()
@@ -39,6 +41,20 @@ case "${1:-run}" in
     install_missing "${packages[@]}" "${test_packages[@]}"
     build
     ctest --test-dir build --output-on-failure -j2
+    [ "${ATTNVIZ_QUICK:-0}" = 1 ] && exit 0
+
+    echo "build.sh: the test suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
+    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=ON -DATTNVIZ_WINDOW=OFF >/dev/null
+    cmake --build build-asan
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j2
+
+    echo "build.sh: fuzzing the scenario loader for 30 s"
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON \
+      -DATTNVIZ_SANITIZE=ON -DATTNVIZ_WINDOW=OFF -DBUILD_TESTING=OFF >/dev/null
+    cmake --build build-fuzz --target fuzz_loader
+    corpus=$(mktemp -d)
+    trap 'rm -rf "$corpus"' EXIT
+    build-fuzz/fuzz_loader "$corpus" tests/corpus -max_total_time=30 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 | tail -n 4
     ;;
   *)
     echo "usage: ./build.sh run [FILE] | ./build.sh test" >&2

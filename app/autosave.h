@@ -1,0 +1,45 @@
+// app/autosave.h — keeps the current scenario on disk so that nothing is lost to a crash.
+//
+// The window (and --monkey) call tick() once per frame. Within `delay` of an edit the scenario is
+// written to $XDG_STATE_HOME/attnviz/session.json (default ~/.local/state/attnviz/session.json)
+// through core::write_file_atomically: temp file, fsync, rename. A SIGKILL at any moment
+// therefore leaves the previous file or the new one, both loadable.
+#pragma once
+
+#include "core/scenario.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace app {
+
+// $XDG_STATE_HOME/attnviz/session.json, or $HOME/.local/state/attnviz/session.json.
+std::string default_session_path();
+
+class Autosave {
+public:
+    using Clock = std::chrono::steady_clock;
+    explicit Autosave(std::string path, Clock::duration delay = std::chrono::milliseconds(500));
+
+    // What was saved last time, if anything. A file that does not load is moved aside to
+    // session.json.bad (kept for the user) and its problem reported in `error`.
+    std::optional<core::Scenario> restore(std::string& error);
+
+    // Call every frame. Returns the error of a failed save (it is retried a second later), or "".
+    std::string tick(const core::Scenario& current, Clock::time_point now = Clock::now());
+    // Saves now if the scenario differs from the file (on quit).
+    std::string flush(const core::Scenario& current);
+
+    const std::string& path() const { return path_; }
+
+private:
+    std::string save(const core::Scenario& s);
+
+    std::string path_;
+    Clock::duration delay_;
+    std::optional<core::Scenario> saved_;          // what the file holds
+    std::optional<Clock::time_point> dirty_since_; // first frame with unsaved changes
+};
+
+} // namespace app

@@ -1,0 +1,109 @@
+// Autosave: saved within the delay of an edit, restored at start, and loadable after SIGKILL.
+#include "app/autosave.h"
+#include "core/presets.h"
+#include "core/scenario_io.h"
+
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+std::string temp_dir() {
+    std::string dir = "/tmp/attnviz-autosave-XXXXXX";
+    REQUIRE(::mkdtemp(dir.data()) != nullptr);
+    return dir;
+}
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+void remove_tree(const std::string& dir) { REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0); }
+
+} // namespace
+
+TEST_CASE("the session path follows XDG_STATE_HOME, else ~/.local/state") {
+    const char* old_state = std::getenv("XDG_STATE_HOME");
+    const std::string saved = old_state ? old_state : "";
+    ::setenv("XDG_STATE_HOME", "/x/state", 1);
+    CHECK(app::default_session_path() == "/x/state/attnviz/session.json");
+    ::unsetenv("XDG_STATE_HOME");
+    CHECK(app::default_session_path() == std::string(std::getenv("HOME")) + "/.local/state/attnviz/session.json");
+    if (old_state) ::setenv("XDG_STATE_HOME", saved.c_str(), 1);
+}
+
+TEST_CASE("an edit is saved once the delay has passed, not before, and restored next time") {
+    const std::string dir = temp_dir();
+    const std::string path = dir + "/nested/attnviz/session.json";
+    using namespace std::chrono;
+    const auto t0 = app::Autosave::Clock::time_point{} + hours(1);
+    app::Autosave autosave(path, milliseconds(500));
+    std::string error;
+    CHECK_FALSE(autosave.restore(error).has_value());
+    CHECK(error.empty());
+
+    core::Scenario s = core::preset_three_tokens();
+    s.X(0, 0) = 0.25;
+    CHECK(autosave.tick(s, t0).empty());
+    CHECK_FALSE(exists(path));
+    CHECK(autosave.tick(s, t0 + milliseconds(499)).empty());
+    CHECK_FALSE(exists(path));
+    CHECK(autosave.tick(s, t0 + milliseconds(500)).empty());
+    REQUIRE(exists(path));
+    CHECK(core::load_scenario_file(path) == s);
+
+    app::Autosave next_start(path);
+    const auto restored = next_start.restore(error);
+    REQUIRE(restored.has_value());
+    CHECK(*restored == s);
+    remove_tree(dir);
+}
+
+TEST_CASE("a session file that does not load is kept aside and reported") {
+    const std::string dir = temp_dir();
+    const std::string path = dir + "/session.json";
+    std::ofstream(path) << "{ not json";
+    app::Autosave autosave(path);
+    std::string error;
+    CHECK_FALSE(autosave.restore(error).has_value());
+    CHECK(error.find("invalid JSON") != std::string::npos);
+    CHECK(error.find("kept as " + path + ".bad") != std::string::npos);
+    CHECK(exists(path + ".bad"));
+    CHECK_FALSE(exists(path));
+    remove_tree(dir);
+}
+
+TEST_CASE("a failed save is reported and retried") {
+    app::Autosave autosave("/proc/attnviz-cannot-write/session.json", std::chrono::milliseconds(0));
+    const std::string error = autosave.tick(core::preset_three_tokens());
+    CHECK(error.rfind("autosave: ", 0) == 0);
+}
+
+TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
+    const std::string dir = temp_dir();
+    const std::string path = dir + "/session.json";
+    app::Autosave(path, std::chrono::milliseconds(0)).flush(core::preset_three_tokens());
+    for (int trial = 0; trial < 20; ++trial) {
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            // Save big scenarios, each different, as fast as possible until killed.
+            app::Autosave autosave(path, std::chrono::milliseconds(0));
+            for (std::uint64_t i = 0;; ++i) autosave.tick(core::random_scenario(200, 64, 16, 16, 2, true, i));
+        }
+        ::usleep(static_cast<useconds_t>(5000 + trial * 3700));
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        CHECK(WIFSIGNALED(status));
+        CHECK_NOTHROW(core::load_scenario_file(path));
+    }
+    remove_tree(dir);
+}
