@@ -50,26 +50,36 @@ Options parse_args(int argc, const char* const* argv) {
     return o;
 }
 
+bool load_scenario(const Options& o, core::Scenario& s, std::ostream& err) {
+    try {
+        s = o.file.empty() ? core::preset_three_tokens() : core::load_scenario_file(o.file);
+        return true;
+    } catch (const core::ScenarioError& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return false;
+    }
+}
+
+int row_of(const Options& o, const core::Scenario& s, std::ostream& err) {
+    const int row = core::find_row(s, o.row);
+    if (row < 0) {
+        const std::string where = o.file.empty() ? "default scenario" : o.file;
+        err << "attnviz: " << where << ": no row \"" << o.row << "\" (give 1.." << s.n() << " or a token name)\n";
+    }
+    return row;
+}
+
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
     core::Scenario s;
-    try {
-        s = o.file.empty() ? core::preset_three_tokens() : core::load_scenario_file(o.file);
-    } catch (const core::ScenarioError& e) {
-        err << "attnviz: " << e.what() << "\n";
-        return 2;
-    }
-    const std::string where = o.file.empty() ? "default scenario" : o.file;
+    if (!load_scenario(o, s, err)) return 2;
     switch (o.mode) {
     case Options::Mode::dump: out << core::dump_json(s, core::compute(s)); return 0;
     case Options::Mode::decode: out << core::decode_json(core::decode_all(s)); return 0;
     case Options::Mode::explain: {
-        const int row = core::find_row(s, o.row);
-        if (row < 0) {
-            err << "attnviz: " << where << ": no row \"" << o.row << "\" (give 1.." << s.n() << " or a token name)\n";
-            return 2;
-        }
+        const int row = row_of(o, s, err);
+        if (row < 0) return 2;
         out << core::to_text(core::explain_row(s, core::compute(s), row));
         return 0;
     }

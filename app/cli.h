@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+namespace core { struct Scenario; }
+
 namespace app {
 
 struct Options {
@@ -25,6 +27,12 @@ Options parse_args(int argc, const char* const* argv);
 // Runs dump, explain, decode, help or version. Returns the exit code: 0, or 2 with one line
 // "attnviz: FILE: reason" on `err`.
 int run_text_mode(const Options& options, std::ostream& out, std::ostream& err);
+
+// The scenario `options` names: its file, or the worked example without one. A bad file writes one
+// line "attnviz: FILE: reason" on `err` and returns false.
+bool load_scenario(const Options& options, core::Scenario& scenario, std::ostream& err);
+// The 0-based row that options.row names; -1 after one line "attnviz: FILE: no row …" on `err`.
+int row_of(const Options& options, const core::Scenario& scenario, std::ostream& err);
 
 // Everything the program does; the window modes call `run_window` (null when built without one).
 using WindowRunner = int (*)(const Options&);
