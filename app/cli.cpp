@@ -1,11 +1,17 @@
 #include "app/cli.h"
 
+#include "core/attention.h"
 #include "core/explain.h"
 #include "core/presets.h"
 #include "core/report_json.h"
 #include "core/scenario_io.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iomanip>
 #include <ostream>
+#include <vector>
 
 namespace app {
 
@@ -16,14 +22,31 @@ const char* const usage_text =
     "       attnviz --dump [FILE]                   print every matrix as JSON\n"
     "       attnviz --explain ROW [FILE]            write out the calculation of one row\n"
     "       attnviz --decode [FILE]                 step a decoder through its KV cache, as JSON\n"
+    "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
+    "                                               time the full recompute on random N x D (one head),\n"
+    "                                               print the median and the fastest run in ms as JSON\n"
     "       attnviz --help | --version\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
+
+namespace {
+
+// A whole decimal number from `lo` to `hi`, nothing else ("12", not "12x", "-1", "1e3" or "").
+int bounded_int(const std::string& flag, const std::string& text, int lo, int hi) {
+    const std::string why = flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"";
+    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw UsageError(why);
+    const long v = std::strtol(text.c_str(), nullptr, 10);
+    if (v < lo || v > hi) throw UsageError(why);
+    return static_cast<int>(v);
+}
+
+} // namespace
 
 Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -32,6 +55,8 @@ Options parse_args(int argc, const char* const* argv) {
         return argv[++i];
     };
     bool select_given = false;
+    std::string bench_flag; // the last of --tokens, --dim, --reps seen
+    bool tokens_given = false, dim_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dump") set_mode(Options::Mode::dump, a);
@@ -41,12 +66,22 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--explain") { set_mode(Options::Mode::explain, a); o.row = value_of(i, a); }
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
+        else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
+        else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
         else o.file = a;
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    if (o.mode == Options::Mode::bench_core) {
+        if (!tokens_given || !dim_given) throw UsageError("--bench-core needs --tokens N and --dim D");
+        if (!o.file.empty()) throw UsageError("--bench-core makes its own random scenario; it takes no FILE (" + o.file + ")");
+    } else if (!bench_flag.empty()) {
+        throw UsageError(bench_flag + " goes with --bench-core");
+    }
     return o;
 }
 
@@ -69,8 +104,30 @@ int row_of(const Options& o, const core::Scenario& s, std::ostream& err) {
     return row;
 }
 
+int run_bench_core(const Options& o, std::ostream& out) {
+    using clock = std::chrono::steady_clock;
+    const core::Scenario s = core::random_scenario(o.tokens, o.dim, o.dim, o.dim, 1, false, 2024);
+    core::Result r;
+    for (int i = 0; i < 3; ++i) core::compute_into(s, r); // warm-up: buffers, caches, threads
+    std::vector<double> ms;
+    ms.reserve(static_cast<size_t>(o.reps));
+    for (int i = 0; i < o.reps; ++i) {
+        const auto t0 = clock::now();
+        core::compute_into(s, r);
+        ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const size_t mid = ms.size() / 2;
+    const double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
+    out << std::fixed << std::setprecision(4) << "{\"tokens\": " << o.tokens << ", \"dim\": " << o.dim
+        << ", \"median_ms\": " << median << ", \"min_ms\": " << ms.front() << ", \"reps\": " << o.reps << ", \"threads\": " << core::compute_threads(o.tokens)
+        << ", \"kernels\": \"" << core::kernel_build() << "\"}\n";
+    return 0;
+}
+
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
+    if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
@@ -97,7 +154,7 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot) {
         if (!run_window) {
-            err << "attnviz: this build has no window; try --dump, --explain or --decode\n";
+            err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;
         }
         return run_window(o);

@@ -10,11 +10,14 @@ namespace core { struct Scenario; }
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default (seed 000)
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
     std::string screenshot_path; // --screenshot OUT.png
+    int tokens = 0;              // --bench-core: --tokens N (1..4096)
+    int dim = 0;                 // --bench-core: --dim D (1..512), d_model = d_k = d_v = D
+    int reps = 20;               // --bench-core: --reps R (1..100000) timed runs after the warm-up
 };
 
 struct UsageError : std::runtime_error {
@@ -24,7 +27,12 @@ struct UsageError : std::runtime_error {
 // Throws UsageError with a one-line reason.
 Options parse_args(int argc, const char* const* argv);
 
-// Runs dump, explain, decode, help or version. Returns the exit code: 0, or 2 with one line
+// Times core::compute_into on a random single-head scenario (tokens × dim, d_model = d_k = d_v)
+// (3 untimed runs first) and prints one JSON line {"tokens", "dim", "median_ms", "min_ms", "reps",
+// "threads", "kernels"}: the threads and the kernel build (core::kernel_build) it ran with.
+int run_bench_core(const Options& options, std::ostream& out);
+
+// Runs dump, explain, decode, bench-core, help or version. Returns the exit code: 0, or 2 with one line
 // "attnviz: FILE: reason" on `err`.
 int run_text_mode(const Options& options, std::ostream& out, std::ostream& err);
 

@@ -1,9 +1,108 @@
 #include "core/attention.h"
 
+#include "core/kernels.h"
+#include "core/parallel.h"
+
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
+#if defined(ATTNVIZ_X86_KERNELS)
+#include <cpuid.h>
+#endif
+
 namespace core {
+
+namespace {
+
+#if defined(ATTNVIZ_X86_KERNELS)
+// x86-64-v3 and -v4 as GCC and Clang's -march define them, read from cpuid, with the OS saving
+// the AVX (and AVX-512) registers (xgetbv).
+struct X86Levels {
+    bool v3 = false, v4 = false;
+};
+
+X86Levels detect_x86_levels() {
+    X86Levels levels;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    auto bit = [](unsigned reg, int n) { return (reg >> n & 1u) != 0; };
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return levels;
+    const bool fma = bit(c, 12), movbe = bit(c, 22), osxsave = bit(c, 27), avx = bit(c, 28), f16c = bit(c, 29);
+    if (!osxsave || !avx || __get_cpuid_max(0, nullptr) < 7) return levels;
+    unsigned xcr0 = 0, xcr0_high = 0;
+    __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+    const bool ymm_saved = (xcr0 & 0x6u) == 0x6u, zmm_saved = (xcr0 & 0xe6u) == 0xe6u;
+    __cpuid_count(7, 0, a, b, c, d);
+    const bool bmi1 = bit(b, 3), avx2 = bit(b, 5), bmi2 = bit(b, 8);
+    const bool avx512f = bit(b, 16), avx512dq = bit(b, 17), avx512cd = bit(b, 28), avx512bw = bit(b, 30), avx512vl = bit(b, 31);
+    bool lzcnt = false;
+    if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) lzcnt = bit(c, 5);
+    levels.v3 = ymm_saved && avx2 && fma && bmi1 && bmi2 && f16c && movbe && lzcnt;
+    levels.v4 = levels.v3 && zmm_saved && avx512f && avx512dq && avx512cd && avx512bw && avx512vl;
+    return levels;
+}
+#endif
+
+bool cpu_has(const char* build) {
+    const std::string b = build;
+    if (b == "generic") return true;
+#if defined(ATTNVIZ_X86_KERNELS)
+    static const X86Levels levels = detect_x86_levels();
+    if (b == "x86-64-v3") return levels.v3;
+    if (b == "x86-64-v4") return levels.v4;
+#endif
+    return false;
+}
+
+// Every build in this binary, best first.
+std::vector<const kernels::Set*> all_builds() {
+    std::vector<const kernels::Set*> builds;
+#ifdef ATTNVIZ_X86_KERNELS
+    builds.push_back(kernels::x86_64_v4());
+    builds.push_back(kernels::x86_64_v3());
+#endif
+    builds.push_back(kernels::generic());
+    return builds;
+}
+
+const kernels::Set* find_build(const std::string& name) {
+    for (const kernels::Set* k : all_builds())
+        if (name == k->name && cpu_has(k->name)) return k;
+    return nullptr;
+}
+
+const kernels::Set* first_choice() {
+    if (const char* wanted = std::getenv("ATTNVIZ_KERNELS"))
+        if (const kernels::Set* k = find_build(wanted)) return k;
+    for (const kernels::Set* k : all_builds())
+        if (cpu_has(k->name)) return k;
+    return kernels::generic();
+}
+
+std::atomic<const kernels::Set*>& active() {
+    static std::atomic<const kernels::Set*> set{first_choice()};
+    return set;
+}
+
+} // namespace
+
+std::string kernel_build() { return active().load()->name; }
+
+std::vector<std::string> kernel_builds() {
+    std::vector<std::string> names;
+    for (const kernels::Set* k : all_builds())
+        if (cpu_has(k->name)) names.push_back(k->name);
+    return names;
+}
+
+bool use_kernel_build(const std::string& name) {
+    const kernels::Set* k = find_build(name);
+    if (k) active().store(k);
+    return k != nullptr;
+}
+
+int compute_threads(int n) { return n < 256 ? 1 : parallel::threads(); }
 
 Matrix sinusoidal_positions(int n, int d_model) {
     Matrix pe(n, d_model); // (n, d_model)
@@ -26,42 +125,60 @@ void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width) {
 
 void compute_into(const Scenario& s, Result& r) {
     require_valid(s);
-    const Eigen::Index n = s.n();
-    const double neg_inf = -std::numeric_limits<double>::infinity();
+    const kernels::Set& k = *active().load();
+    const Eigen::Index n = s.n(), d_model = s.d_model(), d_k = s.d_k(), d_v = s.d_v();
+    const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
+    const bool parallel = compute_threads(s.n()) > 1; // share row blocks with core::parallel's helpers
 
     // Pass 1: the embeddings attention sees.
     r.X_in = s.X; // (n, d_model)
     if (s.positional == Positional::sinusoidal) r.X_in += sinusoidal_positions(s.n(), s.d_model());
-    r.score_divisor = s.scale ? std::sqrt(static_cast<double>(s.d_k())) : 1.0;
-    const double inv_divisor = 1.0 / r.score_divisor;
+    r.score_divisor = s.scale ? std::sqrt(static_cast<double>(d_k)) : 1.0;
 
+    // Every buffer keeps its storage when the sizes are those of the last call; every entry of
+    // every buffer is written below.
     r.heads.resize(s.heads.size());
-    r.concat.resize(n, static_cast<Eigen::Index>(s.heads.size()) * s.d_v()); // (n, H·d_v)
-    for (size_t h = 0; h < s.heads.size(); ++h) {
-        const Head& w = s.heads[h];
-        HeadResult& hr = r.heads[h];
+    r.concat.resize(n, heads * d_v); // (n, H·d_v)
+    for (Eigen::Index h = 0; h < heads; ++h) {
+        const Head& w = s.heads[static_cast<size_t>(h)];
+        HeadResult& hr = r.heads[static_cast<size_t>(h)];
+        hr.Q.resize(n, d_k);
+        hr.K.resize(n, d_k);
+        hr.V.resize(n, d_v);
+        hr.scores.resize(n, n);
+        hr.scaled.resize(n, n);
+        hr.weights.resize(n, n);
+        hr.output.resize(n, d_v);
         // Pass 2: projections.
-        hr.Q.noalias() = r.X_in * w.W_Q; // (n, d_k)
-        hr.K.noalias() = r.X_in * w.W_K; // (n, d_k)
-        hr.V.noalias() = r.X_in * w.W_V; // (n, d_v)
+        k.matmul(r.X_in.data(), w.W_Q.data(), hr.Q.data(), n, d_model, d_k, parallel); // (n, d_k)
+        k.matmul(r.X_in.data(), w.W_K.data(), hr.K.data(), n, d_model, d_k, parallel); // (n, d_k)
+        k.matmul(r.X_in.data(), w.W_V.data(), hr.V.data(), n, d_model, d_v, parallel); // (n, d_v)
         if (s.pin && s.pin->head == static_cast<int>(h)) hr.Q.row(s.pin->row) = s.pin->q.transpose();
-        // Pass 3: scores, scaled and masked.
-        hr.scores.noalias() = hr.Q * hr.K.transpose(); // (n, n)
-        hr.scaled = hr.scores * inv_divisor;           // (n, n)
-        // Pass 4: row-wise softmax; masked entries become −∞ in `scaled` and exactly 0 in `weights`.
-        hr.weights = hr.scaled; // (n, n)
-        for (Eigen::Index i = 0; i < n; ++i) {
-            const Eigen::Index visible = s.causal ? i + 1 : n;
-            for (Eigen::Index j = visible; j < n; ++j) hr.scaled(i, j) = neg_inf;
-            softmax_prefix(hr.weights.row(i).data(), visible, n);
-        }
-        // Pass 5: weighted sum of values.
-        hr.output.noalias() = hr.weights * hr.V; // (n, d_v)
-        r.concat.middleCols(static_cast<Eigen::Index>(h) * s.d_v(), s.d_v()) = hr.output;
+        // Passes 3-5, a block of query rows at a time: scores = Q Kᵀ; scaled = scores / divisor
+        // with −∞ where masked; weights = row-wise softmax with exact 0 where masked; output = weights V.
+        kernels::AttendArgs a{};
+        a.Q = hr.Q.data();
+        a.K = hr.K.data();
+        a.V = hr.V.data();
+        a.n = n;
+        a.d_k = d_k;
+        a.d_v = d_v;
+        a.inv_divisor = 1.0 / r.score_divisor;
+        a.causal = s.causal;
+        a.scores = hr.scores.data();
+        a.scaled = hr.scaled.data();
+        a.weights = hr.weights.data();
+        a.output = hr.output.data();
+        k.attend(a, parallel);
+        r.concat.middleCols(h * d_v, d_v) = hr.output;
     }
     // Pass 6: output projection.
-    if (s.W_O.size() != 0) r.output.noalias() = r.concat * s.W_O; // (n, d_model)
-    else r.output = r.concat;                                       // (n, H·d_v)
+    if (s.W_O.size() != 0) {
+        r.output.resize(n, d_model); // (n, d_model)
+        k.matmul(r.concat.data(), s.W_O.data(), r.output.data(), n, heads * d_v, d_model, parallel);
+    } else {
+        r.output = r.concat; // (n, H·d_v)
+    }
 }
 
 Result compute(const Scenario& s) {

@@ -134,3 +134,66 @@ TEST_CASE("--help and --version") {
     const Run window = run({});
     CHECK(window.code == 2); // no window runner in the tests
 }
+
+TEST_CASE("--bench-core parses --tokens, --dim and --reps") {
+    auto parse = [](std::vector<const char*> args) {
+        args.insert(args.begin(), "attnviz");
+        return app::parse_args(static_cast<int>(args.size()), args.data());
+    };
+    const app::Options o = parse({"--bench-core", "--tokens", "1024", "--dim", "64", "--reps", "7"});
+    CHECK(o.mode == app::Options::Mode::bench_core);
+    CHECK(o.tokens == 1024);
+    CHECK(o.dim == 64);
+    CHECK(o.reps == 7);
+    const app::Options defaults = parse({"--dim", "1", "--tokens", "4096", "--bench-core"}); // any order
+    CHECK(defaults.tokens == 4096);
+    CHECK(defaults.dim == 1);
+    CHECK(defaults.reps == 20);
+    CHECK(parse({"--bench-core", "--tokens", "1", "--dim", "512", "--reps", "100000"}).reps == 100000);
+}
+
+TEST_CASE("--bench-core prints one JSON line with the sizes and the times") {
+    const Run r = run({"--bench-core", "--tokens", "3", "--dim", "2", "--reps", "3"});
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["tokens"] == 3);
+    CHECK(j["dim"] == 2);
+    CHECK(j["reps"] == 3);
+    CHECK(j["threads"] == 1); // 3 tokens: never worth a second thread
+    CHECK(j["kernels"].get<std::string>().size() > 0);
+    CHECK(j["median_ms"].get<double>() >= j["min_ms"].get<double>());
+    CHECK(j["min_ms"].get<double>() >= 0.0);
+}
+
+TEST_CASE("--bench-core with bad or missing values: exit code 2 and one line") {
+    auto fails = [](std::vector<std::string> args) {
+        const Run r = run(std::move(args));
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        return r.err;
+    };
+    CHECK(fails({"--bench-core", "--tokens", "0", "--dim", "64"}) ==
+          "attnviz: --tokens takes a whole number from 1 to 4096, not \"0\" (see attnviz --help)\n");
+    CHECK(fails({"--bench-core", "--tokens", "4097", "--dim", "64"}).find("--tokens takes a whole number from 1 to 4096") != std::string::npos);
+    CHECK(fails({"--bench-core", "--tokens", "64", "--dim", "513"}).find("--dim takes a whole number from 1 to 512") != std::string::npos);
+    CHECK(fails({"--bench-core", "--tokens", "64", "--dim", "0"}).find("--dim takes") != std::string::npos);
+    CHECK(fails({"--bench-core", "--tokens", "64", "--dim", "8", "--reps", "0"}).find("--reps takes a whole number from 1 to 100000") != std::string::npos);
+    CHECK(fails({"--bench-core", "--tokens", "64", "--dim", "8", "--reps", "100001"}).find("--reps takes") != std::string::npos);
+    for (const char* bad : {"-5", "12x", "1e3", "", " 8", "+8", "99999999999999999999", "8.0"})
+        CHECK(fails({"--bench-core", "--tokens", bad, "--dim", "8"}).find("--tokens takes a whole number") != std::string::npos);
+    CHECK(fails({"--bench-core", "--dim", "8"}) == "attnviz: --bench-core needs --tokens N and --dim D (see attnviz --help)\n");
+    CHECK(fails({"--bench-core", "--tokens", "8"}).find("needs --tokens N and --dim D") != std::string::npos);
+    CHECK(fails({"--bench-core"}).find("needs --tokens N and --dim D") != std::string::npos);
+    CHECK(fails({"--bench-core", "--tokens", "8", "--dim"}) == "attnviz: --dim needs a value (see attnviz --help)\n");
+    CHECK(fails({"--bench-core", "--tokens", "8", "--dim", "8", "scene.json"}).find("takes no FILE") != std::string::npos);
+    CHECK(fails({"--dump", "--tokens", "8"}).find("--tokens goes with --bench-core") != std::string::npos);
+    CHECK(fails({"--reps", "3"}).find("--reps goes with --bench-core") != std::string::npos);
+    CHECK(fails({"--bench-core", "--dump", "--tokens", "8", "--dim", "8"}).find("only one of") != std::string::npos);
+}
+
+TEST_CASE("the usage text names --bench-core") {
+    CHECK(run({"--help"}).out.find("attnviz --bench-core --tokens N --dim D [--reps R]") != std::string::npos);
+}

@@ -324,3 +324,70 @@ TEST_CASE("limits: every broken rule is an error naming the field") {
         CHECK_THROWS_AS(core::compute(s), core::ScenarioError);
     }
 }
+
+namespace {
+
+// Same shape and exactly the same entries (−∞ equals −∞).
+bool identical(const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols() && a == b; }
+
+bool identical(const core::Result& a, const core::Result& b) {
+    if (a.heads.size() != b.heads.size() || a.score_divisor != b.score_divisor) return false;
+    for (size_t h = 0; h < a.heads.size(); ++h) {
+        const core::HeadResult &x = a.heads[h], &y = b.heads[h];
+        if (!identical(x.Q, y.Q) || !identical(x.K, y.K) || !identical(x.V, y.V) || !identical(x.scores, y.scores) ||
+            !identical(x.scaled, y.scaled) || !identical(x.weights, y.weights) || !identical(x.output, y.output))
+            return false;
+    }
+    return identical(a.X_in, b.X_in) && identical(a.concat, b.concat) && identical(a.output, b.output);
+}
+
+} // namespace
+
+TEST_CASE("every kernel build matches the plain-loop reference, on one thread and shared between threads") {
+    const std::string before = core::kernel_build();
+    REQUIRE(!core::kernel_builds().empty());
+    CHECK(core::kernel_builds().back() == "generic");
+    CHECK_FALSE(core::use_kernel_build("no-such-build"));
+    CHECK(core::kernel_build() == before);
+    // 300 tokens: past the 256 where row blocks are shared between threads, with a shorter last
+    // block, and widths that are not multiples of any SIMD width.
+    core::Scenario big = core::random_scenario(300, 16, 12, 10, 2, true, 21);
+    core::Scenario big_causal = big;
+    big_causal.causal = true;
+    big_causal.scale = false;
+    for (const std::string& build : core::kernel_builds()) {
+        CAPTURE(build);
+        REQUIRE(core::use_kernel_build(build));
+        CHECK(core::kernel_build() == build);
+        check_against_reference(core::preset_three_tokens(), 1e-12);
+        check_against_reference(core::random_scenario(9, 5, 3, 4, 1, false, 7), 1e-12);
+        check_against_reference(big, 1e-12);
+        check_against_reference(big_causal, 1e-12);
+    }
+    REQUIRE(core::use_kernel_build(before));
+}
+
+TEST_CASE("compute_into reusing one Result gives exactly what compute gives on a fresh one, size after size") {
+    core::Scenario causal = core::random_scenario(257, 8, 8, 8, 1, false, 3);
+    causal.causal = true;
+    core::Scenario pinned = core::random_scenario(300, 6, 4, 5, 2, true, 4);
+    pinned.pin = core::QueryPin{1, 299, core::Vector::Constant(4, 0.5)};
+    pinned.positional = core::Positional::sinusoidal;
+    const std::vector<core::Scenario> sequence = {
+        core::random_scenario(300, 16, 16, 16, 1, false, 1), // big first: smaller ones reuse its storage
+        core::preset_three_tokens(),
+        core::random_scenario(5, 3, 2, 4, 3, true, 2),
+        causal,
+        pinned,
+        core::random_scenario(300, 16, 16, 16, 1, false, 1), // back to the first size
+        core::preset_eight_heads(),
+        core::preset_three_tokens(),
+    };
+    core::Result reused;
+    for (size_t k = 0; k < sequence.size(); ++k) {
+        CAPTURE(k);
+        core::compute_into(sequence[k], reused);
+        CHECK(identical(reused, core::compute(sequence[k])));
+    }
+    CHECK(reused.heads.size() == 1); // the last scenario has one head: no stale heads left behind
+}

@@ -1,0 +1,46 @@
+// core/kernels.h — the hot loops of compute_into, built once per instruction set, picked at run time.
+//
+// Eigen picks its SIMD width when it is compiled, so to use AVX2 or AVX-512 where the CPU has them
+// without requiring them, core/kernels_impl.h is compiled several times (kernels_generic.cpp,
+// kernels_x86_64_v3.cpp, kernels_x86_64_v4.cpp), each with its own -march and with Eigen's
+// namespace renamed, so that no inline function of one build can stand in for another's. This
+// header is the only way in: plain pointers, no Eigen types.
+#pragma once
+
+#include <cstddef>
+
+namespace core::kernels {
+
+using Index = std::ptrdiff_t;
+
+// One head's attention from its Q, K and V; every matrix row-major and contiguous, all sized by the caller.
+struct AttendArgs {
+    const double* Q;     // (n, d_k)
+    const double* K;     // (n, d_k)
+    const double* V;     // (n, d_v)
+    Index n, d_k, d_v;
+    double inv_divisor;  // 1/√d_k, or 1
+    bool causal;
+    double* scores;      // (n, n)  Q Kᵀ, every entry
+    double* scaled;      // (n, n)  scores · inv_divisor, −∞ where masked
+    double* weights;     // (n, n)  softmax of each row of `scaled`, exactly 0 where masked
+    double* output;      // (n, d_v) weights V
+};
+
+struct Set {
+    const char* name; // "generic", "x86-64-v3" (AVX2 + FMA), "x86-64-v4" (AVX-512)
+    // C = A B with A (m, k), B (k, p), C (m, p), all row-major and contiguous.
+    // With `parallel`, row blocks are shared out by core::parallel::for_each.
+    void (*matmul)(const double* A, const double* B, double* C, Index m, Index k, Index p, bool parallel);
+    // Scores, scaled scores, weights and output, a block of query rows at a time so that each
+    // block's rows are still in cache when they are scaled, exponentiated and multiplied by V.
+    void (*attend)(const AttendArgs& args, bool parallel);
+};
+
+// The builds; x86_64_v3() and x86_64_v4() exist only in x86-64 builds (ATTNVIZ_X86_KERNELS), and
+// only a CPU with those instruction sets may call their functions (core/attention.cpp checks).
+const Set* generic();
+const Set* x86_64_v3();
+const Set* x86_64_v4();
+
+} // namespace core::kernels

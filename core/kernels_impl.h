@@ -1,0 +1,189 @@
+// core/kernels_impl.h — the body of one kernel build. Only core/kernels_*.cpp include it, each after
+//
+//   #define ATTNVIZ_KERNEL_NS     namespace of this build (generic, x86_64_v3, x86_64_v4)
+//   #define ATTNVIZ_KERNEL_NAME   "generic", "x86-64-v3", "x86-64-v4"
+//   #define ATTNVIZ_KERNEL_GETTER the function of core/kernels.h that returns this build's Set
+//   #define Eigen                 a name of Eigen's namespace unique to this build
+//
+// and compiled with its own -march. Renaming Eigen keeps every Eigen function this file
+// instantiates distinct from the ones other files instantiate with other flags (the linker would
+// otherwise keep any one of them). Nothing here may include a project header that includes Eigen.
+#pragma once
+
+#include "core/kernels.h"
+#include "core/parallel.h"
+
+// GCC 12 warns that AVX-512 intrinsics' deliberately undefined registers (_mm512_undefined_pd) "may
+// be used uninitialized" wherever Eigen inlines them: a false positive inside the compiler's own
+// headers, silenced for this file only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// Parallelism is ours (row blocks, core/parallel.h), never Eigen's.
+#define EIGEN_DONT_PARALLELIZE
+#include <Eigen/Core>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+namespace core::kernels {
+namespace ATTNVIZ_KERNEL_NS {
+namespace {
+
+
+// Local helpers rather than std::min or std::fill: an inline std:: function that is not inlined
+// would be a symbol shared with other files, and the linker could keep this file's -march copy.
+Index blocks_of(Index rows, Index block) { return (rows + block - 1) / block; }
+Index smaller(Index a, Index b) { return a < b ? a : b; }
+void fill(double* p, Index count, double value) {
+    for (Index i = 0; i < count; ++i) p[i] = value;
+}
+
+// f(0 … count-1), on this thread alone or shared with core::parallel's helpers.
+template <class F>
+void for_blocks(Index count, bool parallel, F& f) {
+    if (!parallel || count < 2) {
+        for (Index i = 0; i < count; ++i) f(i);
+        return;
+    }
+    parallel::for_each(count, [](void* context, std::ptrdiff_t i) { (*static_cast<F*>(context))(i); }, &f);
+}
+
+// Eigen's GEMM allocates its packing buffers on every call, and buffers of this size go back to the
+// system when freed, so every call page-faults them in again: at n = 1024 that was 90 000 faults
+// and three quarters of the time of a recompute. A GemmCache keeps the buffers of the last few
+// product shapes, per call site and per thread (thread_local below), and drives Eigen's own GEMM
+// (internal::general_matrix_matrix_product, the same from Eigen 3.3 to 3.4) with them. The
+// blocking depends on the shape alone, as in Eigen's own product, so the same inputs give the
+// same bits whatever was computed before.
+using Blocking = Eigen::internal::gemm_blocking_space<Eigen::RowMajor, double, double, Eigen::Dynamic, Eigen::Dynamic,
+                                                      Eigen::Dynamic, 1, false>;
+struct GemmCache {
+    struct Entry {
+        Index rows = -1, cols = -1, depth = -1;
+        std::unique_ptr<Blocking> blocking;
+    };
+    Entry entries[4]; // full blocks and the last, shorter one, for a couple of sizes
+    unsigned next = 0;
+    Blocking& for_shape(Index r, Index c, Index d) {
+        for (Entry& e : entries)
+            if (e.blocking && e.rows == r && e.cols == c && e.depth == d) return *e.blocking;
+        Entry& e = entries[next++ % 4];
+        e.blocking = std::make_unique<Blocking>(r, c, d, 1, true);
+        e.blocking->allocateAll();
+        e.rows = r;
+        e.cols = c;
+        e.depth = d;
+        return *e.blocking;
+    }
+};
+
+// C = A B: A (rows, depth) row-major with row stride lda; B (depth, cols) stored in `BOrder` with
+// outer stride ldb (ColMajor = B is the row-major transpose of a (cols, depth) matrix, as Kᵀ is);
+// C (rows, cols) row-major with row stride ldc.
+template <int BOrder>
+void gemm(GemmCache& cache, Index rows, Index cols, Index depth, const double* A, Index lda, const double* B, Index ldb,
+          double* C, Index ldc) {
+    for (Index r = 0; r < rows; ++r) fill(C + r * ldc, cols, 0.0); // GEMM adds to C
+    Eigen::internal::general_matrix_matrix_product<Index, double, Eigen::RowMajor, false, double, BOrder, false,
+                                                   Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc,
+                                                                            1.0, cache.for_shape(rows, cols, depth));
+}
+
+thread_local GemmCache matmul_cache, scores_cache, output_cache;
+
+// C = A B, `block` rows of A and C at a time (also on one thread: the same bits either way).
+void matmul(const double* A, const double* B, double* C, Index m, Index k, Index p, bool parallel) {
+    const Index block = 64;
+    auto one = [&](Index blk) {
+        const Index r0 = blk * block, rows = smaller(block, m - r0);
+        gemm<Eigen::RowMajor>(matmul_cache, rows, p, k, A + r0 * k, k, B, p, C + r0 * p, p);
+    };
+    for_blocks(blocks_of(m, block), parallel, one);
+}
+
+// Rows i0..i1 of `scaled` and `weights` from the same rows of `scores`, still in cache. Three
+// passes over each row, SIMD packets at a time: scale (also finding the maximum), exponentiate
+// relative to the maximum (also summing), normalise. Past the visible keys: −∞ and exact zeros.
+void softmax_rows(const AttendArgs& a, Index i0, Index i1) {
+    namespace ei = Eigen::internal;
+    using Packet = ei::packet_traits<double>::type;
+    constexpr Index P = ei::packet_traits<double>::size;
+    const double neg_inf = -std::numeric_limits<double>::infinity();
+    const Index n = a.n;
+    const Packet inv = ei::pset1<Packet>(a.inv_divisor);
+    for (Index i = i0; i < i1; ++i) {
+        const Index visible = a.causal ? i + 1 : n, packed = visible - visible % P;
+        const double* s = a.scores + i * n;
+        double* sc = a.scaled + i * n;
+        double* w = a.weights + i * n;
+        Packet top_p = ei::pset1<Packet>(neg_inf);
+        for (Index j = 0; j < packed; j += P) {
+            const Packet x = ei::pmul(ei::ploadu<Packet>(s + j), inv);
+            ei::pstoreu(sc + j, x);
+            top_p = ei::pmax(top_p, x);
+        }
+        double top = packed ? ei::predux_max(top_p) : neg_inf;
+        for (Index j = packed; j < visible; ++j) {
+            sc[j] = s[j] * a.inv_divisor;
+            if (sc[j] > top) top = sc[j];
+        }
+        // Subtracting the maximum keeps every exponential ≤ 1.
+        const Packet top_b = ei::pset1<Packet>(top);
+        Packet sum_p = ei::pset1<Packet>(0.0);
+        for (Index j = 0; j < packed; j += P) {
+            const Packet e = ei::pexp(ei::psub(ei::ploadu<Packet>(sc + j), top_b));
+            ei::pstoreu(w + j, e);
+            sum_p = ei::padd(sum_p, e);
+        }
+        double sum = packed ? ei::predux(sum_p) : 0.0;
+        for (Index j = packed; j < visible; ++j) sum += w[j] = std::exp(sc[j] - top);
+        const double inv_sum = 1.0 / sum;
+        const Packet inv_sum_p = ei::pset1<Packet>(inv_sum);
+        for (Index j = 0; j < packed; j += P) ei::pstoreu(w + j, ei::pmul(ei::ploadu<Packet>(w + j), inv_sum_p));
+        for (Index j = packed; j < visible; ++j) w[j] *= inv_sum;
+        fill(sc + visible, n - visible, neg_inf);
+        fill(w + visible, n - visible, 0.0);
+    }
+}
+
+// Query rows i0..i1: scores, softmax, output. The block's scores and weights stay in cache
+// between the three steps. Under the causal mask the block's weights are exactly 0 from column
+// i1 on, so the product with V stops there.
+void attend_rows(const AttendArgs& a, Index i0, Index i1) {
+    const Index rows = i1 - i0, n = a.n;
+    gemm<Eigen::ColMajor>(scores_cache, rows, n, a.d_k, a.Q + i0 * a.d_k, a.d_k, a.K, a.d_k, a.scores + i0 * n, n);
+    softmax_rows(a, i0, i1);
+    const Index live = a.causal ? i1 : n;
+    gemm<Eigen::RowMajor>(output_cache, rows, a.d_v, live, a.weights + i0 * n, n, a.V, a.d_v, a.output + i0 * a.d_v, a.d_v);
+}
+
+// About 512 KiB of one (n, n) matrix per block: big enough for GEMM to run at full speed, small
+// enough that the block's scores and weights are still in L2 when they are read back.
+Index attend_block_rows(Index n) {
+    Index rows = 65536 / n;
+    if (rows < 8) rows = 8;
+    if (rows > 64) rows = 64;
+    return rows;
+}
+
+void attend(const AttendArgs& a, bool parallel) {
+    const Index block = attend_block_rows(a.n);
+    auto one = [&](Index blk) {
+        const Index i0 = blk * block;
+        attend_rows(a, i0, smaller(i0 + block, a.n));
+    };
+    for_blocks(blocks_of(a.n, block), parallel, one);
+}
+
+constexpr Set set = {ATTNVIZ_KERNEL_NAME, matmul, attend};
+
+} // namespace
+} // namespace ATTNVIZ_KERNEL_NS
+
+const Set* ATTNVIZ_KERNEL_GETTER() { return &ATTNVIZ_KERNEL_NS::set; }
+
+
+} // namespace core::kernels

@@ -1,0 +1,128 @@
+#include "core/parallel.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+namespace core::parallel {
+
+namespace {
+
+int cpus_available() {
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+#endif
+    const unsigned n = std::thread::hardware_concurrency();
+    return n > 0 ? static_cast<int>(n) : 1;
+}
+
+int threads_wanted() {
+    if (const char* text = std::getenv("ATTNVIZ_THREADS")) {
+        const long n = std::strtol(text, nullptr, 10);
+        if (n >= 1) return n > 256 ? 256 : static_cast<int>(n);
+    }
+    return cpus_available();
+}
+
+// One for_each call. A helper that wakes up after the caller has returned still finds the job
+// alive (shared_ptr), takes no block (next ≥ count) and goes back to sleep.
+struct Job {
+    std::ptrdiff_t count = 0;
+    Body body = nullptr;
+    void* context = nullptr;
+    std::atomic<std::ptrdiff_t> next{0};
+    std::atomic<std::ptrdiff_t> finished{0};
+
+    void work() {
+        for (std::ptrdiff_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
+            body(context, i);
+            finished.fetch_add(1, std::memory_order_release); // publishes block i's results
+        }
+    }
+};
+
+class Pool {
+public:
+    explicit Pool(int helpers) {
+        for (int h = 0; h < helpers; ++h) std::thread([this] { serve(); }).detach();
+    }
+
+    // False when another thread is using the pool: the caller then works alone.
+    bool try_run(std::ptrdiff_t count, Body body, void* context) {
+        std::unique_lock<std::mutex> turn(run_mutex_, std::try_to_lock);
+        if (!turn) return false;
+        auto job = std::make_shared<Job>();
+        job->count = count;
+        job->body = body;
+        job->context = context;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = job;
+            generation_.fetch_add(1, std::memory_order_release);
+        }
+        wake_.notify_all();
+        job->work();
+        // Only blocks a helper has already taken are left: wait for those.
+        for (int spins = 0; job->finished.load(std::memory_order_acquire) < count; ++spins)
+            if (spins > 100) std::this_thread::yield();
+        std::lock_guard<std::mutex> lock(mutex_);
+        job_.reset();
+        return true;
+    }
+
+private:
+    void serve() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            // compute_into runs several for_each back to back: stay awake briefly to catch the next
+            // one without a wake-up, then sleep.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+            while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until)
+                std::this_thread::yield();
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+                seen = generation_.load(std::memory_order_relaxed);
+                job = job_;
+            }
+            if (job) job->work();
+        }
+    }
+
+    std::mutex run_mutex_; // one for_each at a time uses the helpers
+    std::mutex mutex_;     // guards job_
+    std::condition_variable wake_;
+    std::shared_ptr<Job> job_;
+    std::atomic<std::uint64_t> generation_{0};
+};
+
+// Created on first use and never destroyed: its helpers sleep in it until the process exits.
+Pool& pool() {
+    static Pool* p = new Pool(threads() - 1);
+    return *p;
+}
+
+} // namespace
+
+int threads() {
+    static const int n = threads_wanted();
+    return n;
+}
+
+void for_each(std::ptrdiff_t count, Body body, void* context) {
+    if (threads() > 1 && count > 1 && pool().try_run(count, body, context)) return;
+    for (std::ptrdiff_t i = 0; i < count; ++i) body(context, i);
+}
+
+} // namespace core::parallel

@@ -1,0 +1,25 @@
+// core/parallel.h — sharing compute_into's row blocks between the cores.
+//
+// for_each(count, body) calls body(context, i) for every i in [0, count): the calling thread takes
+// blocks one at a time from a shared counter, and so does each helper thread that is awake. The
+// caller never waits for a helper to show up, only for the blocks a helper has already taken, so
+// on a machine busy with other work it costs about what one thread costs, and on an idle one it
+// divides the work. (OpenMP's fork/join waits for every thread of the team: with a compiler
+// running on the other core, that made a 4 ms recompute take 47 ms.)
+#pragma once
+
+#include <cstddef>
+
+namespace core::parallel {
+
+using Body = void (*)(void* context, std::ptrdiff_t i);
+
+// Threads that for_each uses: the CPUs this process may run on, or ATTNVIZ_THREADS when set (≥ 1).
+int threads();
+
+// Runs body(context, 0 … count-1), each exactly once, and returns when all have returned. With
+// threads() == 1 or count < 2 it simply loops on the calling thread. Not reentrant: body must not
+// call for_each. Safe to call from several threads (they take turns).
+void for_each(std::ptrdiff_t count, Body body, void* context);
+
+} // namespace core::parallel
