@@ -80,14 +80,16 @@ const kernels::Set* first_choice() {
     return kernels::generic();
 }
 
-std::atomic<const kernels::Set*>& active() {
+std::atomic<const kernels::Set*>& active_set() {
     static std::atomic<const kernels::Set*> set{first_choice()};
     return set;
 }
 
 } // namespace
 
-std::string kernel_build() { return active().load()->name; }
+const kernels::Set& kernels::active() { return *active_set().load(); }
+
+std::string kernel_build() { return active_set().load()->name; }
 
 std::vector<std::string> kernel_builds() {
     std::vector<std::string> names;
@@ -98,7 +100,7 @@ std::vector<std::string> kernel_builds() {
 
 bool use_kernel_build(const std::string& name) {
     const kernels::Set* k = find_build(name);
-    if (k) active().store(k);
+    if (k) active_set().store(k);
     return k != nullptr;
 }
 
@@ -125,7 +127,7 @@ void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width) {
 
 void compute_into(const Scenario& s, Result& r) {
     require_valid(s);
-    const kernels::Set& k = *active().load();
+    const kernels::Set& k = *active_set().load();
     const Eigen::Index n = s.n(), d_model = s.d_model(), d_k = s.d_k(), d_v = s.d_v();
     const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
     const bool parallel = compute_threads(s.n()) > 1; // share row blocks with core::parallel's helpers

@@ -43,4 +43,7 @@ const Set* generic();
 const Set* x86_64_v3();
 const Set* x86_64_v4();
 
+// The build compute_into uses now (core::kernel_build() names it); for benchmarks.
+const Set& active();
+
 } // namespace core::kernels
