@@ -1,0 +1,204 @@
+// tests/headless.h — ui::App on an ImGui context with no window and no GL, driven by synthetic
+// input (ImGui 1.86: io.MousePos / MouseDown / MouseWheel / KeysDown / AddInputCharacter).
+//
+// Every frame runs NewFrame → App::frame → Render, then checks that the scenario is still valid.
+#pragma once
+
+#include "core/presets.h"
+#include "ui/app_state.h"
+
+#include <doctest/doctest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace headless {
+
+// Key indices as the GLFW backend uses them (letters are their upper-case ASCII codes).
+enum Key : int { key_escape = 256, key_enter = 257, key_tab = 258, key_backspace = 259, key_delete = 261,
+                 key_right = 262, key_left = 263, key_down = 264, key_up = 265, key_home = 268, key_end = 269 };
+
+inline bool file_exists(const char* path) { return std::ifstream(path).good(); }
+
+class Ui {
+public:
+    explicit Ui(core::Scenario s = core::preset_three_tokens(), ImVec2 display = ImVec2(1600, 1000)) {
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.DisplaySize = display;
+        io.DeltaTime = 1.0f / 60.0f;
+        // The fonts the window loads, when installed: proportional first, monospace second.
+        const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+        const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+        if (file_exists(sans) && file_exists(mono)) {
+            io.Fonts->AddFontFromFileTTF(sans, 16.0f, nullptr, ui::glyph_ranges());
+            io.Fonts->AddFontFromFileTTF(mono, 16.0f, nullptr, ui::glyph_ranges());
+        }
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
+        const int keys[][2] = {{ImGuiKey_Tab, key_tab}, {ImGuiKey_LeftArrow, key_left}, {ImGuiKey_RightArrow, key_right},
+                               {ImGuiKey_UpArrow, key_up}, {ImGuiKey_DownArrow, key_down}, {ImGuiKey_Home, key_home},
+                               {ImGuiKey_End, key_end}, {ImGuiKey_Delete, key_delete}, {ImGuiKey_Backspace, key_backspace},
+                               {ImGuiKey_Enter, key_enter}, {ImGuiKey_Escape, key_escape}, {ImGuiKey_A, 'A'},
+                               {ImGuiKey_C, 'C'}, {ImGuiKey_V, 'V'}, {ImGuiKey_X, 'X'}, {ImGuiKey_Y, 'Y'}, {ImGuiKey_Z, 'Z'}};
+        for (const auto& k : keys) io.KeyMap[k[0]] = k[1];
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        app_ = new ui::App(std::move(s), textures_);
+    }
+    ~Ui() {
+        delete app_;
+        ImGui::DestroyContext();
+    }
+    Ui(const Ui&) = delete;
+    Ui& operator=(const Ui&) = delete;
+
+    ui::App& app() { return *app_; }
+    ui::App::State& st() { return app_->state(); }
+    const core::Scenario& scenario() { return app_->scenario(); }
+    const core::HeadResult& head(int h = 0) { return app_->result().heads.at(h); }
+
+    void frame() {
+        ImGui::NewFrame();
+        app_->frame();
+        ImGui::Render();
+        REQUIRE(core::validate(app_->scenario()) == "");
+        ImGui::GetIO().MouseWheel = 0.0f;
+    }
+    void frames(int count) {
+        for (int k = 0; k < count; ++k) frame();
+    }
+    // The text on screen after the last frame, read back from the glyph quads in ImGui's draw data,
+    // so it covers widgets and draw-list text alike. One line per text row (sorted by position),
+    // "|" where a row has a wide gap (another column or window); spaces are not drawn, so they are
+    // not there: compare with shows(), which ignores spaces.
+    // With `window`, only that window and its child windows are read (windows may overlap).
+    std::string screen_text(const char* window = nullptr) const {
+        std::vector<const ImDrawList*> lists;
+        if (window) {
+            const ImGuiWindow* root = ImGui::FindWindowByName(window);
+            REQUIRE(root != nullptr);
+            for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+                if (w->RootWindow == root) lists.push_back(w->DrawList);
+        }
+        std::map<std::pair<float, float>, std::pair<const ImFontGlyph*, const ImFont*>> by_uv;
+        for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)
+            for (const ImFontGlyph& g : font->Glyphs)
+                if (g.Visible) by_uv[{g.U0, g.V0}] = {&g, font};
+        struct Placed { float top, x0, x1; ImWchar c; };
+        std::vector<Placed> placed;
+        const ImDrawData* data = ImGui::GetDrawData();
+        for (int l = 0; l < data->CmdListsCount; ++l) {
+            if (window && std::find(lists.begin(), lists.end(), data->CmdLists[l]) == lists.end()) continue;
+            const ImVector<ImDrawVert>& v = data->CmdLists[l]->VtxBuffer;
+            for (int i = 0; i + 3 < v.Size; ++i) {
+                const auto it = by_uv.find({v[i].uv.x, v[i].uv.y});
+                if (it == by_uv.end()) continue;
+                const ImFontGlyph& g = *it->second.first;
+                if (v[i + 2].uv.x != g.U1 || v[i + 2].uv.y != g.V1 || v[i + 1].uv.x != g.U1 || v[i + 3].uv.y != g.V1) continue;
+                placed.push_back({v[i].pos.y - g.Y0, v[i].pos.x, v[i + 2].pos.x, static_cast<ImWchar>(g.Codepoint)});
+                i += 3;
+            }
+        }
+        // Rows by position from the top, then each row from left to right.
+        const float font = ImGui::GetFontSize();
+        std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.top < b.top; });
+        std::string out;
+        for (size_t start = 0; start < placed.size();) {
+            size_t end = start + 1;
+            while (end < placed.size() && placed[end].top - placed[start].top < 0.3f * font) ++end;
+            std::sort(placed.begin() + static_cast<long>(start), placed.begin() + static_cast<long>(end),
+                      [](const Placed& a, const Placed& b) { return a.x0 < b.x0; });
+            for (size_t k = start; k < end; ++k) {
+                if (k > start && placed[k].x0 - placed[k - 1].x1 > 1.2f * font) out += '|';
+                char utf8[5];
+                out += ImTextCharToUtf8(utf8, placed[k].c);
+            }
+            out += '\n';
+            start = end;
+        }
+        return out;
+    }
+    // Whether `text` is on screen (in `window`, if given), spaces aside.
+    bool shows(std::string text, const char* window = nullptr) const {
+        text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+        return screen_text(window).find(text) != std::string::npos;
+    }
+
+    void move(ImVec2 p) {
+        ImGui::GetIO().MousePos = p;
+        frame();
+    }
+    void press() {
+        ImGui::GetIO().MouseDown[0] = true;
+        frame();
+    }
+    void release() {
+        ImGui::GetIO().MouseDown[0] = false;
+        frame();
+    }
+    void click(ImVec2 p) {
+        move(p);
+        press();
+        release();
+    }
+    void double_click(ImVec2 p) {
+        click(p);
+        press();
+        release();
+    }
+    void drag(ImVec2 from, ImVec2 to, int steps = 8) {
+        move(from);
+        press();
+        for (int k = 1; k <= steps; ++k) {
+            const float t = static_cast<float>(k) / static_cast<float>(steps);
+            move(ImVec2(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t));
+        }
+        release();
+    }
+    void wheel(ImVec2 p, float amount) {
+        move(p);
+        ImGui::GetIO().MouseWheel = amount;
+        frame();
+    }
+    void type(const std::string& text) {
+        ImGui::GetIO().AddInputCharactersUTF8(text.c_str());
+        frame();
+    }
+    void key(int k, bool ctrl = false, bool shift = false) {
+        ImGuiIO& io = ImGui::GetIO();
+        io.KeyCtrl = ctrl;
+        io.KeyShift = shift;
+        io.KeysDown[k] = true;
+        frame();
+        io.KeysDown[k] = false;
+        frame();
+        io.KeyCtrl = io.KeyShift = false;
+        frame();
+    }
+    // Centre of cell (row, col) of a grid that a panel recorded.
+    ImVec2 grid_cell(const std::string& grid, int row, int col) {
+        const ui::GridGeometry& g = st().view.grids.at(grid);
+        return ImVec2(g.cell_origin.x + (static_cast<float>(col) + 0.5f) * g.cell_size.x,
+                      g.cell_origin.y + (static_cast<float>(row) + 0.5f) * g.cell_size.y);
+    }
+    // A point inside a control a panel recorded, a little in from its left edge (labels sit on the right).
+    ImVec2 item(const std::string& name) {
+        const ImRect& r = st().view.items.at(name);
+        return ImVec2(r.Min.x + std::min(r.GetWidth() * 0.5f, ImGui::GetFrameHeight() * 0.5f), r.GetCenter().y);
+    }
+
+private:
+    ui::NullTextureUploader textures_;
+    ui::App* app_ = nullptr;
+};
+
+} // namespace headless

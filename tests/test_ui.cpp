@@ -1,0 +1,416 @@
+// The panels, driven headless through real mouse and keyboard input (see headless.h).
+#include "headless.h"
+
+#include "core/scenario_io.h"
+#include "ui/history.h"
+#include "ui/scenario_edits.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+using headless::Ui;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string temp_path(const char* name) { return "/tmp/attnviz_test_ui_" + std::to_string(getpid()) + "_" + name; }
+
+// Every matrix of every head has the shapes the scenario says.
+void check_consistent(const core::Scenario& s, const core::Result& r) {
+    REQUIRE(core::validate(s) == "");
+    CHECK(static_cast<int>(s.tokens.size()) == s.n());
+    for (const core::Head& h : s.heads) {
+        CHECK(h.W_Q.rows() == s.d_model());
+        CHECK(h.W_K.rows() == s.d_model());
+        CHECK(h.W_V.rows() == s.d_model());
+    }
+    for (const core::HeadResult& h : r.heads) {
+        CHECK(h.Q.rows() == s.n());
+        CHECK(h.Q.cols() == s.d_k());
+        CHECK(h.K.cols() == s.d_k());
+        CHECK(h.V.cols() == s.d_v());
+        CHECK(h.weights.rows() == s.n());
+        CHECK(h.weights.cols() == s.n());
+        CHECK(h.output.cols() == s.d_v());
+    }
+}
+
+} // namespace
+
+TEST_CASE("ui: every panel fits a 1600×1000 window without overlapping or scrolling") {
+    Ui ui;
+    ui.frames(3);
+    const char* names[] = {"Controls", "Tokens & embeddings", "Weights", "Matrices", "Attention heatmap", "Calculation", "Query arrow"};
+    std::vector<ImRect> rects;
+    for (const char* name : names) {
+        INFO(std::string(name));
+        ImGuiWindow* w = ImGui::FindWindowByName(name);
+        REQUIRE(w != nullptr);
+        CHECK(w->Active);
+        const ImRect r = w->Rect();
+        CHECK(r.Min.x >= 0.0f);
+        CHECK(r.Min.y >= ImGui::GetFrameHeight() - 0.5f); // below the menu bar
+        CHECK(r.Max.x <= 1600.0f);
+        CHECK(r.Max.y <= 1000.0f);
+        CHECK(w->ScrollMax.x == 0.0f); // all content visible: nothing to scroll to
+        CHECK(w->ScrollMax.y == 0.0f);
+        for (const ImRect& other : rects) {
+            const ImRect overlap(ImMax(r.Min, other.Min), ImMin(r.Max, other.Max));
+            CHECK((overlap.GetWidth() <= 0.5f || overlap.GetHeight() <= 0.5f));
+        }
+        rects.push_back(r);
+    }
+}
+
+TEST_CASE("ui: clicking heatmap row 3 selects \"sat\" and the calculation shows its numbers") {
+    Ui ui;
+    ui.frames(2);
+    CHECK(ui.st().view.selected_row == 0);
+    CHECK_FALSE(ui.shows("q_sat · k_the"));
+    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    CHECK_FALSE(hm.textured);
+    CHECK(hm.cell >= 2.2f * ImGui::GetFontSize()); // big enough to write the weights in
+    ui.click(ImVec2(hm.origin.x + 1.5f * hm.cell, hm.origin.y + 2.5f * hm.cell));
+    CHECK(ui.st().view.selected_row == 2);
+    ui.frame();
+    CHECK(ui.shows("query \"sat\" (row 3)"));
+    CHECK(ui.shows("q_sat · k_the = 2·2 + 2·0 = 4"));
+    CHECK(ui.shows("6 / √2 = 4.243"));
+    CHECK(ui.shows("w_sat = 69.59 / 90.62 = 0.768"));
+    // The weighted sum may wrap at the panel's width: its pieces are each on one line.
+    CHECK(ui.shows("z_sat = 0.187·(1, 0) + 0.045·(0, 2)"));
+    CHECK(ui.shows("0.768·(1, 2)"));
+    CHECK(ui.shows("(0.955, 1.627)"));
+
+    // The row label selects too.
+    ui.click(ImVec2(hm.label_left + 0.3f * ImGui::GetFontSize(), hm.origin.y + 1.5f * hm.cell));
+    CHECK(ui.st().view.selected_row == 1);
+}
+
+TEST_CASE("ui: ticking causal masks the future in the same frame") {
+    Ui ui;
+    ui.frames(2);
+    CHECK(ui.head().weights(0, 0) == doctest::Approx(0.446).epsilon(1e-3));
+    ui.move(ui.item("causal"));
+    ui.press();
+    ui.release(); // the checkbox toggles on this frame…
+    CHECK(ui.scenario().causal);
+    // …and the calculation, drawn after the editing panels in that same frame, already shows it.
+    REQUIRE(ui.st().view.calculation.row == 0);
+    CHECK(ui.st().view.calculation.explanation.heads[0].keys[1].masked);
+    const core::HeadResult& h = ui.head();
+    CHECK(h.weights(0, 0) == 1.0);
+    CHECK(h.weights(0, 1) == 0.0);
+    CHECK(h.weights(0, 2) == 0.0);
+    CHECK(h.weights(1, 0) == doctest::Approx(0.5));
+    CHECK(h.weights(1, 1) == doctest::Approx(0.5));
+    CHECK(h.weights(2, 0) == doctest::Approx(0.187).epsilon(1e-2));
+    CHECK(h.weights(2, 2) == doctest::Approx(0.768).epsilon(1e-3));
+    CHECK(std::isinf(h.scaled(0, 2)));
+    ui.frame(); // tables fit their columns to the previous frame's text
+    CHECK(ui.shows("masked (k_cat comes after q_the): −∞"));
+    CHECK(ui.shows("w_the = 4.113 / 4.113 = 1"));
+}
+
+TEST_CASE("ui: dragging the query arrow pins q; every matrix follows; one click releases it") {
+    Ui ui;
+    ui.app().select_row(2);
+    ui.frames(2);
+    const ui::ArrowView& a = ui.st().view.arrow;
+    const ImVec2 tip = a.q_tip;
+    CHECK(tip.x == doctest::Approx(a.origin.x + 2.0f * a.scale));
+    CHECK(tip.y == doctest::Approx(a.origin.y - 2.0f * a.scale));
+    const double old_weight = ui.head().weights(2, 2);
+    // Drag q from (2, 2) towards (−1, 1): it then points away from "the" and "sat".
+    const float scale = a.scale;
+    const ImVec2 origin = a.origin;
+    ui.drag(tip, ImVec2(origin.x - 1.0f * scale, origin.y - 1.0f * scale));
+    const core::Scenario& s = ui.scenario();
+    REQUIRE(s.pin.has_value());
+    CHECK(s.pin->row == 2);
+    CHECK(s.pin->head == 0);
+    CHECK(s.pin->q[0] == doctest::Approx(-1.0).epsilon(0.02));
+    CHECK(s.pin->q[1] == doctest::Approx(1.0).epsilon(0.02));
+    CHECK(ui.head().Q(2, 0) == s.pin->q[0]);
+    CHECK(ui.head().Q(2, 1) == s.pin->q[1]);
+    CHECK(ui.head().weights(2, 2) < old_weight - 0.3);
+    CHECK(ui.head().weights(2, 1) > ui.head().weights(2, 0)); // "cat"'s key (0, 1) now matches best
+    ui.frame();
+    CHECK(ui.shows("q pinned — click to release"));
+    CHECK(ui.shows("query \"sat\" (row 3) · d_k = 2 · q pinned by the query arrow"));
+
+    ui.click(ui.item("release_pin"));
+    CHECK_FALSE(ui.scenario().pin.has_value());
+    CHECK(ui.head().Q(2, 0) == 2.0);
+    CHECK(ui.head().weights(2, 2) == doctest::Approx(old_weight));
+}
+
+TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
+    Ui ui(core::preset_it_sentence());
+    ui.app().select_row(4); // "it"
+    ui.frames(2);
+    ui.double_click(ui.item("q_x")); // an InputScalar: a click puts the cursor in it
+    ui.key('A', true);
+    ui.type("0");
+    ui.key(headless::key_enter);
+    ui.click(ui.item("q_y"));
+    ui.key('A', true);
+    ui.type("0");
+    ui.key(headless::key_enter);
+    REQUIRE(ui.scenario().pin.has_value());
+    CHECK(ui.scenario().pin->q.norm() == 0.0);
+    ui.frame();
+    CHECK(ui.shows("all weights equal: output = plain average of values"));
+    CHECK(ui.shows("|q| = 0"));
+    for (int j = 0; j < ui.scenario().n(); ++j) CHECK(ui.head().weights(4, j) == doctest::Approx(1.0 / 7.0));
+
+    ui.st().scenario.pin->q = core::Vector::Constant(2, 0.0);
+    ui.st().scenario.pin->q << 8.0, 2.0; // long, towards "cat"
+    ui.frames(2);
+    CHECK(ui.shows("one winner: w = "));
+    CHECK(ui.shows("→ cat"));
+}
+
+TEST_CASE("ui: d_k ≠ 2 shows a projection with two chosen dimensions") {
+    Ui ui(core::preset_numpy_random());
+    ui.frames(2);
+    CHECK(ui.shows("projection: d_k = 8, scores use all 8"));
+}
+
+TEST_CASE("ui: typing into an embedding cell changes X, Q and A") {
+    Ui ui;
+    ui.frames(2);
+    ui.double_click(ui.grid_cell("X", 0, 0)); // "the", dimension 1: double-click to type
+    ui.type("3");
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario().X(0, 0) == 3.0);
+    CHECK(ui.head().Q(0, 0) == 3.0); // (3, 0) · W_Q = (3, 0)
+    CHECK(ui.head().Q(0, 1) == 0.0);
+    // K changed too: k_the = (6, 0). Scores of "the": 18, 0, 6.
+    const double r2 = std::sqrt(2.0);
+    CHECK(ui.head().weights(0, 0) == doctest::Approx(std::exp(18 / r2) / (std::exp(18 / r2) + 1 + std::exp(6 / r2))));
+}
+
+TEST_CASE("ui: a letter typed into a number cell is refused, a too large number is clamped with a message") {
+    Ui ui;
+    ui.frames(2);
+    const core::Scenario before = ui.scenario();
+    ui.double_click(ui.grid_cell("X", 1, 1));
+    ui.type("abc");
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario() == before);
+
+    ui.double_click(ui.grid_cell("W_Q", 0, 1));
+    ui.type("5e9");
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario().heads[0].W_Q(0, 1) == 1e6);
+    CHECK(ui.st().view.status_is_error);
+    CHECK(contains(ui.st().view.status, "limited to ±1e6"));
+    CHECK(ui.shows("limited to ±1e6")); // said in the window, not only stored
+}
+
+TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag is one step") {
+    Ui ui;
+    ui.frames(2);
+    const core::Scenario start = ui.scenario();
+    ui.double_click(ui.grid_cell("X", 0, 0));
+    ui.type("3");
+    ui.key(headless::key_enter);
+    const core::Scenario typed = ui.scenario();
+    REQUIRE(typed.X(0, 0) == 3.0);
+
+    ui.key('Z', true);
+    CHECK(ui.scenario() == start);
+    CHECK(ui.head().Q(0, 0) == 1.0);
+    ui.key('Z', true, true);
+    CHECK(ui.scenario() == typed);
+    CHECK(ui.head().Q(0, 0) == 3.0);
+
+    // A drag over many frames changes the value many times but is undone in one step.
+    const ImVec2 cell = ui.grid_cell("W_K", 1, 1);
+    ui.drag(cell, ImVec2(cell.x + 60.0f, cell.y), 12);
+    CHECK(ui.scenario().heads[0].W_K(1, 1) > 1.3);
+    ui.key('Z', true);
+    CHECK(ui.scenario() == typed);
+}
+
+TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it was; a good one opens") {
+    Ui ui;
+    ui.frames(2);
+    const core::Scenario before = ui.scenario();
+    const std::string bad = temp_path("bad.json");
+    std::ofstream(bad) << R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})";
+
+    ui.key('O', true);
+    REQUIRE(ui.st().dialog.mode == ui::FileDialog::Mode::open);
+    ui.type(bad);
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario() == before);
+    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::open); // still open, saying why
+    CHECK(contains(ui.st().dialog.error, "X[0][1]"));
+    ui.frame();
+    CHECK(ui.shows("X[0][1] is a string, expected a number", "Open scenario"));
+    CHECK(ui.shows("The current scenario is unchanged.", "Open scenario"));
+
+    core::Scenario good = core::preset_it_sentence();
+    good.causal = true;
+    const std::string good_path = temp_path("good.json");
+    core::save_scenario_file(good_path, good);
+    ui.key('A', true);
+    ui.type(good_path);
+    ui.key(headless::key_enter);
+    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::none);
+    CHECK(ui.scenario() == good);
+    CHECK(ui.app().result().heads[0].weights(0, 0) == 1.0);
+    std::remove(bad.c_str());
+    std::remove(good_path.c_str());
+}
+
+TEST_CASE("ui: Save as writes a file that reads back the same") {
+    Ui ui;
+    ui.frames(2);
+    const std::string path = temp_path("saved.json");
+    ui.key('S', true, true);
+    REQUIRE(ui.st().dialog.mode == ui::FileDialog::Mode::save_as);
+    ui.type(path);
+    ui.key(headless::key_enter);
+    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::none);
+    CHECK(core::load_scenario_file(path) == ui.scenario());
+    std::remove(path.c_str());
+}
+
+TEST_CASE("ui: changing d_model keeps every matrix consistent") {
+    Ui ui;
+    ui.frames(2);
+    ui.click(ui.item("d_model"));
+    ui.type("4");
+    ui.key(headless::key_enter);
+    const core::Scenario& s = ui.scenario();
+    REQUIRE(s.d_model() == 4);
+    check_consistent(s, ui.app().result());
+    CHECK(ui.head().Q(2, 0) == 2.0); // the new dimensions are 0: nothing computed changed
+    CHECK(ui.head().weights(2, 2) == doctest::Approx(0.768).epsilon(1e-3));
+    ui.frames(2);
+    // The new column is editable like the others, and in view at the default size.
+    REQUIRE(ui.st().view.grids.at("X").visible.Contains(ui.grid_cell("X", 2, 3)));
+    ui.double_click(ui.grid_cell("X", 2, 3));
+    ui.type("1");
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario().X(2, 3) == 1.0);
+    ui.double_click(ui.grid_cell("W_Q", 3, 0));
+    ui.type("2");
+    ui.key(headless::key_enter);
+    CHECK(ui.head().Q(2, 0) == 4.0);
+
+    ui.click(ui.item("d_model"));
+    ui.type("1");
+    ui.key(headless::key_enter);
+    REQUIRE(ui.scenario().d_model() == 1);
+    check_consistent(ui.scenario(), ui.app().result());
+}
+
+TEST_CASE("ui: adding a token adds a row everywhere") {
+    Ui ui;
+    ui.frames(2);
+    ui.click(ui.item("add_token"));
+    REQUIRE(ui.scenario().n() == 4);
+    CHECK(ui.scenario().tokens[3] == "t4");
+    CHECK(ui.st().view.selected_row == 3);
+    check_consistent(ui.scenario(), ui.app().result());
+    CHECK(ui.head().weights.rows() == 4);
+}
+
+TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid stays clipped") {
+    Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
+    ui.frames(2);
+    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    CHECK(hm.textured);
+    CHECK(hm.texture_size == 1024);
+    // Only visible cells are drawn: a handful of vertices per visible cell, not per entry.
+    CHECK(ImGui::GetDrawData()->TotalVtxCount < 200000);
+
+    const float before = hm.cell;
+    ui.wheel(hm.area.GetCenter(), 5.0f);
+    CHECK(hm.zoom > 2.0f);
+    CHECK(hm.cell > 2.0f * before);
+    // A click lands on the row under the mouse, zoomed and panned as it is.
+    // ImGui floors the mouse position to whole pixels; the expected row is the one under that pixel.
+    const ImVec2 at(std::floor(hm.area.Min.x + 10.0f), std::floor(hm.area.GetCenter().y));
+    const int expected = static_cast<int>((at.y - hm.origin.y) / hm.cell);
+    ui.click(at);
+    CHECK(ui.st().view.selected_row == expected);
+    // Dragging pans.
+    const ImVec2 pan = hm.pan;
+    ui.drag(hm.area.GetCenter(), ImVec2(hm.area.GetCenter().x - 50.0f, hm.area.GetCenter().y - 50.0f));
+    CHECK(hm.pan.x > pan.x);
+    CHECK(hm.pan.y > pan.y);
+    CHECK(ui.st().view.selected_row == expected); // a drag is not a click
+}
+
+TEST_CASE("ui: presets, heads and the tooltip on a control") {
+    Ui ui;
+    ui.frames(2);
+    ui.st().view.request_preset = 3; // 8 heads × 64, d_model 512
+    ui.frames(2);
+    REQUIRE(ui.scenario().heads.size() == 8);
+    CHECK(ImGui::GetDrawData()->TotalVtxCount < 200000);
+    CHECK(ui.st().view.items.count("head") == 1);
+    ui.key('Z', true);
+    CHECK(ui.scenario() == core::preset_three_tokens());
+
+    ui.move(ui.item("causal"));
+    ui.frames(40); // past the tooltip delay
+    CHECK(ui.shows("Each token sees only itself"));
+}
+
+TEST_CASE("history: commit, undo, redo and the depth cap") {
+    core::Scenario s = core::preset_three_tokens();
+    ui::History h(s, 3);
+    CHECK_FALSE(h.can_undo(s));
+    for (int k = 1; k <= 5; ++k) {
+        s.X(0, 0) = k;
+        h.commit(s);
+    }
+    CHECK(h.undo_steps() == 3); // the oldest steps went first
+    CHECK(h.undo(s));
+    CHECK(s.X(0, 0) == 4);
+    CHECK(h.redo(s));
+    CHECK(s.X(0, 0) == 5);
+    while (h.undo(s)) {}
+    CHECK(s.X(0, 0) == 2);
+    // An edit after undo drops the redo steps.
+    s.causal = true;
+    h.commit(s);
+    CHECK_FALSE(h.can_redo());
+}
+
+TEST_CASE("scenario edits keep every shape and the pin consistent") {
+    core::Scenario s = core::preset_eight_heads();
+    s.tokens.resize(16);
+    s.pin = core::QueryPin{2, 5, core::Vector::Ones(64)};
+    ui::edit::set_d_model(s, 20);
+    CHECK(core::validate(s) == "");
+    CHECK(s.W_O.cols() == 20);
+    ui::edit::set_d_v(s, 3);
+    CHECK(core::validate(s) == "");
+    CHECK(s.W_O.rows() == 24);
+    ui::edit::set_d_k(s, 5);
+    CHECK(core::validate(s) == "");
+    CHECK(s.pin->q.size() == 5);
+    CHECK(ui::edit::move_token(s, 5, 1));
+    CHECK(s.pin->row == 6);
+    CHECK(ui::edit::remove_token(s, 0));
+    CHECK(s.pin->row == 5);
+    CHECK(ui::edit::remove_token(s, 5));
+    CHECK_FALSE(s.pin.has_value());
+    CHECK(core::validate(s) == "");
+    core::Scenario one = core::preset_three_tokens();
+    CHECK(ui::edit::remove_token(one, 0));
+    CHECK(ui::edit::remove_token(one, 0));
+    CHECK_FALSE(ui::edit::remove_token(one, 0)); // the last token stays
+    CHECK(core::validate(one) == "");
+}

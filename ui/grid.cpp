@@ -1,0 +1,130 @@
+#include "ui/grid.h"
+
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+ImVec2 content_size(const GridSpec& s) {
+    return ImVec2(s.row_header_w + static_cast<float>(s.cols) * s.cell_w, s.cell_h + static_cast<float>(s.rows) * s.cell_h);
+}
+
+// First and one-past-last index of equal-sized items from `start` that intersect [lo, hi).
+void visible_range(float start, float size, int count, float lo, float hi, int& first, int& last) {
+    first = std::clamp(static_cast<int>(std::floor((lo - start) / size)), 0, count);
+    last = std::clamp(static_cast<int>(std::ceil((hi - start) / size)), first, count);
+}
+
+} // namespace
+
+ImVec2 grid_size(const GridSpec& s) {
+    const ImVec2 content = content_size(s);
+    const float bar = ImGui::GetStyle().ScrollbarSize;
+    bool need_x = content.x > s.max_size.x;
+    const bool need_y = content.y + (need_x ? bar : 0.0f) > s.max_size.y;
+    if (need_y) need_x = content.x + bar > s.max_size.x;
+    return ImVec2(std::min(content.x + (need_y ? bar : 0.0f), s.max_size.x),
+                  std::min(content.y + (need_x ? bar : 0.0f), s.max_size.y));
+}
+
+void flow(float width, bool first) {
+    if (first) return;
+    const float next = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x * 2.0f;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (next + width <= right) ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2.0f);
+}
+
+void cell_text(const ImRect& cell, const std::string& text, ImU32 color) {
+    const char* begin = text.c_str();
+    const char* end = begin + text.size();
+    const ImVec2 size = ImGui::CalcTextSize(begin, end);
+    const ImVec2 pos(std::max(cell.Min.x + 0.2f * em(), cell.GetCenter().x - size.x * 0.5f), cell.GetCenter().y - size.y * 0.5f);
+    const ImVec4 clip(cell.Min.x, cell.Min.y, cell.Max.x, cell.Max.y);
+    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), pos, color, begin, end, 0.0f, &clip);
+}
+
+GridGeometry draw_grid(const GridSpec& s) {
+    const ImVec2 size = grid_size(s);
+    ImGui::SetNextWindowContentSize(content_size(s));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::BeginChild(s.id, size, false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PopStyleVar();
+
+    ImGuiWindow* window = ImGui::GetCurrentWindow();
+    ImDrawList* draw = window->DrawList;
+    const ImVec2 o = ImGui::GetCursorScreenPos(); // content origin, scrolling included
+    const ImRect view = window->InnerClipRect;
+    const ImRect cells(ImVec2(view.Min.x + s.row_header_w, view.Min.y + s.cell_h), view.Max);
+    const ImVec2 first_cell(o.x + s.row_header_w, o.y + s.cell_h);
+    int r0, r1, c0, c1;
+    visible_range(first_cell.y, s.cell_h, s.rows, cells.Min.y, cells.Max.y, r0, r1);
+    visible_range(first_cell.x, s.cell_w, s.cols, cells.Min.x, cells.Max.x, c0, c1);
+    auto cell_rect = [&](int r, int c) {
+        const ImVec2 min(first_cell.x + static_cast<float>(c) * s.cell_w, first_cell.y + static_cast<float>(r) * s.cell_h);
+        return ImRect(min, ImVec2(min.x + s.cell_w, min.y + s.cell_h));
+    };
+
+    // Cells, clipped so that nothing under the frozen labels can be seen or clicked.
+    if (cells.GetWidth() > 0 && cells.GetHeight() > 0) {
+        ImGui::PushClipRect(cells.Min, cells.Max, true);
+        for (int r = r0; r < r1; ++r) {
+            ImGui::PushID(r);
+            for (int c = c0; c < c1; ++c) {
+                ImGui::PushID(c);
+                s.cell(r, c, cell_rect(r, c));
+                ImGui::PopID();
+            }
+            ImGui::PopID();
+        }
+        if (s.highlight_row >= r0 && s.highlight_row < r1) {
+            const ImRect row(ImVec2(first_cell.x, cell_rect(s.highlight_row, 0).Min.y),
+                             ImVec2(first_cell.x + static_cast<float>(s.cols) * s.cell_w, cell_rect(s.highlight_row, 0).Max.y));
+            draw->AddRect(row.Min, row.Max, selection_color(), 0.0f, 0, std::max(2.0f, 0.12f * em()));
+        }
+        ImGui::PopClipRect();
+    }
+
+    // Row labels, frozen at the left.
+    const ImRect labels(ImVec2(view.Min.x, cells.Min.y), ImVec2(cells.Min.x, view.Max.y));
+    if (labels.GetWidth() > 0 && labels.GetHeight() > 0) {
+        ImGui::PushClipRect(labels.Min, labels.Max, true);
+        for (int r = r0; r < r1; ++r) {
+            const ImRect row(ImVec2(labels.Min.x, cell_rect(r, 0).Min.y), ImVec2(labels.Max.x, cell_rect(r, 0).Max.y));
+            if (s.row_header) {
+                ImGui::PushID(r);
+                s.row_header(r, row);
+                ImGui::PopID();
+            } else {
+                const std::string label = s.row_label ? s.row_label(r) : std::to_string(r + 1);
+                const ImU32 color = r == s.highlight_row ? selection_color() : ImGui::GetColorU32(ImGuiCol_Text);
+                draw->AddText(ImVec2(row.Min.x + 0.3f * em(), row.GetCenter().y - 0.5f * ImGui::GetTextLineHeight()), color, label.c_str());
+            }
+        }
+        ImGui::PopClipRect();
+    }
+
+    // Column labels, frozen at the top.
+    const ImRect header(ImVec2(cells.Min.x, view.Min.y), ImVec2(view.Max.x, cells.Min.y));
+    if (header.GetWidth() > 0 && header.GetHeight() > 0) {
+        ImGui::PushClipRect(header.Min, header.Max, true);
+        for (int c = c0; c < c1; ++c) {
+            const ImRect col(ImVec2(cell_rect(0, c).Min.x, header.Min.y), ImVec2(cell_rect(0, c).Max.x, header.Max.y));
+            cell_text(col, s.col_label ? s.col_label(c) : std::to_string(c + 1), ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        }
+        ImGui::PopClipRect();
+    }
+
+    if (s.cell_tooltip && ImGui::IsWindowHovered() && cells.Contains(ImGui::GetMousePos())) {
+        const ImVec2 m = ImGui::GetMousePos();
+        const int r = static_cast<int>((m.y - first_cell.y) / s.cell_h), c = static_cast<int>((m.x - first_cell.x) / s.cell_w);
+        if (r >= 0 && r < s.rows && c >= 0 && c < s.cols) s.cell_tooltip(r, c);
+    }
+    ImGui::EndChild();
+    return GridGeometry{first_cell, ImVec2(s.cell_w, s.cell_h), cells};
+}
+
+} // namespace ui

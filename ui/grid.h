@@ -1,0 +1,40 @@
+// ui/grid.h — a matrix drawn as a scrollable grid that only touches the cells on screen.
+//
+// ImGui tables are limited to 64 columns and d_model reaches 512 and n 4096, so matrices are drawn
+// in a child window whose content size is the whole matrix; only the visible rows and columns are
+// submitted, with the row and column labels frozen at the left and top.
+#pragma once
+
+#include "ui/panels.h"
+
+#include <functional>
+#include <string>
+
+namespace ui {
+
+struct GridSpec {
+    const char* id = "grid";
+    int rows = 0, cols = 0;
+    float cell_w = 0, cell_h = 0;   // pixels (callers derive them from em)
+    float row_header_w = 0;         // width of the frozen label column
+    ImVec2 max_size{0, 0};          // the grid scrolls beyond this
+    int highlight_row = -1;         // the selected query, outlined
+    std::function<std::string(int)> row_label;              // plain labels…
+    std::function<void(int, const ImRect&)> row_header;     // …or widgets in the label column
+    std::function<std::string(int)> col_label;
+    std::function<void(int, int, const ImRect&)> cell;      // draws one cell (widgets allowed)
+    std::function<void(int, int)> cell_tooltip;              // optional, for the hovered cell
+};
+
+// Draws the grid at the cursor and returns where its cells are.
+GridGeometry draw_grid(const GridSpec& spec);
+// Outer size draw_grid will use, for flowing several grids side by side.
+ImVec2 grid_size(const GridSpec& spec);
+
+// Starts the next block of `width` pixels on the current line when it fits, else on a new line.
+void flow(float width, bool first);
+
+// Text centred in a cell, clipped to it.
+void cell_text(const ImRect& cell, const std::string& text, ImU32 color);
+
+} // namespace ui

@@ -1,0 +1,55 @@
+#include "ui/history.h"
+
+#include <utility>
+
+namespace ui {
+
+std::size_t snapshot_bytes(const core::Scenario& s) {
+    std::size_t doubles = static_cast<std::size_t>(s.X.size() + s.W_O.size());
+    for (const core::Head& h : s.heads) doubles += static_cast<std::size_t>(h.W_Q.size() + h.W_K.size() + h.W_V.size());
+    std::size_t bytes = doubles * sizeof(double) + sizeof(core::Scenario);
+    for (const std::string& t : s.tokens) bytes += t.size() + sizeof(std::string);
+    return bytes;
+}
+
+History::History(core::Scenario start, std::size_t max_steps, std::size_t max_bytes)
+    : committed_(std::move(start)), max_steps_(max_steps), max_bytes_(max_bytes) {}
+
+void History::commit(const core::Scenario& current) {
+    if (current == committed_) return;
+    undo_.push_back(std::move(committed_));
+    committed_ = current;
+    redo_.clear();
+    trim();
+}
+
+bool History::undo(core::Scenario& current) {
+    commit(current);
+    if (undo_.empty()) return false;
+    redo_.push_back(std::move(committed_));
+    committed_ = std::move(undo_.back());
+    undo_.pop_back();
+    current = committed_;
+    return true;
+}
+
+bool History::redo(core::Scenario& current) {
+    commit(current);
+    if (redo_.empty()) return false;
+    undo_.push_back(std::move(committed_));
+    committed_ = std::move(redo_.back());
+    redo_.pop_back();
+    current = committed_;
+    return true;
+}
+
+void History::trim() {
+    std::size_t bytes = 0;
+    for (const core::Scenario& s : undo_) bytes += snapshot_bytes(s);
+    while (!undo_.empty() && (undo_.size() > max_steps_ || bytes > max_bytes_)) {
+        bytes -= snapshot_bytes(undo_.front());
+        undo_.pop_front();
+    }
+}
+
+} // namespace ui

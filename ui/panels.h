@@ -1,0 +1,105 @@
+// ui/panels.h — the panels and the small view state they share.
+//
+// Panels draw their window's content only. They read the Result, write edits only into the
+// Scenario, and keep view-only choices (selected row and head, zoom, which dimensions the query
+// arrow shows) in View. Each panel also records the geometry it laid out, so that tests can click
+// real positions.
+#pragma once
+
+#include "core/attention.h"
+#include "core/explain.h"
+#include "ui/ui.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ui {
+
+// Where a grid of cells ended up on screen (see ui/grid.h).
+struct GridGeometry {
+    ImVec2 cell_origin; // screen position of cell (0, 0)'s top-left corner, scrolling included
+    ImVec2 cell_size;
+    ImRect visible;     // the part of the screen the cells are drawn in
+};
+
+struct HeatmapView {
+    float zoom = 1.0f;        // cells across = n / zoom
+    ImVec2 pan{0, 0};         // first visible cell (fractional), in cells
+    // Recorded each frame:
+    ImVec2 origin{0, 0};      // screen position of cell (0, 0)'s top-left corner (may be off the map when panned)
+    float cell = 0.0f;        // cell side in pixels
+    ImRect area;              // the map on screen
+    float label_left = 0.0f;  // row labels (clickable) span label_left … area.Min.x
+    bool textured = false;    // drawn as one texture rather than one rectangle per cell
+    // The texture for large n, refreshed when the weights or the head change.
+    ImTextureID texture = nullptr;
+    std::vector<unsigned char> pixels; // RGBA, one texel per cell
+    int texture_size = 0;
+    long long texture_version = -1;
+    int texture_head = -1;
+};
+
+struct ArrowView {
+    int dims[2] = {0, 1};     // the two query dimensions the plane shows (d_k ≠ 2: a projection)
+    bool show_values = false;
+    bool dragging = false;
+    // Axis range in world units; frozen while dragging so the plane does not move under the mouse.
+    ImVec2 world_min{-1, -1}, world_max{1, 1};
+    // Recorded each frame: screen = origin + (x, -y) · scale.
+    ImVec2 origin{0, 0};
+    float scale = 1.0f;
+    ImRect plane;
+    // Convenience for tests and for grabbing: where q's tip is on screen.
+    ImVec2 q_tip{0, 0};
+};
+
+struct CalculationCache {
+    long long version = -1;   // result version the explanation was made from
+    int row = -1;
+    core::RowExplanation explanation;
+    float score_w = 0.0f, scaled_w = 0.0f; // widest score and scaled-score texts, in the number font
+};
+
+// The panels' shared view state.
+struct View {
+    int selected_row = 0;
+    int selected_head = 0;
+
+    enum Panel { panel_controls, panel_tokens, panel_weights, panel_matrices, panel_heatmap, panel_calculation, panel_query_arrow, panel_help, panel_count };
+    bool open[panel_count] = {true, true, true, true, true, true, true, false};
+
+    // One status line for the whole app: refused input, file errors, what undo did.
+    std::string status;
+    bool status_is_error = false;
+    double status_time = 0.0;
+    void tell(std::string message, bool error);
+
+    // Requests that panels make and the App carries out after the editing panels.
+    bool request_undo = false, request_redo = false, request_reset = false;
+    bool request_open = false, request_save = false, request_save_as = false, request_quit = false;
+    int request_preset = -1;
+    bool can_undo = false, can_redo = false; // as of the start of this frame
+
+    long long result_version = 0; // bumps whenever the Result is recomputed
+    HeatmapView heatmap;
+    ArrowView arrow;
+    CalculationCache calculation;
+    std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
+    std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
+};
+
+// Editing panels: they may change the scenario.
+void draw_controls_panel(core::Scenario& s, View& v);
+void draw_tokens_panel(core::Scenario& s, View& v);
+void draw_weights_panel(core::Scenario& s, View& v);
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v);
+// Display panels: drawn after the edits of this frame were recomputed.
+void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v);
+void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures);
+void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View& v);
+
+} // namespace ui

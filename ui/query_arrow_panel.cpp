@@ -1,0 +1,315 @@
+// ui/query_arrow_panel.cpp — one query as an arrow among the keys (seed 002, "Steer the attention
+// yourself"): drag q's tip, or type it, and watch the weights and the output z follow.
+//
+// [SECTION] Plane geometry and drawing helpers
+// [SECTION] Header: pin, exact q, dimensions
+// [SECTION] Plane
+// [SECTION] Weight bars and notes
+#include "ui/panels.h"
+
+#include "core/explain.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ui {
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Plane geometry and drawing helpers
+//-----------------------------------------------------------------------------
+
+const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
+const ImU32 value_rgb = IM_COL32(190, 140, 255, 255);
+const ImU32 output_rgb = IM_COL32(90, 215, 120, 255);
+
+ImU32 with_alpha(ImU32 c, float alpha) {
+    return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f) << IM_COL32_A_SHIFT);
+}
+
+// 1, 2 or 5 times a power of ten, about span / 6.
+double nice_step(double span) {
+    const double raw = span / 6.0;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / p;
+    return (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * p;
+}
+
+struct Plane {
+    ImVec2 origin; // screen position of (0, 0)
+    float scale;   // pixels per unit
+    ImVec2 to_screen(double x, double y) const {
+        return ImVec2(origin.x + static_cast<float>(x) * scale, origin.y - static_cast<float>(y) * scale);
+    }
+};
+
+// An arrow from the origin to (x, y), its label beside the tip but never outside `bounds`.
+void arrow(ImDrawList* draw, const Plane& p, const ImRect& bounds, double x, double y, ImU32 color, float thickness,
+           const std::string& label) {
+    const ImVec2 a = p.to_screen(0, 0), b = p.to_screen(x, y);
+    const float dx = b.x - a.x, dy = b.y - a.y, len = std::sqrt(dx * dx + dy * dy);
+    if (len < 1.0f) {
+        draw->AddCircleFilled(a, 1.5f * thickness, color);
+    } else {
+        const float ux = dx / len, uy = dy / len, head = std::min(len * 0.5f, 0.6f * em());
+        const ImVec2 base(b.x - ux * head, b.y - uy * head);
+        draw->AddLine(a, base, color, thickness);
+        draw->AddTriangleFilled(b, ImVec2(base.x - uy * head * 0.45f, base.y + ux * head * 0.45f),
+                                ImVec2(base.x + uy * head * 0.45f, base.y - ux * head * 0.45f), color);
+    }
+    if (!label.empty()) {
+        const float ux = len < 1.0f ? 1.0f : dx / len, uy = len < 1.0f ? 0.0f : dy / len;
+        const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+        ImVec2 at(b.x + ux * 0.5f * em() - size.x * 0.5f + ux * size.x * 0.5f, b.y + uy * 0.5f * em() - size.y * 0.5f);
+        if (at.x + size.x > bounds.Max.x) at.x = b.x - size.x - 0.4f * em();
+        if (at.x < bounds.Min.x) at.x = b.x + 0.4f * em();
+        if (at.y + size.y > bounds.Max.y) at.y = b.y - size.y - 0.2f * em();
+        if (at.y < bounds.Min.y) at.y = b.y + 0.2f * em();
+        draw->AddText(at, color, label.c_str());
+    }
+}
+
+struct Dims {
+    int a, b; // b < 0: a one-dimensional space, drawn on the x axis
+    double x(const double* v) const { return v[a]; }
+    double y(const double* v) const { return b < 0 ? 0.0 : v[b]; }
+};
+
+Dims dims_in(int width, const int chosen[2]) {
+    if (width == 1) return {0, -1};
+    const int a = std::min(chosen[0], width - 1), b = std::min(chosen[1], width - 1);
+    return a == b ? Dims{0, 1} : Dims{a, b};
+}
+
+void set_pin(core::Scenario& s, int head, int row, core::Vector q) {
+    for (Eigen::Index k = 0; k < q.size(); ++k)
+        q[k] = std::clamp(q[k], -core::Limits::max_abs_value, core::Limits::max_abs_value);
+    s.pin = core::QueryPin{head, row, std::move(q)};
+}
+
+} // namespace
+
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
+    ArrowView& av = v.arrow;
+    const int h = v.selected_head, i = v.selected_row, n = s.n(), d_k = s.d_k();
+    const core::HeadResult& hr = r.heads[h];
+    const std::string& token = s.tokens[i];
+    const float e = em();
+    const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(selection_color());
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Header: pin, exact q, dimensions
+    //-----------------------------------------------------------------------------
+    if (s.pin) {
+        ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(accent.x * 0.55f, accent.y * 0.55f, accent.z * 0.55f, 1.0f));
+        if (ImGui::Button("q pinned — click to release")) s.pin.reset();
+        ImGui::PopStyleColor();
+        remember(v, "release_pin");
+        tip("The query was set by hand and no longer comes from X · W_Q. One click gives it back.");
+        if (s.pin) {
+            ImGui::SameLine();
+            ImGui::TextColored(accent, "\"%s\"%s", s.tokens[s.pin->row].c_str(),
+                               s.heads.size() > 1 ? (", head " + std::to_string(s.pin->head + 1)).c_str() : "");
+        }
+    } else {
+        ImGui::AlignTextToFramePadding(); // as tall as the button above, so the plane stays put when q is pinned
+        ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", token.c_str());
+    }
+
+    // q = Q's row, which already is the pinned vector when this row is pinned.
+    core::Vector q = hr.Q.row(i).transpose();
+    const Dims qd = dims_in(d_k, av.dims);
+    ImGui::TextUnformatted("q =");
+    for (int k = 0; k < (qd.b < 0 ? 1 : 2); ++k) {
+        const int dim = k == 0 ? qd.a : qd.b;
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(5.5f * e);
+        double value = q[dim];
+        ImGui::PushID(k);
+        NumberFont mono;
+        if (ImGui::InputScalar("##q", ImGuiDataType_Double, &value, nullptr, nullptr, "%.3f", ImGuiInputTextFlags_CharsScientific)) {
+            if (core::is_acceptable_value(value)) {
+                core::Vector edited = q;
+                edited[dim] = value;
+                set_pin(s, h, i, std::move(edited));
+            } else {
+                v.tell("refused: q's entries must be finite and within ±1e6", true);
+            }
+        }
+        ImGui::PopID();
+        remember(v, k == 0 ? "q_x" : "q_y");
+        tip(("Entry " + std::to_string(dim + 1) + " of the query: typing a number pins q to exactly that.").c_str());
+    }
+    ImGui::SameLine(0, 1.5f * e);
+    ImGui::Text("|q| = %s", core::format_number(q.norm()).c_str());
+    tip("The length of q. Longer queries spread the scores apart: softmax then picks one winner.");
+    ImGui::SameLine(0, 1.5f * e);
+    ImGui::Checkbox("values", &av.show_values);
+    tip("Also draw each token's value vector v_j (the output z is their weighted average).");
+
+    if (d_k > 1 && d_k != 2) {
+        for (int k = 0; k < 2; ++k) {
+            if (k) ImGui::SameLine();
+            ImGui::SetNextItemWidth(5.0f * e);
+            ImGui::PushID(k + 10);
+            const std::string current = "dim " + std::to_string(av.dims[k] + 1);
+            if (ImGui::BeginCombo("##dim", current.c_str())) {
+                for (int d = 0; d < d_k; ++d)
+                    if (ImGui::Selectable(("dim " + std::to_string(d + 1)).c_str(), d == av.dims[k])) av.dims[k] = d;
+                ImGui::EndCombo();
+            }
+            ImGui::PopID();
+            tip(k == 0 ? "The dimension drawn across" : "The dimension drawn upwards");
+        }
+        ImGui::SameLine();
+        ImGui::TextDisabled("projection: d_k = %d, scores use all %d", d_k, d_k);
+    } else if (d_k == 1) {
+        ImGui::TextDisabled("d_k = 1: every vector lies on one line");
+    }
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Plane
+    //-----------------------------------------------------------------------------
+    const Dims vd = dims_in(s.d_v(), av.dims);
+    const core::Vector z = hr.output.row(i).transpose();
+    const float bars_w = std::min(15.0f * e, ImGui::GetContentRegionAvail().x * 0.36f);
+    const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(6.0f * e, std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImRect plane_rect(p0, ImVec2(p0.x + side, p0.y + side));
+
+    // Fit the axes to every vector drawn (and the origin), unless q is being dragged.
+    if (!av.dragging) {
+        double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+        auto fit = [&](double x, double y) {
+            lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+        };
+        for (int j = 0; j < n; ++j) fit(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()));
+        fit(qd.x(q.data()), qd.y(q.data()));
+        fit(vd.x(z.data()), vd.y(z.data()));
+        if (av.show_values)
+            for (int j = 0; j < n; ++j) fit(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()));
+        const double half = std::max({hi_x - lo_x, hi_y - lo_y, 1.0}) * 0.5 * 1.3;
+        const double cx = (lo_x + hi_x) * 0.5, cy = (lo_y + hi_y) * 0.5;
+        av.world_min = ImVec2(static_cast<float>(cx - half), static_cast<float>(cy - half));
+        av.world_max = ImVec2(static_cast<float>(cx + half), static_cast<float>(cy + half));
+    }
+    const float scale = side / (av.world_max.x - av.world_min.x);
+    const Plane plane{ImVec2(p0.x - av.world_min.x * scale, p0.y + av.world_max.y * scale), scale};
+    av.origin = plane.origin;
+    av.scale = scale;
+    av.plane = plane_rect;
+    av.q_tip = plane.to_screen(qd.x(q.data()), qd.y(q.data()));
+
+    ImGui::InvisibleButton("plane", ImVec2(side, side));
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const float grab = 1.2f * e;
+    const bool near_tip = std::hypot(mouse.x - av.q_tip.x, mouse.y - av.q_tip.y) <= grab;
+    if (ImGui::IsItemActivated()) av.dragging = near_tip;
+    if (!ImGui::IsItemActive()) av.dragging = false;
+    if ((ImGui::IsItemHovered() && near_tip) || av.dragging) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    const double step = nice_step(av.world_max.x - av.world_min.x);
+    if (av.dragging) {
+        // Snap to a hundredth of a grid step, so dragged queries read as short numbers.
+        const double snap = step / 100.0;
+        core::Vector edited = q;
+        edited[qd.a] = std::round((mouse.x - plane.origin.x) / scale / snap) * snap;
+        if (qd.b >= 0) edited[qd.b] = std::round((plane.origin.y - mouse.y) / scale / snap) * snap;
+        if (edited != q) set_pin(s, h, i, std::move(edited));
+    }
+    if (ImGui::IsItemHovered() && !av.dragging)
+        ImGui::SetTooltip(near_tip ? "drag to move q" : "drag the tip of q (the orange arrow)");
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(plane_rect.Min, plane_rect.Max, true);
+    draw->AddRectFilled(plane_rect.Min, plane_rect.Max, IM_COL32(24, 24, 28, 255));
+    const ImU32 grid = IM_COL32(255, 255, 255, 22), axis = IM_COL32(255, 255, 255, 70), tick = IM_COL32(255, 255, 255, 110);
+    char label[32];
+    for (double g = std::ceil(av.world_min.x / step) * step; g <= av.world_max.x; g += step) {
+        const float x = plane.to_screen(g, 0).x;
+        const bool zero = std::abs(g) < step * 1e-6;
+        draw->AddLine(ImVec2(x, plane_rect.Min.y), ImVec2(x, plane_rect.Max.y), zero ? axis : grid);
+        std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
+        draw->AddText(ImVec2(x + 0.2f * e, plane_rect.Max.y - ImGui::GetTextLineHeight()), tick, label);
+    }
+    for (double g = std::ceil(av.world_min.y / step) * step; g <= av.world_max.y; g += step) {
+        const float y = plane.to_screen(0, g).y;
+        const bool zero = std::abs(g) < step * 1e-6;
+        draw->AddLine(ImVec2(plane_rect.Min.x, y), ImVec2(plane_rect.Max.x, y), zero ? axis : grid);
+        std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
+        draw->AddText(ImVec2(plane_rect.Min.x + 0.2f * e, y), tick, label);
+    }
+
+    const double top = hr.weights.row(i).maxCoeff();
+    const bool label_all = n <= 24;
+    if (av.show_values)
+        for (int j = 0; j < n; ++j)
+            arrow(draw, plane, plane_rect, vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
+                  label_all ? "v_" + s.tokens[j] : "");
+    for (int j = 0; j < n; ++j) {
+        const bool masked = core::is_masked(s, i, j);
+        const float strength = masked ? 0.25f : 0.35f + 0.65f * static_cast<float>(hr.weights(i, j) / (top > 0 ? top : 1.0));
+        const bool labelled = label_all || hr.weights(i, j) == top;
+        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength),
+              1.0f + 2.0f * strength, labelled ? "k_" + s.tokens[j] + (masked ? " (masked)" : "") : "");
+    }
+    arrow(draw, plane, plane_rect, vd.x(z.data()), vd.y(z.data()), output_rgb, 2.5f, "z_" + token);
+    arrow(draw, plane, plane_rect, qd.x(q.data()), qd.y(q.data()), selection_color(), 3.0f, "q_" + token);
+    draw->AddCircle(av.q_tip, near_tip || av.dragging ? 0.55f * e : 0.35f * e, selection_color(), 0, 2.0f);
+    draw->PopClipRect();
+    draw->AddRect(plane_rect.Min, plane_rect.Max, IM_COL32(255, 255, 255, 60));
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Weight bars and notes
+    //-----------------------------------------------------------------------------
+    ImGui::SameLine();
+    ImGui::BeginChild("bars", ImVec2(bars_w, side), false);
+    ImGui::TextDisabled("weights of \"%s\"", token.c_str());
+    const float name_w = std::min(5.0f * e, bars_w * 0.4f);
+    ImGuiListClipper clipper;
+    clipper.Begin(n);
+    while (clipper.Step())
+        for (int j = clipper.DisplayStart; j < clipper.DisplayEnd; ++j) {
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const float line = ImGui::GetTextLineHeight();
+            const float bar_max = ImGui::GetContentRegionAvail().x - name_w - 3.5f * e;
+            const double w = hr.weights(i, j);
+            const bool masked = core::is_masked(s, i, j);
+            ImDrawList* d = ImGui::GetWindowDrawList();
+            d->PushClipRect(at, ImVec2(at.x + name_w - 0.3f * e, at.y + line), true);
+            d->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), s.tokens[j].c_str());
+            d->PopClipRect();
+            const ImVec2 bar(at.x + name_w, at.y + 0.15f * line);
+            d->AddRectFilled(bar, ImVec2(bar.x + std::max(1.0f, static_cast<float>(w) * bar_max), bar.y + 0.7f * line),
+                             masked ? masked_color() : w == top ? selection_color() : key_rgb);
+            NumberFont mono;
+            const std::string text = masked ? "masked" : core::format_number(w);
+            d->AddText(ImVec2(bar.x + static_cast<float>(w) * bar_max + 0.3f * e, at.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+            ImGui::Dummy(ImVec2(0, line));
+        }
+    ImGui::EndChild();
+
+    // The two extremes of the seed's "Try it", said plainly.
+    double lo = 1.0, hi = 0.0;
+    int visible = 0, winner = 0;
+    for (int j = 0; j < n; ++j) {
+        if (core::is_masked(s, i, j)) continue;
+        ++visible;
+        lo = std::min(lo, hr.weights(i, j));
+        if (hr.weights(i, j) > hi) hi = hr.weights(i, j), winner = j;
+    }
+    NumberFont mono;
+    ImGui::TextColored(ImVec4(0.35f, 0.85f, 0.47f, 1.0f), "z_%s = %s", token.c_str(), core::format_vector(z.data(), z.size()).c_str());
+    if (visible > 1 && hi - lo < 1e-9)
+        ImGui::TextUnformatted("all weights equal: output = plain average of values");
+    else if (visible > 1 && hi >= 0.95)
+        ImGui::Text("one winner: w = %s → %s", core::format_number(hi).c_str(), s.tokens[winner].c_str());
+    else if (visible == 1)
+        ImGui::Text("only \"%s\" is visible (causal mask): w = 1", s.tokens[winner].c_str());
+}
+
+} // namespace ui

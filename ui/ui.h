@@ -1,0 +1,64 @@
+// ui/ui.h — the seam between the window (app/) and the panels (ui/).
+//
+// The window owns GLFW, OpenGL, fonts and the frame loop; it calls App::frame() once per frame
+// between ImGui::NewFrame() and ImGui::Render(). Everything else — recomputing the Result from
+// the Scenario, every panel, undo, open/save — lives behind App. The same App runs on a headless
+// ImGui context (no window, no GL) in the tests, with a null TextureUploader.
+#pragma once
+
+#include "core/attention.h"
+
+#include <imgui.h>
+
+#include <memory>
+#include <string>
+
+namespace ui {
+
+// The one thing the panels need from the renderer: an RGBA texture for big heatmaps. A heatmap
+// texture has one texel per cell: sample it with GL_NEAREST so zoomed-in cells stay sharp squares.
+struct TextureUploader {
+    virtual ~TextureUploader() = default;
+    // Creates (previous == 0) or updates in place a width × height RGBA8 texture; returns its id.
+    virtual ImTextureID upload(ImTextureID previous, const unsigned char* rgba, int width, int height) = 0;
+    virtual void release(ImTextureID texture) = 0;
+};
+
+// A texture uploader that keeps nothing: headless runs and tests.
+struct NullTextureUploader final : TextureUploader {
+    ImTextureID upload(ImTextureID, const unsigned char*, int, int) override { return reinterpret_cast<ImTextureID>(1); }
+    void release(ImTextureID) override {}
+};
+
+// The characters the panels draw beyond Latin-1 (−, ∞, √, ·, Σ, ≈, ᵀ, →, …). The window passes
+// these ranges when it loads its fonts so they do not render as '?'.
+const ImWchar* glyph_ranges();
+
+class App {
+public:
+    // `textures` must outlive the App. `file_path`, when the scenario came from a file, is where
+    // File ▸ Save writes (otherwise Save asks for a path).
+    App(core::Scenario initial, TextureUploader& textures, std::string file_path = {});
+    ~App();
+    App(const App&) = delete;
+    App& operator=(const App&) = delete;
+
+    // Recompute and draw every panel. Call between ImGui::NewFrame() and ImGui::Render().
+    void frame();
+
+    // Selects the query row shown in the calculation and highlighted everywhere; false if no such row.
+    bool select_row(int row);
+    // True once the user chose File ▸ Quit (or Ctrl+Q); the window then closes.
+    bool wants_to_quit() const;
+
+    const core::Scenario& scenario() const;
+    const core::Result& result() const;
+
+    struct State;
+    State& state(); // panels' shared view state, for the tests
+
+private:
+    std::unique_ptr<State> state_;
+};
+
+} // namespace ui

@@ -1,0 +1,51 @@
+// ui/widgets.h — small pieces every panel uses: sizes in em, the number font, colour maps,
+// delayed tooltips, and the one editor for a matrix entry.
+#pragma once
+
+#include "ui/panels.h"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace ui {
+
+// The font size in pixels: every size in the UI is a multiple of it.
+inline float em() { return ImGui::GetFontSize(); }
+
+// Fonts[1] (DejaVu Sans Mono) when the window loaded it, so digits line up; else the default.
+ImFont* number_font();
+struct NumberFont {
+    NumberFont() { ImGui::PushFont(number_font()); }
+    ~NumberFont() { ImGui::PopFont(); }
+    NumberFont(const NumberFont&) = delete;
+    NumberFont& operator=(const NumberFont&) = delete;
+};
+
+// Tooltip for the last item, after the mouse rested on it briefly.
+void tip(const char* text);
+// Records the last item's rectangle under `name` (View::items) so tests can click it.
+void remember(View& v, const char* name);
+
+// Colours. Sequential: viridis, t in [0, 1]. Diverging: blue (−1) through dark grey (0) to red (+1).
+ImU32 sequential_color(double t);
+ImU32 diverging_color(double t);
+ImU32 masked_color();
+ImU32 selection_color();
+// Black or white, whichever reads better on `background`.
+ImU32 text_color_on(ImU32 background);
+
+// Width of a number cell that fits `chars` characters of the number font, with padding.
+float number_cell_width(int chars);
+// Characters format_number() needs for values up to `max_abs` (sign and 3 decimals included).
+int number_chars(double max_abs, bool all_integers);
+
+// One editable matrix entry: drag it, or double-click / Ctrl+click and type. Letters cannot be
+// typed; NaN is refused and values beyond ±1e6 are clamped, both with a message in v.status.
+// Returns true when `value` changed.
+bool number_cell(const char* id, double& value, float width, View& v);
+
+// A dimension (d_model, d_k, d_v): − and + buttons and a box that applies on Enter. True on change.
+bool dimension_input(const char* label, int& value, int min, int max, const char* tooltip, View& v);
+
+} // namespace ui
