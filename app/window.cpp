@@ -1,0 +1,397 @@
+// app/window.cpp — the GLFW/OpenGL 3.3 window around ui::App, shaped like Dear ImGui's
+// example_glfw_opengl3/main.cpp: set up, loop, tear down.
+
+// Index of this file:
+// [SECTION] Includes and constants
+// [SECTION] Backend state
+// [SECTION] Window and OpenGL
+// [SECTION] Fonts and DPI
+// [SECTION] Layout file
+// [SECTION] Textures for the panels
+// [SECTION] Screenshot
+// [SECTION] Autosave
+// [SECTION] run_window: the main loop
+
+//-----------------------------------------------------------------------------
+// [SECTION] Includes and constants
+//-----------------------------------------------------------------------------
+
+#include "app/window.h"
+
+#include "app/autosave.h"
+#include "core/scenario.h"
+#include "core/scenario_io.h"
+#include "ui/ui.h"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE // glad provides the GL declarations
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace app {
+namespace {
+
+// Screen coordinates; GLFW scales them by the monitor's content scale (GLFW_SCALE_TO_MONITOR).
+constexpr int initial_width = 1600;
+constexpr int initial_height = 1000;
+// 1 em at content scale 1.
+constexpr float base_font_pixels = 15.0f;
+constexpr const char* font_dir = "/usr/share/fonts/truetype/dejavu/";
+// The symbols the window promises on top of ui::glyph_ranges(), whatever the panels list there.
+constexpr const char* math_symbols = "√·Σ⊤−∞≈→←▸×±…";
+// ImGui auto-sizes windows over a few frames; --screenshot waits at least this long.
+constexpr int screenshot_min_frames = 8;
+constexpr int screenshot_max_frames = 60;
+
+//-----------------------------------------------------------------------------
+// [SECTION] Backend state
+//-----------------------------------------------------------------------------
+
+// Everything the window sets up; the destructor takes down what was set up, in reverse order.
+struct Backend {
+    bool glfw_up = false;
+    GLFWwindow* window = nullptr;
+    ImGuiContext* imgui = nullptr;
+    bool imgui_glfw_up = false;
+    bool imgui_opengl_up = false;
+    std::string ini_path;           // io.IniFilename points into it
+    ImVector<ImWchar> glyph_ranges; // the font atlas reads it when it is built, at the first frame
+
+    Backend() = default;
+    Backend(const Backend&) = delete;
+    Backend& operator=(const Backend&) = delete;
+    ~Backend() {
+        if (imgui_opengl_up) ImGui_ImplOpenGL3_Shutdown();
+        if (imgui_glfw_up) ImGui_ImplGlfw_Shutdown();
+        if (imgui) ImGui::DestroyContext(imgui); // also saves the layout
+        if (window) glfwDestroyWindow(window);
+        if (glfw_up) glfwTerminate();
+    }
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Window and OpenGL
+//-----------------------------------------------------------------------------
+
+// GLFW reports the reason for a failure only to this callback, which has no user pointer.
+std::string last_glfw_error = "no reason given";
+void remember_glfw_error(int, const char* description) { last_glfw_error = description; }
+
+bool open_window(Backend& b, const std::string& title, std::ostream& err) {
+    glfwSetErrorCallback(remember_glfw_error);
+    if (!glfwInit()) {
+        err << "attnviz: cannot open a window: " << last_glfw_error << " (the text modes need none: see --help)\n";
+        return false;
+    }
+    b.glfw_up = true;
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    b.window = glfwCreateWindow(initial_width, initial_height, title.c_str(), nullptr, nullptr);
+    if (!b.window) {
+        err << "attnviz: cannot create an OpenGL 3.3 core window: " << last_glfw_error << "\n";
+        return false;
+    }
+    glfwMakeContextCurrent(b.window);
+    glfwSwapInterval(1); // vsync
+    if (!gladLoadGL(glfwGetProcAddress)) {
+        err << "attnviz: cannot load the OpenGL 3.3 functions\n";
+        return false;
+    }
+    return true;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Fonts and DPI
+//-----------------------------------------------------------------------------
+
+float content_scale(GLFWwindow* window) {
+    float x = 1.0f, y = 1.0f;
+    glfwGetWindowContentScale(window, &x, &y);
+    return x > 0.0f ? x : 1.0f;
+}
+
+// ImGui asserts on a missing font file (in debug builds), so look before asking it.
+ImFont* add_font_file(const std::string& path, float pixels, const ImWchar* ranges) {
+    if (!std::ifstream(path).good()) return nullptr;
+    return ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), pixels, nullptr, ranges);
+}
+
+// Fonts[0] proportional, Fonts[1] monospace (see window.h).
+void load_fonts(Backend& b, float scale, std::ostream& err) {
+    ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
+    // Token names come from files: Latin Extended-A, Greek and Cyrillic as well as Latin-1.
+    static const ImWchar token_scripts[] = {0x0100, 0x017F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0};
+    ImFontGlyphRangesBuilder builder;
+    builder.AddRanges(atlas.GetGlyphRangesDefault());
+    builder.AddRanges(token_scripts);
+    builder.AddRanges(ui::glyph_ranges());
+    builder.AddText(math_symbols);
+    builder.BuildRanges(&b.glyph_ranges);
+
+    const std::string sans = std::string(font_dir) + "DejaVuSans.ttf";
+    const std::string mono = std::string(font_dir) + "DejaVuSansMono.ttf";
+    const float pixels = base_font_pixels * scale;
+    if (!add_font_file(sans, pixels, b.glyph_ranges.Data)) {
+        err << "attnviz: warning: cannot load " << sans << ", using ImGui's built-in font (no Greek or math symbols)\n";
+        ImFontConfig config;
+        config.SizePixels = 13.0f * std::max(1.0f, std::round(scale)); // a bitmap font: sharp at whole multiples only
+        atlas.AddFontDefault(&config);
+        return;
+    }
+    if (!add_font_file(mono, pixels, b.glyph_ranges.Data))
+        err << "attnviz: warning: cannot load " << mono << ", numbers use the proportional font\n";
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Layout file
+//-----------------------------------------------------------------------------
+
+// $XDG_CONFIG_HOME/attnviz/imgui.ini, else ~/.config/attnviz/imgui.ini, creating the directory;
+// empty (no saved layout) when there is neither or the directory cannot be made.
+std::string layout_file(std::ostream& err) {
+    namespace fs = std::filesystem;
+    fs::path dir;
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg && xdg[0] == '/') dir = xdg; // the XDG spec says to ignore a relative path
+    else if (home && home[0]) dir = fs::path(home) / ".config";
+    else return {};
+    dir /= "attnviz";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        err << "attnviz: warning: cannot create " << dir.string() << " (" << ec.message() << "), the layout will not be saved\n";
+        return {};
+    }
+    return (dir / "imgui.ini").string();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Textures for the panels
+//-----------------------------------------------------------------------------
+
+GLuint gl_name(ImTextureID id) { return static_cast<GLuint>(reinterpret_cast<std::intptr_t>(id)); }
+ImTextureID imgui_id(GLuint name) { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(name)); }
+
+// RGBA8 textures with nearest filtering, so magnified heatmap cells stay sharp squares.
+class GlTextures final : public ui::TextureUploader {
+public:
+    GlTextures() = default;
+    GlTextures(const GlTextures&) = delete;
+    GlTextures& operator=(const GlTextures&) = delete;
+    ~GlTextures() override {
+        for (const auto& texture : sizes_) glDeleteTextures(1, &texture.first);
+    }
+
+    ImTextureID upload(ImTextureID previous, const unsigned char* rgba, int width, int height) override {
+        GLuint name = gl_name(previous);
+        auto known = sizes_.find(name);
+        if (known == sizes_.end()) {
+            glGenTextures(1, &name);
+            glBindTexture(GL_TEXTURE_2D, name);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            known = sizes_.emplace(name, Size{}).first;
+        } else {
+            glBindTexture(GL_TEXTURE_2D, name);
+        }
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        if (known->second.width == width && known->second.height == height) {
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+        } else {
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+            known->second = Size{width, height};
+        }
+        return imgui_id(name);
+    }
+
+    void release(ImTextureID texture) override {
+        const auto known = sizes_.find(gl_name(texture));
+        if (known == sizes_.end()) return;
+        glDeleteTextures(1, &known->first);
+        sizes_.erase(known);
+    }
+
+private:
+    struct Size {
+        int width = 0, height = 0;
+    };
+    std::unordered_map<GLuint, Size> sizes_;
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Screenshot
+//-----------------------------------------------------------------------------
+
+// Tells when the layout has settled: at least screenshot_min_frames, then two frames in a row
+// that draw exactly the same vertices (or screenshot_max_frames, if something keeps moving).
+class Settling {
+public:
+    bool done(const ImDrawData& draw_data) {
+        const std::uint64_t now = fingerprint(draw_data);
+        const bool same = frames_ > 0 && now == last_;
+        last_ = now;
+        ++frames_;
+        return (frames_ >= screenshot_min_frames && same) || frames_ >= screenshot_max_frames;
+    }
+
+private:
+    static std::uint64_t fingerprint(const ImDrawData& d) { // FNV-1a of every vertex and index
+        std::uint64_t h = 14695981039346656037ull;
+        const auto mix = [&h](const void* data, int bytes) {
+            const auto* p = static_cast<const unsigned char*>(data);
+            for (int i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+        };
+        for (int i = 0; i < d.CmdListsCount; ++i) {
+            mix(d.CmdLists[i]->VtxBuffer.Data, d.CmdLists[i]->VtxBuffer.size_in_bytes());
+            mix(d.CmdLists[i]->IdxBuffer.Data, d.CmdLists[i]->IdxBuffer.size_in_bytes());
+        }
+        return h;
+    }
+
+    int frames_ = 0;
+    std::uint64_t last_ = 0;
+};
+
+// Reads the back buffer (what is about to be shown) and writes it as a PNG, atomically.
+bool save_screenshot(const std::string& path, int width, int height, std::ostream& err) {
+    const std::size_t row_bytes = static_cast<std::size_t>(width) * 4;
+    std::vector<unsigned char> rgba(row_bytes * static_cast<std::size_t>(height));
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    // OpenGL's rows run bottom-up, PNG's top-down.
+    for (int y = 0; y < height / 2; ++y)
+        std::swap_ranges(rgba.begin() + static_cast<std::ptrdiff_t>(row_bytes) * y,
+                         rgba.begin() + static_cast<std::ptrdiff_t>(row_bytes) * (y + 1),
+                         rgba.begin() + static_cast<std::ptrdiff_t>(row_bytes) * (height - 1 - y));
+    // The default framebuffer may have no alpha channel; the picture of a window is opaque.
+    for (std::size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;
+
+    // Encode in memory, then let core write a temporary file and rename it over `path`.
+    std::string png;
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+    };
+    if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba.data(), static_cast<int>(row_bytes))) {
+        err << "attnviz: " << path << ": cannot encode the PNG\n";
+        return false;
+    }
+    try {
+        core::write_file_atomically(path, png);
+    } catch (const core::ScenarioError& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return false;
+    }
+    return true;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Autosave
+//-----------------------------------------------------------------------------
+
+// A failing save is retried every second: say so once, and again when the reason changes.
+void report_save_problem(const std::string& problem, std::string& last_reported, std::ostream& err) {
+    if (problem.empty() || problem == last_reported) return;
+    err << "attnviz: " << problem << "\n";
+    last_reported = problem;
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] run_window: the main loop
+//-----------------------------------------------------------------------------
+
+int run_window(const Options& options) {
+    const bool screenshot = options.mode == Options::Mode::screenshot;
+
+    // A bad file or --select row fails exactly as in the text modes, before any window opens.
+    core::Scenario scenario;
+    if (!load_scenario(options, scenario, std::cerr)) return 2;
+    const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
+    if (!options.row.empty() && row < 0) return 2;
+
+    Backend backend;
+    const std::string title = "attnviz — " + (options.file.empty() ? std::string("the cat sat") : options.file);
+    if (!open_window(backend, title, std::cerr)) return 1;
+
+    IMGUI_CHECKVERSION();
+    backend.imgui = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    // --screenshot always shows the default layout: it neither reads nor writes the layout file.
+    backend.ini_path = screenshot ? std::string() : layout_file(std::cerr);
+    io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
+    const float scale = content_scale(backend.window);
+    load_fonts(backend, scale, std::cerr);
+    ImGui::GetStyle().ScaleAllSizes(scale);
+    backend.imgui_glfw_up = ImGui_ImplGlfw_InitForOpenGL(backend.window, true);
+    backend.imgui_opengl_up = ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    GlTextures textures; // declared after backend: its textures go while the GL context lives
+    ui::App app(std::move(scenario), textures, options.file);
+    if (row >= 0) app.select_row(row);
+    // The session file guards against crashes; --screenshot leaves it alone.
+    std::optional<Autosave> autosave;
+    if (!screenshot) autosave.emplace(default_session_path());
+    std::string save_problem;
+
+    Settling settling;
+    while (!glfwWindowShouldClose(backend.window) && !app.wants_to_quit()) {
+        glfwPollEvents();
+        if (glfwGetWindowAttrib(backend.window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
+            glfwWaitEventsTimeout(0.1);
+            continue;
+        }
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
+        ImGui::NewFrame();
+        app.frame();
+        ImGui::Render();
+
+        int width = 0, height = 0;
+        glfwGetFramebufferSize(backend.window, &width, &height);
+        glViewport(0, 0, width, height);
+        const ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+        glClearColor(background.x, background.y, background.z, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+        if (screenshot && settling.done(*ImGui::GetDrawData()))
+            return save_screenshot(options.screenshot_path, width, height, std::cerr) ? 0 : 2;
+        glfwSwapBuffers(backend.window);
+        if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
+    }
+    if (screenshot) {
+        std::cerr << "attnviz: the window closed before the screenshot was taken\n";
+        return 1;
+    }
+    report_save_problem(autosave->flush(app.scenario()), save_problem, std::cerr);
+    return 0;
+}
+
+} // namespace app

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The window, seen from outside. Usage: screenshot_test.sh CASE ATTNVIZ [XVFB_RUN]
+#   png       --screenshot under a virtual X server: exit 0, nothing printed, a 1600×1000 PNG
+#             that is not blank
+#   bad_file  a bad scenario file: exit 2 and one line naming it, before any window (no DISPLAY)
+#   bad_row   --select nosuchrow: exit 2 and one line naming the row, before any window
+set -euo pipefail
+case_name=$1 attnviz=$2 xvfb_run=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "screenshot_test $case_name: $*" >&2; exit 1; }
+
+# Runs attnviz with the given arguments; sets rc, out and err.
+run() {
+  set +e
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  set -e
+  out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+}
+
+# Checks the PNG's header (1600×1000, 8-bit RGBA) and prints how many distinct 4-byte values its
+# filtered scanlines hold. A flat colour filters (None, Sub, Up, Average or Paeth) to at most a few
+# per row; antialiased text gives thousands. Unfiltering in pure Python would take seconds.
+png_variety() {
+  python3 - "$1" <<'PY'
+import struct, sys, zlib
+path = sys.argv[1]
+data = open(path, 'rb').read()
+if data[:8] != b'\x89PNG\r\n\x1a\n': sys.exit(f'{path}: not a PNG')
+w, h, depth, colour = struct.unpack('>IIBB', data[16:26])
+if (w, h) != (1600, 1000): sys.exit(f'{path}: {w}x{h}, expected 1600x1000')
+if (depth, colour) != (8, 6): sys.exit(f'{path}: not 8-bit RGBA')
+idat, pos = b'', 8
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    if kind == b'IDAT': idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * 4 + 1
+if len(raw) != h * stride: sys.exit(f'{path}: {len(raw)} bytes of pixels, expected {h * stride}')
+values = set()
+for y in range(h):
+    row = raw[y * stride + 1:(y + 1) * stride]
+    values.update(row[i:i + 4] for i in range(0, len(row), 4))
+print(len(values))
+PY
+}
+
+case $case_name in
+  png)
+    [ -n "$xvfb_run" ] || fail "needs xvfb-run"
+    run "$xvfb_run" -a -s "-screen 0 1600x1000x24" "$attnviz" --screenshot "$tmp/shot.png"
+    [ "$rc" -eq 0 ] || fail "exit $rc, expected 0: $err"
+    [ -z "$out" ] || fail "printed on stdout: $out"
+    [ -s "$tmp/shot.png" ] || fail "no PNG written"
+    variety=$(png_variety "$tmp/shot.png") || fail "bad PNG"
+    [ "$variety" -ge 64 ] || fail "only $variety distinct pixel values: the window looks blank"
+    ;;
+  bad_file)
+    printf '{"X": [[1, 0], [0, 1]], "W_Q": [[1]]' >"$tmp/bad.json"
+    run env -u DISPLAY -u WAYLAND_DISPLAY "$attnviz" --screenshot "$tmp/shot.png" "$tmp/bad.json"
+    [ "$rc" -eq 2 ] || fail "exit $rc, expected 2: $err"
+    [[ $err == "attnviz: $tmp/bad.json: "* ]] || fail "message does not name the file: $err"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $err"
+    [ ! -e "$tmp/shot.png" ] || fail "wrote a PNG anyway"
+    ;;
+  bad_row)
+    run env -u DISPLAY -u WAYLAND_DISPLAY "$attnviz" --screenshot "$tmp/shot.png" --select nosuchrow
+    [ "$rc" -eq 2 ] || fail "exit $rc, expected 2: $err"
+    [[ $err == *'no row "nosuchrow"'* ]] || fail "message does not name the row: $err"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $err"
+    ;;
+  *) fail "unknown case (png, bad_file, bad_row)" ;;
+esac
