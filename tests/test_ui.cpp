@@ -8,7 +8,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <random>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using headless::Ui;
@@ -413,4 +416,42 @@ TEST_CASE("scenario edits keep every shape and the pin consistent") {
     CHECK(ui::edit::remove_token(one, 0));
     CHECK_FALSE(ui::edit::remove_token(one, 0)); // the last token stays
     CHECK(core::validate(one) == "");
+}
+
+TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the scenario invalid") {
+    // Files a random Save as might write land in a fresh folder, not in the build tree.
+    const std::string dir = temp_path("monkey");
+    REQUIRE(mkdir(dir.c_str(), 0700) == 0);
+    char previous[4096];
+    REQUIRE(getcwd(previous, sizeof previous) != nullptr);
+    REQUIRE(chdir(dir.c_str()) == 0);
+    {
+        Ui ui(core::preset_it_sentence());
+        ui.frames(2);
+        std::mt19937 rng(12345);
+        auto coord = [&](float max) { return std::uniform_real_distribution<float>(0.0f, max)(rng); };
+        const char keys[] = "0123456789.-ea";
+        int changes = 0;
+        for (int step = 0; step < 1000; ++step) {
+            const core::Scenario before = ui.scenario();
+            const ImVec2 p(coord(1600), coord(1000));
+            switch (rng() % 8) {
+            case 0: case 1: ui.click(p); break;
+            case 2: ui.double_click(p); break;
+            case 3: ui.drag(p, ImVec2(coord(1600), coord(1000)), 3); break;
+            case 4: ui.wheel(p, rng() % 2 ? 1.0f : -1.0f); break;
+            case 5: ui.type(std::string(1, keys[rng() % (sizeof keys - 1)])); break;
+            case 6: ui.key(rng() % 2 ? headless::key_enter : headless::key_escape); break;
+            case 7: ui.key('Z', true, rng() % 2 == 0); break;
+            }
+            INFO("step " << step);
+            check_consistent(ui.scenario(), ui.app().result());
+            REQUIRE(ui.st().view.selected_row < ui.scenario().n());
+            changes += ui.scenario() != before;
+        }
+        MESSAGE(changes << " of 1000 random events changed the scenario");
+        CHECK(changes > 20); // the monkey really edits, it does not only miss
+    }
+    REQUIRE(chdir(previous) == 0);
+    std::filesystem::remove_all(dir);
 }

@@ -85,7 +85,7 @@ ImRect default_rect(View::Panel p, ImVec2 display, float top) {
     const float x1 = 0, x2 = c1, x3 = c1 + c2;
     const float controls_h = std::min(std::floor(H * 0.30f), 13.0f * e);
     const float tokens_h = std::floor((H - controls_h) * 0.45f);
-    const float matrices_h = std::floor(H * 0.40f);
+    const float matrices_h = std::floor(H * 0.45f);
     const float heatmap_h = std::floor(H * 0.45f);
     auto rect = [&](float x, float y, float w, float h) { return ImRect(x, top + y, x + w, top + y + h); };
     switch (p) {

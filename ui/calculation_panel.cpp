@@ -42,7 +42,7 @@ void head_block(const core::HeadExplanation& he, int winner, const CalculationCa
     {
         NumberFont mono;
         // Score and scaled score side by side when both fit, else the scaled one under its score.
-        const float pad = 0.6f * em(); // each side of each column
+        const float pad = 1.0f * em(); // each side of each column
         const bool side_by_side = c.score_w + c.scaled_w + 4.0f * pad <= ImGui::GetContentRegionAvail().x;
         ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(pad, ImGui::GetStyle().CellPadding.y));
         key_lines("scores", he, side_by_side ? 2 : 1, [side_by_side](const core::KeyLine& k) {

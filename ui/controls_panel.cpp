@@ -51,12 +51,6 @@ void draw_controls_panel(core::Scenario& s, View& v) {
     if (ImGui::Button("Redo")) v.request_redo = true;
     ImGui::EndDisabled();
     tip("Redo what was undone (Ctrl+Shift+Z).");
-
-    if (!v.status.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, v.status_is_error ? ImVec4(1.0f, 0.42f, 0.38f, 1.0f) : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s", v.status.c_str());
-        ImGui::PopStyleColor();
-    }
 }
 
 } // namespace ui

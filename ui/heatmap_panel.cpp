@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace ui {
 
@@ -23,18 +24,20 @@ constexpr int max_rect_cells = 48; // tokens per side drawn as rectangles
 // [SECTION] Colours and texture
 //-----------------------------------------------------------------------------
 
-ImU32 weight_color(const core::Scenario& s, const core::HeadResult& hr, int i, int j) {
-    return core::is_masked(s, i, j) ? masked_color() : sequential_color(hr.weights(i, j));
+// `top` is the weight drawn in the top colour: 1, or the largest weight when stretched.
+ImU32 weight_color(const core::Scenario& s, const core::HeadResult& hr, int i, int j, double top) {
+    return core::is_masked(s, i, j) ? masked_color() : sequential_color(hr.weights(i, j) / top);
 }
 
 void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadResult& hr, int head, long long version,
-                     TextureUploader& textures) {
+                     double top, TextureUploader& textures) {
     const int n = s.n();
-    if (hm.texture && hm.texture_version == version && hm.texture_head == head && hm.texture_size == n) return;
+    if (hm.texture && hm.texture_version == version && hm.texture_head == head && hm.texture_size == n && hm.texture_top == top)
+        return;
     hm.pixels.resize(static_cast<size_t>(n) * n * 4);
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
-            const ImU32 c = weight_color(s, hr, i, j); // ImU32 is ABGR: bytes R, G, B, A in memory order
+            const ImU32 c = weight_color(s, hr, i, j, top); // ImU32 is ABGR: bytes R, G, B, A in memory order
             unsigned char* p = &hm.pixels[(static_cast<size_t>(i) * n + j) * 4];
             p[0] = static_cast<unsigned char>(c >> IM_COL32_R_SHIFT);
             p[1] = static_cast<unsigned char>(c >> IM_COL32_G_SHIFT);
@@ -50,6 +53,7 @@ void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadR
     hm.texture_size = n;
     hm.texture_version = version;
     hm.texture_head = head;
+    hm.texture_top = top;
 }
 
 // The weight as text that fits `width`, or empty when none does.
@@ -63,7 +67,7 @@ std::string fitting_weight(double w, float width) {
     return {};
 }
 
-void legend(const ImVec2 pos, float width, bool masked) {
+void legend(const ImVec2 pos, float width, bool masked, double top) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const float h = 0.7f * em();
     constexpr int steps = 32;
@@ -76,9 +80,11 @@ void legend(const ImVec2 pos, float width, bool masked) {
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const float y = pos.y + h + 0.15f * em();
     draw->AddText(ImVec2(pos.x, y), text, "0");
-    const char* half = "weight 0.5";
+    char half[32], full[16];
+    std::snprintf(half, sizeof half, "weight %.3g", top / 2);
+    std::snprintf(full, sizeof full, "%.3g", top);
     draw->AddText(ImVec2(pos.x + width * 0.5f - ImGui::CalcTextSize(half).x * 0.5f, y), text, half);
-    draw->AddText(ImVec2(pos.x + width - ImGui::CalcTextSize("1").x, y), text, "1");
+    draw->AddText(ImVec2(pos.x + width - ImGui::CalcTextSize(full).x, y), text, full);
     if (masked) {
         const char* label = "masked";
         const float x = pos.x + width * 0.25f - ImGui::CalcTextSize(label).x * 0.5f;
@@ -111,13 +117,18 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     if (ImGui::SmallButton("Fit")) hm.zoom = 1.0f, hm.pan = ImVec2(0, 0);
     ImGui::EndDisabled();
     tip("Zoom with the mouse wheel, pan by dragging; this shows the whole map again.");
+    ImGui::SameLine();
+    ImGui::Checkbox("stretch", &hm.stretch);
+    tip("Colour from 0 to the largest weight instead of 0 to 1: with many tokens every weight is small, "
+        "and stretching shows their differences.");
+    const double top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
 
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     float label_w = 0.0f;
     for (int i = 0; i < std::min(n, 256); ++i) label_w = std::max(label_w, ImGui::CalcTextSize(s.tokens[i].c_str()).x);
     label_w = std::min(label_w, 6.0f * e) + 0.6f * e;
     const float top_h = ImGui::GetTextLineHeightWithSpacing();
-    const float legend_h = 2.4f * e;
+    const float legend_h = 2.4f * e + (n > max_rect_cells ? ImGui::GetTextLineHeightWithSpacing() : 0.0f);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - legend_h));
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -168,14 +179,14 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(map.Min, map.Max, true);
     if (hm.textured) {
-        refresh_texture(hm, s, hr, head, v.result_version, textures);
+        refresh_texture(hm, s, hr, head, v.result_version, top, textures);
         draw->AddImage(hm.texture, map.Min, map.Max, ImVec2(hm.pan.x / n_f, hm.pan.y / n_f),
                        ImVec2((hm.pan.x + cells) / n_f, (hm.pan.y + cells) / n_f));
     } else {
         for (int i = first_row; i < last_row; ++i)
             for (int j = first_col; j < last_col; ++j) {
                 const ImVec2 a = cell_min(i, j);
-                draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), weight_color(s, hr, i, j));
+                draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), weight_color(s, hr, i, j, top));
             }
     }
     // Each weight written in its cell once the cells are big enough to read.
@@ -189,7 +200,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
                 const ImVec2 a = cell_min(i, j);
                 const ImVec2 size = ImGui::CalcTextSize(text.c_str());
                 draw->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f),
-                              text_color_on(weight_color(s, hr, i, j)), text.c_str());
+                              text_color_on(weight_color(s, hr, i, j, top)), text.c_str());
             }
     }
     const float thick = std::max(2.0f, 0.12f * e);
@@ -241,7 +252,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
         ImGui::SetTooltip("%s: click to explain this row", s.tokens[hover_row].c_str());
     }
 
-    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal);
+    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal, top);
     ImGui::SetCursorScreenPos(ImVec2(p0.x, map.Max.y + legend_h));
     if (hm.textured) ImGui::TextDisabled("%d × %d: wheel to zoom, drag to pan", n, n);
 }

@@ -110,7 +110,8 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
         {"Z", "Z", "A · V", &hr.output, false, Colors::diverging, false},
     };
     const float avail_h = ImGui::GetContentRegionAvail().y;
-    const float max_h = std::max(6.0f * ImGui::GetFrameHeight(), avail_h * 0.42f);
+    // Up to 8 rows each before a grid scrolls; more when the panel is tall.
+    const float max_h = std::max(9.0f * ImGui::GetFrameHeight(), avail_h * 0.45f);
     bool first = true;
     for (const MatrixView& mv : views) {
         draw_matrix(mv, s, v, max_h, first);

@@ -27,6 +27,7 @@ struct GridGeometry {
 };
 
 struct HeatmapView {
+    bool stretch = false;     // colours span 0 … the largest weight instead of 0 … 1
     float zoom = 1.0f;        // cells across = n / zoom
     ImVec2 pan{0, 0};         // first visible cell (fractional), in cells
     // Recorded each frame:
@@ -41,6 +42,7 @@ struct HeatmapView {
     int texture_size = 0;
     long long texture_version = -1;
     int texture_head = -1;
+    double texture_top = -1.0; // the weight that maps to the top colour
 };
 
 struct ArrowView {

@@ -175,7 +175,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     //-----------------------------------------------------------------------------
     const Dims vd = dims_in(s.d_v(), av.dims);
     const core::Vector z = hr.output.row(i).transpose();
-    const float bars_w = std::min(15.0f * e, ImGui::GetContentRegionAvail().x * 0.36f);
+    const float bars_w = std::min(13.0f * e, ImGui::GetContentRegionAvail().x * 0.32f);
     const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(6.0f * e, std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
