@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
 #include "core/presets.h"
@@ -25,6 +26,8 @@ const char* const usage_text =
     "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
+    "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
+    "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
     "       attnviz --help | --version\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
 
@@ -56,7 +59,7 @@ Options parse_args(int argc, const char* const* argv) {
     };
     bool select_given = false;
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
-    bool tokens_given = false, dim_given = false;
+    bool tokens_given = false, dim_given = false, seed_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dump") set_mode(Options::Mode::dump, a);
@@ -67,6 +70,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
+        else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
         else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; }
@@ -76,6 +81,8 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
+    if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core) {
         if (!tokens_given || !dim_given) throw UsageError("--bench-core needs --tokens N and --dim D");
         if (!o.file.empty()) throw UsageError("--bench-core makes its own random scenario; it takes no FILE (" + o.file + ")");
@@ -128,6 +135,7 @@ int run_bench_core(const Options& o, std::ostream& out) {
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
+    if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;

@@ -10,7 +10,7 @@ namespace core { struct Scenario; }
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default (seed 000)
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
@@ -18,6 +18,8 @@ struct Options {
     int tokens = 0;              // --bench-core: --tokens N (1..4096)
     int dim = 0;                 // --bench-core: --dim D (1..512), d_model = d_k = d_v = D
     int reps = 20;               // --bench-core: --reps R (1..100000) timed runs after the warm-up
+    long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
+    long long seed = 1;          // --monkey: --seed S
 };
 
 struct UsageError : std::runtime_error {
