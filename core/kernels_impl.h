@@ -13,11 +13,12 @@
 #include "core/kernels.h"
 #include "core/parallel.h"
 
-// GCC 12 warns that AVX-512 intrinsics' deliberately undefined registers (_mm512_undefined_pd) "may
-// be used uninitialized" wherever Eigen inlines them: a false positive inside the compiler's own
-// headers, silenced for this file only.
+// GCC 12 warns that AVX-512 intrinsics' deliberately undefined registers (_mm512_undefined_pd,
+// `__m512d __Y = __Y;`) are (or "may be") used uninitialized wherever Eigen inlines them: a false
+// positive inside the compiler's own headers, silenced for this file only.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 // Parallelism is ours (row blocks, core/parallel.h), never Eigen's.

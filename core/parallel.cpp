@@ -42,13 +42,21 @@ struct Job {
     void* context = nullptr;
     std::atomic<std::ptrdiff_t> next{0};
     std::atomic<std::ptrdiff_t> finished{0};
+    std::mutex mutex; // with all_done: the caller sleeps on it while a helper finishes its blocks
+    std::condition_variable all_done;
 
     void work() {
         for (std::ptrdiff_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
             body(context, i);
-            finished.fetch_add(1, std::memory_order_release); // publishes block i's results
+            // Publishes block i's results; the last block wakes the caller if it sleeps.
+            if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
+                std::lock_guard<std::mutex> lock(mutex);
+                all_done.notify_all();
+            }
         }
     }
+
+    bool done() const { return finished.load(std::memory_order_acquire) == count; }
 };
 
 class Pool {
@@ -72,9 +80,13 @@ public:
         }
         wake_.notify_all();
         job->work();
-        // Only blocks a helper has already taken are left: wait for those.
-        for (int spins = 0; job->finished.load(std::memory_order_acquire) < count; ++spins)
-            if (spins > 100) std::this_thread::yield();
+        // Only blocks a helper has already taken are left. Spin a little, then sleep: a helper that
+        // the machine's other work has preempted then gets this core.
+        for (int spins = 0; !job->done() && spins < 2000; ++spins) std::this_thread::yield();
+        if (!job->done()) {
+            std::unique_lock<std::mutex> lock(job->mutex);
+            job->all_done.wait(lock, [&] { return job->done(); });
+        }
         std::lock_guard<std::mutex> lock(mutex_);
         job_.reset();
         return true;
