@@ -47,10 +47,11 @@ namespace {
 //-----------------------------------------------------------------------------
 
 // Recomputes when the scenario changed since the last computation. Comparing the inputs costs
-// O(n·d), computing O(n²·d), so an idle frame stays cheap while every change is seen at once.
+// O(n·d) (a memcmp), computing O(n²·d), so an idle frame stays cheap while every change is seen
+// at once.
 // An invalid scenario (which no panel should produce) is refused and the last valid one restored.
 void recompute(App::State& st) {
-    if (st.view.result_version > 0 && st.scenario == st.computed) return;
+    if (st.view.result_version > 0 && same_bits(st.scenario, st.computed)) return;
     try {
         core::compute_into(st.scenario, st.result);
         st.computed = st.scenario;

@@ -1,8 +1,32 @@
 #include "ui/history.h"
 
+#include <cstring>
 #include <utility>
 
 namespace ui {
+
+namespace {
+
+bool same_bits(const core::Matrix& a, const core::Matrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0);
+}
+
+} // namespace
+
+bool same_bits(const core::Scenario& a, const core::Scenario& b) {
+    if (a.causal != b.causal || a.scale != b.scale || a.positional != b.positional || a.heads.size() != b.heads.size() ||
+        a.pin.has_value() != b.pin.has_value() || !same_bits(a.X, b.X) || !same_bits(a.W_O, b.W_O) || a.tokens != b.tokens)
+        return false;
+    if (a.pin && (a.pin->head != b.pin->head || a.pin->row != b.pin->row || a.pin->q.size() != b.pin->q.size() ||
+                  std::memcmp(a.pin->q.data(), b.pin->q.data(), static_cast<std::size_t>(a.pin->q.size()) * sizeof(double)) != 0))
+        return false;
+    for (std::size_t h = 0; h < a.heads.size(); ++h)
+        if (!same_bits(a.heads[h].W_Q, b.heads[h].W_Q) || !same_bits(a.heads[h].W_K, b.heads[h].W_K) ||
+            !same_bits(a.heads[h].W_V, b.heads[h].W_V))
+            return false;
+    return true;
+}
 
 std::size_t snapshot_bytes(const core::Scenario& s) {
     std::size_t doubles = static_cast<std::size_t>(s.X.size() + s.W_O.size());
@@ -16,7 +40,7 @@ History::History(core::Scenario start, std::size_t max_steps, std::size_t max_by
     : committed_(std::move(start)), max_steps_(max_steps), max_bytes_(max_bytes) {}
 
 void History::commit(const core::Scenario& current) {
-    if (current == committed_) return;
+    if (same_bits(current, committed_)) return;
     undo_.push_back(std::move(committed_));
     committed_ = current;
     redo_.clear();

@@ -12,6 +12,11 @@
 
 namespace ui {
 
+// Whether two scenarios hold the same bits. Much faster than Scenario::operator== on big weights
+// (it runs several times a frame) and never says "same" for different scenarios; it may say
+// "different" for equal ones (−0 against 0), which only costs a recompute.
+bool same_bits(const core::Scenario& a, const core::Scenario& b);
+
 class History {
 public:
     explicit History(core::Scenario start, std::size_t max_steps = 200, std::size_t max_bytes = 256u << 20);
@@ -22,7 +27,7 @@ public:
     bool undo(core::Scenario& current);
     bool redo(core::Scenario& current);
 
-    bool can_undo(const core::Scenario& current) const { return !undo_.empty() || current != committed_; }
+    bool can_undo(const core::Scenario& current) const { return !undo_.empty() || !same_bits(current, committed_); }
     bool can_redo() const { return !redo_.empty(); }
     std::size_t undo_steps() const { return undo_.size(); }
 

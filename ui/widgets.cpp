@@ -3,6 +3,7 @@
 #include "core/explain.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ui {
@@ -50,10 +51,16 @@ ImVec4 rgb(float r, float g, float b) { return ImVec4(r / 255.0f, g / 255.0f, b 
 } // namespace
 
 ImU32 sequential_color(double t) {
-    static const ImVec4 viridis[] = {rgb(68, 1, 84),    rgb(71, 45, 123),  rgb(59, 82, 139),
-                                     rgb(44, 114, 142), rgb(33, 145, 140), rgb(40, 174, 128),
-                                     rgb(94, 201, 98),  rgb(173, 220, 48), rgb(253, 231, 37)};
-    return lerp_stops(viridis, 9, t);
+    // A table of 256 steps: big heatmaps colour a million cells per change.
+    static const std::array<ImU32, 256> table = [] {
+        const ImVec4 viridis[] = {rgb(68, 1, 84),    rgb(71, 45, 123),  rgb(59, 82, 139),
+                                  rgb(44, 114, 142), rgb(33, 145, 140), rgb(40, 174, 128),
+                                  rgb(94, 201, 98),  rgb(173, 220, 48), rgb(253, 231, 37)};
+        std::array<ImU32, 256> colors{};
+        for (size_t k = 0; k < colors.size(); ++k) colors[k] = lerp_stops(viridis, 9, static_cast<double>(k) / 255.0);
+        return colors;
+    }();
+    return table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)];
 }
 
 ImU32 diverging_color(double t) {
