@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 #include <vector>
 
 namespace app {
@@ -26,6 +29,9 @@ const char* const usage_text =
     "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
+    "       attnviz --bench-frames F --tokens N --dim D\n"
+    "                                               open the window on random N x D, draw F frames without\n"
+    "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
     "       attnviz --help | --version\n"
@@ -49,7 +55,7 @@ Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -59,6 +65,7 @@ Options parse_args(int argc, const char* const* argv) {
     };
     bool select_given = false;
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
+    bool reps_given = false;
     bool tokens_given = false, dim_given = false, seed_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -70,11 +77,12 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
         else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
-        else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; }
+        else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; reps_given = true; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
         else o.file = a;
@@ -83,11 +91,13 @@ Options parse_args(int argc, const char* const* argv) {
         throw UsageError("--select goes with the window or --screenshot");
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
-    if (o.mode == Options::Mode::bench_core) {
-        if (!tokens_given || !dim_given) throw UsageError("--bench-core needs --tokens N and --dim D");
-        if (!o.file.empty()) throw UsageError("--bench-core makes its own random scenario; it takes no FILE (" + o.file + ")");
+    if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
+        const std::string mode = o.mode == Options::Mode::bench_core ? "--bench-core" : "--bench-frames";
+        if (!tokens_given || !dim_given) throw UsageError(mode + " needs --tokens N and --dim D");
+        if (!o.file.empty()) throw UsageError(mode + " makes its own random scenario; it takes no FILE (" + o.file + ")");
+        if (reps_given && o.mode == Options::Mode::bench_frames) throw UsageError("--reps goes with --bench-core");
     } else if (!bench_flag.empty()) {
-        throw UsageError(bench_flag + " goes with --bench-core");
+        throw UsageError(bench_flag + (reps_given && bench_flag == "--reps" ? " goes with --bench-core" : " goes with --bench-core or --bench-frames"));
     }
     return o;
 }
@@ -132,6 +142,27 @@ int run_bench_core(const Options& o, std::ostream& out) {
     return 0;
 }
 
+std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb) {
+    std::sort(ms.begin(), ms.end());
+    auto nearest_rank = [&](double p) { // the smallest frame time that p % of the frames do not exceed
+        if (ms.empty()) return 0.0;
+        const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(ms.size())));
+        return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
+    };
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(4) << "{\"frames\": " << ms.size() << ", \"tokens\": " << o.tokens
+         << ", \"dim\": " << o.dim << ", \"p50_ms\": " << nearest_rank(50) << ", \"p99_ms\": " << nearest_rank(99)
+         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << "}\n";
+    return line.str();
+}
+
+double resident_set_mb() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0; // "VmRSS:  123456 kB"
+    return -1.0;
+}
+
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
@@ -160,7 +191,7 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
         return 2;
     }
-    if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot) {
+    if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;

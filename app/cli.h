@@ -4,20 +4,22 @@
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace core { struct Scenario; }
 
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default (seed 000)
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
     std::string screenshot_path; // --screenshot OUT.png
-    int tokens = 0;              // --bench-core: --tokens N (1..4096)
-    int dim = 0;                 // --bench-core: --dim D (1..512), d_model = d_k = d_v = D
+    int tokens = 0;              // --bench-core, --bench-frames: --tokens N (1..4096)
+    int dim = 0;                 // --bench-core, --bench-frames: --dim D (1..512), d_model = d_k = d_v = D
     int reps = 20;               // --bench-core: --reps R (1..100000) timed runs after the warm-up
+    int frames = 0;              // --bench-frames F (1..100000) timed frames of the window
     long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
     long long seed = 1;          // --monkey: --seed S
 };
@@ -33,6 +35,15 @@ Options parse_args(int argc, const char* const* argv);
 // (3 untimed runs first) and prints one JSON line {"tokens", "dim", "median_ms", "min_ms", "reps",
 // "threads", "kernels"}: the threads and the kernel build (core::kernel_build) it ran with.
 int run_bench_core(const Options& options, std::ostream& out);
+
+// --bench-frames: the window draws bench_frames_warmup untimed frames, then options.frames timed
+// ones (a frame = one whole iteration of its loop, on the CPU's clock, vsync off) and prints this
+// line: {"frames", "tokens", "dim", "p50_ms", "p99_ms", "rss_mb"} (p99: nearest rank; rss_mb: the
+// resident set at the end, MiB).
+constexpr int bench_frames_warmup = 10;
+std::string bench_frames_json(const Options& options, std::vector<double> frame_ms, double rss_mb);
+// VmRSS of this process in MiB (Linux), or -1 when unknown.
+double resident_set_mb();
 
 // Runs dump, explain, decode, bench-core, help or version. Returns the exit code: 0, or 2 with one line
 // "attnviz: FILE: reason" on `err`.

@@ -19,6 +19,7 @@
 #include "app/window.h"
 
 #include "app/autosave.h"
+#include "core/presets.h"
 #include "core/scenario.h"
 #include "core/scenario_io.h"
 #include "ui/ui.h"
@@ -33,6 +34,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -327,23 +329,27 @@ void report_save_problem(const std::string& problem, std::string& last_reported,
 
 int run_window(const Options& options) {
     const bool screenshot = options.mode == Options::Mode::screenshot;
+    // --bench-frames: a random scenario, no vsync, no layout file, no autosave; times every frame.
+    const bool bench = options.mode == Options::Mode::bench_frames;
 
     // A bad file or --select row fails exactly as in the text modes, before any window opens.
     core::Scenario scenario;
-    if (!load_scenario(options, scenario, std::cerr)) return 2;
+    if (bench) scenario = core::random_scenario(options.tokens, options.dim, options.dim, options.dim, 1, false, 2024);
+    else if (!load_scenario(options, scenario, std::cerr)) return 2;
     const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
     if (!options.row.empty() && row < 0) return 2;
 
     Backend backend;
     const std::string title = "attnviz — " + (options.file.empty() ? std::string("the cat sat") : options.file);
     if (!open_window(backend, title, std::cerr)) return 1;
+    if (bench) glfwSwapInterval(0);
 
     IMGUI_CHECKVERSION();
     backend.imgui = ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
-    backend.ini_path = screenshot ? std::string() : layout_file(std::cerr);
+    backend.ini_path = screenshot || bench ? std::string() : layout_file(std::cerr);
     io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
     const float scale = content_scale(backend.window);
     load_fonts(backend, scale, std::cerr);
@@ -356,11 +362,14 @@ int run_window(const Options& options) {
     if (row >= 0) app.select_row(row);
     // The session file guards against crashes; --screenshot leaves it alone.
     std::optional<Autosave> autosave;
-    if (!screenshot) autosave.emplace(default_session_path());
+    if (!screenshot && !bench) autosave.emplace(default_session_path());
     std::string save_problem;
 
     Settling settling;
+    std::vector<double> frame_ms; // --bench-frames
+    int frames_drawn = 0;
     while (!glfwWindowShouldClose(backend.window) && !app.wants_to_quit()) {
+        const auto frame_start = std::chrono::steady_clock::now();
         glfwPollEvents();
         if (glfwGetWindowAttrib(backend.window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
             glfwWaitEventsTimeout(0.1);
@@ -368,7 +377,7 @@ int run_window(const Options& options) {
         }
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
-        if (screenshot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
+        if (screenshot || bench) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
         ImGui::NewFrame();
         app.frame();
         ImGui::Render();
@@ -385,9 +394,16 @@ int run_window(const Options& options) {
             return save_screenshot(options.screenshot_path, width, height, std::cerr) ? 0 : 2;
         glfwSwapBuffers(backend.window);
         if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
+        if (bench && ++frames_drawn > bench_frames_warmup) {
+            frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+            if (static_cast<int>(frame_ms.size()) == options.frames) {
+                std::cout << bench_frames_json(options, frame_ms, resident_set_mb()) << std::flush;
+                return 0;
+            }
+        }
     }
-    if (screenshot) {
-        std::cerr << "attnviz: the window closed before the screenshot was taken\n";
+    if (screenshot || bench) {
+        std::cerr << "attnviz: the window closed before " << (bench ? "the last frame was timed" : "the screenshot was taken") << "\n";
         return 1;
     }
     report_save_problem(autosave->flush(app.scenario()), save_problem, std::cerr);

@@ -31,7 +31,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_WINDOW=OFF -DBUILD_TESTING=OFF >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_WINDOW=OFF >/dev/null
 cmake --build "$build" --target attnviz attnviz_bench >/dev/null
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -197,3 +197,60 @@ TEST_CASE("--bench-core with bad or missing values: exit code 2 and one line") {
 TEST_CASE("the usage text names --bench-core") {
     CHECK(run({"--help"}).out.find("attnviz --bench-core --tokens N --dim D [--reps R]") != std::string::npos);
 }
+
+TEST_CASE("--bench-frames parses F, --tokens and --dim, and needs the window") {
+    auto parse = [](std::vector<const char*> args) {
+        args.insert(args.begin(), "attnviz");
+        return app::parse_args(static_cast<int>(args.size()), args.data());
+    };
+    const app::Options o = parse({"--bench-frames", "300", "--tokens", "1024", "--dim", "64"});
+    CHECK(o.mode == app::Options::Mode::bench_frames);
+    CHECK(o.frames == 300);
+    CHECK(o.tokens == 1024);
+    CHECK(o.dim == 64);
+    const Run no_window = run({"--bench-frames", "3", "--tokens", "8", "--dim", "8"});
+    CHECK(no_window.code == 2); // no window runner in the tests
+    CHECK(no_window.err.find("this build has no window") != std::string::npos);
+    CHECK(run({"--help"}).out.find("attnviz --bench-frames F --tokens N --dim D") != std::string::npos);
+}
+
+TEST_CASE("--bench-frames with bad or missing values: exit code 2 and one line") {
+    auto fails = [](std::vector<std::string> args) {
+        const Run r = run(std::move(args));
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        return r.err;
+    };
+    CHECK(fails({"--bench-frames", "0", "--tokens", "8", "--dim", "8"}) ==
+          "attnviz: --bench-frames takes a whole number from 1 to 100000, not \"0\" (see attnviz --help)\n");
+    CHECK(fails({"--bench-frames", "100001", "--tokens", "8", "--dim", "8"}).find("--bench-frames takes") != std::string::npos);
+    CHECK(fails({"--bench-frames", "x", "--tokens", "8", "--dim", "8"}).find("--bench-frames takes") != std::string::npos);
+    CHECK(fails({"--bench-frames"}) == "attnviz: --bench-frames needs a value (see attnviz --help)\n");
+    CHECK(fails({"--bench-frames", "10", "--dim", "8"}) == "attnviz: --bench-frames needs --tokens N and --dim D (see attnviz --help)\n");
+    CHECK(fails({"--bench-frames", "10", "--tokens", "4097", "--dim", "8"}).find("--tokens takes") != std::string::npos);
+    CHECK(fails({"--bench-frames", "10", "--tokens", "8", "--dim", "513"}).find("--dim takes") != std::string::npos);
+    CHECK(fails({"--bench-frames", "10", "--tokens", "8", "--dim", "8", "--reps", "3"}).find("--reps goes with --bench-core") != std::string::npos);
+    CHECK(fails({"--bench-frames", "10", "--tokens", "8", "--dim", "8", "a.json"}).find("takes no FILE") != std::string::npos);
+    CHECK(fails({"--bench-frames", "10", "--bench-core", "--tokens", "8", "--dim", "8"}).find("only one of") != std::string::npos);
+    CHECK(fails({"--screenshot", "a.png", "--tokens", "8"}).find("--tokens goes with --bench-core or --bench-frames") != std::string::npos);
+}
+
+TEST_CASE("--bench-frames' line: the median and the 99th percentile by nearest rank, and the RSS") {
+    app::Options o;
+    o.tokens = 16;
+    o.dim = 4;
+    std::vector<double> ms;
+    for (int i = 100; i >= 1; --i) ms.push_back(i); // 1 … 100 ms, in any order
+    const auto j = nlohmann::json::parse(app::bench_frames_json(o, ms, 123.45));
+    CHECK(j["frames"] == 100);
+    CHECK(j["tokens"] == 16);
+    CHECK(j["dim"] == 4);
+    CHECK(j["p50_ms"].get<double>() == 50.0);
+    CHECK(j["p99_ms"].get<double>() == 99.0);
+    CHECK(j["rss_mb"].get<double>() == doctest::Approx(123.5));
+    const auto one = nlohmann::json::parse(app::bench_frames_json(o, {7.0}, 1.0));
+    CHECK(one["p50_ms"].get<double>() == 7.0);
+    CHECK(one["p99_ms"].get<double>() == 7.0);
+    CHECK(app::resident_set_mb() > 1.0); // this test process, from /proc/self/status
+}
