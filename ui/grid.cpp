@@ -127,4 +127,39 @@ GridGeometry draw_grid(const GridSpec& s) {
     return GridGeometry{first_cell, ImVec2(s.cell_w, s.cell_h), cells};
 }
 
+float token_label_width(const core::Scenario& s) {
+    float w = 0.0f;
+    for (int r = 0; r < std::min(s.n(), 256); ++r) w = std::max(w, ImGui::CalcTextSize(s.tokens[r].c_str()).x);
+    return w;
+}
+
+NumberRange number_range(const Eigen::Ref<const core::Matrix>& m) {
+    NumberRange range;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) {
+            const double x = m(r, c);
+            if (!std::isfinite(x)) continue;
+            range.all_integers = range.all_integers && x == std::round(x);
+            range.max_abs = std::max(range.max_abs, std::abs(x));
+        }
+    return range;
+}
+
+GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v) {
+    const NumberRange range = number_range(m);
+    GridSpec g;
+    g.id = id;
+    g.rows = static_cast<int>(m.rows());
+    g.cols = static_cast<int>(m.cols());
+    g.cell_h = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y * 0.5f;
+    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(range.max_abs, range.all_integers)));
+    g.max_size = max_size;
+    g.cell = [&m, &v](int r, int c, const ImRect& rect) {
+        ImGui::SetCursorScreenPos(ImVec2(rect.Min.x + 0.1f * em(), rect.Min.y));
+        NumberFont mono;
+        number_cell("##entry", m(r, c), rect.GetWidth() - 0.2f * em(), v);
+    };
+    return g;
+}
+
 } // namespace ui

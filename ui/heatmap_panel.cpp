@@ -8,6 +8,7 @@
 #include "ui/panels.h"
 
 #include "core/explain.h"
+#include "ui/grid.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -124,9 +125,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     const double top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
 
     // Geometry: labels on the left and on top, the square map, the legend underneath.
-    float label_w = 0.0f;
-    for (int i = 0; i < std::min(n, 256); ++i) label_w = std::max(label_w, ImGui::CalcTextSize(s.tokens[i].c_str()).x);
-    label_w = std::min(label_w, 6.0f * e) + 0.6f * e;
+    const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;
     const float top_h = ImGui::GetTextLineHeightWithSpacing();
     const float legend_h = 2.4f * e + (n > max_rect_cells ? ImGui::GetTextLineHeightWithSpacing() : 0.0f);
     const ImVec2 avail = ImGui::GetContentRegionAvail();

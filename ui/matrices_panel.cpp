@@ -6,7 +6,6 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ui {
 
@@ -26,25 +25,16 @@ struct MatrixView {
 
 void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first) {
     const core::Matrix& m = *mv.m;
-    bool all_integers = true;
-    double max_abs = 0.0;
-    for (Eigen::Index i = 0; i < m.size(); ++i) {
-        const double x = m.data()[i];
-        if (!std::isfinite(x)) continue;
-        all_integers = all_integers && x == std::round(x);
-        max_abs = std::max(max_abs, std::abs(x));
-    }
-    const double scale = max_abs > 0.0 ? max_abs : 1.0;
-    float label_w = 0.0f;
-    for (int r = 0; r < std::min(s.n(), 256); ++r) label_w = std::max(label_w, ImGui::CalcTextSize(s.tokens[r].c_str()).x);
-    label_w = std::min(label_w, 7.0f * em()) + 0.8f * em();
+    const NumberRange range = number_range(m);
+    const double scale = range.max_abs > 0.0 ? range.max_abs : 1.0;
+    const float label_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
 
     GridSpec g;
     g.id = mv.name;
     g.rows = static_cast<int>(m.rows());
     g.cols = static_cast<int>(m.cols());
     g.cell_h = ImGui::GetFrameHeight();
-    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(max_abs, all_integers)));
+    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(range.max_abs, range.all_integers)));
     g.row_header_w = label_w;
     g.max_size = ImVec2(ImGui::GetContentRegionAvail().x, max_h);
     g.highlight_row = v.selected_row;

@@ -269,28 +269,9 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     ImGui::SameLine();
     ImGui::BeginChild("bars", ImVec2(bars_w, side), false);
     ImGui::TextDisabled("weights of \"%s\"", token.c_str());
-    const float name_w = std::min(5.0f * e, bars_w * 0.4f);
-    ImGuiListClipper clipper;
-    clipper.Begin(n);
-    while (clipper.Step())
-        for (int j = clipper.DisplayStart; j < clipper.DisplayEnd; ++j) {
-            const ImVec2 at = ImGui::GetCursorScreenPos();
-            const float line = ImGui::GetTextLineHeight();
-            const float bar_max = ImGui::GetContentRegionAvail().x - name_w - 3.5f * e;
-            const double w = hr.weights(i, j);
-            const bool masked = core::is_masked(s, i, j);
-            ImDrawList* d = ImGui::GetWindowDrawList();
-            d->PushClipRect(at, ImVec2(at.x + name_w - 0.3f * e, at.y + line), true);
-            d->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), s.tokens[j].c_str());
-            d->PopClipRect();
-            const ImVec2 bar(at.x + name_w, at.y + 0.15f * line);
-            d->AddRectFilled(bar, ImVec2(bar.x + std::max(1.0f, static_cast<float>(w) * bar_max), bar.y + 0.7f * line),
-                             masked ? masked_color() : w == top ? selection_color() : key_rgb);
-            NumberFont mono;
-            const std::string text = masked ? "masked" : core::format_number(w);
-            d->AddText(ImVec2(bar.x + static_cast<float>(w) * bar_max + 0.3f * e, at.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
-            ImGui::Dummy(ImVec2(0, line));
-        }
+    weight_bars(
+        n, std::min(5.0f * e, bars_w * 0.4f), key_rgb, top, [&s](int j) { return s.tokens[j].c_str(); },
+        [&](int j) { return hr.weights(i, j); }, [&](int j) { return core::is_masked(s, i, j); });
     ImGui::EndChild();
 
     // The two extremes of the seed's "Try it", said plainly.

@@ -36,21 +36,9 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
     const float button = ImGui::GetFrameHeight();
     const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
     const float name_w = 5.0f * em();
-    bool all_integers = true;
-    double max_abs = 0.0;
-    for (Eigen::Index i = 0; i < s.X.size(); ++i) {
-        all_integers = all_integers && s.X.data()[i] == std::round(s.X.data()[i]);
-        max_abs = std::max(max_abs, std::abs(s.X.data()[i]));
-    }
 
-    GridSpec g;
-    g.id = "X";
-    g.rows = s.n();
-    g.cols = s.d_model();
-    g.cell_h = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y * 0.5f;
-    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(max_abs, all_integers)));
+    GridSpec g = number_grid("X", s.X, ImGui::GetContentRegionAvail(), v);
     g.row_header_w = 3.0f * (button + spacing) + name_w + 0.5f * em();
-    g.max_size = ImGui::GetContentRegionAvail();
     g.highlight_row = v.selected_row;
     g.col_label = [](int c) { return std::to_string(c + 1); };
     g.row_header = [&](int r, const ImRect& rect) {
@@ -75,11 +63,6 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
         ImGui::InputText("##name", &s.tokens[r]);
         if (r == v.selected_row) ImGui::PopStyleColor();
         tip("Token name, used in every panel");
-    };
-    g.cell = [&](int r, int c, const ImRect& rect) {
-        ImGui::SetCursorScreenPos(ImVec2(rect.Min.x + 0.1f * em(), rect.Min.y));
-        NumberFont mono;
-        number_cell("##x", s.X(r, c), rect.GetWidth() - 0.2f * em(), v);
     };
     g.cell_tooltip = [&](int r, int c) {
         ImGui::SetTooltip("X[%s][%d]: dimension %d of \"%s\"'s embedding.\nDrag (Shift: faster, Alt: slower), or double-click and type.",

@@ -6,34 +6,16 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ui {
 
 namespace {
 
 GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
-    bool all_integers = true;
-    double max_abs = 0.0;
-    for (Eigen::Index i = 0; i < W.size(); ++i) {
-        all_integers = all_integers && W.data()[i] == std::round(W.data()[i]);
-        max_abs = std::max(max_abs, std::abs(W.data()[i]));
-    }
-    GridSpec g;
-    g.id = name;
-    g.rows = static_cast<int>(W.rows());
-    g.cols = static_cast<int>(W.cols());
-    g.cell_h = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y * 0.5f;
-    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(max_abs, all_integers)));
+    GridSpec g = number_grid(name, W, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
     g.row_header_w = ImGui::CalcTextSize("512").x + em();
-    g.max_size = ImVec2(ImGui::GetContentRegionAvail().x, max_h);
     g.col_label = [](int c) { return std::to_string(c + 1); };
     g.row_label = [](int r) { return std::to_string(r + 1); };
-    g.cell = [&W, &v](int r, int c, const ImRect& rect) {
-        ImGui::SetCursorScreenPos(ImVec2(rect.Min.x + 0.1f * em(), rect.Min.y));
-        NumberFont mono;
-        number_cell("##w", W(r, c), rect.GetWidth() - 0.2f * em(), v);
-    };
     g.cell_tooltip = [name](int r, int c) {
         ImGui::SetTooltip("%s[%d][%d]: how much embedding dimension %d adds to output dimension %d.\n"
                           "Drag (Shift: faster, Alt: slower), or double-click and type.",

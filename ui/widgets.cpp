@@ -146,4 +146,29 @@ bool dimension_input(const char* label, int& value, int min, int max, const char
     return true;
 }
 
+void weight_bars(int count, float name_w, ImU32 color, double top, const std::function<const char*(int)>& name,
+                 const std::function<double(int)>& weight, const std::function<bool(int)>& masked) {
+    const float e = em(), line = ImGui::GetTextLineHeight();
+    ImDrawList* d = ImGui::GetWindowDrawList();
+    ImGuiListClipper clipper;
+    clipper.Begin(count);
+    while (clipper.Step())
+        for (int j = clipper.DisplayStart; j < clipper.DisplayEnd; ++j) {
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const float bar_max = ImGui::GetContentRegionAvail().x - name_w - 3.5f * e;
+            const double w = weight(j);
+            const bool hidden = masked(j);
+            d->PushClipRect(at, ImVec2(at.x + name_w - 0.3f * e, at.y + line), true);
+            d->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), name(j));
+            d->PopClipRect();
+            const ImVec2 bar(at.x + name_w, at.y + 0.15f * line);
+            d->AddRectFilled(bar, ImVec2(bar.x + std::max(1.0f, static_cast<float>(w) * bar_max), bar.y + 0.7f * line),
+                             hidden ? masked_color() : w == top ? selection_color() : color);
+            NumberFont mono;
+            const std::string text = hidden ? "masked" : core::format_number(w);
+            d->AddText(ImVec2(bar.x + static_cast<float>(w) * bar_max + 0.3f * e, at.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+            ImGui::Dummy(ImVec2(0, line));
+        }
+}
+
 } // namespace ui

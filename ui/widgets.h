@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 
 namespace ui {
@@ -47,5 +48,11 @@ bool number_cell(const char* id, double& value, float width, View& v);
 
 // A dimension (d_model, d_k, d_v): − and + buttons and a box that applies on Enter. True on change.
 bool dimension_input(const char* label, int& value, int min, int max, const char* tooltip, View& v);
+
+// One query's weights as horizontal bars, one line per key: its name (clipped to `name_w`), a bar
+// as long as its weight, and the weight after it. Only the lines on screen are drawn. Bars of
+// weight `top` (the largest) get the selection colour; masked keys are grey and read "masked".
+void weight_bars(int count, float name_w, ImU32 color, double top, const std::function<const char*(int)>& name,
+                 const std::function<double(int)>& weight, const std::function<bool(int)>& masked);
 
 } // namespace ui
