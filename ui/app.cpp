@@ -35,6 +35,7 @@ const ImWchar* glyph_ranges() {
         0x2190, 0x21FF, // arrows: → ↑ ↓
         0x2200, 0x22FF, // mathematical operators: − ∞ √ ≈ ‖
         0x2500, 0x25FF, // box drawing, shapes: ▸ ●
+        0x2713, 0x2717, // check marks: ✓ ✗
         0,
     };
     return ranges;
@@ -177,6 +178,15 @@ void menu_bar(App::State& st) {
     }
     if (ImGui::BeginMenu("View")) {
         for (int p = 0; p < View::panel_help; ++p) ImGui::MenuItem(panel_title(static_cast<View::Panel>(p)), nullptr, &v.open[p]);
+        ImGui::Separator();
+        ImGui::MenuItem("Heads", nullptr, &v.heads.open);
+        tip("Every head's weights side by side; add and remove heads; the concatenation, W_O and the output.");
+        ImGui::MenuItem("Decode with a KV cache", nullptr, &v.decode.open);
+        tip("Generate one token at a time and watch the key and value caches grow.");
+        ImGui::MenuItem("Why divide by √d_k", nullptr, &v.scaling.open);
+        tip("Random q and k: the variance of q·k with and without the division, and what it does to softmax.");
+        ImGui::MenuItem("Order and position", nullptr, &v.order.open);
+        tip("Shuffle the tokens: without positions the outputs shuffle the same way.");
         ImGui::Separator();
         if (ImGui::MenuItem("Reset layout")) {
             st.relayout = true;
@@ -336,6 +346,17 @@ void panel(App::State& st, View::Panel p, Draw&& draw) {
     ImGui::End();
 }
 
+// Issue 4's panels start closed. Each opens exactly over the issue-3 panel it is least needed
+// with (`slot`), so it covers one panel instead of overlapping several.
+template <class Draw>
+void cover_panel(App::State& st, const char* title, bool& open, View::Panel slot, Draw&& draw) {
+    if (!open) return;
+    place(st, slot);
+    ImGui::SetNextWindowBgAlpha(1.0f); // the panel underneath must not show through
+    if (ImGui::Begin(title, &open)) draw();
+    ImGui::End();
+}
+
 } // namespace
 
 //-----------------------------------------------------------------------------
@@ -376,9 +397,15 @@ void App::frame() {
     settle(st);
     panel(st, View::panel_query_arrow, [&] { draw_query_arrow_panel(st.scenario, st.result, v); });
     settle(st);
+    cover_panel(st, "Heads", v.heads.open, View::panel_query_arrow, [&] { draw_heads_panel(st.scenario, st.result, v); });
+    settle(st);
+    cover_panel(st, "Order and position", v.order.open, View::panel_weights, [&] { draw_order_panel(st.scenario, st.result, v); });
+    settle(st);
     panel(st, View::panel_matrices, [&] { draw_matrices_panel(st.scenario, st.result, v); });
     panel(st, View::panel_heatmap, [&] { draw_heatmap_panel(st.scenario, st.result, v, st.textures); });
     panel(st, View::panel_calculation, [&] { draw_calculation_panel(st.scenario, st.result, v); });
+    cover_panel(st, "Decode with a KV cache", v.decode.open, View::panel_matrices, [&] { draw_decode_panel(st.scenario, st.result, v); });
+    cover_panel(st, "Why divide by √d_k", v.scaling.open, View::panel_calculation, [&] { draw_scaling_panel(v); });
     help_window(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
     st.relayout = false;

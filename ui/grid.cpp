@@ -1,5 +1,6 @@
 #include "ui/grid.h"
 
+#include "core/explain.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -159,6 +160,26 @@ GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v) 
         NumberFont mono;
         number_cell("##entry", m(r, c), rect.GetWidth() - 0.2f * em(), v);
     };
+    return g;
+}
+
+GridSpec value_grid(const char* id, const core::Matrix& m, int rows, ImVec2 max_size) {
+    const NumberRange range = number_range(m.topRows(rows));
+    const double scale = range.max_abs > 0.0 ? range.max_abs : 1.0;
+    GridSpec g;
+    g.id = id;
+    g.rows = rows;
+    g.cols = static_cast<int>(m.cols());
+    g.cell_h = ImGui::GetFrameHeight();
+    g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(range.max_abs, range.all_integers)));
+    g.max_size = max_size;
+    g.cell = [&m, scale](int r, int c, const ImRect& rect) {
+        const ImU32 bg = diverging_color(m(r, c) / scale);
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(rect.Min.x + 1, rect.Min.y + 1), ImVec2(rect.Max.x - 1, rect.Max.y - 1), bg);
+        NumberFont mono;
+        cell_text(rect, core::format_number(m(r, c)), text_color_on(bg));
+    };
+    g.cell_tooltip = [&m, id](int r, int c) { ImGui::SetTooltip("%s[%d][%d] = %.6g", id, r + 1, c + 1, m(r, c)); };
     return g;
 }
 

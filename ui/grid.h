@@ -51,4 +51,8 @@ NumberRange number_range(const Eigen::Ref<const core::Matrix>& m);
 // Labels and the tooltip are left to the caller.
 GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v);
 
+// A read-only matrix, its first `rows` rows: each entry written on a diverging colour scaled to the
+// largest |entry|, with a tooltip. Labels and the highlighted row are left to the caller.
+GridSpec value_grid(const char* id, const core::Matrix& m, int rows, ImVec2 max_size);
+
 } // namespace ui

@@ -7,13 +7,17 @@
 #pragma once
 
 #include "core/attention.h"
+#include "core/decoder.h"
+#include "core/experiments.h"
 #include "core/explain.h"
 #include "ui/ui.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +70,49 @@ struct CalculationCache {
     float score_w = 0.0f, scaled_w = 0.0f; // widest score and scaled-score texts, in the number font
 };
 
+// Issue 4's panels. They start closed; the View menu opens them.
+struct HeadsView {
+    bool open = false;
+    std::uint64_t next_seed = 1; // seeds the weights of the next added head
+    // Thumbnails: per head, blocks × blocks shares of attention (row-major), refreshed per result version.
+    long long version = -1;
+    int blocks = 0;
+    std::vector<std::vector<float>> shares;
+    std::vector<ImRect> thumbnails; // recorded: each head's thumbnail on screen
+};
+
+struct DecodeView {
+    bool open = false;
+    std::optional<core::Decoder> decoder; // built from the computed scenario
+    long long version = -1;               // result version the decoder was built for
+    int steps = 0;                        // steps taken: tokens 1..steps are in the caches
+    core::DecodeStep last;                // the result of step `steps` (when steps ≥ 1)
+    bool playing = false;
+    float timer = 0.0f;                   // seconds since the last automatic step
+};
+
+struct ScalingView {
+    bool open = false;
+    int d_k = 64, samples = 10000;
+    std::uint64_t seed = 1;
+    bool same_axis = true;
+    // What was last run, so the experiment reruns only when an input changes.
+    int ran_d_k = 0, ran_samples = 0;
+    std::uint64_t ran_seed = 0;
+    core::ScalingExperiment experiment;
+};
+
+struct OrderView {
+    bool open = false;
+    std::uint64_t next_seed = 1;
+    std::vector<int> perm;                // the last shuffle: new token i was old token perm[i]
+    // The check, redone per result version: per new row i, max |z_i − old z_perm[i]|, and the
+    // rounding error allowed for "the same" (relative to the largest output entry).
+    long long version = -1;
+    std::vector<double> differences;
+    double tolerance = 0.0;
+};
+
 // The panels' shared view state.
 struct View {
     int selected_row = 0;
@@ -92,6 +139,10 @@ struct View {
     CalculationCache calculation;
     std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
     std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
+    HeadsView heads;
+    DecodeView decode;
+    ScalingView scaling;
+    OrderView order;
 };
 
 // Editing panels: they may change the scenario.
@@ -103,5 +154,11 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v);
 void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v);
 void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures);
 void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View& v);
+
+// Issue 4: several heads, the KV cache, why √d_k, order and position.
+void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v);  // editing
+void draw_order_panel(core::Scenario& s, const core::Result& r, View& v);  // editing
+void draw_decode_panel(const core::Scenario& s, const core::Result& r, View& v);
+void draw_scaling_panel(View& v);
 
 } // namespace ui
