@@ -1,5 +1,6 @@
 // The command-line modes, run in-process through the same entry point as the program.
 #include "app/cli.h"
+#include "core/attention.h"
 #include "core/presets.h"
 #include "core/scenario_io.h"
 
@@ -93,6 +94,42 @@ TEST_CASE("--decode prints one step per token with the cache counters") {
     CHECK(j["steps"][2]["output"][0].get<double>() == doctest::Approx(0.955).epsilon(1e-3));
     CHECK(j["total_kv_rows_with_cache"] == 3);
     CHECK(j["total_kv_rows_without_cache"] == 6);
+}
+
+TEST_CASE("--dump and --decode of a file with several heads and W_O: every head, the concatenation and W_O's output") {
+    core::Scenario s = core::random_scenario(5, 6, 3, 2, 3, true, 17);
+    const std::string path = write_temp(core::to_json_text(s));
+    const core::Result r = core::compute(s);
+    const Run dump = run({"--dump", path});
+    REQUIRE(dump.code == 0);
+    const auto j = nlohmann::json::parse(dump.out);
+    REQUIRE(j["heads"].size() == 3);
+    for (int h = 0; h < 3; ++h)
+        for (int i = 0; i < 5; ++i)
+            for (int k = 0; k < 5; ++k) CHECK(at(j["heads"][h]["weights"], i, k) == r.heads[h].weights(i, k)); // exact: doubles round-trip
+    REQUIRE(j["concat"][0].size() == 3 * 2); // n × (H·d_v)
+    REQUIRE(j["output"][0].size() == 6);     // n × d_model, through W_O
+    for (int c = 0; c < 6; ++c) CHECK(at(j["output"], 4, c) == r.output(4, c));
+
+    core::Scenario causal = s;
+    causal.causal = true;
+    const core::Result full = core::compute(causal);
+    const Run decode = run({"--decode", path});
+    REQUIRE(decode.code == 0);
+    const auto d = nlohmann::json::parse(decode.out);
+    REQUIRE(d["steps"].size() == 5);
+    for (int t = 1; t <= 5; ++t) {
+        const auto& step = d["steps"][t - 1];
+        REQUIRE(step["weights"].size() == 3);
+        for (int h = 0; h < 3; ++h) {
+            REQUIRE(step["weights"][h].size() == size_t(t));
+            for (int k = 0; k < t; ++k) CHECK(std::abs(step["weights"][h][k].get<double>() - full.heads[h].weights(t - 1, k)) <= 1e-12);
+        }
+        REQUIRE(step["output"].size() == 6);
+        for (int c = 0; c < 6; ++c) CHECK(std::abs(step["output"][c].get<double>() - full.output(t - 1, c)) <= 1e-12);
+    }
+    CHECK(d["total_kv_rows_without_cache"] == 15);
+    std::remove(path.c_str());
 }
 
 TEST_CASE("bad usage and bad files: exit code 2 and one line naming the file and field") {
