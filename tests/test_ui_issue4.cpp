@@ -152,6 +152,12 @@ TEST_CASE("issue 4: adding and removing heads with the buttons keeps every table
     CHECK(ui.st().view.selected_head == 4);
     ui.frame();
     CHECK(ui.shows("A, head 5 of 16")); // the main heatmap shows the focused head
+    // …and the calculation opens head 5's block, only that one.
+    const std::string calculation = ui.screen_text("Calculation");
+    const size_t head5 = calculation.find("Head5");
+    REQUIRE(head5 != std::string::npos);
+    CHECK(calculation.find("1.Scores") > head5);
+    CHECK(calculation.find("1.Scores") == calculation.rfind("1.Scores"));
     ui.click(ui.item("remove_head"));
     CHECK(ui.scenario().heads.size() == 15);
     CHECK(ui.scenario().heads[4] == sixth);

@@ -117,6 +117,9 @@ void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View
             }
     }
     const core::RowExplanation& e = c.explanation;
+    // Focusing another head (Weights or Heads panel) opens its block and closes the others.
+    const bool refocus = c.head != v.selected_head;
+    c.head = v.selected_head;
     ImGui::Separator();
     ImGui::BeginChild("lines", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     for (size_t h = 0; h < e.heads.size(); ++h) {
@@ -129,7 +132,7 @@ void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View
             ImGui::TextUnformatted(he.title.c_str());
             head_block(he, winner, c);
         } else {
-            ImGui::SetNextItemOpen(static_cast<int>(h) == v.selected_head, ImGuiCond_Appearing);
+            ImGui::SetNextItemOpen(static_cast<int>(h) == v.selected_head, refocus ? ImGuiCond_Always : ImGuiCond_Appearing);
             if (ImGui::CollapsingHeader(he.title.c_str())) head_block(he, winner, c);
         }
         ImGui::PopID();

@@ -68,6 +68,7 @@ struct CalculationCache {
     int row = -1;
     core::RowExplanation explanation;
     float score_w = 0.0f, scaled_w = 0.0f; // widest score and scaled-score texts, in the number font
+    int head = -1;            // the focused head whose block was last opened
 };
 
 // Issue 4's panels. They start closed; the View menu opens them.
