@@ -7,7 +7,6 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 namespace ui {
@@ -147,27 +146,26 @@ void caches(const DecodeView& d, const core::Scenario& s, View& v, int head, flo
     const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * 2.0f) * 0.5f;
     const float label_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     const struct {
-        const char* id;
-        const char* title;
+        const char* name;
         const core::Matrix& cache;
         const char* tooltip;
     } items[] = {
-        {"K cache", "K cache", d.decoder->k_cache(head), "Keys of tokens 1 … t, one row per token; the new row is outlined."},
-        {"V cache", "V cache", d.decoder->v_cache(head), "Values of tokens 1 … t, one row per token; the new row is outlined."},
+        {"K cache", d.decoder->k_cache(head), "Keys of tokens 1 … t, one row per token; the new row is outlined."},
+        {"V cache", d.decoder->v_cache(head), "Values of tokens 1 … t, one row per token; the new row is outlined."},
     };
     bool first = true;
     for (const auto& item : items) {
-        GridSpec g = value_grid(item.id, item.cache, t, ImVec2(half, height));
+        GridSpec g = value_grid(item.name, item.cache, t, ImVec2(half, height));
         g.row_header_w = label_w;
         g.highlight_row = t - 1;
         g.row_label = [&s](int r) { return s.tokens[r]; };
-        const std::string title = std::string(item.title) + "  (" + std::to_string(t) + " × " + std::to_string(g.cols) + ")";
+        const std::string title = std::string(item.name) + "  (" + std::to_string(t) + " × " + std::to_string(g.cols) + ")";
         if (!first) ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2.0f);
         first = false;
         ImGui::BeginGroup();
         ImGui::TextUnformatted(title.c_str());
         tip(item.tooltip);
-        if (t > 0) v.grids[item.id] = draw_grid(g);
+        if (t > 0) v.grids[item.name] = draw_grid(g);
         else ImGui::TextDisabled("empty");
         ImGui::EndGroup();
     }
@@ -203,7 +201,7 @@ void draw_decode_panel(const core::Scenario& s, const core::Result& r, View& v) 
     }
     const core::Vector& w = d.last.weights[head];
     ImGui::Text("\"%s\" attends to tokens 1 … %d", d.last.token.c_str(), d.steps);
-    tip("Step t's query against the t cached keys: softmax(q_t · Kᵀ / √d_k), one weight per token so far.");
+    tip("Step t's query against the t cached keys, through softmax: one weight per token so far.");
     ImGui::BeginChild("bars", ImVec2(0, 0), false);
     const float name_w = std::min(token_label_width(s) + 0.6f * em(), 7.0f * em());
     weight_bars(

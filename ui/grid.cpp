@@ -175,7 +175,8 @@ GridSpec value_grid(const char* id, const core::Matrix& m, int rows, ImVec2 max_
     g.max_size = max_size;
     g.cell = [&m, scale](int r, int c, const ImRect& rect) {
         const ImU32 bg = diverging_color(m(r, c) / scale);
-        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(rect.Min.x + 1, rect.Min.y + 1), ImVec2(rect.Max.x - 1, rect.Max.y - 1), bg);
+        const float inset = 0.06f * em(); // a thin gap between cells
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(rect.Min.x + inset, rect.Min.y + inset), ImVec2(rect.Max.x - inset, rect.Max.y - inset), bg);
         NumberFont mono;
         cell_text(rect, core::format_number(m(r, c)), text_color_on(bg));
     };

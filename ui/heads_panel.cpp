@@ -100,9 +100,10 @@ int thumbnails(const core::Result& r, View& v) {
                 const ImVec2 min(p.x + static_cast<float>(c) * cell, p.y + static_cast<float>(a) * cell);
                 draw->AddRectFilled(min, ImVec2(min.x + cell, min.y + cell), std::isnan(x) ? masked_color() : sequential_color(x));
             }
-        draw->AddRect(ImVec2(rect.Min.x - 1, rect.Min.y - 1), ImVec2(rect.Max.x + 1, rect.Max.y + 1),
+        const float frame = 0.06f * e;
+        draw->AddRect(ImVec2(rect.Min.x - frame, rect.Min.y - frame), ImVec2(rect.Max.x + frame, rect.Max.y + frame),
                       focused ? selection_color() : hovered ? IM_COL32_WHITE : IM_COL32(255, 255, 255, 50), 0.0f, 0,
-                      focused ? std::max(2.0f, 0.12f * e) : 1.0f);
+                      focused ? 0.12f * e : frame);
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::Text("Head %d: its attention weights A (rows: queries, columns: keys)", h + 1);

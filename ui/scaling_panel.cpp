@@ -48,14 +48,14 @@ void histogram(const char* id, const std::vector<double>& values, double scale, 
     const ImRect plot(ImVec2(p.x + left, p.y + 0.5f * line), ImVec2(p.x + size.x - 0.5f * e, p.y + size.y - 2.2f * line));
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->AddRectFilled(plot.Min, plot.Max, IM_COL32(255, 255, 255, 12));
-    const float bar_w = plot.GetWidth() / bins;
+    const float bar_w = plot.GetWidth() / bins, gap = 0.03f * e;
     int hovered_bin = -1;
     for (int k = 0; k < bins; ++k) {
         const float x0 = plot.Min.x + static_cast<float>(k) * bar_w;
         const float height = plot.GetHeight() * static_cast<float>(h.counts[k]) / static_cast<float>(top);
         const bool here = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x0 + bar_w;
         if (here) hovered_bin = k;
-        draw->AddRectFilled(ImVec2(x0 + 0.5f, plot.Max.y - height), ImVec2(x0 + bar_w - 0.5f, plot.Max.y),
+        draw->AddRectFilled(ImVec2(x0 + gap, plot.Max.y - height), ImVec2(x0 + bar_w - gap, plot.Max.y),
                             here ? IM_COL32_WHITE : color);
     }
     draw->AddLine(ImVec2(plot.Min.x, plot.Max.y), plot.Max, ImGui::GetColorU32(ImGuiCol_TextDisabled));
@@ -93,8 +93,8 @@ void softmax_bars(const char* id, const core::Vector& w, ImU32 color, ImVec2 siz
         const float x0 = plot.Min.x + static_cast<float>(j) * bar_w;
         const bool here = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x0 + bar_w;
         if (here) hovered_key = j;
-        const float height = std::max(1.0f, plot.GetHeight() * static_cast<float>(w[j]));
-        draw->AddRectFilled(ImVec2(x0 + 1.0f, plot.Max.y - height), ImVec2(x0 + bar_w - 1.0f, plot.Max.y), here ? IM_COL32_WHITE : color);
+        const float height = std::max(0.06f * e, plot.GetHeight() * static_cast<float>(w[j])); // a weight of 0 still shows
+        draw->AddRectFilled(ImVec2(x0 + 0.06f * e, plot.Max.y - height), ImVec2(x0 + bar_w - 0.06f * e, plot.Max.y), here ? IM_COL32_WHITE : color);
     }
     draw->AddLine(ImVec2(plot.Min.x, plot.Max.y), plot.Max, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     axis_text(draw, ImVec2(plot.Min.x - 0.3f * e, plot.Min.y - 0.5f * line), "1", 1.0f);
