@@ -336,6 +336,22 @@ int run_window(const Options& options) {
     core::Scenario scenario;
     if (bench) scenario = core::random_scenario(options.tokens, options.dim, options.dim, options.dim, 1, false, 2024);
     else if (!load_scenario(options, scenario, std::cerr)) return 2;
+    // The session file guards against crashes; --screenshot and --bench-frames leave it alone.
+    // Without a FILE the window starts where the last session ended, and says so.
+    std::optional<Autosave> autosave;
+    if (!screenshot && !bench) autosave.emplace(default_session_path());
+    std::string restore_notice;
+    bool offer_default = false;
+    if (autosave && options.file.empty()) {
+        std::string problem;
+        if (std::optional<core::Scenario> restored = autosave->restore(problem); restored && *restored != scenario) {
+            scenario = std::move(*restored);
+            restore_notice = "attnviz restored the scenario you had open last time (" + autosave->path() + ").";
+            offer_default = true;
+        } else if (!problem.empty()) {
+            restore_notice = "Your last session could not be restored, so this is the worked example.\n\n" + problem;
+        }
+    }
     const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
     if (!options.row.empty() && row < 0) return 2;
 
@@ -360,9 +376,7 @@ int run_window(const Options& options) {
     GlTextures textures; // declared after backend: its textures go while the GL context lives
     ui::App app(std::move(scenario), textures, options.file);
     if (row >= 0) app.select_row(row);
-    // The session file guards against crashes; --screenshot leaves it alone.
-    std::optional<Autosave> autosave;
-    if (!screenshot && !bench) autosave.emplace(default_session_path());
+    if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
     std::string save_problem;
 
     Settling settling;

@@ -47,21 +47,24 @@ namespace {
 // [SECTION] Recompute and keep the scenario valid
 //-----------------------------------------------------------------------------
 
-// Recomputes when the scenario changed since the last computation. Comparing the inputs costs
-// O(n·d) (a memcmp), computing O(n²·d), so an idle frame stays cheap while every change is seen
-// at once.
+// Each frame starts with a full recompute (`always`): the design keeps no Result across frames.
+// After each editing panel only a changed scenario is recomputed (`if_changed`, a memcmp of the
+// inputs), so an edit shows in every later panel of the same frame without computing six times.
+// result_version counts changes of the inputs, so panels may keep what they derive from the Result.
 // An invalid scenario (which no panel should produce) is refused and the last valid one restored.
-void recompute(App::State& st) {
-    if (st.view.result_version > 0 && same_bits(st.scenario, st.computed)) return;
+enum class Recompute { always, if_changed };
+void recompute(App::State& st, Recompute when) {
+    const bool changed = st.view.result_version == 0 || !same_bits(st.scenario, st.computed);
+    if (!changed && when == Recompute::if_changed) return;
     try {
         core::compute_into(st.scenario, st.result);
-        st.computed = st.scenario;
+        if (changed) st.computed = st.scenario;
     } catch (const core::ScenarioError& e) {
         st.view.tell(std::string("edit refused: ") + e.what(), true);
         st.scenario = st.computed;
         core::compute_into(st.scenario, st.result);
     }
-    ++st.view.result_version;
+    if (changed) ++st.view.result_version;
 }
 
 void clamp_view(App::State& st) {
@@ -333,7 +336,7 @@ void help_window(App::State& st) {
 // the selection inside the (possibly smaller) scenario.
 void settle(App::State& st) {
     carry_out_requests(st);
-    recompute(st);
+    recompute(st, Recompute::if_changed);
     clamp_view(st);
 }
 
@@ -366,7 +369,7 @@ void cover_panel(App::State& st, const char* title, bool& open, View::Panel slot
 App::App(core::Scenario initial, TextureUploader& textures, std::string file_path)
     : state_(std::make_unique<State>(std::move(initial), textures, std::move(file_path))) {
     core::require_valid(state_->scenario);
-    recompute(*state_);
+    recompute(*state_, Recompute::always);
 }
 
 App::~App() {
@@ -376,7 +379,7 @@ App::~App() {
 void App::frame() {
     State& st = *state_;
     View& v = st.view;
-    recompute(st);
+    recompute(st, Recompute::always);
     clamp_view(st);
     v.can_undo = st.history.can_undo(st.scenario);
     v.can_redo = st.history.can_redo();
@@ -407,10 +410,17 @@ void App::frame() {
     cover_panel(st, "Decode with a KV cache", v.decode.open, View::panel_matrices, [&] { draw_decode_panel(st.scenario, st.result, v); });
     cover_panel(st, "Why divide by √d_k", v.scaling.open, View::panel_calculation, [&] { draw_scaling_panel(v); });
     help_window(st);
+    // After every panel: ImGui 1.86 asserts when a window appears for the first time behind an
+    // open modal, which the start-up notice would otherwise be at the first frame.
+    draw_restore_notice(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
     st.relayout = false;
     // One undo step per gesture: a drag or a typing session commits when its widget lets go.
     if (!ImGui::IsAnyItemActive()) st.history.commit(st.scenario);
+}
+
+void App::notify_restored(std::string text, bool offer_default) {
+    state_->restore_notice = RestoreNotice{std::move(text), offer_default};
 }
 
 bool App::select_row(int row) {

@@ -18,6 +18,12 @@ struct FileDialog {
     bool focus = false; // put the cursor in the path box on the next frame
 };
 
+// Start-up restored the autosaved session (or could not): say so, and offer the worked example.
+struct RestoreNotice {
+    std::string text; // empty: nothing to say
+    bool offer_default = false;
+};
+
 struct App::State {
     State(core::Scenario start, TextureUploader& uploader, std::string file)
         : initial(start), scenario(start), history(start), textures(uploader), path(std::move(file)) {}
@@ -31,8 +37,12 @@ struct App::State {
     TextureUploader& textures;
     std::string path; // where Save writes; empty until opened or saved as
     FileDialog dialog;
+    RestoreNotice restore_notice;
     bool relayout = false; // View ▸ Reset layout: place every panel again
     bool quit = false;
 };
+
+// The restore notice as a modal; "Start from the worked example" is one undoable edit.
+void draw_restore_notice(App::State& st);
 
 } // namespace ui

@@ -134,7 +134,7 @@ struct View {
     int request_preset = -1;
     bool can_undo = false, can_redo = false; // as of the start of this frame
 
-    long long result_version = 0; // bumps whenever the Result is recomputed
+    long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)
     HeatmapView heatmap;
     ArrowView arrow;
     CalculationCache calculation;

@@ -50,6 +50,9 @@ public:
     bool select_row(int row);
     // True once the user chose File ▸ Quit (or Ctrl+Q); the window then closes.
     bool wants_to_quit() const;
+    // Shows `text` in a modal at the next frame: start-up restored the autosaved session (then
+    // `offer_default` adds "Start from the worked example"), or could not read it.
+    void notify_restored(std::string text, bool offer_default);
 
     const core::Scenario& scenario() const;
     const core::Result& result() const;
