@@ -36,6 +36,15 @@ std::string write_temp(const std::string& text) {
     return path;
 }
 
+// A run that must fail as bad input does: exit code 2, nothing on stdout, one line on stderr.
+std::string one_line(const Run& r) {
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    return r.err;
+}
+std::string fails(std::vector<std::string> args) { return one_line(run(std::move(args))); }
+
 double at(const nlohmann::json& m, int r, int c) { return m.at(r).at(c).get<double>(); }
 
 } // namespace
@@ -133,12 +142,6 @@ TEST_CASE("--dump and --decode of a file with several heads and W_O: every head,
 }
 
 TEST_CASE("bad usage and bad files: exit code 2 and one line naming the file and field") {
-    auto one_line = [](const Run& r) {
-        CHECK(r.code == 2);
-        CHECK(r.out.empty());
-        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-        return r.err;
-    };
     CHECK(one_line(run({"--frobnicate"})) == "attnviz: unknown option --frobnicate (see attnviz --help)\n");
     CHECK(one_line(run({"--explain"})) == "attnviz: --explain needs a value (see attnviz --help)\n");
     CHECK(one_line(run({"--dump", "--decode"})).find("only one of") != std::string::npos);
@@ -205,13 +208,6 @@ TEST_CASE("--bench-core prints one JSON line with the sizes and the times") {
 }
 
 TEST_CASE("--bench-core with bad or missing values: exit code 2 and one line") {
-    auto fails = [](std::vector<std::string> args) {
-        const Run r = run(std::move(args));
-        CHECK(r.code == 2);
-        CHECK(r.out.empty());
-        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-        return r.err;
-    };
     CHECK(fails({"--bench-core", "--tokens", "0", "--dim", "64"}) ==
           "attnviz: --tokens takes a whole number from 1 to 4096, not \"0\" (see attnviz --help)\n");
     CHECK(fails({"--bench-core", "--tokens", "4097", "--dim", "64"}).find("--tokens takes a whole number from 1 to 4096") != std::string::npos);
@@ -252,13 +248,6 @@ TEST_CASE("--bench-frames parses F, --tokens and --dim, and needs the window") {
 }
 
 TEST_CASE("--bench-frames with bad or missing values: exit code 2 and one line") {
-    auto fails = [](std::vector<std::string> args) {
-        const Run r = run(std::move(args));
-        CHECK(r.code == 2);
-        CHECK(r.out.empty());
-        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-        return r.err;
-    };
     CHECK(fails({"--bench-frames", "0", "--tokens", "8", "--dim", "8"}) ==
           "attnviz: --bench-frames takes a whole number from 1 to 100000, not \"0\" (see attnviz --help)\n");
     CHECK(fails({"--bench-frames", "100001", "--tokens", "8", "--dim", "8"}).find("--bench-frames takes") != std::string::npos);
