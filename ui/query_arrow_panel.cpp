@@ -64,10 +64,18 @@ void arrow(ImDrawList* draw, const Plane& p, const ImRect& bounds, double x, dou
         const float ux = len < 1.0f ? 1.0f : dx / len, uy = len < 1.0f ? 0.0f : dy / len;
         const ImVec2 size = ImGui::CalcTextSize(label.c_str());
         ImVec2 at(b.x + ux * 0.5f * em() - size.x * 0.5f + ux * size.x * 0.5f, b.y + uy * 0.5f * em() - size.y * 0.5f);
-        if (at.x + size.x > bounds.Max.x) at.x = b.x - size.x - 0.4f * em();
+        // Pushed back inside the plane, the label would sit on its own arrow: lift it above the tip.
+        if (at.x + size.x > bounds.Max.x) {
+            at.x = b.x - size.x - 0.4f * em();
+            at.y = b.y - size.y - 0.3f * em();
+        }
         if (at.x < bounds.Min.x) at.x = b.x + 0.4f * em();
         if (at.y + size.y > bounds.Max.y) at.y = b.y - size.y - 0.2f * em();
         if (at.y < bounds.Min.y) at.y = b.y + 0.2f * em();
+        // A backing of the plane's colour keeps the label readable where it crosses a line.
+        const ImVec2 pad(0.15f * em(), 0.05f * em());
+        draw->AddRectFilled(ImVec2(at.x - pad.x, at.y - pad.y), ImVec2(at.x + size.x + pad.x, at.y + size.y + pad.y),
+                            ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 0.2f * em());
         draw->AddText(at, color, label.c_str());
     }
 }
