@@ -196,6 +196,17 @@ TEST_CASE("ui: typing into an embedding cell changes X, Q and A") {
     // K changed too: k_the = (6, 0). Scores of "the": 18, 0, 6.
     const double r2 = std::sqrt(2.0);
     CHECK(ui.head().weights(0, 0) == doctest::Approx(std::exp(18 / r2) / (std::exp(18 / r2) + 1 + std::exp(6 / r2))));
+
+    // Typed numbers are kept exactly; dragged ones keep the 3 decimals the cell shows.
+    ui.double_click(ui.grid_cell("X", 1, 0));
+    ui.type("0.123456789");
+    ui.key(headless::key_enter);
+    CHECK(ui.scenario().X(1, 0) == 0.123456789);
+    const ImVec2 cell = ui.grid_cell("X", 2, 1);
+    ui.drag(cell, ImVec2(cell.x + 7.0f, cell.y));
+    const double dragged = ui.scenario().X(2, 1);
+    CHECK(dragged != 1.0);
+    CHECK(dragged == std::round(dragged * 1000.0) / 1000.0);
 }
 
 TEST_CASE("ui: a letter typed into a number cell is refused, a too large number is clamped with a message") {

@@ -101,6 +101,9 @@ bool number_cell(const char* id, double& value, float width, View& v) {
     if (!ImGui::DragScalar(id, ImGuiDataType_Double, &edited, 0.01f, &lo, &hi, integer ? "%.0f" : "%.3f",
                            ImGuiSliderFlags_NoRoundToFormat))
         return false;
+    // A drag moves in float steps (1 + 6 · 0.01f = 1.0599999986588955): keep the 3 decimals it
+    // shows, so saved files read 1.06. Typed text (the cell's temporary input) stays exact.
+    if (GImGui->TempInputId != ImGui::GetItemID() && std::isfinite(edited)) edited = std::round(edited * 1000.0) / 1000.0;
     if (std::isnan(edited)) {
         v.tell("refused: not a number", true);
         return false;
