@@ -156,10 +156,10 @@ std::string bench_frames_json(const Options& o, std::vector<double> ms, double r
     return line.str();
 }
 
-double resident_set_mb() {
+double peak_resident_set_mb() {
     std::ifstream status("/proc/self/status");
     for (std::string line; std::getline(status, line);)
-        if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0; // "VmRSS:  123456 kB"
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0; // "VmHWM:  123456 kB"
     return -1.0;
 }
 

@@ -39,11 +39,11 @@ int run_bench_core(const Options& options, std::ostream& out);
 // --bench-frames: the window draws bench_frames_warmup untimed frames, then options.frames timed
 // ones (a frame = one whole iteration of its loop, on the CPU's clock, vsync off) and prints this
 // line: {"frames", "tokens", "dim", "p50_ms", "p99_ms", "rss_mb"} (p99: nearest rank; rss_mb: the
-// resident set at the end, MiB).
+// peak resident set of the whole run, MiB).
 constexpr int bench_frames_warmup = 10;
 std::string bench_frames_json(const Options& options, std::vector<double> frame_ms, double rss_mb);
-// VmRSS of this process in MiB (Linux), or -1 when unknown.
-double resident_set_mb();
+// The peak resident set (VmHWM) of this process in MiB (Linux), or -1 when unknown.
+double peak_resident_set_mb();
 
 // Runs dump, explain, decode, bench-core, help or version. Returns the exit code: 0, or 2 with one line
 // "attnviz: FILE: reason" on `err`.

@@ -184,6 +184,7 @@ public:
         io.KeyCtrl = io.KeyShift = false;
         frame();
     }
+    const ui::NullTextureUploader& textures() const { return textures_; }
     // Centre of cell (row, col) of a grid that a panel recorded.
     ImVec2 grid_cell(const std::string& grid, int row, int col) {
         const ui::GridGeometry& g = st().view.grids.at(grid);

@@ -278,5 +278,5 @@ TEST_CASE("--bench-frames' line: the median and the 99th percentile by nearest r
     const auto one = nlohmann::json::parse(app::bench_frames_json(o, {7.0}, 1.0));
     CHECK(one["p50_ms"].get<double>() == 7.0);
     CHECK(one["p99_ms"].get<double>() == 7.0);
-    CHECK(app::resident_set_mb() > 1.0); // this test process, from /proc/self/status
+    CHECK(app::peak_resident_set_mb() > 1.0); // this test process, from /proc/self/status
 }

@@ -42,7 +42,43 @@ void check_consistent(const core::Scenario& s, const core::Result& r) {
     }
 }
 
+// Whether a window drew its background: a rectangle in the background colour made opaque.
+bool draws_background(const char* title) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(title);
+    REQUIRE(w != nullptr);
+    ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    bg.w = 1.0f;
+    const ImU32 opaque = ImGui::ColorConvertFloat4ToU32(bg);
+    for (const ImDrawVert& vertex : w->DrawList->VtxBuffer)
+        if (vertex.col == opaque && vertex.pos.x == w->Pos.x && vertex.pos.y == w->Pos.y + w->TitleBarHeight()) return true;
+    return false;
+}
+
 } // namespace
+
+TEST_CASE("ui: a panel draws its background only where it overlaps another (the frame is cleared to it)") {
+    Ui ui;
+    ui.frames(3);
+    const char* names[] = {"Controls", "Tokens & embeddings", "Weights", "Matrices", "Attention heatmap", "Calculation", "Query arrow"};
+    for (const char* name : names) {
+        INFO(std::string(name));
+        CHECK_FALSE(draws_background(name));
+    }
+    // Dragged by its title bar over the heatmap, the calculation panel becomes opaque, and so
+    // does the heatmap under it; dragged back, neither is.
+    ImGuiWindow* calculation = ImGui::FindWindowByName("Calculation");
+    const ImVec2 title(calculation->Pos.x + 10.0f * ImGui::GetFontSize(), calculation->Pos.y + 0.5f * calculation->TitleBarHeight());
+    const ImVec2 over_heatmap(title.x + 300.0f, title.y - 200.0f);
+    ui.drag(title, over_heatmap);
+    ui.frames(2);
+    CHECK(draws_background("Calculation"));
+    CHECK(draws_background("Attention heatmap"));
+    CHECK_FALSE(draws_background("Controls"));
+    ui.drag(over_heatmap, title);
+    ui.frames(2);
+    CHECK_FALSE(draws_background("Calculation"));
+    CHECK_FALSE(draws_background("Attention heatmap"));
+}
 
 TEST_CASE("ui: every panel fits a 1600×1000 window without overlapping or scrolling") {
     Ui ui;
@@ -363,6 +399,31 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
     CHECK(hm.pan.x > pan.x);
     CHECK(hm.pan.y > pan.y);
     CHECK(ui.st().view.selected_row == expected); // a drag is not a click
+}
+
+TEST_CASE("ui: the heatmap texture is written once per change of the weights, in place, in bands") {
+    Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
+    ui.frames(3);
+    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    CHECK(ui.textures().created == 1);
+    CHECK(ui.textures().rows_written == 1024); // three frames, one write: nothing changed
+    CHECK(hm.band.size() < 1024u * 1024u * 4u / 8u);
+
+    ui.st().view.heatmap.stretch = true; // another top colour: the same texture, rewritten
+    ui.frames(2);
+    CHECK(ui.textures().created == 1);
+    CHECK(ui.textures().rows_written == 2 * 1024);
+    ui.st().scenario.causal = true;
+    ui.frames(2);
+    CHECK(ui.textures().created == 1);
+    CHECK(ui.textures().rows_written == 3 * 1024);
+
+    ui.st().scenario = core::random_scenario(600, 8, 4, 4, 1, false, 8); // another size: a new texture
+    ui.frames(2);
+    CHECK(ui.textures().created == 2);
+    CHECK(ui.textures().released == 1);
+    CHECK(hm.texture_size == 600);
+    CHECK(ui.textures().rows_written == 3 * 1024 + 600);
 }
 
 TEST_CASE("ui: presets, heads and the tooltip on a control") {

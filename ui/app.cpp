@@ -133,6 +133,29 @@ const char* panel_title(View::Panel p) {
     return "";
 }
 
+// Whether the panel `title` overlapped another window (not a popup) at the last frame. Tiled
+// panels may share a fraction of a pixel along an edge; that is not overlapping.
+bool overlaps_another_window(const char* title) {
+    const ImGuiWindow* self = ImGui::FindWindowByName(title);
+    if (!self || !self->WasActive) return false;
+    constexpr ImGuiWindowFlags transient = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip;
+    for (const ImGuiWindow* other : GImGui->Windows) {
+        if (other == self || !other->WasActive || other->Hidden || (other->Flags & transient)) continue;
+        const ImRect shared(ImMax(self->Rect().Min, other->Rect().Min), ImMin(self->Rect().Max, other->Rect().Max));
+        if (shared.GetWidth() >= 1.0f && shared.GetHeight() >= 1.0f) return true;
+    }
+    return false;
+}
+
+// Begin() for every panel. The frame is cleared to the panels' background colour, so a panel on
+// its own needs no background of its own: skipping it saves filling the whole screen once more,
+// which is the largest single cost of a frame under a software rasteriser (llvmpipe: ~7 ms at
+// 1600 × 1000). A panel that overlaps another is opaque, so the one underneath never shows through.
+bool begin_panel(const char* title, bool* open, bool covers_another = false) {
+    ImGui::SetNextWindowBgAlpha(covers_another || overlaps_another_window(title) ? 1.0f : 0.0f);
+    return ImGui::Begin(title, open);
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] Menu bar and shortcuts
 //-----------------------------------------------------------------------------
@@ -317,7 +340,7 @@ void file_modal(App::State& st) {
 void help_window(App::State& st) {
     if (!st.view.open[View::panel_help]) return;
     place(st, View::panel_help);
-    if (ImGui::Begin(panel_title(View::panel_help), &st.view.open[View::panel_help])) {
+    if (begin_panel(panel_title(View::panel_help), &st.view.open[View::panel_help])) {
         ImGui::TextWrapped("Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V, with Q = X·W_Q, K = X·W_K, V = X·W_V.");
         ImGui::Spacing();
         ImGui::BulletText("Edit a token's embedding or a weight: drag a cell, or double-click it and type.");
@@ -345,7 +368,7 @@ template <class Draw>
 void panel(App::State& st, View::Panel p, Draw&& draw) {
     if (!st.view.open[p]) return;
     place(st, p);
-    if (ImGui::Begin(panel_title(p), &st.view.open[p])) draw();
+    if (begin_panel(panel_title(p), &st.view.open[p])) draw();
     ImGui::End();
 }
 
@@ -355,8 +378,7 @@ template <class Draw>
 void cover_panel(App::State& st, const char* title, bool& open, View::Panel slot, Draw&& draw) {
     if (!open) return;
     place(st, slot);
-    ImGui::SetNextWindowBgAlpha(1.0f); // the panel underneath must not show through
-    if (ImGui::Begin(title, &open)) draw();
+    if (begin_panel(title, &open, true)) draw();
     ImGui::End();
 }
 

@@ -146,6 +146,13 @@ NumberRange number_range(const Eigen::Ref<const core::Matrix>& m) {
     return range;
 }
 
+NumberRange result_range(const core::Matrix& m, View& v) {
+    RangeCache& cache = v.result_ranges;
+    if (cache.version != v.result_version) cache = RangeCache{v.result_version, {}};
+    const auto known = cache.ranges.find(&m);
+    return known != cache.ranges.end() ? known->second : cache.ranges.emplace(&m, number_range(m)).first->second;
+}
+
 GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v) {
     const NumberRange range = number_range(m);
     GridSpec g;

@@ -40,12 +40,9 @@ void cell_text(const ImRect& cell, const std::string& text, ImU32 color);
 // The widest of the first 256 token names: the width of a column of row labels.
 float token_label_width(const core::Scenario& s);
 
-// What a number cell's width depends on: the largest finite |entry| and whether every finite entry is whole.
-struct NumberRange {
-    double max_abs = 0.0;
-    bool all_integers = true;
-};
 NumberRange number_range(const Eigen::Ref<const core::Matrix>& m);
+// number_range of a matrix of the Result, remembered until the result version changes.
+NumberRange result_range(const core::Matrix& m, View& v);
 
 // An editable matrix: every entry a number_cell (widgets.h), wide enough for its widest number.
 // Labels and the tooltip are left to the caller.

@@ -20,6 +20,7 @@ namespace ui {
 namespace {
 
 constexpr int max_rect_cells = 48; // tokens per side drawn as rectangles
+constexpr int texture_band_texels = 65536; // texels coloured and sent to the texture at a time
 
 //-----------------------------------------------------------------------------
 // [SECTION] Colours and texture
@@ -35,22 +36,28 @@ void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadR
     const int n = s.n();
     if (hm.texture && hm.texture_version == version && hm.texture_head == head && hm.texture_size == n && hm.texture_top == top)
         return;
-    hm.pixels.resize(static_cast<size_t>(n) * n * 4);
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) {
-            const ImU32 c = weight_color(s, hr, i, j, top); // ImU32 is ABGR: bytes R, G, B, A in memory order
-            unsigned char* p = &hm.pixels[(static_cast<size_t>(i) * n + j) * 4];
-            p[0] = static_cast<unsigned char>(c >> IM_COL32_R_SHIFT);
-            p[1] = static_cast<unsigned char>(c >> IM_COL32_G_SHIFT);
-            p[2] = static_cast<unsigned char>(c >> IM_COL32_B_SHIFT);
-            p[3] = 255;
-        }
-    // A new size is a new texture; the same size is updated in place.
+    // A new size is a new texture; the same size is rewritten in place.
     if (hm.texture && hm.texture_size != n) {
         textures.release(hm.texture);
         hm.texture = nullptr;
     }
-    hm.texture = textures.upload(hm.texture, hm.pixels.data(), n, n);
+    if (!hm.texture) hm.texture = textures.create(n, n);
+    // Colour and send a band of rows at a time: a few hundred kB, not n² texels at once (64 MB at n = 4096).
+    const int band = std::max(1, texture_band_texels / n);
+    hm.band.resize(static_cast<size_t>(std::min(band, n)) * n * 4);
+    for (int first = 0; first < n; first += band) {
+        const int rows = std::min(band, n - first);
+        for (int i = first; i < first + rows; ++i)
+            for (int j = 0; j < n; ++j) {
+                const ImU32 c = weight_color(s, hr, i, j, top); // ImU32 is ABGR: bytes R, G, B, A in memory order
+                unsigned char* p = &hm.band[(static_cast<size_t>(i - first) * n + j) * 4];
+                p[0] = static_cast<unsigned char>(c >> IM_COL32_R_SHIFT);
+                p[1] = static_cast<unsigned char>(c >> IM_COL32_G_SHIFT);
+                p[2] = static_cast<unsigned char>(c >> IM_COL32_B_SHIFT);
+                p[3] = 255;
+            }
+        textures.write_rows(hm.texture, first, rows, hm.band.data());
+    }
     hm.texture_size = n;
     hm.texture_version = version;
     hm.texture_head = head;

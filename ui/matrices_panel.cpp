@@ -25,7 +25,7 @@ struct MatrixView {
 
 void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first) {
     const core::Matrix& m = *mv.m;
-    const NumberRange range = number_range(m);
+    const NumberRange range = result_range(m, v);
     const double scale = range.max_abs > 0.0 ? range.max_abs : 1.0;
     const float label_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
 

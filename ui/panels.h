@@ -30,6 +30,19 @@ struct GridGeometry {
     ImRect visible;     // the part of the screen the cells are drawn in
 };
 
+// What a number cell's width depends on: the largest finite |entry| and whether every finite entry is whole.
+struct NumberRange {
+    double max_abs = 0.0;
+    bool all_integers = true;
+};
+
+// The ranges of the result matrices on screen, found once per result version: scanning the three
+// n × n matrices every frame would cost more than a millisecond at n = 1024.
+struct RangeCache {
+    long long version = -1;
+    std::map<const core::Matrix*, NumberRange> ranges;
+};
+
 struct HeatmapView {
     bool stretch = false;     // colours span 0 … the largest weight instead of 0 … 1
     float zoom = 1.0f;        // cells across = n / zoom
@@ -42,7 +55,7 @@ struct HeatmapView {
     bool textured = false;    // drawn as one texture rather than one rectangle per cell
     // The texture for large n, refreshed when the weights or the head change.
     ImTextureID texture = nullptr;
-    std::vector<unsigned char> pixels; // RGBA, one texel per cell
+    std::vector<unsigned char> band; // RGBA texels of the rows being written
     int texture_size = 0;
     long long texture_version = -1;
     int texture_head = -1;
@@ -138,6 +151,7 @@ struct View {
     HeatmapView heatmap;
     ArrowView arrow;
     CalculationCache calculation;
+    RangeCache result_ranges;
     std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
     std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
     HeadsView heads;

@@ -10,6 +10,7 @@
 
 #include <imgui.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,15 +20,20 @@ namespace ui {
 // texture has one texel per cell: sample it with GL_NEAREST so zoomed-in cells stay sharp squares.
 struct TextureUploader {
     virtual ~TextureUploader() = default;
-    // Creates (previous == 0) or updates in place a width × height RGBA8 texture; returns its id.
-    virtual ImTextureID upload(ImTextureID previous, const unsigned char* rgba, int width, int height) = 0;
+    // A width × height RGBA8 texture, its texels undefined until written.
+    virtual ImTextureID create(int width, int height) = 0;
+    // Overwrites `rows` whole rows from row `first` on, in place.
+    virtual void write_rows(ImTextureID texture, int first, int rows, const unsigned char* rgba) = 0;
     virtual void release(ImTextureID texture) = 0;
 };
 
-// A texture uploader that keeps nothing: headless runs and tests.
+// A texture uploader that keeps no texels, for headless runs and tests: it counts what it is asked.
 struct NullTextureUploader final : TextureUploader {
-    ImTextureID upload(ImTextureID, const unsigned char*, int, int) override { return reinterpret_cast<ImTextureID>(1); }
-    void release(ImTextureID) override {}
+    int created = 0, released = 0;
+    long long rows_written = 0;
+    ImTextureID create(int, int) override { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(++created)); }
+    void write_rows(ImTextureID, int, int rows, const unsigned char*) override { rows_written += rows; }
+    void release(ImTextureID) override { ++released; }
 };
 
 // The characters the panels draw beyond Latin-1 (−, ∞, √, ·, Σ, ≈, ᵀ, →, …). The window passes
