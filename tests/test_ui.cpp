@@ -214,6 +214,22 @@ TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
     CHECK(ui.shows("→ cat"));
 }
 
+TEST_CASE("ui: beyond 64 keys the query arrow draws each key as a dot and the 8 heaviest as arrows") {
+    {
+        Ui few(core::random_scenario(64, 8, 4, 4, 1, false, 3)); // one ImGui context at a time
+        few.frames(2);
+        CHECK_FALSE(few.shows("keys: each a dot"));
+    }
+
+    Ui ui(core::random_scenario(200, 8, 4, 4, 1, false, 3));
+    ui.app().select_row(5);
+    ui.frames(2);
+    CHECK(ui.shows("200 keys: each a dot at its tip, the 8 heaviest as arrows", "Query arrow"));
+    Eigen::Index heaviest = 0;
+    ui.head().weights.row(5).maxCoeff(&heaviest);
+    CHECK(ui.shows("k_" + ui.scenario().tokens[static_cast<size_t>(heaviest)], "Query arrow"));
+}
+
 TEST_CASE("ui: d_k ≠ 2 shows a projection with two chosen dimensions") {
     Ui ui(core::preset_numpy_random());
     ui.frames(2);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace ui {
 
@@ -78,6 +79,22 @@ void arrow(ImDrawList* draw, const Plane& p, const ImRect& bounds, double x, dou
                             ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 0.2f * em());
         draw->AddText(at, color, label.c_str());
     }
+}
+
+// Up to this many keys each is an arrow; beyond, dots and the `heaviest_arrows` heaviest keys.
+constexpr int max_key_arrows = 64;
+constexpr int heaviest_arrows = 8;
+
+// The `count` unmasked keys with the largest weights in row i, lightest first (drawn last: on top).
+std::vector<int> heaviest_keys(const core::Scenario& s, const core::HeadResult& hr, int i, int count) {
+    std::vector<int> keys;
+    for (int j = 0; j < s.n(); ++j)
+        if (!core::is_masked(s, i, j)) keys.push_back(j);
+    count = std::min(count, static_cast<int>(keys.size()));
+    std::partial_sort(keys.begin(), keys.begin() + count, keys.end(), [&](int a, int b) { return hr.weights(i, a) > hr.weights(i, b); });
+    keys.resize(static_cast<size_t>(count));
+    std::reverse(keys.begin(), keys.end());
+    return keys;
 }
 
 struct Dims {
@@ -177,6 +194,8 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     } else if (d_k == 1) {
         ImGui::TextDisabled("d_k = 1: every vector lies on one line");
     }
+    const bool dots = n > max_key_arrows;
+    if (dots) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
 
     //-----------------------------------------------------------------------------
     // [SECTION] Plane
@@ -254,16 +273,32 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
 
     const double top = hr.weights.row(i).maxCoeff();
     const bool label_all = n <= 24;
-    if (av.show_values)
-        for (int j = 0; j < n; ++j)
-            arrow(draw, plane, plane_rect, vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
-                  label_all ? "v_" + s.tokens[j] : "");
-    for (int j = 0; j < n; ++j) {
-        const bool masked = core::is_masked(s, i, j);
-        const float strength = masked ? 0.25f : 0.35f + 0.65f * static_cast<float>(hr.weights(i, j) / (top > 0 ? top : 1.0));
+    auto strength = [&](int j) {
+        return core::is_masked(s, i, j) ? 0.25f : 0.35f + 0.65f * static_cast<float>(hr.weights(i, j) / (top > 0 ? top : 1.0));
+    };
+    auto key_arrow = [&](int j) {
         const bool labelled = label_all || hr.weights(i, j) == top;
-        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength),
-              1.0f + 2.0f * strength, labelled ? "k_" + s.tokens[j] + (masked ? " (masked)" : "") : "");
+        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)),
+              1.0f + 2.0f * strength(j), labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
+    };
+    if (dots) {
+        // Hundreds of overlapping arrows read as a hairball and cost more to draw than the rest
+        // of the window: a dot per vector, arrows only where the weight goes.
+        const float half = 0.12f * e;
+        auto dot = [&](double x, double y, ImU32 color) {
+            const ImVec2 c = plane.to_screen(x, y);
+            draw->AddRectFilled(ImVec2(c.x - half, c.y - half), ImVec2(c.x + half, c.y + half), color);
+        };
+        if (av.show_values)
+            for (int j = 0; j < n; ++j) dot(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f));
+        for (int j = 0; j < n; ++j) dot(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)));
+        for (int j : heaviest_keys(s, hr, i, heaviest_arrows)) key_arrow(j);
+    } else {
+        if (av.show_values)
+            for (int j = 0; j < n; ++j)
+                arrow(draw, plane, plane_rect, vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
+                      label_all ? "v_" + s.tokens[j] : "");
+        for (int j = 0; j < n; ++j) key_arrow(j);
     }
     arrow(draw, plane, plane_rect, vd.x(z.data()), vd.y(z.data()), output_rgb, 2.5f, "z_" + token);
     arrow(draw, plane, plane_rect, qd.x(q.data()), qd.y(q.data()), selection_color(), 3.0f, "q_" + token);
