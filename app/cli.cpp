@@ -13,9 +13,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <ostream>
 #include <sstream>
+#include <string>
 #include <vector>
+
+#include <time.h>
+#include <unistd.h>
 
 namespace app {
 
@@ -142,7 +147,7 @@ int run_bench_core(const Options& o, std::ostream& out) {
     return 0;
 }
 
-std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb) {
+std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms) {
     std::sort(ms.begin(), ms.end());
     auto nearest_rank = [&](double p) { // the smallest frame time that p % of the frames do not exceed
         if (ms.empty()) return 0.0;
@@ -152,8 +157,25 @@ std::string bench_frames_json(const Options& o, std::vector<double> ms, double r
     std::ostringstream line;
     line << std::fixed << std::setprecision(4) << "{\"frames\": " << ms.size() << ", \"tokens\": " << o.tokens
          << ", \"dim\": " << o.dim << ", \"p50_ms\": " << nearest_rank(50) << ", \"p99_ms\": " << nearest_rank(99)
-         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << "}\n";
+         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"first_frame_ms\": " << std::setprecision(0) << first_frame_ms
+         << "}\n";
     return line.str();
+}
+
+double ms_since_process_start() {
+    // Field 22 of /proc/self/stat: when the process started, in clock ticks since boot.
+    std::ifstream stat_file("/proc/self/stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const size_t after_name = stat.rfind(')'); // the command name may hold spaces
+    if (after_name == std::string::npos) return -1.0;
+    std::istringstream fields(stat.substr(after_name + 2));
+    std::string field;
+    for (int k = 3; k <= 22 && fields >> field; ++k) {}
+    const double ticks = std::strtod(field.c_str(), nullptr);
+    timespec now{};
+    if (ticks <= 0.0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1.0;
+    const double start_s = ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return (static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - start_s) * 1000.0;
 }
 
 double peak_resident_set_mb() {

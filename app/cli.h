@@ -38,10 +38,13 @@ int run_bench_core(const Options& options, std::ostream& out);
 
 // --bench-frames: the window draws bench_frames_warmup untimed frames, then options.frames timed
 // ones (a frame = one whole iteration of its loop, on the CPU's clock, vsync off) and prints this
-// line: {"frames", "tokens", "dim", "p50_ms", "p99_ms", "rss_mb"} (p99: nearest rank; rss_mb: the
-// peak resident set of the whole run, MiB).
+// line: {"frames", "tokens", "dim", "p50_ms", "p99_ms", "rss_mb", "first_frame_ms"} (p99: nearest
+// rank; rss_mb: the peak resident set of the whole run, MiB; first_frame_ms: from the start of the
+// process to the first frame on screen).
 constexpr int bench_frames_warmup = 10;
-std::string bench_frames_json(const Options& options, std::vector<double> frame_ms, double rss_mb);
+std::string bench_frames_json(const Options& options, std::vector<double> frame_ms, double rss_mb, double first_frame_ms);
+// Milliseconds since this process started (Linux, 10 ms resolution), or -1 when unknown.
+double ms_since_process_start();
 // The peak resident set (VmHWM) of this process in MiB (Linux), or -1 when unknown.
 double peak_resident_set_mb();
 

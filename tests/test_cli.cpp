@@ -268,15 +268,19 @@ TEST_CASE("--bench-frames' line: the median and the 99th percentile by nearest r
     o.dim = 4;
     std::vector<double> ms;
     for (int i = 100; i >= 1; --i) ms.push_back(i); // 1 … 100 ms, in any order
-    const auto j = nlohmann::json::parse(app::bench_frames_json(o, ms, 123.45));
+    const auto j = nlohmann::json::parse(app::bench_frames_json(o, ms, 123.45, 321.6));
     CHECK(j["frames"] == 100);
     CHECK(j["tokens"] == 16);
     CHECK(j["dim"] == 4);
     CHECK(j["p50_ms"].get<double>() == 50.0);
     CHECK(j["p99_ms"].get<double>() == 99.0);
     CHECK(j["rss_mb"].get<double>() == doctest::Approx(123.5));
-    const auto one = nlohmann::json::parse(app::bench_frames_json(o, {7.0}, 1.0));
+    CHECK(j["first_frame_ms"].get<double>() == 322.0);
+    const auto one = nlohmann::json::parse(app::bench_frames_json(o, {7.0}, 1.0, 2.0));
     CHECK(one["p50_ms"].get<double>() == 7.0);
     CHECK(one["p99_ms"].get<double>() == 7.0);
     CHECK(app::peak_resident_set_mb() > 1.0); // this test process, from /proc/self/status
+    // This process has been running for longer than 0 ms and for less than a day.
+    CHECK(app::ms_since_process_start() > 0.0);
+    CHECK(app::ms_since_process_start() < 86400e3);
 }
