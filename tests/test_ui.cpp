@@ -396,6 +396,7 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
     const ui::HeatmapView& hm = ui.st().view.heatmap;
     CHECK(hm.textured);
     CHECK(hm.texture_size == 1024);
+    CHECK(ImGui::FindWindowByName("Attention heatmap")->ScrollMax.y == 0.0f); // the map, legend and hint fit
     // Only visible cells are drawn: a handful of vertices per visible cell, not per entry.
     CHECK(ImGui::GetDrawData()->TotalVtxCount < 200000);
 

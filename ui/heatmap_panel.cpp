@@ -134,9 +134,10 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;
     const float top_h = ImGui::GetTextLineHeightWithSpacing();
-    const float legend_h = 2.4f * e + (n > max_rect_cells ? ImGui::GetTextLineHeightWithSpacing() : 0.0f);
+    const float legend_h = 2.4f * e; // the colour bar and its numbers
+    const float hint_h = n > max_rect_cells ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - legend_h));
+    const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - legend_h - hint_h));
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const ImRect map(ImVec2(p0.x + label_w, p0.y + top_h), ImVec2(p0.x + label_w + side, p0.y + top_h + side));
 
@@ -226,7 +227,9 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     for (int i = first_row; i < last_row; ++i) {
         if (cell < 0.8f * line && i != v.selected_row) continue;
         const ImU32 color = i == v.selected_row ? selection_color() : i == hover_row ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text);
-        draw->AddText(ImVec2(p0.x + 0.2f * e, cell_min(i, 0).y + (cell - line) * 0.5f), color, s.tokens[i].c_str());
+        // Rows thinner than a line show only the selected label, kept whole inside the map's height.
+        const float y = cell_min(i, 0).y + (cell - line) * 0.5f;
+        draw->AddText(ImVec2(p0.x + 0.2f * e, cell < line ? std::clamp(y, map.Min.y, map.Max.y - line) : y), color, s.tokens[i].c_str());
     }
     draw->PopClipRect();
     if (cell >= 1.6f * e) {
