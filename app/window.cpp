@@ -40,7 +40,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -74,7 +76,8 @@ struct Backend {
     bool imgui_glfw_up = false;
     bool imgui_opengl_up = false;
     std::string ini_path;           // io.IniFilename points into it
-    ImVector<ImWchar> glyph_ranges; // the font atlas reads it when it is built, at the first frame
+    ImVector<ImWchar> glyph_ranges; // the font atlas reads it when it is built
+    std::unique_ptr<ImFontAtlas> fonts; // built before the context, which shares it
 
     Backend() = default;
     Backend(const Backend&) = delete;
@@ -83,6 +86,7 @@ struct Backend {
         if (imgui_opengl_up) ImGui_ImplOpenGL3_Shutdown();
         if (imgui_glfw_up) ImGui_ImplGlfw_Shutdown();
         if (imgui) ImGui::DestroyContext(imgui); // also saves the layout
+        fonts.reset();
         if (window) glfwDestroyWindow(window);
         if (glfw_up) glfwTerminate();
     }
@@ -96,13 +100,17 @@ struct Backend {
 std::string last_glfw_error = "no reason given";
 void remember_glfw_error(int, const char* description) { last_glfw_error = description; }
 
-bool open_window(Backend& b, const std::string& title, std::ostream& err) {
+bool start_glfw(Backend& b, std::ostream& err) {
     glfwSetErrorCallback(remember_glfw_error);
     if (!glfwInit()) {
         err << "attnviz: cannot open a window: " << last_glfw_error << " (the text modes need none: see --help)\n";
         return false;
     }
     b.glfw_up = true;
+    return true;
+}
+
+bool open_window(Backend& b, const std::string& title, std::ostream& err) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -132,25 +140,26 @@ bool open_window(Backend& b, const std::string& title, std::ostream& err) {
 GLuint gl_name(ImTextureID id) { return static_cast<GLuint>(reinterpret_cast<std::intptr_t>(id)); }
 ImTextureID imgui_id(GLuint name) { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(name)); }
 
-float content_scale(GLFWwindow* window) {
+// The primary monitor's content scale, which the window takes (GLFW_SCALE_TO_MONITOR) and the
+// fonts are built for before the window exists.
+float monitor_scale() {
     float x = 1.0f, y = 1.0f;
-    glfwGetWindowContentScale(window, &x, &y);
+    if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) glfwGetMonitorContentScale(monitor, &x, &y);
     return x > 0.0f ? x : 1.0f;
 }
 
 // ImGui asserts on a missing font file (in debug builds), so look before asking it.
 // Glyphs are rasterised at their final size and drawn on whole pixels, so each texel of the atlas
 // lands on exactly one pixel of the screen and the atlas can be sampled without filtering (below).
-ImFont* add_font_file(const std::string& path, float pixels, const ImWchar* ranges) {
+ImFont* add_font_file(ImFontAtlas& atlas, const std::string& path, float pixels, const ImWchar* ranges) {
     if (!std::ifstream(path).good()) return nullptr;
     ImFontConfig config;
     config.OversampleH = config.OversampleV = 1;
     config.PixelSnapH = true;
-    return ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), pixels, &config, ranges);
+    return atlas.AddFontFromFileTTF(path.c_str(), pixels, &config, ranges);
 }
 
-// Builds the font atlas now rather than at the first frame, samples it with GL_NEAREST and frees
-// the CPU copy. Unfiltered sampling is ~40% less work per pixel for a software rasteriser and
+// Sends the built font atlas to OpenGL, samples it with GL_NEAREST and frees the CPU copy. Unfiltered sampling is ~40% less work per pixel for a software rasteriser and
 // changes nothing on screen for pixel-aligned glyphs; ImGui's textured anti-aliased lines are the
 // one thing that needs bilinear filtering, so lines are anti-aliased with geometry instead.
 void upload_font_atlas() {
@@ -164,9 +173,8 @@ void upload_font_atlas() {
     ImGui::GetStyle().AntiAliasedLinesUseTex = false;
 }
 
-// Fonts[0] proportional, Fonts[1] monospace (see window.h).
-void load_fonts(Backend& b, float scale, std::ostream& err) {
-    ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
+// Fonts[0] proportional, Fonts[1] monospace (see window.h), rasterised into the atlas.
+void build_fonts(ImFontAtlas& atlas, ImVector<ImWchar>& glyph_ranges, float scale, std::ostream& err) {
     // Token names come from files: Latin Extended-A, Greek and Cyrillic as well as Latin-1.
     static const ImWchar token_scripts[] = {0x0100, 0x017F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0};
     ImFontGlyphRangesBuilder builder;
@@ -174,20 +182,20 @@ void load_fonts(Backend& b, float scale, std::ostream& err) {
     builder.AddRanges(token_scripts);
     builder.AddRanges(ui::glyph_ranges());
     builder.AddText(math_symbols);
-    builder.BuildRanges(&b.glyph_ranges);
+    builder.BuildRanges(&glyph_ranges);
 
     const std::string sans = std::string(font_dir) + "DejaVuSans.ttf";
     const std::string mono = std::string(font_dir) + "DejaVuSansMono.ttf";
     const float pixels = base_font_pixels * scale;
-    if (!add_font_file(sans, pixels, b.glyph_ranges.Data)) {
+    if (!add_font_file(atlas, sans, pixels, glyph_ranges.Data)) {
         err << "attnviz: warning: cannot load " << sans << ", using ImGui's built-in font (no Greek or math symbols)\n";
         ImFontConfig config;
         config.SizePixels = 13.0f * std::max(1.0f, std::round(scale)); // a bitmap font: sharp at whole multiples only
         atlas.AddFontDefault(&config);
-        return;
-    }
-    if (!add_font_file(mono, pixels, b.glyph_ranges.Data))
+    } else if (!add_font_file(atlas, mono, pixels, glyph_ranges.Data)) {
         err << "attnviz: warning: cannot load " << mono << ", numbers use the proportional font\n";
+    }
+    atlas.Build();
 }
 
 //-----------------------------------------------------------------------------
@@ -374,26 +382,43 @@ int run_window(const Options& options) {
     if (!options.row.empty() && row < 0) return 2;
 
     Backend backend;
+    if (!start_glfw(backend, std::cerr)) return 1;
+    const float scale = monitor_scale();
+
+    // Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
+    // keeps one core busy; the fonts and the first Result need no window, so a helper makes them
+    // meanwhile on the other.
+    GlTextures textures; // declared after backend: its textures go while the GL context lives
+    struct Prepared {
+        std::unique_ptr<ImFontAtlas> fonts = std::make_unique<ImFontAtlas>();
+        std::unique_ptr<ui::App> app;
+    };
+    std::future<Prepared> preparing = std::async(std::launch::async, [&] {
+        Prepared p;
+        build_fonts(*p.fonts, backend.glyph_ranges, scale, std::cerr);
+        p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
+        return p;
+    });
     const std::string title = "attnviz — " + (options.file.empty() ? std::string("the cat sat") : options.file);
-    if (!open_window(backend, title, std::cerr)) return 1;
+    const bool window_open = open_window(backend, title, std::cerr);
+    Prepared prepared = preparing.get();
+    backend.fonts = std::move(prepared.fonts);
+    if (!window_open) return 1;
     if (bench) glfwSwapInterval(0);
 
     IMGUI_CHECKVERSION();
-    backend.imgui = ImGui::CreateContext();
+    backend.imgui = ImGui::CreateContext(backend.fonts.get());
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
     backend.ini_path = screenshot || bench ? std::string() : layout_file(std::cerr);
     io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
-    const float scale = content_scale(backend.window);
-    load_fonts(backend, scale, std::cerr);
     ImGui::GetStyle().ScaleAllSizes(scale);
     backend.imgui_glfw_up = ImGui_ImplGlfw_InitForOpenGL(backend.window, true);
     backend.imgui_opengl_up = ImGui_ImplOpenGL3_Init("#version 330 core");
     if (backend.imgui_opengl_up) upload_font_atlas();
 
-    GlTextures textures; // declared after backend: its textures go while the GL context lives
-    ui::App app(std::move(scenario), textures, options.file);
+    ui::App& app = *prepared.app;
     if (row >= 0) app.select_row(row);
     if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
     std::string save_problem;
