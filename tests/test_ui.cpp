@@ -418,6 +418,30 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
     CHECK(ui.st().view.selected_row == expected); // a drag is not a click
 }
 
+TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texel per cell") {
+    Ui ui(core::random_scenario(4096, 8, 4, 4, 1, true, 11));
+    ui.frames(2);
+    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    REQUIRE(hm.textured);
+    CHECK(hm.texture_size == 4096);
+    CHECK(hm.cell < 1.0f); // more cells than pixels: the texture is minified
+    const float before = hm.cell;
+    const ImVec2 mouse(std::floor(hm.area.Min.x + hm.area.GetWidth() * 0.75f), std::floor(hm.area.Min.y + hm.area.GetHeight() * 0.25f));
+    const ImVec2 cell_under_mouse((mouse.x - hm.origin.x) / hm.cell, (mouse.y - hm.origin.y) / hm.cell);
+    ui.wheel(mouse, 20.0f);
+    CHECK(hm.zoom > 50.0f);
+    CHECK(hm.cell > 50.0f * before);
+    // The cell under the mouse stays under it.
+    CHECK((mouse.x - hm.origin.x) / hm.cell == doctest::Approx(cell_under_mouse.x).epsilon(0.01));
+    CHECK((mouse.y - hm.origin.y) / hm.cell == doctest::Approx(cell_under_mouse.y).epsilon(0.01));
+    const ImVec2 pan = hm.pan;
+    ui.drag(hm.area.GetCenter(), ImVec2(hm.area.GetCenter().x + 40.0f, hm.area.GetCenter().y + 40.0f));
+    CHECK(hm.pan.x < pan.x);
+    CHECK(hm.pan.y < pan.y);
+    CHECK(ui.textures().created == 1); // zooming and panning only move over the same texture
+    CHECK(ui.textures().rows_written == 4096);
+}
+
 TEST_CASE("ui: the heatmap texture is written once per change of the weights, in place, in bands") {
     Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
     ui.frames(3);
