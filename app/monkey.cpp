@@ -2,6 +2,7 @@
 
 #include "app/autosave.h"
 #include "core/presets.h"
+#include "ui/fonts.h"
 #include "ui/ui.h"
 
 #include <imgui.h>
@@ -84,9 +85,8 @@ int run_monkey(long frames, std::uint64_t seed, std::ostream& out, std::ostream&
     io.DisplaySize = ImVec2(1600, 1000);
     io.DeltaTime = 1.0f / 60.0f;
     for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = k; // our own key indices
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    ImVector<ImWchar> glyph_ranges;
+    ui::build_fonts(*io.Fonts, glyph_ranges, ui::font_pixels, err);
 
     // Always the default scenario, so that a seed replays the same run; saved where the window saves.
     Autosave autosave(default_session_path());

@@ -22,6 +22,7 @@
 #include "core/presets.h"
 #include "core/scenario.h"
 #include "core/scenario_io.h"
+#include "ui/fonts.h"
 #include "ui/ui.h"
 
 #include <glad/gl.h>
@@ -55,11 +56,6 @@ namespace {
 // Screen coordinates; GLFW scales them by the monitor's content scale (GLFW_SCALE_TO_MONITOR).
 constexpr int initial_width = 1600;
 constexpr int initial_height = 1000;
-// 1 em at content scale 1.
-constexpr float base_font_pixels = 15.0f;
-constexpr const char* font_dir = "/usr/share/fonts/truetype/dejavu/";
-// The symbols the window promises on top of ui::glyph_ranges(), whatever the panels list there.
-constexpr const char* math_symbols = "√·Σ⊤−∞≈→←▸×±…";
 // ImGui auto-sizes windows over a few frames; --screenshot waits at least this long.
 constexpr int screenshot_min_frames = 8;
 constexpr int screenshot_max_frames = 60;
@@ -148,20 +144,10 @@ float monitor_scale() {
     return x > 0.0f ? x : 1.0f;
 }
 
-// ImGui asserts on a missing font file (in debug builds), so look before asking it.
-// Glyphs are rasterised at their final size and drawn on whole pixels, so each texel of the atlas
-// lands on exactly one pixel of the screen and the atlas can be sampled without filtering (below).
-ImFont* add_font_file(ImFontAtlas& atlas, const std::string& path, float pixels, const ImWchar* ranges) {
-    if (!std::ifstream(path).good()) return nullptr;
-    ImFontConfig config;
-    config.OversampleH = config.OversampleV = 1;
-    config.PixelSnapH = true;
-    return atlas.AddFontFromFileTTF(path.c_str(), pixels, &config, ranges);
-}
-
-// Sends the built font atlas to OpenGL, samples it with GL_NEAREST and frees the CPU copy. Unfiltered sampling is ~40% less work per pixel for a software rasteriser and
-// changes nothing on screen for pixel-aligned glyphs; ImGui's textured anti-aliased lines are the
-// one thing that needs bilinear filtering, so lines are anti-aliased with geometry instead.
+// Sends the built font atlas to OpenGL, samples it with GL_NEAREST and frees the CPU copy.
+// Unfiltered sampling is ~40% less work per pixel for a software rasteriser and changes nothing on
+// screen for glyphs drawn texel for pixel (ui/fonts.h); ImGui's textured anti-aliased lines are
+// the one thing that needs bilinear filtering, so lines are anti-aliased with geometry instead.
 void upload_font_atlas() {
     ImGui_ImplOpenGL3_CreateDeviceObjects();
     ImGuiIO& io = ImGui::GetIO();
@@ -171,31 +157,6 @@ void upload_font_atlas() {
     glBindTexture(GL_TEXTURE_2D, 0);
     io.Fonts->ClearTexData();
     ImGui::GetStyle().AntiAliasedLinesUseTex = false;
-}
-
-// Fonts[0] proportional, Fonts[1] monospace (see window.h), rasterised into the atlas.
-void build_fonts(ImFontAtlas& atlas, ImVector<ImWchar>& glyph_ranges, float scale, std::ostream& err) {
-    // Token names come from files: Latin Extended-A, Greek and Cyrillic as well as Latin-1.
-    static const ImWchar token_scripts[] = {0x0100, 0x017F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0};
-    ImFontGlyphRangesBuilder builder;
-    builder.AddRanges(atlas.GetGlyphRangesDefault());
-    builder.AddRanges(token_scripts);
-    builder.AddRanges(ui::glyph_ranges());
-    builder.AddText(math_symbols);
-    builder.BuildRanges(&glyph_ranges);
-
-    const std::string sans = std::string(font_dir) + "DejaVuSans.ttf";
-    const std::string mono = std::string(font_dir) + "DejaVuSansMono.ttf";
-    const float pixels = base_font_pixels * scale;
-    if (!add_font_file(atlas, sans, pixels, glyph_ranges.Data)) {
-        err << "attnviz: warning: cannot load " << sans << ", using ImGui's built-in font (no Greek or math symbols)\n";
-        ImFontConfig config;
-        config.SizePixels = 13.0f * std::max(1.0f, std::round(scale)); // a bitmap font: sharp at whole multiples only
-        atlas.AddFontDefault(&config);
-    } else if (!add_font_file(atlas, mono, pixels, glyph_ranges.Data)) {
-        err << "attnviz: warning: cannot load " << mono << ", numbers use the proportional font\n";
-    }
-    atlas.Build();
 }
 
 //-----------------------------------------------------------------------------
@@ -395,7 +356,7 @@ int run_window(const Options& options) {
     };
     std::future<Prepared> preparing = std::async(std::launch::async, [&] {
         Prepared p;
-        build_fonts(*p.fonts, backend.glyph_ranges, scale, std::cerr);
+        ui::build_fonts(*p.fonts, backend.glyph_ranges, ui::font_pixels * scale, std::cerr);
         p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
         return p;
     });

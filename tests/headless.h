@@ -6,6 +6,7 @@
 
 #include "core/presets.h"
 #include "ui/app_state.h"
+#include "ui/fonts.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <string>
 
@@ -34,16 +36,7 @@ public:
         io.IniFilename = nullptr;
         io.DisplaySize = display;
         io.DeltaTime = 1.0f / 60.0f;
-        // The fonts the window loads, when installed: proportional first, monospace second.
-        const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-        const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
-        if (file_exists(sans) && file_exists(mono)) {
-            io.Fonts->AddFontFromFileTTF(sans, 16.0f, nullptr, ui::glyph_ranges());
-            io.Fonts->AddFontFromFileTTF(mono, 16.0f, nullptr, ui::glyph_ranges());
-        }
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        ui::build_fonts(*io.Fonts, glyph_ranges_, ui::font_pixels, std::cerr); // the window's fonts
         io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
         const int keys[][2] = {{ImGuiKey_Tab, key_tab}, {ImGuiKey_LeftArrow, key_left}, {ImGuiKey_RightArrow, key_right},
                                {ImGuiKey_UpArrow, key_up}, {ImGuiKey_DownArrow, key_down}, {ImGuiKey_Home, key_home},
@@ -198,6 +191,7 @@ public:
     }
 
 private:
+    ImVector<ImWchar> glyph_ranges_;
     ui::NullTextureUploader textures_;
     ui::App* app_ = nullptr;
 };

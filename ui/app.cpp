@@ -1,6 +1,5 @@
 // ui/app.cpp — the frame: recompute, menus, panels in edit-then-display order, undo, files.
 //
-// [SECTION] Fonts
 // [SECTION] Recompute and keep the scenario valid
 // [SECTION] Layout
 // [SECTION] Menu bar and shortcuts
@@ -20,26 +19,6 @@
 #include <cfloat>
 
 namespace ui {
-
-//-----------------------------------------------------------------------------
-// [SECTION] Fonts
-//-----------------------------------------------------------------------------
-
-const ImWchar* glyph_ranges() {
-    static const ImWchar ranges[] = {
-        0x0020, 0x00FF, // Basic Latin, Latin-1: · ×
-        0x0370, 0x03FF, // Greek: Σ
-        0x1D00, 0x1D7F, // phonetic extensions: ᵀ
-        0x2000, 0x206F, // punctuation: – — …
-        0x2070, 0x209F, // super- and subscripts
-        0x2190, 0x21FF, // arrows: → ↑ ↓
-        0x2200, 0x22FF, // mathematical operators: − ∞ √ ≈ ‖
-        0x2500, 0x25FF, // box drawing, shapes: ▸ ●
-        0x2713, 0x2717, // check marks: ✓ ✗
-        0,
-    };
-    return ranges;
-}
 
 namespace {
 

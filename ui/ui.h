@@ -36,10 +36,6 @@ struct NullTextureUploader final : TextureUploader {
     void release(ImTextureID) override { ++released; }
 };
 
-// The characters the panels draw beyond Latin-1 (−, ∞, √, ·, Σ, ≈, ᵀ, →, …). The window passes
-// these ranges when it loads its fonts so they do not render as '?'.
-const ImWchar* glyph_ranges();
-
 class App {
 public:
     // `textures` must outlive the App. `file_path`, when the scenario came from a file, is where
