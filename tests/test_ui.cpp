@@ -304,6 +304,24 @@ TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag i
     CHECK(ui.scenario() == typed);
 }
 
+TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImGui assertion (monkey seed 1)") {
+    Ui ui;
+    ui.frames(2);
+    const ImVec2 plane = ui.st().view.arrow.plane.GetCenter();
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    io.KeysDown['O'] = true; // Ctrl+O with the mouse nowhere: the modal opens at the next frame…
+    ui.frame();
+    io.KeyCtrl = false;
+    io.KeysDown['O'] = false;
+    ui.move(plane); // …in which the mouse reaches the query arrow, whose tooltip appears
+    ui.frames(2);
+    const ImGuiWindow* modal = ImGui::FindWindowByName("Open scenario");
+    REQUIRE(modal != nullptr);
+    CHECK(modal->Active);
+    CHECK(ui.shows("Path of a scenario file"));
+}
+
 TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it was; a good one opens") {
     Ui ui;
     ui.frames(2);

@@ -387,7 +387,6 @@ void App::frame() {
 
     shortcuts(st);
     menu_bar(st);
-    file_modal(st); // a modal stays on top whenever it is submitted; first, so a file opened shows at once
     settle(st);     // menu choices apply before anything is drawn from the scenario
 
     // Editing panels first, each followed by a recompute if it changed the scenario, so that no
@@ -411,8 +410,9 @@ void App::frame() {
     cover_panel(st, "Decode with a KV cache", v.decode.open, View::panel_matrices, [&] { draw_decode_panel(st.scenario, st.result, v); });
     cover_panel(st, "Why divide by √d_k", v.scaling.open, View::panel_calculation, [&] { draw_scaling_panel(v); });
     help_window(st);
-    // After every panel: ImGui 1.86 asserts when a window appears for the first time behind an
-    // open modal, which the start-up notice would otherwise be at the first frame.
+    // The modals after every panel: ImGui 1.86 asserts when a window (a panel, a tooltip) appears
+    // for the first time later in the frame in which a modal first does.
+    file_modal(st);
     draw_restore_notice(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
     st.relayout = false;
