@@ -47,22 +47,15 @@ void History::commit(const core::Scenario& current) {
     trim();
 }
 
-bool History::undo(core::Scenario& current) {
-    commit(current);
-    if (undo_.empty()) return false;
-    redo_.push_back(std::move(committed_));
-    committed_ = std::move(undo_.back());
-    undo_.pop_back();
-    current = committed_;
-    return true;
-}
+bool History::undo(core::Scenario& current) { return step(undo_, redo_, current); }
+bool History::redo(core::Scenario& current) { return step(redo_, undo_, current); }
 
-bool History::redo(core::Scenario& current) {
+bool History::step(std::deque<core::Scenario>& from, std::deque<core::Scenario>& to, core::Scenario& current) {
     commit(current);
-    if (redo_.empty()) return false;
-    undo_.push_back(std::move(committed_));
-    committed_ = std::move(redo_.back());
-    redo_.pop_back();
+    if (from.empty()) return false;
+    to.push_back(std::move(committed_));
+    committed_ = std::move(from.back());
+    from.pop_back();
     current = committed_;
     return true;
 }

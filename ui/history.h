@@ -32,6 +32,8 @@ public:
     std::size_t undo_steps() const { return undo_.size(); }
 
 private:
+    // Undo and redo mirrored: the committed scenario goes onto `to`, the newest of `from` replaces it.
+    bool step(std::deque<core::Scenario>& from, std::deque<core::Scenario>& to, core::Scenario& current);
     void trim();
 
     core::Scenario committed_;

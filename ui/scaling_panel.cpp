@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace ui {
 
@@ -33,6 +34,37 @@ void axis_text(ImDrawList* draw, ImVec2 at, const std::string& text, float align
     draw->AddText(ImVec2(at.x - size.x * align_x, at.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), text.c_str());
 }
 
+// What histogram() and softmax_bars() share: an invisible button of `size` holding a plot that
+// leaves `left` pixels for labels on its left and `below` lines of text underneath, with `count`
+// bars `gap` apart whose heights in pixels `height(k, plot height)` gives; the bar under the
+// mouse is drawn white. The plot's axes and labels are left to the caller.
+struct BarChart {
+    ImVec2 corner; // the button's top-left corner
+    ImRect plot;
+    int hovered = -1; // the bar under the mouse, or -1
+};
+BarChart bar_chart(const char* id, ImVec2 size, float left, float below, int count, ImU32 color, float gap,
+                   const std::function<float(int, float)>& height) {
+    const float e = em(), line = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton(id, size);
+    const bool hovered = ImGui::IsItemHovered();
+    BarChart chart{p, ImRect(ImVec2(p.x + left, p.y + 0.5f * line), ImVec2(p.x + size.x - 0.5f * e, p.y + size.y - below * line))};
+    const ImRect& plot = chart.plot;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(plot.Min, plot.Max, IM_COL32(255, 255, 255, 12));
+    const float bar_w = plot.GetWidth() / static_cast<float>(count);
+    for (int k = 0; k < count; ++k) {
+        const float x0 = plot.Min.x + static_cast<float>(k) * bar_w;
+        const bool here = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x0 + bar_w;
+        if (here) chart.hovered = k;
+        const float h = height(k, plot.GetHeight());
+        draw->AddRectFilled(ImVec2(x0 + gap, plot.Max.y - h), ImVec2(x0 + bar_w - gap, plot.Max.y), here ? IM_COL32_WHITE : color);
+    }
+    draw->AddLine(ImVec2(plot.Min.x, plot.Max.y), plot.Max, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    return chart;
+}
+
 // A bar chart with a labelled value axis (x, from `lo` to `hi`) and count axis (y): the histogram
 // of `values · scale`. Hovering a bar tells its range and count.
 void histogram(const char* id, const std::vector<double>& values, double scale, double lo, double hi, ImU32 color,
@@ -40,25 +72,12 @@ void histogram(const char* id, const std::vector<double>& values, double scale, 
     const core::Histogram h = core::make_histogram(values, scale, bins, lo, hi);
     const int top = std::max(1, *std::max_element(h.counts.begin(), h.counts.end()));
     const float e = em(), line = ImGui::GetTextLineHeight();
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton(id, size);
-    const bool hovered = ImGui::IsItemHovered();
-    // The plot leaves room for the count on the left and two lines of axis text underneath.
-    const float left = ImGui::CalcTextSize("00000").x + 0.4f * e;
-    const ImRect plot(ImVec2(p.x + left, p.y + 0.5f * line), ImVec2(p.x + size.x - 0.5f * e, p.y + size.y - 2.2f * line));
+    // Room for the count on the left and two lines of axis text underneath.
+    const BarChart chart = bar_chart(id, size, ImGui::CalcTextSize("00000").x + 0.4f * e, 2.2f, bins, color, 0.03f * e,
+                                     [&](int k, float plot_h) { return plot_h * static_cast<float>(h.counts[k]) / static_cast<float>(top); });
+    const ImRect& plot = chart.plot;
+    const int hovered_bin = chart.hovered;
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(plot.Min, plot.Max, IM_COL32(255, 255, 255, 12));
-    const float bar_w = plot.GetWidth() / bins, gap = 0.03f * e;
-    int hovered_bin = -1;
-    for (int k = 0; k < bins; ++k) {
-        const float x0 = plot.Min.x + static_cast<float>(k) * bar_w;
-        const float height = plot.GetHeight() * static_cast<float>(h.counts[k]) / static_cast<float>(top);
-        const bool here = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x0 + bar_w;
-        if (here) hovered_bin = k;
-        draw->AddRectFilled(ImVec2(x0 + gap, plot.Max.y - height), ImVec2(x0 + bar_w - gap, plot.Max.y),
-                            here ? IM_COL32_WHITE : color);
-    }
-    draw->AddLine(ImVec2(plot.Min.x, plot.Max.y), plot.Max, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     draw->AddLine(plot.Min, ImVec2(plot.Min.x, plot.Max.y), ImGui::GetColorU32(ImGuiCol_TextDisabled));
     // Count axis: 0 and the tallest bar. Value axis: both ends and 0.
     axis_text(draw, ImVec2(plot.Min.x - 0.3f * e, plot.Min.y - 0.5f * line), std::to_string(top), 1.0f);
@@ -68,7 +87,7 @@ void histogram(const char* id, const std::vector<double>& values, double scale, 
     axis_text(draw, ImVec2(plot.GetCenter().x, ticks_y), "0", 0.5f);
     axis_text(draw, ImVec2(plot.Max.x, ticks_y), number(hi), 1.0f);
     axis_text(draw, ImVec2(plot.GetCenter().x, ticks_y + line), x_label, 0.5f);
-    axis_text(draw, ImVec2(p.x, ticks_y + line), "count ↑", 0.0f);
+    axis_text(draw, ImVec2(chart.corner.x, ticks_y + line), "count ↑", 0.0f);
     if (hovered_bin >= 0) {
         const double w = (hi - lo) / bins;
         ImGui::SetTooltip("%s in [%s, %s): %d of %d samples", x_label, number(lo + w * hovered_bin).c_str(),
@@ -79,24 +98,12 @@ void histogram(const char* id, const std::vector<double>& values, double scale, 
 // One softmax row as vertical bars from 0 to 1, one per key.
 void softmax_bars(const char* id, const core::Vector& w, ImU32 color, ImVec2 size) {
     const float e = em(), line = ImGui::GetTextLineHeight();
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton(id, size);
-    const bool hovered = ImGui::IsItemHovered();
-    const float left = ImGui::CalcTextSize("0.0").x + 0.4f * e;
-    const ImRect plot(ImVec2(p.x + left, p.y + 0.5f * line), ImVec2(p.x + size.x - 0.5f * e, p.y + size.y - 1.2f * line));
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(plot.Min, plot.Max, IM_COL32(255, 255, 255, 12));
     const int count = static_cast<int>(w.size());
-    const float bar_w = plot.GetWidth() / static_cast<float>(count);
-    int hovered_key = -1;
-    for (int j = 0; j < count; ++j) {
-        const float x0 = plot.Min.x + static_cast<float>(j) * bar_w;
-        const bool here = hovered && ImGui::GetIO().MousePos.x >= x0 && ImGui::GetIO().MousePos.x < x0 + bar_w;
-        if (here) hovered_key = j;
-        const float height = std::max(0.06f * e, plot.GetHeight() * static_cast<float>(w[j])); // a weight of 0 still shows
-        draw->AddRectFilled(ImVec2(x0 + 0.06f * e, plot.Max.y - height), ImVec2(x0 + bar_w - 0.06f * e, plot.Max.y), here ? IM_COL32_WHITE : color);
-    }
-    draw->AddLine(ImVec2(plot.Min.x, plot.Max.y), plot.Max, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    const BarChart chart = bar_chart(id, size, ImGui::CalcTextSize("0.0").x + 0.4f * e, 1.2f, count, color, 0.06f * e,
+                                     [&](int j, float plot_h) { return std::max(0.06f * e, plot_h * static_cast<float>(w[j])); }); // a weight of 0 still shows
+    const ImRect& plot = chart.plot;
+    const int hovered_key = chart.hovered;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
     axis_text(draw, ImVec2(plot.Min.x - 0.3f * e, plot.Min.y - 0.5f * line), "1", 1.0f);
     axis_text(draw, ImVec2(plot.Min.x - 0.3f * e, plot.Max.y - line), "0", 1.0f);
     axis_text(draw, ImVec2(plot.GetCenter().x, plot.Max.y + 0.1f * line), "weight of each of " + std::to_string(count) + " keys", 0.5f);
