@@ -387,7 +387,7 @@ int run_window(const Options& options) {
     Settling settling;
     std::vector<double> frame_ms; // --bench-frames
     int frames_drawn = 0;
-    double first_frame_ms = -1.0; // until the first frame is on screen
+    double first_frame_ms = -1.0; // --bench-frames: until the first frame is on screen
     while (!glfwWindowShouldClose(backend.window) && !app.wants_to_quit()) {
         const auto frame_start = std::chrono::steady_clock::now();
         glfwPollEvents();
@@ -413,7 +413,7 @@ int run_window(const Options& options) {
         if (screenshot && settling.done(*ImGui::GetDrawData()))
             return save_screenshot(options.screenshot_path, width, height, std::cerr) ? 0 : 2;
         glfwSwapBuffers(backend.window);
-        if (first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
+        if (bench && first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
         if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
         if (bench && ++frames_drawn > bench_frames_warmup) {
             frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());

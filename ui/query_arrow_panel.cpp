@@ -278,8 +278,9 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     };
     auto key_arrow = [&](int j) {
         const bool labelled = label_all || hr.weights(i, j) == top;
-        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)),
-              1.0f + 2.0f * strength(j), labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
+        const float k_strength = strength(j);
+        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, k_strength),
+              1.0f + 2.0f * k_strength, labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
     };
     if (dots) {
         // Hundreds of overlapping arrows read as a hairball and cost more to draw than the rest
