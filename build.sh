@@ -10,9 +10,9 @@ cd "$(dirname "$0")"
 packages=(
   cmake ninja-build g++ pkg-config
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev doctest-dev nlohmann-json3-dev libstb-dev
-  fonts-dejavu-core
+  fonts-dejavu-core libtomlplusplus-dev libmd4c-dev libzip-dev
 )
-test_packages=(xvfb xauth clang libclang-rt-14-dev)
+test_packages=(xvfb xauth clang libclang-rt-14-dev python3-numpy desktop-file-utils appstream lintian man-db dpkg-dev)
 
 install_missing() {
   local missing=()
@@ -48,13 +48,21 @@ case "${1:-run}" in
     cmake --build build-asan
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j2
 
-    echo "build.sh: fuzzing the scenario loader for 30 s"
+    # Every parser gets a short libFuzzer run: target name, then its seed corpus.
+    fuzz_targets=(
+      "fuzz_loader tests/corpus"
+    )
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON \
       -DATTNVIZ_SANITIZE=ON -DATTNVIZ_WINDOW=OFF -DBUILD_TESTING=OFF >/dev/null
-    cmake --build build-fuzz --target fuzz_loader
-    corpus=$(mktemp -d)
-    trap 'rm -rf "$corpus"' EXIT
-    build-fuzz/fuzz_loader "$corpus" tests/corpus -max_total_time=30 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 | tail -n 4
+    for entry in "${fuzz_targets[@]}"; do
+      read -r target seeds <<<"$entry"
+      echo "build.sh: fuzzing $target for ${ATTNVIZ_FUZZ_SECONDS:-15} s"
+      cmake --build build-fuzz --target "$target"
+      corpus=$(mktemp -d)
+      build-fuzz/"$target" "$corpus" "$seeds" -max_total_time="${ATTNVIZ_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 2>&1 | tail -n 4
+      rm -rf "$corpus"
+    done
     ;;
   *)
     echo "usage: ./build.sh run [FILE] | ./build.sh test" >&2
