@@ -1,5 +1,6 @@
 // Tensor files: every fixture NumPy (or the safetensors writer of make_fixtures.py) wrote reads as
 // NumPy says; our writers give bit-equal round trips; bad files are refused with the file's name.
+#include "core/io/delimited.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
@@ -236,4 +237,50 @@ TEST_CASE("NumPy reads the files our writers write") {
                  "['h', 'x'] float16 [[0.5, -2.5, 65504.0], [3.0, 4.25, -0.0]] True\n");
     for (const char* name : {"/a.npy", "/b.npz"}) std::remove((dir + name).c_str());
     ::rmdir(dir.c_str());
+}
+
+TEST_CASE(".csv and .tsv: optional header row, optional column of token names, clear errors") {
+    SUBCASE("numbers only") {
+        const Table t = parse_delimited("1,2\n3,-4.5\n", ',', "a.csv");
+        CHECK(t.column_names.empty());
+        CHECK(t.row_names.empty());
+        CHECK(t.values.shape == std::vector<std::int64_t>{2, 2});
+        CHECK(t.values.values == std::vector<double>{1, 2, 3, -4.5});
+    }
+    SUBCASE("header and token names, quoted, CRLF") {
+        const Table t = parse_delimited("token,\"d,1\",d2\r\nthe,1,0\r\n\"cat \"\"x\"\"\",0,1e-3\r\n", ',', "a.csv");
+        CHECK(t.column_names == std::vector<std::string>{"d,1", "d2"});
+        CHECK(t.row_names == std::vector<std::string>{"the", "cat \"x\""});
+        CHECK(t.values.values == std::vector<double>{1, 0, 0, 1e-3});
+    }
+    SUBCASE("names without a header; a header without names; tabs") {
+        CHECK(parse_delimited("the\t1\t2\ncat\t3\t4\n", '\t', "a.tsv").row_names == std::vector<std::string>{"the", "cat"});
+        const Table t = parse_delimited("a\tb\n1\t2\n", '\t', "a.tsv");
+        CHECK(t.column_names == std::vector<std::string>{"a", "b"});
+        CHECK(t.row_names.empty());
+        CHECK(t.values.values == std::vector<double>{1, 2});
+    }
+    SUBCASE("errors name the line and column") {
+        CHECK_THROWS_WITH(parse_delimited("1,2\n3\n", ',', "a.csv"), "a.csv: line 2 has 1 fields, line 1 has 2");
+        CHECK_THROWS_WITH(parse_delimited("1,2\n3,nan\n", ',', "a.csv"), "a.csv: line 2, column 2: NaN; every value must be a finite number");
+        CHECK_THROWS_WITH(parse_delimited("1,2\n3,1e400\n", ',', "a.csv"), "a.csv: line 2, column 2: 1e400 is too large for a double");
+        CHECK_THROWS_WITH(parse_delimited("1,2\n3,-inf\n", ',', "a.csv"), "a.csv: line 2, column 2: -inf is infinite");
+        CHECK_THROWS_WITH(parse_delimited("x,y\n1,2\n3,z\n", ',', "a.csv"), "a.csv: line 3, column 2: \"z\" is not a number");
+        CHECK_THROWS_WITH(parse_delimited("\n\n", ',', "a.csv"), "a.csv: the file holds no numbers");
+        CHECK_THROWS_WITH(parse_delimited("\"open,1\n", ',', "a.csv"), "a.csv: line 1: a quote is not closed");
+    }
+}
+
+TEST_CASE("64-bit integer extremes survive a round trip through doubles") {
+    Tensor t;
+    t.shape = {2};
+    t.dtype = DType::u64;
+    t.values = {0, 18446744073709551615.0}; // the maximum, which a double rounds up to 2^64
+    const std::string bytes = npy_bytes(t, "u.npy");
+    CHECK(bytes.substr(bytes.size() - 8) == std::string(8, '\xff'));
+    CHECK(same_bits(parse_npy(bytes.data(), bytes.size(), "u.npy"), t));
+    t.dtype = DType::i64;
+    t.values = {-9223372036854775808.0, 9223372036854775807.0};
+    const std::string i = npy_bytes(t, "i.npy");
+    CHECK(i.substr(i.size() - 8) == std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8));
 }

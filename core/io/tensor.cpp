@@ -224,15 +224,17 @@ void append(std::string& out, U u) {
 
 template <typename I>
 bool fits_integer(double v) {
-    // The bounds are powers of two, exact as doubles: [min, max + 1).
+    // The bounds are powers of two, exact as doubles: [min, max + 1). A 64-bit maximum read as a
+    // double rounds up to max + 1, so that one is taken as the maximum, for round trips.
     const double lo = static_cast<double>(std::numeric_limits<I>::min());
     const double hi = std::ldexp(1.0, std::numeric_limits<I>::digits);
-    return v == std::trunc(v) && v >= lo && v < hi;
+    return v == std::trunc(v) && v >= lo && (v < hi || (sizeof(I) == 8 && v == hi));
 }
 
 template <typename I>
 void append_integer(std::string& out, double v) {
-    append(out, static_cast<I>(v));
+    const double hi = std::ldexp(1.0, std::numeric_limits<I>::digits);
+    append(out, v >= hi ? std::numeric_limits<I>::max() : static_cast<I>(v));
 }
 
 } // namespace
