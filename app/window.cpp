@@ -21,7 +21,7 @@
 #include "app/autosave.h"
 #include "core/presets.h"
 #include "core/scenario.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 #include "ui/fonts.h"
 #include "ui/ui.h"
 
