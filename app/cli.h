@@ -22,6 +22,8 @@ struct Options {
     int frames = 0;              // --bench-frames F (1..100000) timed frames of the window
     long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
     long long seed = 1;          // --monkey: --seed S
+    std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting
+    int zoom_percent = 0;        // --zoom PERCENT, one of core::zoom_steps; 0 = the setting
     std::string review_now;      // --review: --now ISO8601 (empty: the clock)
     std::string anki_path;       // --export-anki OUT.txt
 };
