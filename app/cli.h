@@ -11,7 +11,7 @@ namespace core { struct Scenario; }
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, export_file };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki, export_file };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default (seed 000)
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
@@ -26,6 +26,8 @@ struct Options {
     std::string export_format;   // --export: --format FMT
     std::string export_out;      // --export: --out PATH
     int head = 0;                // --export: --head H (1-based), 0 = not given
+    std::string review_now;      // --review: --now ISO8601 (empty: the clock)
+    std::string anki_path;       // --export-anki OUT.txt
 };
 
 struct UsageError : std::runtime_error {
