@@ -5,6 +5,7 @@
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
+#include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/report_json.h"
 #include "core/scenario_io.h"
@@ -47,6 +48,9 @@ const char* const usage_text =
     "                                               output: FMT csv tsv tex md json (A also png, a pixel\n"
     "                                               per cell); heatmap: png svg (labelled); all: json.\n"
     "                                               H counts heads from 1\n"
+    "       attnviz [--theme dark|light] [--zoom PERCENT] ...\n"
+    "                                               with the window or --screenshot: the theme and the\n"
+    "                                               zoom (75 to 300, in the steps of Ctrl+= and Ctrl+-)\n"
     "       attnviz --review [--now ISO8601]        print the review cards due (at --now) and their FSRS state\n"
     "       attnviz --export-anki OUT.txt           write every review card for Anki's text import\n"
     "       attnviz --help | --version\n"
@@ -62,6 +66,20 @@ int bounded_int(const std::string& flag, const std::string& text, int lo, int hi
     const long v = std::strtol(text.c_str(), nullptr, 10);
     if (v < lo || v > hi) throw UsageError(why);
     return static_cast<int>(v);
+}
+
+std::string theme_of(const std::string& text) {
+    if (text != "dark" && text != "light") throw UsageError("--theme takes dark or light, not \"" + text + "\"");
+    return text;
+}
+
+int zoom_of(const std::string& text) {
+    std::string steps;
+    for (int step : core::zoom_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(step);
+    const int z = bounded_int("--zoom", text, core::zoom_steps.front(), core::zoom_steps.back());
+    if (std::find(core::zoom_steps.begin(), core::zoom_steps.end(), z) == core::zoom_steps.end())
+        throw UsageError("--zoom takes one of " + steps + ", not " + text);
+    return z;
 }
 
 } // namespace
@@ -99,6 +117,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--head") { o.head = bounded_int(a, value_of(i, a), 1, core::Limits::max_heads); export_flag = a; }
         else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
         else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
+        else if (a == "--theme") o.theme = theme_of(value_of(i, a));
+        else if (a == "--zoom") o.zoom_percent = zoom_of(value_of(i, a));
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
@@ -112,6 +132,8 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
+        throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::export_file) check_export_options(o);
