@@ -7,7 +7,7 @@
 
 #include "core/io/export.h"
 #include "core/io/figure.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 #include "app/cli.h"
 #include "core/io/export.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 #include "tests/python.h"
 
 #include <doctest/doctest.h>
