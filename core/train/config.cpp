@@ -22,6 +22,8 @@ std::string validate(const ModelConfig& m) {
 std::string validate(const TrainConfig& c) {
     if (std::string e = validate(c.model); !e.empty()) return e;
     if (c.task == Task::repeat && c.model.T < 8) return "the repeat task needs T ≥ 8, not " + std::to_string(c.model.T);
+    if (c.task == Task::repeat && c.model.vocab < repeat_max_length(c.model.T) + 2)
+        return "the repeat task needs vocab ≥ " + std::to_string(repeat_max_length(c.model.T) + 2) + " for T = " + std::to_string(c.model.T);
     if (c.task == Task::sort && (c.model.vocab < 3 || c.model.T < 5))
         return "the sort task needs vocab ≥ 3 and T ≥ 5";
     if (!(c.lr > 0.0 && c.lr <= 1.0)) return "lr = " + std::to_string(c.lr) + " is outside (0, 1]";

@@ -1,6 +1,7 @@
 #include "core/train/tasks.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace core::train {
 
@@ -18,13 +19,21 @@ void fill_random(int* seq, int t, int vocab, Rng& rng) {
     for (int i = 0; i < t; ++i) seq[i] = rng.between(0, vocab - 1);
 }
 
-// The segment [o, o+r) is copied to [o+r, o+2r). Position p predicts token p+1; from p = o+r on
-// (the first repeated token) the earlier copy tells what comes next, up to p = o+2r-2.
+// The segment [o, o+r) is copied to [o+r, o+2r). Its tokens are distinct and appear nowhere else, so
+// each token of the repeat has exactly one earlier occurrence and one right answer by induction.
+// Position p predicts token p+1; from p = o+r on (the first repeated token) the earlier copy tells
+// what comes next, up to p = o+2r-2.
 void make_repeat(int* seq, int* target, int& o, int& r, int t, int vocab, Rng& rng) {
-    fill_random(seq, t, vocab, rng);
     r = rng.between(repeat_min_length(t), repeat_max_length(t));
     o = rng.between(0, t - 2 * r);
-    for (int i = 0; i < r; ++i) seq[o + r + i] = seq[o + i];
+    std::vector<int> pool(static_cast<size_t>(vocab));
+    for (int v = 0; v < vocab; ++v) pool[static_cast<size_t>(v)] = v;
+    for (int i = 0; i < r; ++i) { // the first r of a partial shuffle: the segment
+        std::swap(pool[static_cast<size_t>(i)], pool[static_cast<size_t>(rng.between(i, vocab - 1))]);
+        seq[o + i] = seq[o + r + i] = pool[static_cast<size_t>(i)];
+    }
+    for (int p = 0; p < t; ++p)
+        if (p < o || p >= o + 2 * r) seq[p] = pool[static_cast<size_t>(rng.between(r, vocab - 1))]; // the rest: other tokens
     for (int p = o + r; p <= o + 2 * r - 2; ++p) target[p] = seq[p + 1];
 }
 
