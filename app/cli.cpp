@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/cli_train.h"
+#include "app/cli_review.h"
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
@@ -46,6 +47,8 @@ const char* const usage_text =
     "                                               one JSON line every 50 steps, then save the model\n"
     "       attnviz --forward M.safetensors --sequence \"3 1 4 1 5\"\n"
     "                                               the saved model's logits and attention as JSON\n"
+    "       attnviz --review [--now ISO8601]        print the review cards due (at --now) and their FSRS state\n"
+    "       attnviz --export-anki OUT.txt           write every review card for Anki's text import\n"
     "       attnviz --help | --version\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
 
@@ -67,7 +70,7 @@ Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -94,6 +97,9 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--review") set_mode(Options::Mode::review, a);
+        else if (a == "--now") o.review_now = value_of(i, a);
+        else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i, a); }
         else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; reps_given = true; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
@@ -101,6 +107,7 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    check_review_args(o);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
@@ -196,6 +203,8 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
+    if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
+    if (o.mode == Options::Mode::export_anki) return run_export_anki(o.anki_path, out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;

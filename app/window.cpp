@@ -19,6 +19,7 @@
 #include "app/window.h"
 
 #include "app/autosave.h"
+#include "core/assets.h"
 #include "core/presets.h"
 #include "core/scenario.h"
 #include "core/scenario_io.h"
@@ -31,6 +32,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <stb_image.h>
 #include <stb_image_write.h>
 
 #include <algorithm>
@@ -106,6 +108,22 @@ bool start_glfw(Backend& b, std::ostream& err) {
     return true;
 }
 
+// The shipped icon (assets/icons) at the sizes a window manager picks from; none when missing.
+void set_window_icon(GLFWwindow* window) {
+    std::vector<GLFWimage> images;
+    std::vector<std::unique_ptr<unsigned char, void (*)(void*)>> pixels;
+    for (const char* name : {"icons/attnviz-48.png", "icons/attnviz-128.png", "icons/attnviz-256.png"}) {
+        GLFWimage image{};
+        int channels = 0;
+        unsigned char* rgba = stbi_load(core::asset_path(name).c_str(), &image.width, &image.height, &channels, 4);
+        if (!rgba) continue;
+        pixels.emplace_back(rgba, stbi_image_free);
+        image.pixels = rgba;
+        images.push_back(image);
+    }
+    if (!images.empty()) glfwSetWindowIcon(window, static_cast<int>(images.size()), images.data());
+}
+
 bool open_window(Backend& b, const std::string& title, std::ostream& err) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -115,11 +133,15 @@ bool open_window(Backend& b, const std::string& title, std::ostream& err) {
     // ImGui draws in 2D with blending only: no depth or stencil buffer (6 MB at 1600 × 1000).
     glfwWindowHint(GLFW_DEPTH_BITS, 0);
     glfwWindowHint(GLFW_STENCIL_BITS, 0);
+    // The class the launcher's StartupWMClass names (packaging/attnviz.desktop).
+    glfwWindowHintString(GLFW_X11_CLASS_NAME, "attnviz");
+    glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "attnviz");
     b.window = glfwCreateWindow(initial_width, initial_height, title.c_str(), nullptr, nullptr);
     if (!b.window) {
         err << "attnviz: cannot create an OpenGL 3.3 core window: " << last_glfw_error << "\n";
         return false;
     }
+    set_window_icon(b.window);
     glfwMakeContextCurrent(b.window);
     glfwSwapInterval(1); // vsync
     if (!gladLoadGL(glfwGetProcAddress)) {

@@ -64,7 +64,7 @@ void fails_naming(const Run& r, std::initializer_list<std::string> fragments) {
 TEST_CASE("train cli: bad flags exit 2 with a clear message") {
     fails_naming(run({"--train", "juggle", "--out", "x.safetensors"}), {"unknown task \"juggle\""});
     fails_naming(run({"--train", "repeat"}), {"--out"});
-    fails_naming(run({"--train", "repeat", "--heads", "3", "--out", "x"}), {"D = 64 is not a multiple of H = 3"});
+    fails_naming(run({"--train", "repeat", "--heads", "3", "--out", "x"}), {"D = 32 is not a multiple of H = 3"});
     fails_naming(run({"--train", "repeat", "--lr", "fast", "--out", "x"}), {"--lr", "fast"});
     fails_naming(run({"--train", "repeat", "--steps", "-4", "--out", "x"}), {"--steps", "-4"});
     fails_naming(run({"--train", "repeat", "--init", "huge", "--out", "x"}), {"--init", "huge"});

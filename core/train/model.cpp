@@ -68,12 +68,14 @@ ConstMatrixMap Model::view(const std::vector<double>& flat, int id) const {
 
 void initialise(Model& model, Init init, Rng& rng) {
     const Layout& lay = model.layout;
-    const double matrix_std = init == Init::small ? 0.02 : 1.0 / std::sqrt(static_cast<double>(lay.config.D));
+    // small: every matrix N(0, 0.02²). large: W_E and W_pos N(0, 1), so that after LN₁ the layer-1
+    // heads see token and position clearly; the heads then form within a few hundred steps.
+    const double matrix_std = 0.02, embed_std = init == Init::large ? 1.0 : 0.02;
     for (size_t i = 0; i < lay.tensors.size(); ++i) {
         const TensorSpec& s = lay.tensors[i];
         const bool embedding = static_cast<int>(i) == lay.W_E || static_cast<int>(i) == lay.W_pos;
         const bool gain = s.name.size() > 2 && s.name.compare(s.name.size() - 2, 2, ".w") == 0;
-        const double std = !s.decay ? 0.0 : embedding && init == Init::large ? 1.0 : matrix_std;
+        const double std = !s.decay ? 0.0 : embedding ? embed_std : matrix_std;
         double* p = model.params.data() + s.offset;
         for (size_t j = 0; j < s.size(); ++j) p[j] = gain ? 1.0 : std * rng.normal();
     }
