@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/cli_train.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
 #include "app/monkey.h"
@@ -42,6 +43,12 @@ const char* const usage_text =
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
+    "       attnviz --train TASK [--layers L --heads H --d-model D --ctx T --vocab V --mlp --steps N\n"
+    "                             --seed S --lr X --init small|large --batch B --threads 1|2] --out M.safetensors\n"
+    "                                               train a tiny transformer on repeat, previous or sort;\n"
+    "                                               one JSON line every 50 steps, then save the model\n"
+    "       attnviz --forward M.safetensors --sequence \"3 1 4 1 5\"\n"
+    "                                               the saved model's logits and attention as JSON\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
@@ -253,6 +260,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
+    if (wants_train_mode(argc, argv)) return run_train_mode(argc, argv, out, err);
     Options o;
     try {
         o = parse_args(argc, argv);
