@@ -29,8 +29,8 @@ constexpr std::array<int, 10> zoom_steps = {75, 90, 100, 110, 125, 150, 175, 200
 constexpr int max_recent_files = 10;
 
 struct WindowGeometry {
-    int x = 0, y = 0;          // top-left corner of the client area, screen coordinates
-    int width = 0, height = 0; // client area, screen coordinates
+    int x = 0, y = 0;          // top-left corner of the window, its frame included (screen coordinates)
+    int width = 0, height = 0; // the window with its frame (screen coordinates)
     bool maximized = false;
     bool operator==(const WindowGeometry& o) const {
         return x == o.x && y == o.y && width == o.width && height == o.height && maximized == o.maximized;

@@ -1,0 +1,336 @@
+// ui/panels/query_arrow.cpp — one query as an arrow among the keys (seed 002, "Steer the attention
+// yourself"): drag q's tip, or type it, and watch the weights and the output z follow.
+//
+// [SECTION] Plane geometry and drawing helpers
+// [SECTION] Header: pin, exact q, dimensions
+// [SECTION] Plane
+// [SECTION] Weight bars and notes
+#include "ui/panels/query_arrow.h"
+
+#include "core/edits.h"
+#include "core/explain.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace ui {
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Plane geometry and drawing helpers
+//-----------------------------------------------------------------------------
+
+const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
+const ImU32 value_rgb = IM_COL32(190, 140, 255, 255);
+const ImU32 output_rgb = IM_COL32(90, 215, 120, 255);
+
+ImU32 with_alpha(ImU32 c, float alpha) {
+    return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f) << IM_COL32_A_SHIFT);
+}
+
+// 1, 2 or 5 times a power of ten, about span / 6.
+double nice_step(double span) {
+    const double raw = span / 6.0;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / p;
+    return (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * p;
+}
+
+struct Plane {
+    ImVec2 origin; // screen position of (0, 0)
+    float scale;   // pixels per unit
+    ImVec2 to_screen(double x, double y) const {
+        return ImVec2(origin.x + static_cast<float>(x) * scale, origin.y - static_cast<float>(y) * scale);
+    }
+};
+
+// An arrow from the origin to (x, y), its label beside the tip but never outside `bounds`.
+void arrow(ImDrawList* draw, const Plane& p, const ImRect& bounds, double x, double y, ImU32 color, float thickness,
+           const std::string& label) {
+    const ImVec2 a = p.to_screen(0, 0), b = p.to_screen(x, y);
+    const float dx = b.x - a.x, dy = b.y - a.y, len = std::sqrt(dx * dx + dy * dy);
+    if (len < 1.0f) {
+        draw->AddCircleFilled(a, 1.5f * thickness, color);
+    } else {
+        const float ux = dx / len, uy = dy / len, head = std::min(len * 0.5f, 0.6f * em());
+        const ImVec2 base(b.x - ux * head, b.y - uy * head);
+        draw->AddLine(a, base, color, thickness);
+        draw->AddTriangleFilled(b, ImVec2(base.x - uy * head * 0.45f, base.y + ux * head * 0.45f),
+                                ImVec2(base.x + uy * head * 0.45f, base.y - ux * head * 0.45f), color);
+    }
+    if (!label.empty()) {
+        const float ux = len < 1.0f ? 1.0f : dx / len, uy = len < 1.0f ? 0.0f : dy / len;
+        const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+        ImVec2 at(b.x + ux * 0.5f * em() - size.x * 0.5f + ux * size.x * 0.5f, b.y + uy * 0.5f * em() - size.y * 0.5f);
+        // Pushed back inside the plane, the label would sit on its own arrow: lift it above the tip.
+        if (at.x + size.x > bounds.Max.x) {
+            at.x = b.x - size.x - 0.4f * em();
+            at.y = b.y - size.y - 0.3f * em();
+        }
+        if (at.x < bounds.Min.x) at.x = b.x + 0.4f * em();
+        if (at.y + size.y > bounds.Max.y) at.y = b.y - size.y - 0.2f * em();
+        if (at.y < bounds.Min.y) at.y = b.y + 0.2f * em();
+        // A backing of the plane's colour keeps the label readable where it crosses a line.
+        const ImVec2 pad(0.15f * em(), 0.05f * em());
+        draw->AddRectFilled(ImVec2(at.x - pad.x, at.y - pad.y), ImVec2(at.x + size.x + pad.x, at.y + size.y + pad.y),
+                            ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 0.2f * em());
+        draw->AddText(at, color, label.c_str());
+    }
+}
+
+// Up to this many keys each is an arrow; beyond, dots and the `heaviest_arrows` heaviest keys.
+constexpr int max_key_arrows = 64;
+constexpr int heaviest_arrows = 8;
+
+// The `count` unmasked keys with the largest weights in row i, lightest first (drawn last: on top).
+std::vector<int> heaviest_keys(const core::Scenario& s, const core::HeadResult& hr, int i, int count) {
+    std::vector<int> keys;
+    for (int j = 0; j < s.n(); ++j)
+        if (!core::is_masked(s, i, j)) keys.push_back(j);
+    count = std::min(count, static_cast<int>(keys.size()));
+    std::partial_sort(keys.begin(), keys.begin() + count, keys.end(), [&](int a, int b) { return hr.weights(i, a) > hr.weights(i, b); });
+    keys.resize(static_cast<size_t>(count));
+    std::reverse(keys.begin(), keys.end());
+    return keys;
+}
+
+struct Dims {
+    int a, b; // b < 0: a one-dimensional space, drawn on the x axis
+    double x(const double* v) const { return v[a]; }
+    double y(const double* v) const { return b < 0 ? 0.0 : v[b]; }
+};
+
+Dims dims_in(int width, const int chosen[2]) {
+    if (width == 1) return {0, -1};
+    const int a = std::min(chosen[0], width - 1), b = std::min(chosen[1], width - 1);
+    return a == b ? Dims{0, 1} : Dims{a, b};
+}
+
+} // namespace
+
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
+    ArrowView& av = v.state<ArrowView>();
+    const int h = v.selected_head, i = v.selected_row, n = s.n(), d_k = s.d_k();
+    for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
+    const core::HeadResult& hr = r.heads[h];
+    const std::string& token = s.tokens[i];
+    const float e = em();
+    const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(selection_color());
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Header: pin, exact q, dimensions
+    //-----------------------------------------------------------------------------
+    if (s.pin) {
+        ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(accent.x * 0.55f, accent.y * 0.55f, accent.z * 0.55f, 1.0f));
+        if (ImGui::Button("q pinned — click to release")) core::edits::unpin_query(s);
+        ImGui::PopStyleColor();
+        remember(v, "release_pin");
+        tip("The query was set by hand and no longer comes from X · W_Q. One click gives it back.");
+        if (s.pin) {
+            ImGui::SameLine();
+            ImGui::TextColored(accent, "\"%s\"%s", s.tokens[s.pin->row].c_str(),
+                               s.heads.size() > 1 ? (", head " + std::to_string(s.pin->head + 1)).c_str() : "");
+        }
+    } else {
+        ImGui::AlignTextToFramePadding(); // as tall as the button above, so the plane stays put when q is pinned
+        ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", token.c_str());
+    }
+
+    // q = Q's row, which already is the pinned vector when this row is pinned.
+    core::Vector q = hr.Q.row(i).transpose();
+    const Dims qd = dims_in(d_k, av.dims);
+    ImGui::TextUnformatted("q =");
+    for (int k = 0; k < (qd.b < 0 ? 1 : 2); ++k) {
+        const int dim = k == 0 ? qd.a : qd.b;
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(5.5f * e);
+        double value = q[dim];
+        ImGui::PushID(k);
+        NumberFont mono;
+        if (ImGui::InputScalar("##q", ImGuiDataType_Double, &value, nullptr, nullptr, "%.3f", ImGuiInputTextFlags_CharsScientific)) {
+            if (core::is_acceptable_value(value)) {
+                core::Vector edited = q;
+                edited[dim] = value;
+                core::edits::pin_query(s, h, i, std::move(edited));
+            } else {
+                v.tell("refused: q's entries must be finite and within ±1e6", true);
+            }
+        }
+        ImGui::PopID();
+        remember(v, k == 0 ? "q_x" : "q_y");
+        tip(("Entry " + std::to_string(dim + 1) + " of the query: typing a number pins q to exactly that.").c_str());
+    }
+    ImGui::SameLine(0, 1.5f * e);
+    ImGui::Text("|q| = %s", core::format_number(q.norm()).c_str());
+    tip("The length of q. Longer queries spread the scores apart: softmax then picks one winner.");
+    ImGui::SameLine(0, 1.5f * e);
+    ImGui::Checkbox("values", &av.show_values);
+    tip("Also draw each token's value vector v_j (the output z is their weighted average).");
+
+    if (d_k > 1 && d_k != 2) {
+        for (int k = 0; k < 2; ++k) {
+            if (k) ImGui::SameLine();
+            ImGui::SetNextItemWidth(5.0f * e);
+            ImGui::PushID(k + 10);
+            const std::string current = "dim " + std::to_string(av.dims[k] + 1);
+            if (ImGui::BeginCombo("##dim", current.c_str())) {
+                for (int d = 0; d < d_k; ++d)
+                    if (ImGui::Selectable(("dim " + std::to_string(d + 1)).c_str(), d == av.dims[k])) av.dims[k] = d;
+                ImGui::EndCombo();
+            }
+            ImGui::PopID();
+            tip(k == 0 ? "The dimension drawn across" : "The dimension drawn upwards");
+        }
+        ImGui::SameLine();
+        ImGui::TextDisabled("projection: d_k = %d, scores use all %d", d_k, d_k);
+    } else if (d_k == 1) {
+        ImGui::TextDisabled("d_k = 1: every vector lies on one line");
+    }
+    const bool dots = n > max_key_arrows;
+    if (dots) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Plane
+    //-----------------------------------------------------------------------------
+    const Dims vd = dims_in(s.d_v(), av.dims);
+    const core::Vector z = hr.output.row(i).transpose();
+    const float bars_w = std::min(13.0f * e, ImGui::GetContentRegionAvail().x * 0.32f);
+    const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(6.0f * e, std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImRect plane_rect(p0, ImVec2(p0.x + side, p0.y + side));
+
+    // Fit the axes to every vector drawn (and the origin), unless q is being dragged.
+    if (!av.dragging) {
+        double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+        auto fit = [&](double x, double y) {
+            lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+        };
+        for (int j = 0; j < n; ++j) fit(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()));
+        fit(qd.x(q.data()), qd.y(q.data()));
+        fit(vd.x(z.data()), vd.y(z.data()));
+        if (av.show_values)
+            for (int j = 0; j < n; ++j) fit(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()));
+        const double half = std::max({hi_x - lo_x, hi_y - lo_y, 1.0}) * 0.5 * 1.3;
+        const double cx = (lo_x + hi_x) * 0.5, cy = (lo_y + hi_y) * 0.5;
+        av.world_min = ImVec2(static_cast<float>(cx - half), static_cast<float>(cy - half));
+        av.world_max = ImVec2(static_cast<float>(cx + half), static_cast<float>(cy + half));
+    }
+    const float scale = side / (av.world_max.x - av.world_min.x);
+    const Plane plane{ImVec2(p0.x - av.world_min.x * scale, p0.y + av.world_max.y * scale), scale};
+    av.origin = plane.origin;
+    av.scale = scale;
+    av.plane = plane_rect;
+    av.q_tip = plane.to_screen(qd.x(q.data()), qd.y(q.data()));
+
+    ImGui::InvisibleButton("plane", ImVec2(side, side));
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const float grab = 1.2f * e;
+    const bool near_tip = std::hypot(mouse.x - av.q_tip.x, mouse.y - av.q_tip.y) <= grab;
+    if (ImGui::IsItemActivated()) av.dragging = near_tip;
+    if (!ImGui::IsItemActive()) av.dragging = false;
+    if ((ImGui::IsItemHovered() && near_tip) || av.dragging) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    const double step = nice_step(av.world_max.x - av.world_min.x);
+    if (av.dragging) {
+        // Snap to a hundredth of a grid step, so dragged queries read as short numbers.
+        const double snap = step / 100.0;
+        core::Vector edited = q;
+        edited[qd.a] = std::round((mouse.x - plane.origin.x) / scale / snap) * snap;
+        if (qd.b >= 0) edited[qd.b] = std::round((plane.origin.y - mouse.y) / scale / snap) * snap;
+        if (edited != q) core::edits::pin_query(s, h, i, std::move(edited));
+    }
+    if (ImGui::IsItemHovered() && !av.dragging)
+        ImGui::SetTooltip(near_tip ? "drag to move q" : "drag the tip of q (the orange arrow)");
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(plane_rect.Min, plane_rect.Max, true);
+    draw->AddRectFilled(plane_rect.Min, plane_rect.Max, IM_COL32(24, 24, 28, 255));
+    const ImU32 grid = IM_COL32(255, 255, 255, 22), axis = IM_COL32(255, 255, 255, 70), tick = IM_COL32(255, 255, 255, 110);
+    char label[32];
+    for (double g = std::ceil(av.world_min.x / step) * step; g <= av.world_max.x; g += step) {
+        const float x = plane.to_screen(g, 0).x;
+        const bool zero = std::abs(g) < step * 1e-6;
+        draw->AddLine(ImVec2(x, plane_rect.Min.y), ImVec2(x, plane_rect.Max.y), zero ? axis : grid);
+        std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
+        draw->AddText(ImVec2(x + 0.2f * e, plane_rect.Max.y - ImGui::GetTextLineHeight()), tick, label);
+    }
+    for (double g = std::ceil(av.world_min.y / step) * step; g <= av.world_max.y; g += step) {
+        const float y = plane.to_screen(0, g).y;
+        const bool zero = std::abs(g) < step * 1e-6;
+        draw->AddLine(ImVec2(plane_rect.Min.x, y), ImVec2(plane_rect.Max.x, y), zero ? axis : grid);
+        std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
+        draw->AddText(ImVec2(plane_rect.Min.x + 0.2f * e, y), tick, label);
+    }
+
+    const double top = hr.weights.row(i).maxCoeff();
+    const bool label_all = n <= 24;
+    auto strength = [&](int j) {
+        return core::is_masked(s, i, j) ? 0.25f : 0.35f + 0.65f * static_cast<float>(hr.weights(i, j) / (top > 0 ? top : 1.0));
+    };
+    auto key_arrow = [&](int j) {
+        const bool labelled = label_all || hr.weights(i, j) == top;
+        const float k_strength = strength(j);
+        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, k_strength),
+              1.0f + 2.0f * k_strength, labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
+    };
+    if (dots) {
+        // Hundreds of overlapping arrows read as a hairball and cost more to draw than the rest
+        // of the window: a dot per vector, arrows only where the weight goes.
+        const float half = 0.12f * e;
+        auto dot = [&](double x, double y, ImU32 color) {
+            const ImVec2 c = plane.to_screen(x, y);
+            draw->AddRectFilled(ImVec2(c.x - half, c.y - half), ImVec2(c.x + half, c.y + half), color);
+        };
+        if (av.show_values)
+            for (int j = 0; j < n; ++j) dot(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f));
+        for (int j = 0; j < n; ++j) dot(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)));
+        for (int j : heaviest_keys(s, hr, i, heaviest_arrows)) key_arrow(j);
+    } else {
+        if (av.show_values)
+            for (int j = 0; j < n; ++j)
+                arrow(draw, plane, plane_rect, vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
+                      label_all ? "v_" + s.tokens[j] : "");
+        for (int j = 0; j < n; ++j) key_arrow(j);
+    }
+    arrow(draw, plane, plane_rect, vd.x(z.data()), vd.y(z.data()), output_rgb, 2.5f, "z_" + token);
+    arrow(draw, plane, plane_rect, qd.x(q.data()), qd.y(q.data()), selection_color(), 3.0f, "q_" + token);
+    draw->AddCircle(av.q_tip, near_tip || av.dragging ? 0.55f * e : 0.35f * e, selection_color(), 0, 2.0f);
+    draw->PopClipRect();
+    draw->AddRect(plane_rect.Min, plane_rect.Max, IM_COL32(255, 255, 255, 60));
+
+    //-----------------------------------------------------------------------------
+    // [SECTION] Weight bars and notes
+    //-----------------------------------------------------------------------------
+    ImGui::SameLine();
+    ImGui::BeginChild("bars", ImVec2(bars_w, side), false);
+    ImGui::TextDisabled("weights of \"%s\"", token.c_str());
+    weight_bars(
+        n, std::min(5.0f * e, bars_w * 0.4f), key_rgb, top, [&s](int j) { return s.tokens[j].c_str(); },
+        [&](int j) { return hr.weights(i, j); }, [&](int j) { return core::is_masked(s, i, j); });
+    ImGui::EndChild();
+
+    // The two extremes of the seed's "Try it", said plainly.
+    double lo = 1.0, hi = 0.0;
+    int visible = 0, winner = 0;
+    for (int j = 0; j < n; ++j) {
+        if (core::is_masked(s, i, j)) continue;
+        ++visible;
+        lo = std::min(lo, hr.weights(i, j));
+        if (hr.weights(i, j) > hi) hi = hr.weights(i, j), winner = j;
+    }
+    NumberFont mono;
+    ImGui::TextColored(ImVec4(0.35f, 0.85f, 0.47f, 1.0f), "z_%s = %s", token.c_str(), core::format_vector(z.data(), z.size()).c_str());
+    if (visible > 1 && hi - lo < 1e-9)
+        ImGui::TextUnformatted("all weights equal: output = plain average of values");
+    else if (visible > 1 && hi >= 0.95)
+        ImGui::Text("one winner: w = %s → %s", core::format_number(hi).c_str(), s.tokens[winner].c_str());
+    else if (visible == 1)
+        ImGui::Text("only \"%s\" is visible (causal mask): w = 1", s.tokens[winner].c_str());
+}
+
+} // namespace ui

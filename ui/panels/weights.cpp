@@ -1,0 +1,74 @@
+// ui/panels/weights.cpp — W_Q, W_K, W_V of the selected head, edited in place; d_k and d_v.
+#include "ui/panels/weights.h"
+
+#include "core/edits.h"
+#include "ui/grid.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+
+namespace ui {
+
+namespace {
+
+GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
+    GridSpec g = number_grid(name, W, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
+    g.row_header_w = ImGui::CalcTextSize("512").x + em();
+    g.col_label = [](int c) { return std::to_string(c + 1); };
+    g.row_label = [](int r) { return std::to_string(r + 1); };
+    g.cell_tooltip = [name](int r, int c) {
+        ImGui::SetTooltip("%s[%d][%d]: how much embedding dimension %d adds to output dimension %d.\n"
+                          "Drag (Shift: faster, Alt: slower), or double-click and type.",
+                          name, r + 1, c + 1, r + 1, c + 1);
+    };
+    return g;
+}
+
+} // namespace
+
+void draw_weights_panel(core::Scenario& s, View& v) {
+    int d_k = s.d_k(), d_v = s.d_v();
+    if (dimension_input("d_k", d_k, 1, core::Limits::max_dim,
+                        "Length of queries and keys: the columns of W_Q and W_K, in every head. New entries are 0.", v))
+        core::edits::set_d_k(s, d_k);
+    ImGui::SameLine(0, 1.5f * em());
+    if (dimension_input("d_v", d_v, 1, core::Limits::max_dim,
+                        "Length of values and outputs: the columns of W_V, in every head. New entries are 0.", v))
+        core::edits::set_d_v(s, d_v);
+
+    const int heads = static_cast<int>(s.heads.size());
+    if (heads > 1) {
+        ImGui::SameLine(0, 1.5f * em());
+        ImGui::SetNextItemWidth(6.0f * em());
+        const std::string current = "Head " + std::to_string(v.selected_head + 1);
+        if (ImGui::BeginCombo("##head", current.c_str())) {
+            for (int h = 0; h < heads; ++h)
+                if (ImGui::Selectable(("Head " + std::to_string(h + 1)).c_str(), h == v.selected_head)) v.selected_head = h;
+            ImGui::EndCombo();
+        }
+        remember(v, "head");
+        tip("Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
+    }
+
+    core::Head& head = s.heads[v.selected_head];
+    // Side by side when they fit, otherwise one under the other; each scrolls past a third of the panel.
+    const float max_h = std::max(6.0f * ImGui::GetFrameHeight(), ImGui::GetContentRegionAvail().y / 3.0f - ImGui::GetFrameHeightWithSpacing());
+    struct Item { const char* name; const char* role; core::Matrix* W; };
+    const Item items[] = {
+        {"W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", &head.W_Q},
+        {"W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", &head.W_K},
+        {"W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", &head.W_V},
+    };
+    for (size_t i = 0; i < 3; ++i) {
+        const GridSpec g = weight_spec(items[i].name, *items[i].W, max_h, v);
+        const std::string title = std::string(items[i].name) + "  (" + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ")";
+        flow(std::max(grid_size(g).x, ImGui::CalcTextSize(title.c_str()).x), i == 0);
+        ImGui::BeginGroup();
+        ImGui::TextUnformatted(title.c_str());
+        tip(items[i].role);
+        v.grids[items[i].name] = draw_grid(g);
+        ImGui::EndGroup();
+    }
+}
+
+} // namespace ui
