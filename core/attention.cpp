@@ -152,8 +152,8 @@ void compute_into(const Scenario& s, Result& r) {
     const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
     const bool parallel = compute_threads(s.n()) > 1; // share row blocks with core::parallel's helpers
 
-    // Pass 1: the embeddings attention sees.
-    r.X_in = s.X; // (n, d_model)
+    // Pass 1: the embeddings attention sees (none when Q, K and V are given).
+    r.X_in = s.X; // (n, d_model), or (0, 0) when direct
     if (s.positional == Positional::sinusoidal) r.X_in += sinusoidal_positions(s.n(), s.d_model());
     r.score_divisor = s.scale ? std::sqrt(static_cast<double>(d_k)) : 1.0;
 
@@ -171,10 +171,16 @@ void compute_into(const Scenario& s, Result& r) {
         resize_square(hr.scaled, n);
         resize_square(hr.weights, n);
         hr.output.resize(n, d_v);
-        // Pass 2: projections.
-        k.matmul(r.X_in.data(), w.W_Q.data(), hr.Q.data(), n, d_model, d_k, parallel); // (n, d_k)
-        k.matmul(r.X_in.data(), w.W_K.data(), hr.K.data(), n, d_model, d_k, parallel); // (n, d_k)
-        k.matmul(r.X_in.data(), w.W_V.data(), hr.V.data(), n, d_model, d_v, parallel); // (n, d_v)
+        // Pass 2: projections, or the given Q, K, V.
+        if (s.direct) {
+            hr.Q = w.Q; // (n, d_k)
+            hr.K = w.K; // (n, d_k)
+            hr.V = w.V; // (n, d_v)
+        } else {
+            k.matmul(r.X_in.data(), w.W_Q.data(), hr.Q.data(), n, d_model, d_k, parallel); // (n, d_k)
+            k.matmul(r.X_in.data(), w.W_K.data(), hr.K.data(), n, d_model, d_k, parallel); // (n, d_k)
+            k.matmul(r.X_in.data(), w.W_V.data(), hr.V.data(), n, d_model, d_v, parallel); // (n, d_v)
+        }
         if (s.pin && s.pin->head == static_cast<int>(h)) hr.Q.row(s.pin->row) = s.pin->q.transpose();
         // Passes 3-5, a block of query rows at a time: scores = Q Kᵀ; scaled = scores / divisor
         // with −∞ where masked; weights = row-wise softmax with exact 0 where masked; output = weights V.
@@ -196,8 +202,8 @@ void compute_into(const Scenario& s, Result& r) {
     }
     // Pass 6: output projection.
     if (s.W_O.size() != 0) {
-        r.output.resize(n, d_model); // (n, d_model)
-        k.matmul(r.concat.data(), s.W_O.data(), r.output.data(), n, heads * d_v, d_model, parallel);
+        r.output.resize(n, s.W_O.cols()); // (n, d_model)
+        k.matmul(r.concat.data(), s.W_O.data(), r.output.data(), n, heads * d_v, s.W_O.cols(), parallel);
     } else {
         r.output = r.concat; // (n, H·d_v)
     }

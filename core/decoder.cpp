@@ -30,12 +30,19 @@ DecodeStep Decoder::step() {
     Eigen::RowVectorXd concat(static_cast<Eigen::Index>(scenario_.heads.size()) * d_v); // (H·d_v)
     for (size_t h = 0; h < scenario_.heads.size(); ++h) {
         const Head& w = scenario_.heads[h];
-        const auto x = x_in_.row(i);                                   // (d_model)
-        Eigen::RowVectorXd q = x * w.W_Q;                              // (d_k)
+        Eigen::RowVectorXd q;                                          // (d_k)
+        if (scenario_.direct) {                                        // Q, K, V given: the new rows as they are
+            q = w.Q.row(i);
+            k_cache_[h].row(i) = w.K.row(i);
+            v_cache_[h].row(i) = w.V.row(i);
+        } else {
+            const auto x = x_in_.row(i);                               // (d_model)
+            q = x * w.W_Q;
+            k_cache_[h].row(i).noalias() = x * w.W_K;                  // the one new K row
+            v_cache_[h].row(i).noalias() = x * w.W_V;                  // the one new V row
+        }
         if (scenario_.pin && scenario_.pin->head == static_cast<int>(h) && scenario_.pin->row == i)
             q = scenario_.pin->q.transpose();
-        k_cache_[h].row(i).noalias() = x * w.W_K;                      // the one new K row
-        v_cache_[h].row(i).noalias() = x * w.W_V;                      // the one new V row
         const auto keys = k_cache_[h].topRows(i + 1);                  // (t, d_k)
         const auto values = v_cache_[h].topRows(i + 1);                // (t, d_v)
         Vector scores = (keys * q.transpose()) / divisor;              // (t)

@@ -21,6 +21,20 @@ void resize_keep(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
     m = std::move(out);
 }
 
+// The matrices with one row per token: X, or every head's Q, K and V when they are given directly.
+std::vector<Matrix*> token_rows(Scenario& s) {
+    if (!s.direct) return {&s.X};
+    std::vector<Matrix*> out;
+    for (Head& h : s.heads)
+        for (Matrix* m : {&h.Q, &h.K, &h.V}) out.push_back(m);
+    return out;
+}
+
+// The width of the output without W_O: d_model, or H·d_v when Q, K and V are given.
+Eigen::Index output_width(const Scenario& s) {
+    return s.direct ? static_cast<Eigen::Index>(s.heads.size()) * s.d_v() : s.d_model();
+}
+
 } // namespace
 
 //-----------------------------------------------------------------------------
@@ -29,7 +43,7 @@ void resize_keep(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
 
 void add_token(Scenario& s, const std::string& name) {
     if (s.n() >= Limits::max_tokens) return;
-    resize_keep(s.X, s.X.rows() + 1, s.X.cols());
+    for (Matrix* m : token_rows(s)) resize_keep(*m, m->rows() + 1, m->cols());
     s.tokens.push_back(name);
 }
 
@@ -43,10 +57,12 @@ std::string unused_token_name(const Scenario& s) {
 bool remove_token(Scenario& s, int row) {
     const int n = s.n();
     if (n <= 1 || row < 0 || row >= n) return false;
-    Matrix X(n - 1, s.X.cols()); // (n − 1, d_model)
-    X.topRows(row) = s.X.topRows(row);
-    X.bottomRows(n - 1 - row) = s.X.bottomRows(n - 1 - row);
-    s.X = std::move(X);
+    for (Matrix* m : token_rows(s)) {
+        Matrix kept(n - 1, m->cols()); // (n − 1, width)
+        kept.topRows(row) = m->topRows(row);
+        kept.bottomRows(n - 1 - row) = m->bottomRows(n - 1 - row);
+        *m = std::move(kept);
+    }
     s.tokens.erase(s.tokens.begin() + row);
     if (s.pin) {
         if (s.pin->row == row) s.pin.reset();
@@ -58,7 +74,7 @@ bool remove_token(Scenario& s, int row) {
 bool move_token(Scenario& s, int row, int by) {
     const int other = row + by;
     if (row < 0 || row >= s.n() || other < 0 || other >= s.n() || row == other) return false;
-    s.X.row(row).swap(s.X.row(other));
+    for (Matrix* m : token_rows(s)) m->row(row).swap(m->row(other));
     std::swap(s.tokens[row], s.tokens[other]);
     // The pin belongs to a token, so it moves with it.
     if (s.pin) {
@@ -70,9 +86,12 @@ bool move_token(Scenario& s, int row, int by) {
 
 void permute_tokens(Scenario& s, const std::vector<int>& perm) {
     const Scenario old = s;
+    for (Matrix* m : token_rows(s)) {
+        const Matrix before = *m;
+        for (int i = 0; i < old.n(); ++i) m->row(i) = before.row(perm[i]);
+    }
     for (int i = 0; i < old.n(); ++i) {
         s.tokens[i] = old.tokens[perm[i]];
-        s.X.row(i) = old.X.row(perm[i]);
         if (old.pin && old.pin->row == perm[i]) s.pin->row = i;
     }
 }
@@ -95,6 +114,7 @@ void set_positions(Scenario& s, bool sinusoidal) { s.positional = sinusoidal ? P
 //-----------------------------------------------------------------------------
 
 void set_d_model(Scenario& s, int d_model) {
+    if (s.direct) return; // no X: Q, K and V are the inputs
     d_model = clamp_dim(d_model);
     resize_keep(s.X, s.X.rows(), d_model);
     for (Head& h : s.heads) {
@@ -107,10 +127,8 @@ void set_d_model(Scenario& s, int d_model) {
 
 void set_d_k(Scenario& s, int d_k) {
     d_k = clamp_dim(d_k);
-    for (Head& h : s.heads) {
-        resize_keep(h.W_Q, h.W_Q.rows(), d_k);
-        resize_keep(h.W_K, h.W_K.rows(), d_k);
-    }
+    for (Head& h : s.heads)
+        for (Matrix* m : s.direct ? std::vector<Matrix*>{&h.Q, &h.K} : std::vector<Matrix*>{&h.W_Q, &h.W_K}) resize_keep(*m, m->rows(), d_k);
     if (s.pin) {
         Vector q = Vector::Zero(d_k); // (d_k)
         const Eigen::Index keep = std::min<Eigen::Index>(d_k, s.pin->q.size());
@@ -122,7 +140,10 @@ void set_d_k(Scenario& s, int d_k) {
 void set_d_v(Scenario& s, int d_v) {
     d_v = clamp_dim(d_v);
     const int old = s.d_v();
-    for (Head& h : s.heads) resize_keep(h.W_V, h.W_V.rows(), d_v);
+    for (Head& h : s.heads) {
+        Matrix& v = s.direct ? h.V : h.W_V;
+        resize_keep(v, v.rows(), d_v);
+    }
     if (s.W_O.size() == 0) return;
     // W_O stacks one block of d_v rows per head: resize each block, not the whole matrix.
     const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
@@ -138,6 +159,16 @@ void set_d_v(Scenario& s, int d_v) {
 
 bool add_head(Scenario& s, std::uint64_t seed) {
     if (static_cast<int>(s.heads.size()) >= Limits::max_heads) return false;
+    if (s.direct) { // random Q, K, V of unit variance; W_O grows by zero rows: the new head adds nothing yet
+        const Scenario donor = numpy_random_qkv(seed, s.n(), std::max(s.d_k(), s.d_v()));
+        Head h;
+        h.Q = donor.heads[0].Q.leftCols(s.d_k());
+        h.K = donor.heads[0].K.leftCols(s.d_k());
+        h.V = donor.heads[0].V.leftCols(s.d_v());
+        s.heads.push_back(std::move(h));
+        if (s.W_O.size() != 0) resize_keep(s.W_O, s.W_O.rows() + s.d_v(), s.W_O.cols());
+        return true;
+    }
     const Scenario donor = random_scenario(1, s.d_model(), s.d_k(), s.d_v(), 1, s.W_O.size() != 0, seed);
     s.heads.push_back(donor.heads[0]);
     if (s.W_O.size() != 0) {
@@ -163,11 +194,11 @@ bool remove_head(Scenario& s, int h) {
 }
 
 void identity_W_O(Scenario& s) {
-    s.W_O = Matrix::Identity(static_cast<Eigen::Index>(s.heads.size()) * s.d_v(), s.d_model()); // (H·d_v, d_model)
+    s.W_O = Matrix::Identity(static_cast<Eigen::Index>(s.heads.size()) * s.d_v(), output_width(s)); // (H·d_v, d_model)
 }
 
 void random_W_O(Scenario& s, std::uint64_t seed) {
-    s.W_O = random_scenario(1, s.d_model(), 1, s.d_v(), static_cast<int>(s.heads.size()), true, seed).W_O; // (H·d_v, d_model)
+    s.W_O = random_scenario(1, static_cast<int>(output_width(s)), 1, s.d_v(), static_cast<int>(s.heads.size()), true, seed).W_O; // (H·d_v, d_model)
 }
 
 void remove_W_O(Scenario& s) { s.W_O.resize(0, 0); }

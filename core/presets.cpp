@@ -1,5 +1,7 @@
 #include "core/presets.h"
 
+#include "core/random.h"
+
 #include <cmath>
 #include <random>
 
@@ -80,14 +82,40 @@ Scenario random_scenario(int n, int d_model, int d_k, int d_v, int heads, bool w
     return s;
 }
 
+Scenario numpy_random_qkv(std::uint64_t seed, int n, int d) {
+    NumpyRng rng(seed);
+    Scenario s;
+    s.direct = true;
+    s.tokens = numbered_tokens(n);
+    Head h;
+    h.Q = rng.normal(n, d); // (n, d)
+    h.K = rng.normal(n, d); // (n, d)
+    h.V = rng.normal(n, d); // (n, d)
+    s.heads = {std::move(h)};
+    return s;
+}
+
+Scenario preset_numpy_example() { return numpy_random_qkv(0, 4, 8); }
+
+namespace {
+Scenario numpy_random_default() { return numpy_random_qkv(NumpyRandomParams{}.seed, NumpyRandomParams{}.n, NumpyRandomParams{}.d); }
+} // namespace
+
 const std::vector<PresetInfo>& presets() {
     static const std::vector<PresetInfo> list = {
-        {"Three tokens (seed 000)", "\"the cat sat\", d = 2: the worked example", preset_three_tokens},
-        {"NumPy example (seed 001)", "4 tokens, d = 8, fixed random numbers", preset_numpy_random},
-        {"\"it\" (seed 002)", "\"the cat ate because it was hungry\" in 2D", preset_it_sentence},
-        {"8 heads × 64 (seed 001)", "d_model 512, 16 random tokens, with W_O", preset_eight_heads},
+        {"the cat sat — worked example", "\"the cat sat\", d = 2: the worked example", preset_three_tokens, "cat-sat"},
+        {"NumPy example — default_rng(0), 4 × 8", "Q, K and V drawn by the article's NumPy code", preset_numpy_example, "numpy-example"},
+        {"the cat ate because it was hungry", "\"it\" attends most to \"cat\", in 2D", preset_it_sentence, "it-hungry"},
+        {"8 heads × 64, d_model 512", "16 random tokens, with W_O", preset_eight_heads, "eight-heads"},
+        {"NumPy random: default_rng(seed), n × d", "Q, K, V = rng.normal(size=(n, d)) for any seed and size", numpy_random_default, numpy_random_id},
     };
     return list;
+}
+
+const PresetInfo* find_preset(const std::string& id) {
+    for (const PresetInfo& p : presets())
+        if (id == p.id) return &p;
+    return nullptr;
 }
 
 } // namespace core

@@ -39,7 +39,7 @@ std::string check_shape(const Matrix& m, const std::string& name, Eigen::Index r
 } // namespace
 
 bool Head::operator==(const Head& o) const {
-    return same(W_Q, o.W_Q) && same(W_K, o.W_K) && same(W_V, o.W_V);
+    return same(W_Q, o.W_Q) && same(W_K, o.W_K) && same(W_V, o.W_V) && same(Q, o.Q) && same(K, o.K) && same(V, o.V);
 }
 
 bool QueryPin::operator==(const QueryPin& o) const {
@@ -48,12 +48,92 @@ bool QueryPin::operator==(const QueryPin& o) const {
 
 bool Scenario::operator==(const Scenario& o) const {
     return tokens == o.tokens && same(X, o.X) && heads == o.heads && same(W_O, o.W_O) &&
-           causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin;
+           causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin && direct == o.direct;
 }
 
 bool is_acceptable_value(double v) { return std::isfinite(v) && std::abs(v) <= Limits::max_abs_value; }
 
+namespace {
+
+// Direct Q, K, V: every head's three matrices have n rows; Q and K share d_k, V has d_v.
+std::string validate_direct(const Scenario& s) {
+    std::ostringstream out;
+    if (s.X.size() != 0) return "X is given together with Q, K and V; give one or the other";
+    if (s.positional == Positional::sinusoidal) return "positional encoding needs X (Q, K and V are given directly)";
+    const Eigen::Index n = s.heads[0].Q.rows(), d_k = s.heads[0].Q.cols(), d_v = s.heads[0].V.cols();
+    if (n < 1) return "Q has no rows (at least one token is needed)";
+    if (n > Limits::max_tokens) {
+        out << "Q has " << n << " rows, more than the limit of " << Limits::max_tokens << " tokens";
+        return out.str();
+    }
+    if (static_cast<Eigen::Index>(s.tokens.size()) != n) {
+        out << "tokens has " << s.tokens.size() << " names, expected " << n << " (the rows of Q)";
+        return out.str();
+    }
+    for (size_t h = 0; h < s.heads.size(); ++h) {
+        const Head& head = s.heads[h];
+        const std::string prefix = s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].";
+        if (head.W_Q.size() || head.W_K.size() || head.W_V.size()) return prefix + "W_Q/W_K/W_V are given together with Q, K and V";
+        struct Named { const Matrix& m; const char* name; Eigen::Index cols; const char* why; };
+        for (const Named& w : {Named{head.Q, "Q", d_k, "d_k, the width of Q"}, Named{head.K, "K", d_k, "d_k, the width of Q"},
+                               Named{head.V, "V", d_v, "d_v, the width of V"}}) {
+            const std::string name = prefix + w.name;
+            if (w.m.cols() < 1) return name + " has no columns";
+            if (w.m.cols() > Limits::max_dim) {
+                out << name << " has " << w.m.cols() << " columns, more than the limit of " << Limits::max_dim;
+                return out.str();
+            }
+            if (auto e = check_shape(w.m, name, n, "the number of tokens", w.cols, w.why); !e.empty()) return e;
+            if (auto e = check_entries(w.m, name); !e.empty()) return e;
+        }
+    }
+    if (s.W_O.size() != 0) {
+        const Eigen::Index concat_width = static_cast<Eigen::Index>(s.heads.size()) * d_v;
+        if (s.W_O.cols() > Limits::max_dim) return "W_O has more columns than the limit of " + std::to_string(Limits::max_dim);
+        if (auto e = check_shape(s.W_O, "W_O", concat_width, "heads × d_v", s.W_O.cols(), ""); !e.empty()) return e;
+        if (auto e = check_entries(s.W_O, "W_O"); !e.empty()) return e;
+    }
+    return {};
+}
+
+std::string validate_pin(const Scenario& s) {
+    std::ostringstream out;
+    const QueryPin& p = *s.pin;
+    if (p.head < 0 || p.head >= static_cast<int>(s.heads.size())) {
+        out << "pin.head is " << p.head << ", expected 0.." << s.heads.size() - 1;
+        return out.str();
+    }
+    if (p.row < 0 || p.row >= s.n()) {
+        out << "pin.row is " << p.row << ", expected 0.." << s.n() - 1;
+        return out.str();
+    }
+    if (p.q.size() != s.d_k()) {
+        out << "pin.q has " << p.q.size() << " entries, expected " << s.d_k() << " (d_k)";
+        return out.str();
+    }
+    Matrix q_row = p.q.transpose();
+    return check_entries(q_row, "pin.q");
+}
+
+std::string validate_projected(const Scenario& s);
+
+} // namespace
+
 std::string validate(const Scenario& s) {
+    std::string e;
+    if (!s.direct) e = validate_projected(s);
+    else if (s.heads.empty()) e = "Q, K and V are missing";
+    else if (s.heads.size() > static_cast<size_t>(Limits::max_heads))
+        e = "heads has " + std::to_string(s.heads.size()) + " entries, more than the limit of " + std::to_string(Limits::max_heads);
+    else e = validate_direct(s);
+    if (e.empty() && s.pin) e = validate_pin(s);
+    return e;
+}
+
+namespace {
+
+// X and per-head W_Q, W_K, W_V.
+std::string validate_projected(const Scenario& s) {
     std::ostringstream out;
     const Eigen::Index n = s.X.rows(), d_model = s.X.cols();
     if (n < 1) return "X has no rows (at least one token is needed)";
@@ -101,25 +181,12 @@ std::string validate(const Scenario& s) {
             return e;
         if (auto e = check_entries(s.W_O, "W_O"); !e.empty()) return e;
     }
-    if (s.pin) {
-        const QueryPin& p = *s.pin;
-        if (p.head < 0 || p.head >= static_cast<int>(s.heads.size())) {
-            out << "pin.head is " << p.head << ", expected 0.." << s.heads.size() - 1;
-            return out.str();
-        }
-        if (p.row < 0 || p.row >= n) {
-            out << "pin.row is " << p.row << ", expected 0.." << n - 1;
-            return out.str();
-        }
-        if (p.q.size() != d_k) {
-            out << "pin.q has " << p.q.size() << " entries, expected " << d_k << " (d_k)";
-            return out.str();
-        }
-        Matrix q_row = p.q.transpose();
-        if (auto e = check_entries(q_row, "pin.q"); !e.empty()) return e;
-    }
+    for (const Head& head : s.heads)
+        if (head.Q.size() || head.K.size() || head.V.size()) return "Q, K and V are given together with X and the W's; give one or the other";
     return {};
 }
+
+} // namespace
 
 void require_valid(const Scenario& s) {
     if (auto e = validate(s); !e.empty()) throw ScenarioError(e);

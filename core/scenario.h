@@ -27,6 +27,10 @@ struct Head {
     Matrix W_Q; // (d_model, d_k)
     Matrix W_K; // (d_model, d_k)
     Matrix W_V; // (d_model, d_v)
+    // Given directly instead (Scenario::direct): the projections a forward hook captures.
+    Matrix Q = {}; // (n, d_k)
+    Matrix K = {}; // (n, d_k)
+    Matrix V = {}; // (n, d_v)
     bool operator==(const Head& o) const;
 };
 
@@ -42,18 +46,21 @@ struct QueryPin {
 
 struct Scenario {
     std::vector<std::string> tokens; // n names
-    Matrix X;                        // (n, d_model)
+    Matrix X;                        // (n, d_model); empty when `direct`
     std::vector<Head> heads;         // at least one
     Matrix W_O;                      // (heads * d_v, d_model), or empty for "no output projection"
     bool causal = false;
     bool scale = true;               // divide scores by sqrt(d_k)
     Positional positional = Positional::none;
     std::optional<QueryPin> pin;
+    // Q, K and V are the inputs (heads[h].Q/K/V); X and the W's are empty, and W_O, if any, is
+    // (heads * d_v, any width).
+    bool direct = false;
 
-    int n() const { return static_cast<int>(X.rows()); }
-    int d_model() const { return static_cast<int>(X.cols()); }
-    int d_k() const { return heads.empty() ? 0 : static_cast<int>(heads[0].W_Q.cols()); }
-    int d_v() const { return heads.empty() ? 0 : static_cast<int>(heads[0].W_V.cols()); }
+    int n() const { return static_cast<int>(direct ? (heads.empty() ? 0 : heads[0].Q.rows()) : X.rows()); }
+    int d_model() const { return static_cast<int>(X.cols()); } // 0 when direct
+    int d_k() const { return heads.empty() ? 0 : static_cast<int>(direct ? heads[0].Q.cols() : heads[0].W_Q.cols()); }
+    int d_v() const { return heads.empty() ? 0 : static_cast<int>(direct ? heads[0].V.cols() : heads[0].W_V.cols()); }
     bool operator==(const Scenario& o) const;
     bool operator!=(const Scenario& o) const { return !(*this == o); }
 };

@@ -89,13 +89,19 @@ TEST_CASE("bad files: each message names the field") {
     CHECK(error_of("") .rfind("invalid JSON", 0) == 0);
     CHECK(error_of("[1, 2]") == "the file is an array, expected a JSON object");
     CHECK(error_of(R"({"X": [[1, 0]]})") == "W_Q is missing");
-    CHECK(error_of(R"({"X": "abc", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X is a string, expected an array of rows");
+    CHECK(error_of(R"({"X": true, "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X is true/false, expected an array of rows");
+    // A string names a file (see test_scenario_files.cpp).
+    CHECK(error_of(R"({"X": "abc", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
+          "X: abc: unknown kind of file; attnviz reads arrays from .npy, .npz, .safetensors, .csv and .tsv");
     CHECK(error_of(R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][1] is a string, expected a number");
     CHECK(error_of(R"({"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[1] has 1 entries, expected 2 (like X[0])");
     CHECK(error_of(R"({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]})") ==
           "W_Q has 3 rows, expected 2 (the width of X)");
     CHECK(error_of(R"({"X": [[1e7]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 10000000, outside ±1e6");
-    CHECK(error_of(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
+    CHECK(error_of(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 1e400, too large for a double (line 1, column 9)");
+    CHECK(error_of("{\"X\": [[1]],\n \"heads\": [{\"W_Q\": [[1]], \"W_K\": [[-2e999]], \"W_V\": [[1]]}]}") ==
+          "heads[0].W_K[0][0] is -2e999, too large for a double (line 2, column 36)");
+    CHECK(error_of("{\"X\": [[1, 1e400") == "invalid JSON: 1e400 is too large for a double (line 1, column 12)");
     CHECK(error_of(R"({"X": [[NaN]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
     CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "causal": 1})") == "causal is a number, expected true or false");
     CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "w_o": 1})") == "unknown field \"w_o\"");

@@ -45,7 +45,7 @@ std::string error_of(void (*f)(const std::string&), const std::string& file) {
 
 bool same_bits(const Tensor& a, const Tensor& b) {
     return a.shape == b.shape && a.dtype == b.dtype && a.values.size() == b.values.size() &&
-           std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
+           (a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0);
 }
 
 } // namespace

@@ -276,7 +276,7 @@ TEST_CASE("issue 4: shuffling permutes the outputs exactly without positions, an
 TEST_CASE("issue 4: the 8-head preset loads from the Presets menu and renders with every panel open") {
     Ui ui;
     open_all(ui);
-    menu_click(ui, "Presets", "8 heads × 64 (seed 001)");
+    menu_click(ui, "Presets", "8 heads × 64, d_model 512");
     REQUIRE(ui.scenario() == core::preset_eight_heads());
     const auto start = std::chrono::steady_clock::now();
     ui.frames(10);

@@ -61,6 +61,7 @@ std::string read_member(zip_t* z, zip_uint64_t index, std::size_t size, const st
 } // namespace
 
 TensorFile parse_npz(const char* bytes, std::size_t size, const std::string& path) {
+    if (size == 0) throw FileError(path + ": the file is empty, not an .npz (zip) archive");
     Zip z = open_archive(bytes, size, path);
     const zip_int64_t count = zip_get_num_entries(z.get(), 0);
     if (count < 0 || static_cast<std::uint64_t>(count) > max_tensors_per_file)
@@ -99,6 +100,7 @@ namespace {
 
 // The whole archive, built in memory: its members, then the central directory.
 std::string archive_bytes(const std::vector<std::pair<std::string, std::string>>& members, bool compressed, const std::string& path) {
+    if (members.empty()) return std::string("PK\x05\x06", 4) + std::string(18, '\0'); // an empty zip: its end record alone
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* out = zip_source_buffer_create(nullptr, 0, 0, &err);

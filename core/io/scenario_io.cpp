@@ -1,7 +1,11 @@
 #include "core/io/scenario_io.h"
 
+#include "core/io/arrays.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -102,12 +106,120 @@ void reject_unknown(const json& o, std::initializer_list<const char*> known, con
     }
 }
 
-Head read_head(const json& o, const std::string& where) {
-    return Head{read_matrix(member(o, "W_Q", where), where + "W_Q"), read_matrix(member(o, "W_K", where), where + "W_K"),
-                read_matrix(member(o, "W_V", where), where + "W_V")};
+std::string errno_text() { return std::strerror(errno); }
+
+// "line 3, column 12" of a byte offset.
+std::string line_column(const std::string& text, std::size_t offset) {
+    offset = std::min(offset, text.size());
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+    const auto last_newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+    const std::size_t column = offset - (last_newline == std::string::npos || last_newline >= offset ? 0 : last_newline + 1) + 1;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-std::string errno_text() { return std::strerror(errno); }
+// The path ("X[1][0]", "heads[0].W_Q[2][1]") of the first string equal to `marker`.
+bool find_marker(const json& v, const std::string& marker, std::string& where) {
+    if (v.is_string()) return v.get<std::string>() == marker;
+    if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string sub = where + "[" + std::to_string(i) + "]";
+            if (find_marker(v[i], marker, sub)) return where = sub, true;
+        }
+    } else if (v.is_object()) {
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            std::string sub = where.empty() ? it.key() : where + "." + it.key();
+            if (find_marker(it.value(), marker, sub)) return where = sub, true;
+        }
+    }
+    return false;
+}
+
+// A number too large for a double: names its field and place ("X[1][0] is 1e400, too large for a
+// double (line 3, column 12)") by parsing again with a marker string in its place.
+[[noreturn]] void fail_overflow(const std::string& text, const std::string& what) {
+    const auto q1 = what.find('\''), q2 = what.rfind('\'');
+    const std::string number = q1 != std::string::npos && q2 > q1 ? what.substr(q1 + 1, q2 - q1 - 1) : "";
+    // The first place the number stands alone (not inside a longer token or a string).
+    std::size_t at = number.empty() ? std::string::npos : text.find(number);
+    auto alone = [&](std::size_t p) {
+        const char before = p == 0 ? ' ' : text[p - 1];
+        const char after = p + number.size() < text.size() ? text[p + number.size()] : ' ';
+        return std::strchr("[,: \n\r\t", before) && std::strchr("]}, \n\r\t", after);
+    };
+    while (at != std::string::npos && !alone(at)) at = text.find(number, at + 1);
+    if (at == std::string::npos) fail("invalid JSON: a number is too large for a double");
+    const std::string place = line_column(text, at);
+    const std::string marker = "\x01attnviz-overflow";
+    std::string field;
+    try {
+        const json again = json::parse(text.substr(0, at) + json(marker).dump() + text.substr(at + number.size()));
+        if (find_marker(again, marker, field)) fail(field + " is " + number + ", too large for a double (" + place + ")");
+    } catch (const json::exception&) {
+    }
+    fail("invalid JSON: " + number + " is too large for a double (" + place + ")");
+}
+
+const char* const projection_names[] = {"W_Q", "W_K", "W_V"};
+const char* const direct_names[] = {"Q", "K", "V"};
+
+// Numbers, or a file: "emb.npy" or {"file": …, "tensor": …, "transpose": …}. A file may hold a
+// 3-d array, one matrix per head.
+std::vector<Matrix> matrices(const json& v, const std::string& name, const std::string& base_dir) {
+    if (!v.is_string() && !v.is_object()) return {read_matrix(v, name)};
+    io::ArrayRef ref;
+    if (v.is_string()) {
+        ref.file = v.get<std::string>();
+    } else {
+        reject_unknown(v, {"file", "tensor", "transpose"}, name + ".");
+        const json& file = member(v, "file", name + ".");
+        if (!file.is_string()) fail(name + ".file is " + type_name(file) + ", expected a file name");
+        ref.file = file.get<std::string>();
+        if (v.contains("tensor")) {
+            if (!v["tensor"].is_string()) fail(name + ".tensor is " + type_name(v["tensor"]) + ", expected the array's name");
+            ref.tensor = v["tensor"].get<std::string>();
+        }
+        ref.transpose = read_bool(v, "transpose", false);
+    }
+    if (ref.file.empty()) fail(name + " names no file");
+    return io::load_matrices(ref, base_dir, name);
+}
+
+Matrix one_matrix(const json& v, const std::string& name, const std::string& base_dir) {
+    std::vector<Matrix> m = matrices(v, name, base_dir);
+    if (m.size() != 1) fail(name + " is a 3-d array of " + std::to_string(m.size()) + " matrices; it needs one matrix here");
+    return std::move(m.front());
+}
+
+Head head_of(const json& a, const json& b, const json& c, const std::string& where, bool direct, const std::string& base_dir) {
+    const char* const* names = direct ? direct_names : projection_names;
+    Head h;
+    (direct ? h.Q : h.W_Q) = one_matrix(a, where + names[0], base_dir);
+    (direct ? h.K : h.W_K) = one_matrix(b, where + names[1], base_dir);
+    (direct ? h.V : h.W_V) = one_matrix(c, where + names[2], base_dir);
+    return h;
+}
+
+// W_Q/W_K/W_V (or Q/K/V) at the top: one head, or one per matrix of 3-d arrays.
+std::vector<Head> stacked_heads(const json& root, const char* const* names, bool direct, const std::string& base_dir) {
+    std::vector<std::vector<Matrix>> parts;
+    for (int i = 0; i < 3; ++i) parts.push_back(matrices(member(root, names[i], ""), names[i], base_dir));
+    if (parts[0].size() != parts[1].size() || parts[0].size() != parts[2].size())
+        fail(std::string(names[0]) + ", " + names[1] + " and " + names[2] + " give " + std::to_string(parts[0].size()) + ", " +
+             std::to_string(parts[1].size()) + " and " + std::to_string(parts[2].size()) + " heads; they must agree");
+    std::vector<Head> heads(parts[0].size());
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        (direct ? heads[h].Q : heads[h].W_Q) = std::move(parts[0][h]);
+        (direct ? heads[h].K : heads[h].W_K) = std::move(parts[1][h]);
+        (direct ? heads[h].V : heads[h].W_V) = std::move(parts[2][h]);
+    }
+    return heads;
+}
+
+bool heads_are_direct(const json& root) {
+    if (!root.contains("heads") || !root["heads"].is_array() || root["heads"].empty()) return false;
+    const json& first = root["heads"][0];
+    return first.is_object() && (first.contains("Q") || first.contains("K") || first.contains("V"));
+}
 
 } // namespace
 
@@ -133,33 +245,31 @@ std::string matrix_json(const Matrix& m, const std::string& indent) {
     return out + "]";
 }
 
-Scenario parse_scenario(const std::string& text) {
+Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
     check_depth(text);
     json root;
     try {
         root = json::parse(text);
     } catch (const json::exception& e) { // parse errors, and numbers too large for a double
         std::string what = e.what();
+        if (what.find("number overflow") != std::string::npos) fail_overflow(text, what);
         const auto cut = what.find("] ");
         fail("invalid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
     }
     if (!root.is_object()) fail("the file is " + type_name(root) + ", expected a JSON object");
-    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "heads", "W_O", "causal", "scale", "positional", "pin"}, "");
+    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "heads", "W_O", "causal", "scale", "positional", "pin"}, "");
 
     Scenario s;
-    s.X = read_matrix(member(root, "X", ""), "X");
-    if (root.contains("tokens")) {
-        const json& t = root["tokens"];
-        if (!t.is_array()) fail("tokens is " + type_name(t) + ", expected an array of strings");
-        for (size_t i = 0; i < t.size(); ++i) {
-            if (!t[i].is_string()) fail("tokens[" + std::to_string(i) + "] is " + type_name(t[i]) + ", expected a string");
-            s.tokens.push_back(t[i].get<std::string>());
-        }
+    s.direct = root.contains("Q") || root.contains("K") || root.contains("V") || heads_are_direct(root);
+    if (s.direct) {
+        if (root.contains("X")) fail("X and Q/K/V are both given; give X with W_Q/W_K/W_V, or Q, K and V");
     } else {
-        for (Eigen::Index i = 1; i <= s.X.rows(); ++i) s.tokens.push_back("t" + std::to_string(i));
+        s.X = one_matrix(member(root, "X", ""), "X", base_dir);
     }
-    const bool single = root.contains("W_Q") || root.contains("W_K") || root.contains("W_V");
-    if (single && root.contains("heads")) fail("heads and W_Q/W_K/W_V are both given; use one or the other");
+    const char* const* names = s.direct ? direct_names : projection_names;
+    const bool single = root.contains(names[0]) || root.contains(names[1]) || root.contains(names[2]);
+    if (single && root.contains("heads"))
+        fail(std::string("heads and ") + names[0] + "/" + names[1] + "/" + names[2] + " are both given; use one or the other");
     if (root.contains("heads")) {
         const json& hs = root["heads"];
         if (!hs.is_array()) fail("heads is " + type_name(hs) + ", expected an array of objects");
@@ -169,13 +279,28 @@ Scenario parse_scenario(const std::string& text) {
         for (size_t h = 0; h < hs.size(); ++h) {
             const std::string where = "heads[" + std::to_string(h) + "].";
             if (!hs[h].is_object()) fail(where.substr(0, where.size() - 1) + " is " + type_name(hs[h]) + ", expected an object");
-            reject_unknown(hs[h], {"W_Q", "W_K", "W_V"}, where);
-            s.heads.push_back(read_head(hs[h], where));
+            reject_unknown(hs[h], {names[0], names[1], names[2]}, where);
+            s.heads.push_back(head_of(member(hs[h], names[0], where), member(hs[h], names[1], where), member(hs[h], names[2], where),
+                                      where, s.direct, base_dir));
         }
     } else {
-        s.heads.push_back(read_head(root, ""));
+        s.heads = stacked_heads(root, names, s.direct, base_dir);
     }
-    if (root.contains("W_O")) s.W_O = read_matrix(root["W_O"], "W_O");
+    if (root.contains("tokens")) {
+        const json& t = root["tokens"];
+        if (t.is_string()) {
+            s.tokens = io::load_token_file(t.get<std::string>(), base_dir, "tokens");
+        } else {
+            if (!t.is_array()) fail("tokens is " + type_name(t) + ", expected an array of strings or a file name");
+            for (size_t i = 0; i < t.size(); ++i) {
+                if (!t[i].is_string()) fail("tokens[" + std::to_string(i) + "] is " + type_name(t[i]) + ", expected a string");
+                s.tokens.push_back(t[i].get<std::string>());
+            }
+        }
+    } else {
+        for (int i = 1; i <= s.n(); ++i) s.tokens.push_back("t" + std::to_string(i));
+    }
+    if (root.contains("W_O")) s.W_O = one_matrix(root["W_O"], "W_O", base_dir);
     s.causal = read_bool(root, "causal", false);
     s.scale = read_bool(root, "scale", true);
     if (root.contains("positional")) {
@@ -217,7 +342,8 @@ Scenario load_scenario_file(const std::string& path) {
         in.seekg(0);
         std::string text(static_cast<size_t>(size), '\0');
         if (!in.read(text.data(), size)) fail(std::string("cannot read: ") + errno_text());
-        return parse_scenario(text);
+        const auto slash = path.find_last_of('/');
+        return parse_scenario(text, slash == std::string::npos ? "" : path.substr(0, slash + 1));
     } catch (const ScenarioError& e) {
         throw ScenarioError(path + ": " + e.what());
     }
@@ -226,17 +352,19 @@ Scenario load_scenario_file(const std::string& path) {
 std::string to_json_text(const Scenario& s) {
     std::string out = "{\n  \"tokens\": [";
     for (size_t i = 0; i < s.tokens.size(); ++i) out += (i ? ", " : "") + json(s.tokens[i]).dump();
-    out += "],\n  \"X\": " + matrix_json(s.X, "  ") + ",\n";
+    out += "],\n";
+    if (!s.direct) out += "  \"X\": " + matrix_json(s.X, "  ") + ",\n";
+    const char* const* names = s.direct ? direct_names : projection_names;
+    auto parts = [&](const Head& h) {
+        return std::array<const Matrix*, 3>{s.direct ? &h.Q : &h.W_Q, s.direct ? &h.K : &h.W_K, s.direct ? &h.V : &h.W_V};
+    };
     if (s.heads.size() == 1) {
-        out += "  \"W_Q\": " + matrix_json(s.heads[0].W_Q, "  ") + ",\n";
-        out += "  \"W_K\": " + matrix_json(s.heads[0].W_K, "  ") + ",\n";
-        out += "  \"W_V\": " + matrix_json(s.heads[0].W_V, "  ") + ",\n";
+        for (int i = 0; i < 3; ++i) out += std::string("  \"") + names[i] + "\": " + matrix_json(*parts(s.heads[0])[static_cast<size_t>(i)], "  ") + ",\n";
     } else {
         out += "  \"heads\": [\n";
         for (size_t h = 0; h < s.heads.size(); ++h) {
-            out += "    {\"W_Q\": " + matrix_json(s.heads[h].W_Q, "     ") + ",\n";
-            out += "     \"W_K\": " + matrix_json(s.heads[h].W_K, "     ") + ",\n";
-            out += "     \"W_V\": " + matrix_json(s.heads[h].W_V, "     ") + "}";
+            for (int i = 0; i < 3; ++i)
+                out += std::string(i ? "     \"" : "    {\"") + names[i] + "\": " + matrix_json(*parts(s.heads[h])[static_cast<size_t>(i)], "     ") + (i < 2 ? ",\n" : "}");
             out += h + 1 < s.heads.size() ? ",\n" : "\n";
         }
         out += "  ],\n";

@@ -5,6 +5,9 @@
 //    "causal": false, "scale": true}
 //
 // Several heads: "heads": [{"W_Q": …, "W_K": …, "W_V": …}, …] and an optional "W_O".
+// Q, K and V given directly: "Q", "K", "V" (or "heads": [{"Q": …, "K": …, "V": …}, …]) instead of X
+// and the W's. Any matrix may name a file instead: "X": "emb.npy", "W_Q": {"file": "l3.safetensors",
+// "tensor": "attn.q_proj.weight", "transpose": true}; "tokens": "tokens.txt" (see core/io/arrays.h).
 // Optional: "tokens" (default t1, t2, …), "causal" (false), "scale" (true),
 // "positional" ("none" or "sinusoidal"), "pin" ({"head": 0, "row": 2, "q": [x, y]}, 0-based).
 #pragma once
@@ -16,7 +19,8 @@
 namespace core {
 
 // Parses and validates; throws ScenarioError naming the field ("X[1][0] is a string, expected a number").
-Scenario parse_scenario(const std::string& text);
+// Fields that name files (see core/io/arrays.h) are read relative to `base_dir`.
+Scenario parse_scenario(const std::string& text, const std::string& base_dir = "");
 // Reads, parses and validates; the message starts with the path ("scene.json: …").
 Scenario load_scenario_file(const std::string& path);
 

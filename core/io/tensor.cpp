@@ -202,7 +202,7 @@ void decode_values(const unsigned char* bytes, std::size_t count, DType t, bool 
     const std::size_t size = dtype_size(t);
     // The common little-endian floats get a loop of their own; the rest go through load_value.
     if (t == DType::f32 && !big_endian) decode_with(bytes, count, 4, out, [](const unsigned char* p) { return double(load_as<float, std::uint32_t>(p, false)); });
-    else if (t == DType::f64 && !big_endian) std::memcpy(out, bytes, count * 8);
+    else if (t == DType::f64 && !big_endian) { if (count) std::memcpy(out, bytes, count * 8); }
     else decode_with(bytes, count, size, out, [&](const unsigned char* p) { return load_value(p, t, big_endian); });
     if (t != DType::f16 && t != DType::bf16 && t != DType::f32 && t != DType::f64) return;
     for (std::size_t i = 0; i < count; ++i)
