@@ -1,5 +1,6 @@
 // The native attention viewer: files of real models' weights read in place, and the panel's grid,
 // map, top keys and causal check driven headless.
+#include "app/cli.h"
 #include "core/io/attention_file.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 namespace {
@@ -256,4 +258,44 @@ TEST_CASE("attention viewer: labels from a file, and a bad file leaves the open 
     CHECK(ui.view.file);
     CHECK(ui.view.labels.size() == 4);
     ui.wait_for_thumbnails();
+}
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out, err;
+};
+
+Run run(std::vector<std::string> args) {
+    args.insert(args.begin(), "attnviz");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
+    return {code, out.str(), err.str()};
+}
+
+} // namespace
+
+TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window opens") {
+    const std::string dir = test_python::temp_dir();
+    core::io::write_npy(dir + "/att.npy", model_weights(1, 2, 4));
+    core::io::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
+    std::ofstream(dir + "/three.txt") << "a\nb\nc\n";
+    const auto fails = [](std::vector<std::string> args) {
+        const Run r = run(std::move(args));
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        return r.err;
+    };
+    CHECK(fails({"--attention", dir + "/wide.npy"}).rfind("attnviz: " + dir + "/wide.npy: shape (3, 4) is not", 0) == 0);
+    CHECK(fails({"--attention", dir + "/att.npy", "--labels", dir + "/three.txt"}) ==
+          "attnviz: " + dir + "/three.txt: 3 labels for 4 tokens (" + dir + "/att.npy)\n");
+    CHECK(fails({"--attention", dir + "/att.npy", "--labels", dir + "/none.txt"}).rfind("attnviz: " + dir + "/none.txt: ", 0) == 0);
+    CHECK(fails({"--labels", dir + "/three.txt"}) == "attnviz: --labels goes with --attention (see attnviz --help)\n");
+    CHECK(fails({"--dump", "--attention", dir + "/att.npy"}) == "attnviz: --attention opens the window (or goes with --bench-frames) (see attnviz --help)\n");
+    CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy", "--tokens", "4"}).find("it takes no --tokens or --dim") != std::string::npos);
+    // A good file passes the checks and reaches the window, which this test build has not.
+    CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy"}).find("this build has no window") != std::string::npos);
 }

@@ -14,6 +14,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace ui {
 
 namespace {
@@ -55,6 +59,8 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
     // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a thread does it, and the
     // grid shows each thumbnail as it comes.
     worker = std::thread([this] {
+        // Below the UI thread: on a busy machine the frames come first, the thumbnails after.
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
         const int heads = file->heads();
         for (int k = 0; k < total() && !stop.load(std::memory_order_relaxed); ++k) {
             summaries[static_cast<std::size_t>(k)] = core::io::summarise_head(*file, k / heads, k % heads, thumb_side);
