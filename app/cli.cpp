@@ -9,8 +9,8 @@
 #include "core/explain.h"
 #include "core/io/settings.h"
 #include "core/presets.h"
-#include "core/report_json.h"
-#include "core/scenario_io.h"
+#include "core/io/report_json.h"
+#include "core/io/scenario_io.h"
 
 #include <algorithm>
 #include <chrono>

@@ -9,7 +9,7 @@
 #include "core/io/figure.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 #include "tests/python.h"
 
 #include <doctest/doctest.h>
