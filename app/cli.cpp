@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/cli_lessons.h"
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
@@ -39,6 +40,11 @@ const char* const usage_text =
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
+    "       attnviz --lessons                       list the built-in lessons as JSON (id, title, steps)\n"
+    "       attnviz --lesson ID|FILE [--step K]     open the window on a lesson (at step K)\n"
+    "       attnviz --lesson ID|FILE --check        check a lesson file: exit 0, or 2 with FILE:LINE: reason\n"
+    "       attnviz --lesson ID|FILE --answers      each prediction's answer and challenge's goal, as JSON\n"
+    "       attnviz --lesson ID|FILE [--step K] --screenshot OUT.png\n"
     "       attnviz --help | --version\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
 
@@ -54,13 +60,27 @@ int bounded_int(const std::string& flag, const std::string& text, int lo, int hi
     return static_cast<int>(v);
 }
 
+// --lesson goes with the window, --screenshot, --check and --answers; --step with the first two.
+void check_lesson_flags(const Options& o) {
+    using M = Options::Mode;
+    const bool checking = o.mode == M::lesson_check || o.mode == M::lesson_answers;
+    if (checking && o.lesson.empty()) throw UsageError(std::string(o.mode == M::lesson_check ? "--check" : "--answers") + " needs --lesson ID|FILE");
+    if (o.lesson.empty()) {
+        if (o.lesson_step) throw UsageError("--step goes with --lesson");
+        return;
+    }
+    if (o.mode != M::window && o.mode != M::screenshot && !checking) throw UsageError("--lesson goes with the window, --screenshot, --check or --answers");
+    if (o.lesson_step && checking) throw UsageError("--step goes with the window or --screenshot");
+    if (!o.file.empty()) throw UsageError("a lesson loads its own scenarios; it takes no FILE (" + o.file + ")");
+}
+
 } // namespace
 
 Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --lessons, --check, --answers, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -87,6 +107,11 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--lessons") set_mode(Options::Mode::lessons, a);
+        else if (a == "--lesson") o.lesson = value_of(i, a);
+        else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
+        else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
+        else if (a == "--step") o.lesson_step = bounded_int(a, value_of(i, a), 1, 10000);
         else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; reps_given = true; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
@@ -94,6 +119,7 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    check_lesson_flags(o);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
@@ -190,6 +216,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
+    if (o.mode == Options::Mode::lessons || o.mode == Options::Mode::lesson_check || o.mode == Options::Mode::lesson_answers) return run_lesson_mode(o, out, err);
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
     switch (o.mode) {
@@ -214,6 +241,10 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         return 2;
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
+        if (!o.lesson.empty()) { // the Lesson panel comes with the panel table
+            err << "attnviz: --lesson opens no window yet; use --check or --answers\n";
+            return 2;
+        }
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;
