@@ -4,6 +4,8 @@
 #   ./build.sh test         install what is missing, build, run every test: the normal build,
 #                           then the whole suite under ASan + UBSan, then a short fuzz run
 #                           (ATTNVIZ_QUICK=1 runs the normal build's tests only)
+#   ./build.sh package      install what is missing, build, make build/attnviz_<version>_<arch>.deb
+#                           with CPack and check it with lintian
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -65,8 +67,19 @@ case "${1:-run}" in
       rm -rf "$corpus"
     done
     ;;
+  package)
+    install_missing "${packages[@]}" dpkg-dev lintian file
+    build
+    rm -f build/attnviz_*.deb
+    (cd build && cpack -G DEB)
+    deb=$(ls build/attnviz_*.deb)
+    dpkg-deb --field "$deb" Package Version Architecture Depends
+    # Errors fail the build; warnings are printed for a human to weigh.
+    lintian --fail-on error "$deb"
+    echo "build.sh: $deb"
+    ;;
   *)
-    echo "usage: ./build.sh run [FILE] | ./build.sh test" >&2
+    echo "usage: ./build.sh run [FILE] | ./build.sh test | ./build.sh package" >&2
     exit 2
     ;;
 esac

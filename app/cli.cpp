@@ -1,9 +1,11 @@
 #include "app/cli.h"
 
 #include "app/cli_lessons.h"
+#include "app/cli_review.h"
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
+#include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/report_json.h"
 #include "core/scenario_io.h"
@@ -45,6 +47,11 @@ const char* const usage_text =
     "       attnviz --lesson ID|FILE --check        check a lesson file: exit 0, or 2 with FILE:LINE: reason\n"
     "       attnviz --lesson ID|FILE --answers      each prediction's answer and challenge's goal, as JSON\n"
     "       attnviz --lesson ID|FILE [--step K] --screenshot OUT.png\n"
+    "       attnviz [--theme dark|light] [--zoom PERCENT] ...\n"
+    "                                               with the window or --screenshot: the theme and the\n"
+    "                                               zoom (75 to 300, in the steps of Ctrl+= and Ctrl+-)\n"
+    "       attnviz --review [--now ISO8601]        print the review cards due (at --now) and their FSRS state\n"
+    "       attnviz --export-anki OUT.txt           write every review card for Anki's text import\n"
     "       attnviz --help | --version\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
 
@@ -74,13 +81,27 @@ void check_lesson_flags(const Options& o) {
     if (!o.file.empty()) throw UsageError("a lesson loads its own scenarios; it takes no FILE (" + o.file + ")");
 }
 
+std::string theme_of(const std::string& text) {
+    if (text != "dark" && text != "light") throw UsageError("--theme takes dark or light, not \"" + text + "\"");
+    return text;
+}
+
+int zoom_of(const std::string& text) {
+    std::string steps;
+    for (int step : core::zoom_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(step);
+    const int z = bounded_int("--zoom", text, core::zoom_steps.front(), core::zoom_steps.back());
+    if (std::find(core::zoom_steps.begin(), core::zoom_steps.end(), z) == core::zoom_steps.end())
+        throw UsageError("--zoom takes one of " + steps + ", not " + text);
+    return z;
+}
+
 } // namespace
 
 Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --lessons, --check, --answers, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --lessons, --check, --answers, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -104,6 +125,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
         else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
         else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
+        else if (a == "--theme") o.theme = theme_of(value_of(i, a));
+        else if (a == "--zoom") o.zoom_percent = zoom_of(value_of(i, a));
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
@@ -112,6 +135,9 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
         else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
         else if (a == "--step") o.lesson_step = bounded_int(a, value_of(i, a), 1, 10000);
+        else if (a == "--review") set_mode(Options::Mode::review, a);
+        else if (a == "--now") o.review_now = value_of(i, a);
+        else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i, a); }
         else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; reps_given = true; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
@@ -120,6 +146,9 @@ Options parse_args(int argc, const char* const* argv) {
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
     check_lesson_flags(o);
+    if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
+        throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
+    check_review_args(o);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
@@ -215,6 +244,8 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
+    if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
+    if (o.mode == Options::Mode::export_anki) return run_export_anki(o.anki_path, out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
     if (o.mode == Options::Mode::lessons || o.mode == Options::Mode::lesson_check || o.mode == Options::Mode::lesson_answers) return run_lesson_mode(o, out, err);
     core::Scenario s;

@@ -6,6 +6,7 @@
 // [SECTION] Backend state
 // [SECTION] Window and OpenGL
 // [SECTION] Fonts and DPI
+// [SECTION] Settings and window geometry
 // [SECTION] Layout file
 // [SECTION] Textures for the panels
 // [SECTION] Screenshot
@@ -19,9 +20,12 @@
 #include "app/window.h"
 
 #include "app/autosave.h"
+#include "core/assets.h"
+#include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/scenario.h"
 #include "core/scenario_io.h"
+#include "ui/appearance.h"
 #include "ui/fonts.h"
 #include "ui/ui.h"
 
@@ -31,6 +35,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <stb_image.h>
 #include <stb_image_write.h>
 
 #include <algorithm>
@@ -53,9 +58,10 @@
 namespace app {
 namespace {
 
-// Screen coordinates; GLFW scales them by the monitor's content scale (GLFW_SCALE_TO_MONITOR).
-constexpr int initial_width = 1600;
-constexpr int initial_height = 1000;
+// --bench-frames' window, in screen coordinates, so its figures compare across machines; every
+// other window fills the monitor's work area or takes its last place (first_placement).
+constexpr int bench_width = 1600;
+constexpr int bench_height = 1000;
 // ImGui auto-sizes windows over a few frames; --screenshot waits at least this long.
 constexpr int screenshot_min_frames = 8;
 constexpr int screenshot_max_frames = 60;
@@ -72,6 +78,7 @@ struct Backend {
     bool imgui_glfw_up = false;
     bool imgui_opengl_up = false;
     std::string ini_path;           // io.IniFilename points into it
+    ui::Appearance appearance;      // what the fonts and the style were last made for
     ImVector<ImWchar> glyph_ranges; // the font atlas reads it when it is built
     std::unique_ptr<ImFontAtlas> fonts; // built before the context, which shares it
 
@@ -106,20 +113,53 @@ bool start_glfw(Backend& b, std::ostream& err) {
     return true;
 }
 
-bool open_window(Backend& b, const std::string& title, std::ostream& err) {
+// Puts the window, its frame (title bar, borders) included, in the rectangle `place`.
+void fit_frame(GLFWwindow* window, const core::WindowGeometry& place) {
+    int left = 0, top = 0, right = 0, bottom = 0;
+    glfwGetWindowFrameSize(window, &left, &top, &right, &bottom);
+    glfwSetWindowPos(window, place.x + left, place.y + top);
+    if (left + right + top + bottom > 0)
+        glfwSetWindowSize(window, std::max(200, place.width - left - right), std::max(150, place.height - top - bottom));
+}
+
+// The shipped icon (assets/icons) at the sizes a window manager picks from; none when missing.
+void set_window_icon(GLFWwindow* window) {
+    std::vector<GLFWimage> images;
+    std::vector<std::unique_ptr<unsigned char, void (*)(void*)>> pixels;
+    for (const char* name : {"icons/attnviz-48.png", "icons/attnviz-128.png", "icons/attnviz-256.png"}) {
+        GLFWimage image{};
+        int channels = 0;
+        unsigned char* rgba = stbi_load(core::asset_path(name).c_str(), &image.width, &image.height, &channels, 4);
+        if (!rgba) continue;
+        pixels.emplace_back(rgba, stbi_image_free);
+        image.pixels = rgba;
+        images.push_back(image);
+    }
+    if (!images.empty()) glfwSetWindowIcon(window, static_cast<int>(images.size()), images.data());
+}
+
+bool open_window(Backend& b, const std::string& title, const core::WindowGeometry& place, std::ostream& err) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    // Placed and sized before it is shown, so it never flashes at another size.
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
     // ImGui draws in 2D with blending only: no depth or stencil buffer (6 MB at 1600 × 1000).
     glfwWindowHint(GLFW_DEPTH_BITS, 0);
     glfwWindowHint(GLFW_STENCIL_BITS, 0);
-    b.window = glfwCreateWindow(initial_width, initial_height, title.c_str(), nullptr, nullptr);
+    // The class the launcher's StartupWMClass names (packaging/attnviz.desktop).
+    glfwWindowHintString(GLFW_X11_CLASS_NAME, "attnviz");
+    glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "attnviz");
+    b.window = glfwCreateWindow(place.width, place.height, title.c_str(), nullptr, nullptr);
     if (!b.window) {
         err << "attnviz: cannot create an OpenGL 3.3 core window: " << last_glfw_error << "\n";
         return false;
     }
+    fit_frame(b.window, place);
+    glfwShowWindow(b.window);
+    if (place.maximized) glfwMaximizeWindow(b.window);
+    set_window_icon(b.window);
     glfwMakeContextCurrent(b.window);
     glfwSwapInterval(1); // vsync
     if (!gladLoadGL(glfwGetProcAddress)) {
@@ -136,20 +176,19 @@ bool open_window(Backend& b, const std::string& title, std::ostream& err) {
 GLuint gl_name(ImTextureID id) { return static_cast<GLuint>(reinterpret_cast<std::intptr_t>(id)); }
 ImTextureID imgui_id(GLuint name) { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(name)); }
 
-// The primary monitor's content scale, which the window takes (GLFW_SCALE_TO_MONITOR) and the
-// fonts are built for before the window exists.
+// The primary monitor's content scale: the first fonts are built for it while the window opens.
 float monitor_scale() {
     float x = 1.0f, y = 1.0f;
     if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) glfwGetMonitorContentScale(monitor, &x, &y);
     return x > 0.0f ? x : 1.0f;
 }
 
-// Sends the built font atlas to OpenGL, samples it with GL_NEAREST and frees the CPU copy.
-// Unfiltered sampling is ~40% less work per pixel for a software rasteriser and changes nothing on
-// screen for glyphs drawn texel for pixel (ui/fonts.h); ImGui's textured anti-aliased lines are
-// the one thing that needs bilinear filtering, so lines are anti-aliased with geometry instead.
-void upload_font_atlas() {
-    ImGui_ImplOpenGL3_CreateDeviceObjects();
+// Samples the font atlas OpenGL holds with GL_NEAREST and frees the CPU copy. Unfiltered
+// sampling is ~40% less work per pixel for a software rasteriser and changes nothing on screen for
+// glyphs drawn texel for pixel (ui/fonts.h); ImGui's textured anti-aliased lines are the one thing
+// that needs bilinear filtering, so lines are anti-aliased with geometry instead (ui::apply_style
+// keeps that).
+void finish_font_texture() {
     ImGuiIO& io = ImGui::GetIO();
     glBindTexture(GL_TEXTURE_2D, gl_name(io.Fonts->TexID));
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -157,6 +196,95 @@ void upload_font_atlas() {
     glBindTexture(GL_TEXTURE_2D, 0);
     io.Fonts->ClearTexData();
     ImGui::GetStyle().AntiAliasedLinesUseTex = false;
+}
+
+// The renderer's shaders and buffers, and the first font atlas.
+void upload_device_objects() {
+    ImGui_ImplOpenGL3_CreateDeviceObjects();
+    finish_font_texture();
+}
+
+// The window's content scale, kept up to date by GLFW's callback (the window moved to a monitor
+// of another scale, or the desktop's scale changed). GLFW calls back without a user pointer here.
+float window_scale = 1.0f;
+void remember_content_scale(GLFWwindow*, float x, float) { window_scale = x > 0.0f ? x : 1.0f; }
+
+// Makes the fonts and the style match `wanted`, between frames: fonts are rasterised again only
+// when the size changed, then sent to OpenGL in place of the old atlas.
+void apply_appearance(Backend& b, const ui::Appearance& wanted) {
+    if (wanted == b.appearance) return;
+    if (ui::needs_new_fonts(b.appearance, wanted)) {
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ui::rebuild_fonts(*b.fonts, b.glyph_ranges, wanted, std::cerr);
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        finish_font_texture();
+    }
+    ui::apply_style(wanted);
+    b.appearance = wanted;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Settings and window geometry
+//-----------------------------------------------------------------------------
+
+// The settings file's contents; its problems (a bad value, an unknown key) go to stderr once.
+core::Settings read_settings(const std::string& path) {
+    std::vector<std::string> problems;
+    core::Settings settings = core::load_settings(path, problems);
+    for (const std::string& problem : problems) std::cerr << "attnviz: warning: " << problem << "\n";
+    return settings;
+}
+
+void write_settings(const std::string& path, const core::Settings& settings) {
+    if (path.empty()) return;
+    try {
+        core::save_settings(path, settings);
+    } catch (const std::exception& e) {
+        std::cerr << "attnviz: warning: settings not saved: " << e.what() << "\n";
+    }
+}
+
+core::WindowGeometry work_area(GLFWmonitor* monitor) {
+    core::WindowGeometry area{0, 0, bench_width, bench_height, false};
+    if (monitor) glfwGetMonitorWorkarea(monitor, &area.x, &area.y, &area.width, &area.height);
+    if (area.width <= 0 || area.height <= 0) area = {0, 0, bench_width, bench_height, false};
+    return area;
+}
+
+// The first window: where it was last time if its title bar is still on a monitor (clipped to that
+// monitor's work area), else the whole work area of the primary monitor, so a 1280 × 720 projector
+// shows every panel as a 4K screen does.
+core::WindowGeometry first_placement(const std::optional<core::WindowGeometry>& saved) {
+    if (saved) {
+        int count = 0;
+        GLFWmonitor** monitors = glfwGetMonitors(&count);
+        for (int i = 0; i < count; ++i) {
+            const core::WindowGeometry a = work_area(monitors[i]);
+            const int grip_x = saved->x + std::min(saved->width / 2, 100), grip_y = saved->y + 10;
+            if (grip_x < a.x || grip_x >= a.x + a.width || grip_y < a.y || grip_y >= a.y + a.height) continue;
+            core::WindowGeometry g = *saved;
+            g.width = std::min(g.width, a.x + a.width - g.x);
+            g.height = std::min(g.height, a.y + a.height - g.y);
+            return g;
+        }
+    }
+    return work_area(glfwGetPrimaryMonitor());
+}
+
+// Where the window is now, to open there next time (its size before it was maximized is not
+// known to GLFW, so a maximized window keeps the last size it had otherwise).
+void remember_geometry(GLFWwindow* window, core::Settings& settings) {
+    const bool maximized = glfwGetWindowAttrib(window, GLFW_MAXIMIZED) == GLFW_TRUE;
+    core::WindowGeometry g = settings.window.value_or(core::WindowGeometry{});
+    g.maximized = maximized;
+    if (!maximized || !settings.window) { // the outer rectangle, frame included, as fit_frame takes it
+        int left = 0, top = 0, right = 0, bottom = 0;
+        glfwGetWindowFrameSize(window, &left, &top, &right, &bottom);
+        glfwGetWindowPos(window, &g.x, &g.y);
+        glfwGetWindowSize(window, &g.width, &g.height);
+        g.x -= left, g.y -= top, g.width += left + right, g.height += top + bottom;
+    }
+    settings.window = g;
 }
 
 //-----------------------------------------------------------------------------
@@ -342,9 +470,18 @@ int run_window(const Options& options) {
     const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
     if (!options.row.empty() && row < 0) return 2;
 
+    // --screenshot and --bench-frames read no settings (as they read no layout), so their pictures
+    // and figures do not depend on the machine's user; --theme and --zoom apply to every mode.
+    const std::string settings_file = screenshot || bench ? std::string() : core::settings_path();
+    core::Settings settings = read_settings(settings_file);
+    if (!options.theme.empty()) settings.theme = options.theme == "light" ? core::Theme::light : core::Theme::dark;
+    if (options.zoom_percent) settings.zoom_percent = options.zoom_percent;
+    const core::Settings settings_at_start = settings;
+
     Backend backend;
     if (!start_glfw(backend, std::cerr)) return 1;
-    const float scale = monitor_scale();
+    backend.appearance = {monitor_scale(), settings.zoom_percent, settings.theme};
+    const ui::Appearance first_look = backend.appearance;
 
     // Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
     // keeps one core busy; the fonts and the first Result need no window, so a helper makes them
@@ -356,12 +493,14 @@ int run_window(const Options& options) {
     };
     std::future<Prepared> preparing = std::async(std::launch::async, [&] {
         Prepared p;
-        ui::build_fonts(*p.fonts, backend.glyph_ranges, ui::font_pixels * scale, std::cerr);
+        ui::rebuild_fonts(*p.fonts, backend.glyph_ranges, first_look, std::cerr);
         p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
         return p;
     });
     const std::string title = "attnviz — " + (options.file.empty() ? std::string("the cat sat") : options.file);
-    const bool window_open = open_window(backend, title, std::cerr);
+    const core::WindowGeometry place = bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
+                                             : first_placement(screenshot ? std::nullopt : settings.window);
+    const bool window_open = open_window(backend, title, place, std::cerr);
     Prepared prepared = preparing.get();
     backend.fonts = std::move(prepared.fonts);
     if (!window_open) return 1;
@@ -374,10 +513,12 @@ int run_window(const Options& options) {
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
     backend.ini_path = screenshot || bench ? std::string() : layout_file(std::cerr);
     io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
-    ImGui::GetStyle().ScaleAllSizes(scale);
+    ui::apply_style(backend.appearance);
+    glfwGetWindowContentScale(backend.window, &window_scale, nullptr);
+    glfwSetWindowContentScaleCallback(backend.window, remember_content_scale);
     backend.imgui_glfw_up = ImGui_ImplGlfw_InitForOpenGL(backend.window, true);
     backend.imgui_opengl_up = ImGui_ImplOpenGL3_Init("#version 330 core");
-    if (backend.imgui_opengl_up) upload_font_atlas();
+    if (backend.imgui_opengl_up) upload_device_objects();
 
     ui::App& app = *prepared.app;
     if (row >= 0) app.select_row(row);
@@ -395,6 +536,7 @@ int run_window(const Options& options) {
             glfwWaitEventsTimeout(0.1);
             continue;
         }
+        apply_appearance(backend, {window_scale, settings.zoom_percent, settings.theme});
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         if (screenshot || bench) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
@@ -428,6 +570,8 @@ int run_window(const Options& options) {
         return 1;
     }
     report_save_problem(autosave->flush(app.scenario()), save_problem, std::cerr);
+    remember_geometry(backend.window, settings);
+    if (settings != settings_at_start || !std::filesystem::exists(settings_file)) write_settings(settings_file, settings);
     return 0;
 }
 

@@ -2,6 +2,8 @@
 # The window, seen from outside. Usage: screenshot_test.sh CASE ATTNVIZ [XVFB_RUN]
 #   png       --screenshot under a virtual X server: exit 0, nothing printed, a 1600×1000 PNG
 #             that is not blank
+#   projector, uhd   the same on a 1280×720 and a 3840×2160 screen: the window fills the screen
+#   light, zoom200   the same with --theme light, and with --zoom 200 (a 2560×1440 screen)
 #   bad_file  a bad scenario file: exit 2 and one line naming it, before any window (no DISPLAY)
 #   bad_row   --select nosuchrow: exit 2 and one line naming the row, before any window
 set -euo pipefail
@@ -19,17 +21,17 @@ run() {
   out=$(cat "$tmp/out") err=$(cat "$tmp/err")
 }
 
-# Checks the PNG's header (1600×1000, 8-bit RGBA) and prints how many distinct 4-byte values its
+# Checks the PNG's header (WIDTH×HEIGHT, 8-bit RGBA) and prints how many distinct 4-byte values its
 # filtered scanlines hold. A flat colour filters (None, Sub, Up, Average or Paeth) to at most a few
 # per row; antialiased text gives thousands. Unfiltering in pure Python would take seconds.
 png_variety() {
-  python3 - "$1" <<'PY'
+  python3 - "$@" <<'PY'
 import struct, sys, zlib
-path = sys.argv[1]
+path, want = sys.argv[1], (int(sys.argv[2]), int(sys.argv[3]))
 data = open(path, 'rb').read()
 if data[:8] != b'\x89PNG\r\n\x1a\n': sys.exit(f'{path}: not a PNG')
 w, h, depth, colour = struct.unpack('>IIBB', data[16:26])
-if (w, h) != (1600, 1000): sys.exit(f'{path}: {w}x{h}, expected 1600x1000')
+if (w, h) != want: sys.exit(f'{path}: {w}x{h}, expected {want[0]}x{want[1]}')
 if (depth, colour) != (8, 6): sys.exit(f'{path}: not 8-bit RGBA')
 idat, pos = b'', 8
 while pos < len(data):
@@ -39,23 +41,32 @@ while pos < len(data):
 raw, stride = zlib.decompress(idat), w * 4 + 1
 if len(raw) != h * stride: sys.exit(f'{path}: {len(raw)} bytes of pixels, expected {h * stride}')
 values = set()
-for y in range(h):
+for y in range(0, h, max(1, h // 1000)):  # every row up to 1000 rows, then evenly spaced ones
     row = raw[y * stride + 1:(y + 1) * stride]
     values.update(row[i:i + 4] for i in range(0, len(row), 4))
 print(len(values))
 PY
 }
 
+# A screenshot on a WIDTHxHEIGHT virtual screen, with more arguments: a PNG as large as the screen.
+shot() {
+  local width=$1 height=$2
+  shift 2
+  [ -n "$xvfb_run" ] || fail "needs xvfb-run"
+  run "$xvfb_run" -a -s "-screen 0 ${width}x${height}x24" "$attnviz" --screenshot "$tmp/shot.png" "$@"
+  [ "$rc" -eq 0 ] || fail "exit $rc, expected 0: $err"
+  [ -z "$out" ] || fail "printed on stdout: $out"
+  [ -s "$tmp/shot.png" ] || fail "no PNG written"
+  variety=$(png_variety "$tmp/shot.png" "$width" "$height") || fail "bad PNG"
+  [ "$variety" -ge 64 ] || fail "only $variety distinct pixel values: the window looks blank"
+}
+
 case $case_name in
-  png)
-    [ -n "$xvfb_run" ] || fail "needs xvfb-run"
-    run "$xvfb_run" -a -s "-screen 0 1600x1000x24" "$attnviz" --screenshot "$tmp/shot.png"
-    [ "$rc" -eq 0 ] || fail "exit $rc, expected 0: $err"
-    [ -z "$out" ] || fail "printed on stdout: $out"
-    [ -s "$tmp/shot.png" ] || fail "no PNG written"
-    variety=$(png_variety "$tmp/shot.png") || fail "bad PNG"
-    [ "$variety" -ge 64 ] || fail "only $variety distinct pixel values: the window looks blank"
-    ;;
+  png) shot 1600 1000 ;;
+  projector) shot 1280 720 ;;
+  uhd) shot 3840 2160 ;;
+  light) shot 1600 1000 --theme light ;;
+  zoom200) shot 2560 1440 --zoom 200 ;;
   bad_file)
     printf '{"X": [[1, 0], [0, 1]], "W_Q": [[1]]' >"$tmp/bad.json"
     run env -u DISPLAY -u WAYLAND_DISPLAY "$attnviz" --screenshot "$tmp/shot.png" "$tmp/bad.json"
@@ -70,5 +81,5 @@ case $case_name in
     [[ $err == *'no row "nosuchrow"'* ]] || fail "message does not name the row: $err"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $err"
     ;;
-  *) fail "unknown case (png, bad_file, bad_row)" ;;
+  *) fail "unknown case (png, projector, uhd, light, zoom200, bad_file, bad_row)" ;;
 esac

@@ -1,0 +1,75 @@
+// core/learn/review_deck.h — the learner's review cards: one per answered lesson question, each
+// with its FSRS state and review log, kept in $XDG_STATE_HOME/attnviz/review.json.
+//
+// A card keeps its own copy of the question and answer text, so that Review and the Anki export
+// still work after a lesson is edited or removed. The file is written atomically (temp file,
+// fsync, rename) and the version it replaces is kept as review.json.bak: a kill -9 at any moment
+// loses at most the review being filed. A file that does not read is moved aside to
+// review.json.bad, reported, and the backup loaded: never silently replaced by an empty deck.
+#pragma once
+
+#include "core/learn/fsrs.h"
+
+#include <string>
+#include <vector>
+
+namespace core::learn {
+
+struct ReviewEntry {
+    Seconds time = 0;
+    Rating rating = Rating::Good;
+    Seconds due_after = 0; // when the card came due after this review
+};
+
+struct ReviewCard {
+    std::string id;    // "lesson_id/step_id"
+    std::string front; // the question, as asked
+    std::string back;  // the correct answer and why
+    FsrsCard fsrs;
+    std::vector<ReviewEntry> log;
+};
+
+// What a lesson answer proposes: wrong is Again, right is Good. The learner may change it.
+inline Rating proposed_rating(bool correct) { return correct ? Rating::Good : Rating::Again; }
+
+class ReviewDeck {
+public:
+    const std::vector<ReviewCard>& cards() const { return cards_; }
+    const ReviewCard* find(const std::string& id) const;
+
+    // Creates the card, or refreshes its text if the lesson changed it (its schedule stays).
+    ReviewCard& upsert(const std::string& id, const std::string& front, const std::string& back);
+    // Files one review of card `id` (which must exist) at `now`, and returns the card.
+    const ReviewCard& file(const std::string& id, Rating rating, Seconds now, const Scheduler& sched);
+
+    // The cards due at `until` (due <= until), soonest first.
+    std::vector<const ReviewCard*> due(Seconds until) const;
+    int due_count(Seconds until) const;
+
+    bool operator==(const ReviewDeck& o) const;
+
+private:
+    ReviewCard* find_mutable(const std::string& id);
+    std::vector<ReviewCard> cards_;
+};
+
+// $XDG_STATE_HOME/attnviz/review.json, or $HOME/.local/state/attnviz/review.json.
+std::string default_review_path();
+
+std::string deck_to_json(const ReviewDeck& deck);
+// Throws std::runtime_error "LABEL: line L, column C: why" or "LABEL: cards[i].field: why".
+ReviewDeck deck_from_json(const std::string& text, const std::string& label);
+
+struct LoadedDeck {
+    ReviewDeck deck;
+    std::string message; // for the learner: empty when the file read cleanly (or did not exist yet)
+};
+// Never throws. See the header comment for what happens to a bad file.
+LoadedDeck load_review_deck(const std::string& path);
+// Keeps the current file as PATH.bak, then writes the deck atomically. Throws std::runtime_error.
+void save_review_deck(const std::string& path, const ReviewDeck& deck);
+
+// Anki's tab-separated import text: a "#separator:Tab" header, then Front, Back, Tags per card.
+std::string deck_to_anki(const ReviewDeck& deck);
+
+} // namespace core::learn

@@ -1,0 +1,56 @@
+// tests/fixture_files.h — where the committed fixtures are, scratch folders, and NumPy when present.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace fixtures {
+
+inline std::string path(const std::string& rel) { return std::string(ATTNVIZ_FIXTURES) + "/" + rel; }
+
+inline std::string read(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+inline std::string temp_dir() {
+    std::string dir = "/tmp/attnviz-tensors-XXXXXX";
+    REQUIRE(::mkdtemp(dir.data()) != nullptr);
+    return dir;
+}
+
+// Debian's python3 with numpy, or "" (the tests that need it then skip).
+inline std::string numpy_python() {
+    for (const char* py : {"/usr/bin/python3", "python3"}) {
+        const std::string cmd = std::string(py) + " -c 'import numpy' >/dev/null 2>&1";
+        if (std::system(cmd.c_str()) == 0) return py;
+    }
+    return "";
+}
+
+// Runs `python -c script` and returns what it printed.
+inline std::string run_python(const std::string& python, const std::string& script) {
+    const std::string dir = temp_dir();
+    const std::string file = dir + "/script.py";
+    std::ofstream(file) << script;
+    std::string out;
+    if (FILE* p = ::popen((python + " " + file + " 2>&1").c_str(), "r")) {
+        char buf[4096];
+        std::size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+        ::pclose(p);
+    }
+    std::remove(file.c_str());
+    ::rmdir(dir.c_str());
+    return out;
+}
+
+} // namespace fixtures

@@ -1,0 +1,97 @@
+// NumPy's default_rng in core/random: raw PCG64 output equal to NumPy's, normals equal to NumPy's
+// to the last digits, and arrays printed as NumPy prints them.
+#include "core/numpy_print.h"
+#include "core/random.h"
+#include "tests/fixture_files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using nlohmann::json;
+
+namespace {
+
+const json& rng_fixture() {
+    static const json j = json::parse(fixtures::read(fixtures::path("rng.json")));
+    return j;
+}
+
+// The seed's 32-bit words, least significant first, from its decimal text.
+std::vector<std::uint32_t> seed_words(std::string decimal) {
+    std::vector<std::uint32_t> words;
+    while (decimal != "0" && !decimal.empty()) {
+        std::string quotient;
+        std::uint64_t rem = 0;
+        for (char c : decimal) {
+            rem = rem * 10 + static_cast<std::uint64_t>(c - '0');
+            const std::uint64_t q = rem >> 32;
+            rem &= 0xffffffffULL;
+            if (!quotient.empty() || q) quotient += std::to_string(q);
+        }
+        words.push_back(static_cast<std::uint32_t>(rem));
+        decimal = quotient.empty() ? "0" : quotient;
+    }
+    return words.empty() ? std::vector<std::uint32_t>{0} : words;
+}
+
+core::Matrix matrix_of(const json& rows) {
+    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+    return m;
+}
+
+} // namespace
+
+TEST_CASE("PCG64 seeded through SeedSequence gives NumPy's raw numbers, for small and huge seeds") {
+    CHECK(seed_words("4294967301") == std::vector<std::uint32_t>{5, 1});
+    for (const auto& [seed, draws] : rng_fixture()["seeds"].items()) {
+        INFO("seed " << seed);
+        core::NumpyRng rng(seed_words(seed));
+        for (const json& raw : draws["raw"]) CHECK(std::to_string(rng.next_uint64()) == raw.get<std::string>());
+    }
+    core::NumpyRng a(std::uint64_t{4294967301}), b(std::vector<std::uint32_t>{5, 1});
+    CHECK(a.next_uint64() == b.next_uint64());
+}
+
+TEST_CASE("default_rng(seed).normal() draws NumPy's numbers") {
+    int exact = 0, total = 0;
+    for (const auto& [seed, draws] : rng_fixture()["seeds"].items()) {
+        INFO("seed " << seed);
+        core::NumpyRng rng(seed_words(seed));
+        for (const json& want : draws["normal"]) {
+            const double w = want.get<double>(), got = rng.standard_normal();
+            // The ziggurat tables are computed, not copied: equal up to a few units in the last place.
+            CHECK(std::fabs(got - w) <= 2e-14 * std::fabs(w) + 1e-300);
+            exact += got == w;
+            ++total;
+        }
+    }
+    CHECK(total == 1400);
+    MESSAGE(exact << " of " << total << " normals are bit-equal to NumPy's");
+}
+
+TEST_CASE("the article's Q, K, V: default_rng(0).normal(size=(4, 8)) three times") {
+    const json& art = rng_fixture()["article"];
+    core::NumpyRng rng(0);
+    for (const char* name : {"Q", "K", "V"}) {
+        INFO(name);
+        const core::Matrix want = matrix_of(art[name]); // (4, 8)
+        const core::Matrix got = rng.normal(4, 8);      // (4, 8)
+        CHECK((got - want).cwiseAbs().maxCoeff() <= 1e-14);
+    }
+}
+
+TEST_CASE("a matrix printed as NumPy prints m.round(decimals)") {
+    const json& art = rng_fixture()["article"];
+    CHECK(core::numpy_print_rounded(matrix_of(art["weights"]), 2) == art["print_w_round_2"].get<std::string>());
+    core::Matrix m(2, 3);
+    m << 1, -0.5, 0.125, 10.25, 0.001, -3;
+    CHECK(core::numpy_print_rounded(m, 2) == "[[ 1.   -0.5   0.12]\n [10.25  0.   -3.  ]]");
+    CHECK(core::numpy_print_rounded(m, 3) == "");  // 0.001 next to 10.25: NumPy switches to e-notation
+    const std::string python = fixtures::numpy_python();
+    if (python.empty()) return;
+    CHECK(fixtures::run_python(python, "import numpy as np\nprint(np.array([[1, -0.5, 0.125], [10.25, 0.001, -3]]).round(2))\n") ==
+          core::numpy_print_rounded(m, 2) + "\n");
+}

@@ -1,0 +1,239 @@
+// Tensor files: every fixture NumPy (or the safetensors writer of make_fixtures.py) wrote reads as
+// NumPy says; our writers give bit-equal round trips; bad files are refused with the file's name.
+#include "core/io/npy.h"
+#include "core/io/npz.h"
+#include "core/io/safetensors.h"
+#include "tests/fixture_files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+using namespace core::io;
+using nlohmann::json;
+
+namespace {
+
+const json& expected() {
+    static const json e = json::parse(fixtures::read(fixtures::path("expected.json")));
+    return e;
+}
+
+void check_matches(const Tensor& t, const json& want, const std::string& what) {
+    INFO(what);
+    CHECK(t.shape == want["shape"].get<std::vector<std::int64_t>>());
+    const std::string dtype = want["dtype"];
+    const std::map<std::string, std::string> safetensors_names = {
+        {"F64", "float64"}, {"F32", "float32"}, {"F16", "float16"}, {"BF16", "bfloat16"}, {"I64", "int64"}, {"I32", "int32"},
+        {"I16", "int16"}, {"I8", "int8"}, {"U8", "uint8"}, {"BOOL", "bool"}};
+    CHECK(dtype_name(t.dtype) == (safetensors_names.count(dtype) ? safetensors_names.at(dtype) : dtype));
+    const auto values = want["values"].get<std::vector<double>>();
+    REQUIRE(t.values.size() == values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) CHECK(t.values[i] == values[i]); // exact: NumPy's own doubles
+}
+
+std::string error_of(void (*f)(const std::string&), const std::string& file) {
+    try {
+        f(file);
+    } catch (const FileError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+    return a.shape == b.shape && a.dtype == b.dtype && a.values.size() == b.values.size() &&
+           std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
+}
+
+} // namespace
+
+TEST_CASE("every .npy fixture reads as NumPy wrote it: each dtype, byte order, memory order, header version") {
+    int files = 0;
+    for (const auto& [rel, want] : expected().items()) {
+        if (rel.rfind("npy/", 0) != 0) continue;
+        check_matches(read_npy(fixtures::path(rel)), want, rel);
+        ++files;
+    }
+    CHECK(files == 48); // all that make_fixtures.py writes
+}
+
+TEST_CASE("our .npy bytes are NumPy's for little-endian C-order arrays") {
+    for (const auto& [rel, want] : expected().items()) {
+        const bool little_c = rel.rfind("npy/", 0) == 0 && (rel.find("_le_C") != std::string::npos || rel.find("_1_C") != std::string::npos ||
+                                                             rel == "npy/scalar.npy" || rel == "npy/vector.npy" || rel == "npy/empty.npy");
+        if (!little_c) continue;
+        INFO(rel);
+        const std::string file = fixtures::path(rel);
+        CHECK(npy_bytes(read_npy(file), file) == fixtures::read(file));
+    }
+}
+
+TEST_CASE(".npz from np.savez and np.savez_compressed") {
+    for (const char* rel : {"npz/savez.npz", "npz/savez_compressed.npz"}) {
+        const TensorFile f = read_npz(fixtures::path(rel));
+        CHECK(f.tensors.size() == 3);
+        for (const char* key : {"x", "W_Q", "tokens_count"}) {
+            REQUIRE(f.tensors.count(key) == 1);
+            check_matches(f.tensors.at(key), expected()[std::string(rel) + ":" + key], std::string(rel) + ":" + key);
+        }
+    }
+}
+
+TEST_CASE(".safetensors with every dtype and __metadata__") {
+    const std::string rel = "safetensors/all_dtypes.safetensors";
+    const TensorFile f = read_safetensors(fixtures::path(rel));
+    int tensors = 0;
+    for (const auto& [key, want] : expected().items()) {
+        if (key.rfind(rel + ":", 0) != 0 || key == rel + ":__metadata__") continue;
+        const std::string name = key.substr(rel.size() + 1);
+        REQUIRE(f.tensors.count(name) == 1);
+        check_matches(f.tensors.at(name), want, key);
+        ++tensors;
+    }
+    CHECK(tensors == 11);
+    CHECK(f.metadata == expected()[rel + ":__metadata__"].get<std::map<std::string, std::string>>());
+
+    const std::string text = fixtures::read(fixtures::path(rel));
+    const SafetensorsHeader h = parse_safetensors_header(text.data(), text.size(), rel);
+    REQUIRE(h.entries.size() == 11);
+    for (std::size_t i = 0; i < h.entries.size(); ++i) {
+        CHECK(h.entries[i].begin >= h.data_offset);
+        if (i) CHECK(h.entries[i].begin == h.entries[i - 1].end); // the script packs them in order
+    }
+    CHECK(h.entries.back().end == text.size());
+}
+
+TEST_CASE("round trips through our writers are bit-equal") {
+    const std::string dir = fixtures::temp_dir();
+    TensorFile all;
+    for (const auto& [rel, want] : expected().items()) {
+        if (rel.rfind("npy/", 0) != 0) continue;
+        const Tensor t = read_npy(fixtures::path(rel));
+        write_npy(dir + "/t.npy", t);
+        CHECK_MESSAGE(same_bits(read_npy(dir + "/t.npy"), t), rel);
+        std::string key = rel.substr(4, rel.size() - 8);
+        all.tensors[key] = t;
+    }
+    for (bool compressed : {false, true}) {
+        write_npz(dir + "/all.npz", all, compressed);
+        const TensorFile back = read_npz(dir + "/all.npz");
+        REQUIRE(back.tensors.size() == all.tensors.size());
+        for (const auto& [key, t] : all.tensors) CHECK_MESSAGE(same_bits(back.tensors.at(key), t), key);
+    }
+    const TensorFile st = read_safetensors(fixtures::path("safetensors/all_dtypes.safetensors"));
+    write_safetensors(dir + "/st.safetensors", st);
+    const TensorFile st_back = read_safetensors(dir + "/st.safetensors");
+    CHECK(st_back.metadata == st.metadata);
+    for (const auto& [key, t] : st.tensors) CHECK_MESSAGE(same_bits(st_back.tensors.at(key), t), key);
+    CHECK(safetensors_bytes(st_back, "x") == fixtures::read(dir + "/st.safetensors"));
+    for (const char* f : {"/t.npy", "/all.npz", "/st.safetensors"}) std::remove((dir + f).c_str());
+    ::rmdir(dir.c_str());
+}
+
+TEST_CASE("float16 and bfloat16: exact values, rounding to nearest even, overflow refused") {
+    auto half_of = [](double v) {
+        const std::string b = encode_values({v}, DType::f16, "h");
+        return static_cast<std::uint16_t>(static_cast<unsigned char>(b[0]) | static_cast<unsigned char>(b[1]) << 8);
+    };
+    CHECK(half_of(1.0) == 0x3c00);
+    CHECK(half_of(-2.0) == 0xc000);
+    CHECK(half_of(65504.0) == 0x7bff);
+    CHECK(half_of(std::ldexp(1.0, -24)) == 0x0001);          // the smallest subnormal
+    CHECK(half_of(std::ldexp(1.0, -25)) == 0x0000);          // half of it: a tie, to even (zero)
+    CHECK(half_of(1.0 + std::ldexp(1.0, -11)) == 0x3c00);    // tie between 1 and 1 + 2^-10: to even
+    CHECK(half_of(1.0 + 3 * std::ldexp(1.0, -11)) == 0x3c02); // tie: to even, upwards
+    CHECK(half_of(1.0 / 3.0) == 0x3555);
+    CHECK(half_of(std::ldexp(1.0, -14) * (1 - std::ldexp(1.0, -12))) == 0x0400); // rounds up into the normals
+    CHECK(half_to_double(0x7bff) == 65504.0);
+    CHECK(half_to_double(0x0001) == std::ldexp(1.0, -24));
+    CHECK(bfloat16_to_double(0x3fc0) == 1.5);
+    CHECK_THROWS_AS(encode_values({65520.0}, DType::f16, "h"), FileError);
+    CHECK_THROWS_AS(encode_values({1e39}, DType::f32, "h"), FileError);
+    CHECK_THROWS_AS(encode_values({0.5}, DType::i32, "h"), FileError);
+    CHECK_THROWS_AS(encode_values({256}, DType::u8, "h"), FileError);
+    CHECK_THROWS_AS(encode_values({2}, DType::boolean, "h"), FileError);
+    CHECK(encode_values({-128}, DType::i8, "h") == "\x80");
+}
+
+TEST_CASE("bad tensor files are refused with the file's name and what is wrong") {
+    const std::vector<std::pair<std::string, std::string>> npy = {
+        {"bad_complex.npy", "complex numbers) is not supported"},
+        {"bad_object.npy", "Python objects) is not supported"},
+        {"bad_string.npy", "strings) is not supported"},
+        {"bad_structured.npy", "structured array"},
+        {"bad_nan.npy", "element [1, 0] is NaN"},
+        {"bad_inf.npy", "element [0, 1] is infinite"},
+        {"bad_truncated.npy", "truncated"},
+        {"bad_corrupt_header.npy", "corrupt .npy header"},
+    };
+    for (const auto& [name, what] : npy) {
+        const std::string file = fixtures::path("npy/" + name);
+        const std::string e = error_of([](const std::string& p) { read_npy(p); }, file);
+        INFO(e);
+        CHECK(e.rfind(file + ": ", 0) == 0);
+        CHECK(e.find(what) != std::string::npos);
+    }
+    const std::vector<std::pair<std::string, std::string>> st = {
+        {"bad_truncated.safetensors", "truncated"},
+        {"bad_f8.safetensors", "F8_E4M3 (8-bit floats), not supported"},
+        {"bad_complex.safetensors", "C64, not supported"},
+        {"bad_overlap.safetensors", "overlap"},
+        {"bad_json.safetensors", "invalid JSON"},
+        {"bad_nan.safetensors", "tensor \"a\": element [1] is NaN"},
+    };
+    for (const auto& [name, what] : st) {
+        const std::string file = fixtures::path("safetensors/" + name);
+        const std::string e = error_of([](const std::string& p) { read_safetensors(p); }, file);
+        INFO(e);
+        CHECK(e.rfind(file + ": ", 0) == 0);
+        CHECK(e.find(what) != std::string::npos);
+    }
+    const std::string complex_npz = fixtures::path("npz/bad_complex.npz");
+    CHECK(error_of([](const std::string& p) { read_npz(p); }, complex_npz).find("member \"z.npy\": dtype '<c16' (complex") != std::string::npos);
+    CHECK(error_of([](const std::string& p) { read_npz(p); }, fixtures::path("npz/bad_truncated.npz")).find("truncated") != std::string::npos);
+    CHECK(error_of([](const std::string& p) { read_npy(p); }, "/nonexistent/a.npy") == "/nonexistent/a.npy: cannot open: No such file or directory");
+}
+
+TEST_CASE("a shape past the limits is refused before anything is allocated") {
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }";
+    header.append(118 - header.size(), ' ');
+    header += '\n';
+    const std::string file = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    CHECK_THROWS_WITH(parse_npy(file.data(), file.size(), "big.npy"),
+                      doctest::Contains("big.npy: truncated .npy file (shape (100000, 100000) of float64 needs 80000000000 bytes"));
+    std::string deep = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }\n";
+    const std::string deep_file = std::string("\x93NUMPY\x01\x00", 8) + char(deep.size()) + char(0) + deep + std::string(8, '\0');
+    CHECK_THROWS_WITH(parse_npy(deep_file.data(), deep_file.size(), "deep.npy"), doctest::Contains("9 dimensions, more than the limit of 8"));
+}
+
+TEST_CASE("NumPy reads the files our writers write") {
+    const std::string python = fixtures::numpy_python();
+    if (python.empty()) {
+        MESSAGE("python3 with numpy is not installed: skipped");
+        return;
+    }
+    const std::string dir = fixtures::temp_dir();
+    Tensor t;
+    t.shape = {2, 3};
+    t.values = {0.1, -2.5, 1e-300, 3, 4.25, -0.0};
+    write_npy(dir + "/a.npy", t);
+    TensorFile f;
+    f.tensors["x"] = t;
+    Tensor h = t;
+    h.dtype = DType::f16;
+    h.values = {0.5, -2.5, 65504, 3, 4.25, -0.0};
+    f.tensors["h"] = h;
+    write_npz(dir + "/b.npz", f, true);
+    const std::string out = fixtures::run_python(python,
+        "import numpy as np\n"
+        "a = np.load('" + dir + "/a.npy')\n"
+        "b = np.load('" + dir + "/b.npz')\n"
+        "print(a.dtype, a.shape, repr(a.tolist()))\n"
+        "print(sorted(b.files), b['h'].dtype, b['h'].tolist(), (b['x'] == a).all())\n");
+    CHECK(out == "float64 (2, 3) [[0.1, -2.5, 1e-300], [3.0, 4.25, -0.0]]\n"
+                 "['h', 'x'] float16 [[0.5, -2.5, 65504.0], [3.0, 4.25, -0.0]] True\n");
+    for (const char* name : {"/a.npy", "/b.npz"}) std::remove((dir + name).c_str());
+    ::rmdir(dir.c_str());
+}
