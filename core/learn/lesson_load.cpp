@@ -9,7 +9,7 @@
 #include "core/assets.h"
 #include "core/learn/step_kinds.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "core/learn/progress.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 
