@@ -5,6 +5,7 @@
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
+#include "tests/headless.h"
 #include "tests/python.h"
 #include "ui/fonts.h"
 #include "ui/panels/attention.h"
@@ -298,4 +299,25 @@ TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window ope
     CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy", "--tokens", "4"}).find("it takes no --tokens or --dim") != std::string::npos);
     // A good file passes the checks and reaches the window, which this test build has not.
     CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy"}).find("this build has no window") != std::string::npos);
+}
+
+TEST_CASE("attention viewer: File ▸ Open attention weights… opens its panel in the window") {
+    const std::string dir = test_python::temp_dir();
+    core::io::write_npy(dir + "/att.npy", model_weights(2, 3, 8));
+    headless::Ui ui;
+    ui.frames(3);
+    CHECK_FALSE(ui.st().view.open["attention"]);
+    headless::menu_click(ui, "File", "Open attention weights…");
+    ui.frames(2);
+    REQUIRE(ui.st().view.open["attention"]);
+    CHECK(ui.shows("Openafileofattentionweights", "Attention weights of a model"));
+    ui::AttentionView& view = ui.st().view.state<ui::AttentionView>();
+    REQUIRE(view.open(dir + "/att.npy", ""));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (view.uploaded < view.total() && std::chrono::steady_clock::now() < deadline) ui.frame();
+    ui.frame();
+    CHECK(ui.shows("notcausal:1of6heads", "Attention weights of a model"));
+    ui.click(view.thumb_rects[4].GetCenter());
+    CHECK((view.layer == 1 && view.head == 1));
+    view.close(); // before the App's texture uploader goes
 }

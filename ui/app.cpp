@@ -11,6 +11,7 @@
 
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
+#include "ui/panels/review.h"
 #include "ui/panel_table.h"
 #include "ui/widgets.h"
 
@@ -154,6 +155,8 @@ void menu_bar(App::State& st) {
         if (ImGui::MenuItem("Open…", "Ctrl+O")) v.request_open = true;
         if (ImGui::MenuItem("Save", "Ctrl+S")) v.request_save = true;
         if (ImGui::MenuItem("Save as…", "Ctrl+Shift+S")) v.request_save_as = true;
+        if (ImGui::MenuItem("Open attention weights…")) v.open["attention"] = true;
+        tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
         ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) v.request_quit = true;
         ImGui::EndMenu();
@@ -190,6 +193,7 @@ void menu_bar(App::State& st) {
         panel_items(v, Menu::help);
         ImGui::EndMenu();
     }
+    draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
         ImGui::SameLine(0, 2.0f * em());

@@ -1,5 +1,6 @@
 #include "ui/panel_table.h"
 
+#include "ui/panels/attention.h"
 #include "ui/panels/calculation.h"
 #include "ui/panels/controls.h"
 #include "ui/panels/decode.h"
@@ -9,6 +10,7 @@
 #include "ui/panels/matrices.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
 #include "ui/panels/tokens.h"
 #include "ui/panels/weights.h"
@@ -45,6 +47,12 @@ const std::vector<PanelSpec>& panel_table() {
         {"order", "Order and position", Slot::left_bottom, Menu::view_topics, false, true,
          "Shuffle the tokens: without positions the outputs shuffle the same way.",
          [](C& c) { draw_order_panel(c.scenario, c.result, c.view); }},
+        {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
+         "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
+         [](C& c) { draw_review_panel(c.view); }},
+        {"attention", "Attention weights of a model", Slot::centre, Menu::view_topics, false, false,
+         "A real model's attention from a .npy, .npz or .safetensors file: every layer and head, one head's map, a query's top keys.",
+         [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;
