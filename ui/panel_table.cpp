@@ -9,6 +9,7 @@
 #include "ui/panels/matrices.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
 #include "ui/panels/tokens.h"
 #include "ui/panels/train.h"
@@ -49,6 +50,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"train", "Train a tiny transformer", Slot::middle_top, Menu::view_topics, false, true,
          "Train a 2-layer transformer here; watch a previous-token and an induction head form; open any head in the editor.",
          [](C& c) { draw_train_panel(c.scenario, c.view); }},
+        {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
+         "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
+         [](C& c) { draw_review_panel(c.view); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;
