@@ -97,7 +97,7 @@ TEST_CASE("ui train: the grid labels every head with its scores and stars the be
     CHECK(ui.shows(text + 1, panel)); // ".43*": without the leading 0
 }
 
-TEST_CASE("ui train: clicking a head opens it in the editor; its A is the grid's pattern") {
+TEST_CASE("ui train: clicking a head opens it in the editor with the grid's pattern as A") {
     Ui ui;
     ui::TrainView& t = open_train(ui, 40);
     train_to_end(ui, t);
@@ -125,7 +125,7 @@ TEST_CASE("ui train: clicking a head opens it in the editor; its A is the grid's
     CHECK(largest_difference(ui.head(0).weights, replay[1]) <= 1e-12);
 }
 
-TEST_CASE("ui train: Save model writes a file Open model reads back; a bad file changes nothing") {
+TEST_CASE("ui train: Save model writes a file that Open model reads back, and a bad file changes nothing") {
     Ui ui;
     ui::TrainView& t = open_train(ui, 30);
     train_to_end(ui, t);
