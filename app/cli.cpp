@@ -1,6 +1,8 @@
 #include "app/cli.h"
 
+#include "app/cli_lessons.h"
 #include "app/cli_train.h"
+#include "app/cli_attention.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
 #include "app/monkey.h"
@@ -38,11 +40,21 @@ const char* const usage_text =
     "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
-    "       attnviz --bench-frames F --tokens N --dim D\n"
+    "       attnviz --attention FILE [--labels FILE]\n"
+    "                                               a model's attention weights (.npy, .npz, .safetensors;\n"
+    "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
+    "                                               layer and head, one head's map, top keys, causal check;\n"
+    "                                               labels: a JSON array or one token a line\n"
+    "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
     "                                               open the window on random N x D, draw F frames without\n"
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
+    "       attnviz --lessons                       list the built-in lessons as JSON (id, title, steps)\n"
+    "       attnviz --lesson ID|FILE [--step K]     open the window on a lesson (at step K)\n"
+    "       attnviz --lesson ID|FILE --check        check a lesson file: exit 0, or 2 with FILE:LINE: reason\n"
+    "       attnviz --lesson ID|FILE --answers      each prediction's answer and challenge's goal, as JSON\n"
+    "       attnviz --lesson ID|FILE [--step K] --screenshot OUT.png\n"
     "       attnviz --train TASK [--layers L --heads H --d-model D --ctx T --vocab V --mlp --steps N\n"
     "                             --seed S --lr X --init small|large --batch B --threads 1|2] --out M.safetensors\n"
     "                                               train a tiny transformer on repeat, previous or sort;\n"
@@ -76,6 +88,20 @@ int bounded_int(const std::string& flag, const std::string& text, int lo, int hi
     return static_cast<int>(v);
 }
 
+// --lesson goes with the window, --screenshot, --check and --answers; --step with the first two.
+void check_lesson_flags(const Options& o) {
+    using M = Options::Mode;
+    const bool checking = o.mode == M::lesson_check || o.mode == M::lesson_answers;
+    if (checking && o.lesson.empty()) throw UsageError(std::string(o.mode == M::lesson_check ? "--check" : "--answers") + " needs --lesson ID|FILE");
+    if (o.lesson.empty()) {
+        if (o.lesson_step) throw UsageError("--step goes with --lesson");
+        return;
+    }
+    if (o.mode != M::window && o.mode != M::screenshot && !checking) throw UsageError("--lesson goes with the window, --screenshot, --check or --answers");
+    if (o.lesson_step && checking) throw UsageError("--step goes with the window or --screenshot");
+    if (!o.file.empty()) throw UsageError("a lesson loads its own scenarios; it takes no FILE (" + o.file + ")");
+}
+
 std::string theme_of(const std::string& text) {
     if (text != "dark" && text != "light") throw UsageError("--theme takes dark or light, not \"" + text + "\"");
     return text;
@@ -96,7 +122,7 @@ Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --export, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --export, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --lessons, --check, --answers, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -119,6 +145,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--attention") o.attention_file = value_of(i, a);
+        else if (a == "--labels") o.labels_file = value_of(i, a);
         else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
         else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
         else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
@@ -130,6 +158,11 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--lessons") set_mode(Options::Mode::lessons, a);
+        else if (a == "--lesson") o.lesson = value_of(i, a);
+        else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
+        else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
+        else if (a == "--step") o.lesson_step = bounded_int(a, value_of(i, a), 1, 10000);
         else if (a == "--review") set_mode(Options::Mode::review, a);
         else if (a == "--now") o.review_now = value_of(i, a);
         else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i, a); }
@@ -140,16 +173,18 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
+    check_attention_args(o, tokens_given || dim_given);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::export_file) check_export_options(o);
     else if (!export_flag.empty()) throw UsageError(export_flag + " goes with --export");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
         const std::string mode = o.mode == Options::Mode::bench_core ? "--bench-core" : "--bench-frames";
-        if (!tokens_given || !dim_given) throw UsageError(mode + " needs --tokens N and --dim D");
+        if ((!tokens_given || !dim_given) && o.attention_file.empty()) throw UsageError(mode + " needs --tokens N and --dim D" + (o.mode == Options::Mode::bench_frames ? " (or --attention FILE)" : ""));
         if (!o.file.empty()) throw UsageError(mode + " makes its own random scenario; it takes no FILE (" + o.file + ")");
         if (reps_given && o.mode == Options::Mode::bench_frames) throw UsageError("--reps goes with --bench-core");
     } else if (!bench_flag.empty()) {
@@ -244,6 +279,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
     if (o.mode == Options::Mode::export_anki) return run_export_anki(o.anki_path, out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
+    if (o.mode == Options::Mode::lessons || o.mode == Options::Mode::lesson_check || o.mode == Options::Mode::lesson_answers) return run_lesson_mode(o, out, err);
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
     switch (o.mode) {
@@ -269,6 +305,11 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         return 2;
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
+        if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
+        if (!o.lesson.empty()) { // the Lesson panel comes with the panel table
+            err << "attnviz: --lesson opens no window yet; use --check or --answers\n";
+            return 2;
+        }
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;
