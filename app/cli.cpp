@@ -5,6 +5,7 @@
 #include "app/cli_attention.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
+#include "app/cli_presets.h"
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
@@ -74,7 +75,10 @@ const char* const usage_text =
     "       attnviz --review [--now ISO8601]        print the review cards due (at --now) and their FSRS state\n"
     "       attnviz --export-anki OUT.txt           write every review card for Anki's text import\n"
     "       attnviz --help | --version\n"
-    "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md).\n";
+    "       attnviz --presets                       list the presets as JSON (id, title)\n"
+    "       --preset ID [--seed S --tokens N --dim D] goes wherever FILE does (seed, tokens, dim: numpy-random)\n"
+    "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md), or an array file\n"
+    "(.npy, .npz, .safetensors, .csv, .tsv) opened as one.\n";
 
 namespace {
 
@@ -159,6 +163,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
         else if (a == "--lessons") set_mode(Options::Mode::lessons, a);
+        else if (a == "--presets") set_mode(Options::Mode::presets, a);
+        else if (a == "--preset") o.preset = value_of(i, a);
         else if (a == "--lesson") o.lesson = value_of(i, a);
         else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
         else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
@@ -178,7 +184,9 @@ Options parse_args(int argc, const char* const* argv) {
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
     check_attention_args(o, tokens_given || dim_given);
-    if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
+    check_preset_args(o, seed_given, tokens_given, dim_given);
+    if (!o.preset.empty() && bench_flag != "--reps") bench_flag.clear(); // --tokens and --dim went to the preset
+    if (seed_given && o.mode != Options::Mode::monkey && o.preset.empty()) throw UsageError("--seed goes with --monkey or --preset numpy-random");
     if (o.mode == Options::Mode::export_file) check_export_options(o);
     else if (!export_flag.empty()) throw UsageError(export_flag + " goes with --export");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
@@ -195,7 +203,7 @@ Options parse_args(int argc, const char* const* argv) {
 
 bool load_scenario(const Options& o, core::Scenario& s, std::ostream& err) {
     try {
-        s = o.file.empty() ? core::preset_three_tokens() : core::load_scenario_file(o.file);
+        s = !o.preset.empty() ? preset_scenario(o) : o.file.empty() ? core::preset_three_tokens() : open_scenario_file(o.file);
         return true;
     } catch (const core::ScenarioError& e) {
         err << "attnviz: " << e.what() << "\n";
@@ -273,6 +281,7 @@ double peak_resident_set_mb() {
 
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
+    if (o.mode == Options::Mode::presets) { out << presets_json(); return 0; }
     if (o.mode == Options::Mode::export_file) return run_export(o, err);
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);

@@ -1,5 +1,7 @@
 // Scenario files that point at arrays, direct Q/K/V, and the NumPy presets.
+#include "app/cli.h"
 #include "core/attention.h"
+#include "core/random.h"
 #include "core/io/arrays.h"
 #include "core/io/npy.h"
 #include "core/io/safetensors.h"
@@ -127,4 +129,30 @@ TEST_CASE("a tensor file alone opens as a scenario") {
     CHECK_THROWS_WITH(core::io::scenario_from_array_file(fixtures::path("npy/bad_nan.npy")),
                       (fixtures::path("npy/bad_nan.npy") + ": element [1, 0] is NaN; every value must be a finite number").c_str());
     std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("--presets and --preset ID on the command line") {
+    auto run = [](std::vector<const char*> args, std::string& out_text, std::string& err_text) {
+        args.insert(args.begin(), "attnviz");
+        std::ostringstream out, err;
+        const int rc = app::main_with(static_cast<int>(args.size()), args.data(), out, err, nullptr);
+        out_text = out.str();
+        err_text = err.str();
+        return rc;
+    };
+    std::string out, err;
+    CHECK(run({"--presets"}, out, err) == 0);
+    const auto list = nlohmann::json::parse(out);
+    CHECK(list.size() == core::presets().size());
+    CHECK(list[1]["id"] == "numpy-example");
+    CHECK(list[1]["title"] == "NumPy example — default_rng(0), 4 × 8");
+    CHECK(run({"--dump", "--preset", "numpy-random", "--seed", "5", "--tokens", "3", "--dim", "2"}, out, err) == 0);
+    const auto dump = nlohmann::json::parse(out);
+    CHECK(dump["tokens"].size() == 3);
+    CHECK(dump["heads"][0]["Q"][0][0].get<double>() == doctest::Approx(core::NumpyRng(5).standard_normal()));
+    CHECK(run({"--dump", "--preset", "nope"}, out, err) == 2);
+    CHECK(err.find("there is no preset \"nope\"") != std::string::npos);
+    CHECK(run({"--dump", "--preset", "cat-sat", "--seed", "2"}, out, err) == 2);
+    CHECK(run({"--dump", fixtures::path("npy/bad_nan.npy").c_str()}, out, err) == 2);
+    CHECK(err == "attnviz: " + fixtures::path("npy/bad_nan.npy") + ": element [1, 0] is NaN; every value must be a finite number\n");
 }
