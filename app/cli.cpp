@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include "app/cli_train.h"
+#include "app/cli_export.h"
 #include "app/cli_review.h"
 #include "app/monkey.h"
 #include "core/attention.h"
@@ -41,6 +43,18 @@ const char* const usage_text =
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
+    "       attnviz --train TASK [--layers L --heads H --d-model D --ctx T --vocab V --mlp --steps N\n"
+    "                             --seed S --lr X --init small|large --batch B --threads 1|2] --out M.safetensors\n"
+    "                                               train a tiny transformer on repeat, previous or sort;\n"
+    "                                               one JSON line every 50 steps, then save the model\n"
+    "       attnviz --forward M.safetensors --sequence \"3 1 4 1 5\"\n"
+    "                                               the saved model's logits and attention as JSON\n"
+    "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
+    "                                               write a matrix, the heatmap or everything to a file:\n"
+    "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
+    "                                               output: FMT csv tsv tex md json (A also png, a pixel\n"
+    "                                               per cell); heatmap: png svg (labelled); all: json.\n"
+    "                                               H counts heads from 1\n"
     "       attnviz [--theme dark|light] [--zoom PERCENT] ...\n"
     "                                               with the window or --screenshot: the theme and the\n"
     "                                               zoom (75 to 300, in the steps of Ctrl+= and Ctrl+-)\n"
@@ -81,7 +95,7 @@ Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --export, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -93,6 +107,7 @@ Options parse_args(int argc, const char* const* argv) {
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
     bool reps_given = false;
     bool tokens_given = false, dim_given = false, seed_given = false;
+    std::string export_flag; // the last of --format, --out, --head seen
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dump") set_mode(Options::Mode::dump, a);
@@ -103,6 +118,10 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
+        else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
+        else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
+        else if (a == "--head") { o.head = bounded_int(a, value_of(i, a), 1, core::Limits::max_heads); export_flag = a; }
         else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
         else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
         else if (a == "--theme") o.theme = theme_of(value_of(i, a));
@@ -124,6 +143,8 @@ Options parse_args(int argc, const char* const* argv) {
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
+    if (o.mode == Options::Mode::export_file) check_export_options(o);
+    else if (!export_flag.empty()) throw UsageError(export_flag + " goes with --export");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
         const std::string mode = o.mode == Options::Mode::bench_core ? "--bench-core" : "--bench-frames";
@@ -216,6 +237,7 @@ double peak_resident_set_mb() {
 
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
+    if (o.mode == Options::Mode::export_file) return run_export(o, err);
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
     if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
     if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
@@ -237,6 +259,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
+    if (wants_train_mode(argc, argv)) return run_train_mode(argc, argv, out, err);
     Options o;
     try {
         o = parse_args(argc, argv);

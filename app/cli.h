@@ -11,7 +11,7 @@ namespace core { struct Scenario; }
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki, export_file };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default (seed 000)
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
@@ -22,6 +22,10 @@ struct Options {
     int frames = 0;              // --bench-frames F (1..100000) timed frames of the window
     long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
     long long seed = 1;          // --monkey: --seed S
+    std::string export_what;     // --export WHAT (app/cli_export.h)
+    std::string export_format;   // --export: --format FMT
+    std::string export_out;      // --export: --out PATH
+    int head = 0;                // --export: --head H (1-based), 0 = not given
     std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting
     int zoom_percent = 0;        // --zoom PERCENT, one of core::zoom_steps; 0 = the setting
     std::string review_now;      // --review: --now ISO8601 (empty: the clock)

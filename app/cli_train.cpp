@@ -1,0 +1,234 @@
+// app/cli_train.cpp — --train prints one JSON line every 50 steps and saves the model;
+// --forward loads one and prints its logits and attention for a sequence.
+//
+// [SECTION] flags
+// [SECTION] --train
+// [SECTION] --forward
+#include "app/cli_train.h"
+
+#include "core/io/tensor.h"
+#include "core/train/model_file.h"
+#include "core/train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace app {
+
+namespace {
+
+using core::train::TrainConfig;
+
+// [SECTION] flags ---------------------------------------------------------------------------------
+
+struct TrainUsage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct TrainOptions {
+    bool forward = false;
+    TrainConfig config;
+    std::string out, model_file, sequence;
+    bool sequence_given = false;
+};
+
+int whole(const std::string& flag, const std::string& text, int lo, int hi) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || text.size() > 10 || v < lo || v > hi)
+        throw TrainUsage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+    return static_cast<int>(v);
+}
+
+double real(const std::string& flag, const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(v > 0.0 && v <= 1.0))
+        throw TrainUsage(flag + " takes a number in (0, 1], not \"" + text + "\"");
+    return v;
+}
+
+// The defaults of a task: the repeat task's reach its targets well inside a minute on 2 cores.
+TrainConfig defaults(core::train::Task task) {
+    TrainConfig c;
+    c.task = task;
+    c.threads = 2;
+    if (task == core::train::Task::previous) c.steps = 400;
+    if (task == core::train::Task::sort) { c.model.vocab = 11; c.steps = 1500; }
+    return c;
+}
+
+TrainOptions parse(int argc, const char* const* argv) {
+    TrainOptions o;
+    std::vector<std::pair<std::string, std::string>> model_flags; // applied after the task's defaults
+    bool mlp = false, train_given = false;
+    auto value_of = [&](int& i, const std::string& flag) -> std::string {
+        if (i + 1 >= argc) throw TrainUsage(flag + " needs a value");
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--train") {
+            try {
+                o.config = defaults(core::train::task_from_name(value_of(i, a)));
+            } catch (const core::train::ConfigError& e) {
+                throw TrainUsage(std::string("--train: ") + e.what());
+            }
+            train_given = true;
+        } else if (a == "--forward") { o.forward = true; o.model_file = value_of(i, a); }
+        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
+        else if (a == "--out") o.out = value_of(i, a);
+        else if (a == "--mlp") mlp = true;
+        else if (a == "--layers" || a == "--heads" || a == "--d-model" || a == "--ctx" || a == "--vocab" || a == "--steps" ||
+                 a == "--seed" || a == "--lr" || a == "--init" || a == "--batch" || a == "--threads")
+            model_flags.emplace_back(a, value_of(i, a));
+        else throw TrainUsage("unknown option " + a);
+    }
+    if (train_given == o.forward) throw TrainUsage("give either --train TASK or --forward FILE");
+    if (o.forward) {
+        if (!model_flags.empty() || mlp || !o.out.empty()) throw TrainUsage("--forward takes only --sequence");
+        if (!o.sequence_given) throw TrainUsage("--forward needs --sequence \"3 1 4 …\"");
+        return o;
+    }
+    if (o.sequence_given) throw TrainUsage("--sequence goes with --forward");
+    if (o.out.empty()) throw TrainUsage("--train needs --out M.safetensors");
+    TrainConfig& c = o.config;
+    c.model.mlp = mlp;
+    for (const auto& [flag, value] : model_flags) {
+        if (flag == "--layers") c.model.L = whole(flag, value, 1, 8);
+        else if (flag == "--heads") c.model.H = whole(flag, value, 1, 16);
+        else if (flag == "--d-model") c.model.D = whole(flag, value, 1, 512);
+        else if (flag == "--ctx") c.model.T = whole(flag, value, 2, 256);
+        else if (flag == "--vocab") c.model.vocab = whole(flag, value, 2, 512);
+        else if (flag == "--steps") c.steps = whole(flag, value, 1, 10000000);
+        else if (flag == "--seed") c.seed = static_cast<std::uint64_t>(whole(flag, value, 0, 2147483647));
+        else if (flag == "--lr") c.lr = real(flag, value);
+        else if (flag == "--batch") c.batch = whole(flag, value, 2, 4096);
+        else if (flag == "--threads") c.threads = whole(flag, value, 1, 2);
+        else if (value == "small" || value == "large") c.init = core::train::init_from_name(value);
+        else throw TrainUsage("--init takes small or large, not \"" + value + "\"");
+    }
+    c.warmup = std::min(c.warmup, c.steps / 4);
+    if (std::string e = core::train::validate(c); !e.empty()) throw TrainUsage(e);
+    return o;
+}
+
+// [SECTION] --train -------------------------------------------------------------------------------
+
+std::string progress_line(int step, const core::train::StepResult& last, const core::train::Evaluation& e, double seconds) {
+    std::ostringstream s;
+    s << std::setprecision(6) << "{\"step\": " << step << ", \"loss\": " << e.loss << ", \"accuracy\": " << e.accuracy
+      << ", \"steps_per_s\": " << (seconds > 0 ? step / seconds : 0.0) << ", \"seconds\": " << seconds
+      << ", \"train_loss\": " << last.loss << ", \"lr\": " << last.lr << ", \"heads\": [";
+    for (size_t i = 0; i < e.heads.size(); ++i) {
+        const core::train::HeadScores& h = e.heads[i];
+        s << (i ? ", " : "") << "{\"layer\": " << h.layer + 1 << ", \"head\": " << h.head + 1 << ", \"previous\": " << h.previous
+          << ", \"induction\": " << h.induction << ", \"copy\": " << h.copy << "}";
+    }
+    s << "]}\n";
+    return s.str();
+}
+
+int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
+    using clock = std::chrono::steady_clock;
+    core::train::Trainer trainer(o.config);
+    const auto start = clock::now();
+    core::train::StepResult last;
+    for (int step = 1; step <= o.config.steps; ++step) {
+        last = trainer.step();
+        if (step % 50 == 0 || step == o.config.steps) {
+            const core::train::Evaluation e = trainer.evaluate();
+            out << progress_line(step, last, e, std::chrono::duration<double>(clock::now() - start).count()) << std::flush;
+        }
+    }
+    core::train::SavedModel saved{trainer.model(), o.config.task, o.config.init, o.config.seed, trainer.steps_done()};
+    try {
+        core::train::save_model(o.out, saved);
+    } catch (const core::io::FileError& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}
+
+// [SECTION] --forward -----------------------------------------------------------------------------
+
+std::vector<int> parse_sequence(const std::string& text, const core::train::ModelConfig& m, const std::string& path) {
+    std::istringstream in(text);
+    std::vector<int> tokens;
+    for (std::string word; in >> word;) {
+        const std::string why = "--sequence: \"" + word + "\" is not a token id of " + path + " (0 … " + std::to_string(m.vocab - 1) + ")";
+        char* end = nullptr;
+        const long v = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || word.size() > 6 || v < 0 || v >= m.vocab) throw TrainUsage(why);
+        tokens.push_back(static_cast<int>(v));
+    }
+    if (tokens.empty() || static_cast<int>(tokens.size()) > m.T)
+        throw TrainUsage("--sequence has " + std::to_string(tokens.size()) + " tokens; " + path + " takes 1 to " + std::to_string(m.T));
+    return tokens;
+}
+
+void write_matrix(std::ostream& s, const core::train::ConstMatrixMap& A) {
+    s << "[";
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+        s << (i ? ", [" : "[");
+        for (Eigen::Index j = 0; j < A.cols(); ++j) s << (j ? ", " : "") << A(i, j);
+        s << "]";
+    }
+    s << "]";
+}
+
+int run_forward(const TrainOptions& o, std::ostream& out) {
+    const core::train::SavedModel saved = core::train::load_model(o.model_file);
+    const core::train::ModelConfig& m = saved.model.config();
+    core::train::Batch batch;
+    batch.B = 1;
+    batch.tokens = parse_sequence(o.sequence, m, o.model_file);
+    batch.t = static_cast<int>(batch.tokens.size());
+    batch.targets.assign(batch.tokens.size(), -1);
+    core::train::Workspace ws;
+    core::train::forward_all(saved.model, batch, ws);
+    std::ostringstream s;
+    s << std::setprecision(17) << "{\"logits\": ";
+    write_matrix(s, core::train::ConstMatrixMap(ws.logits.data(), ws.logits.rows(), ws.logits.cols()));
+    s << ", \"attention\": [";
+    for (int l = 0; l < m.L; ++l) {
+        s << (l ? ", [" : "[");
+        for (int h = 0; h < m.H; ++h) {
+            s << (h ? ", " : "");
+            write_matrix(s, ws.attention(l, 0, h));
+        }
+        s << "]";
+    }
+    s << "]}\n";
+    out << s.str();
+    return 0;
+}
+
+} // namespace
+
+bool wants_train_mode(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--train" || std::string(argv[i]) == "--forward") return true;
+    return false;
+}
+
+int run_train_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    try {
+        const TrainOptions o = parse(argc, argv);
+        return o.forward ? run_forward(o, out) : run_train(o, out, err);
+    } catch (const TrainUsage& e) {
+        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
+    } catch (const core::io::FileError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    }
+    return 2;
+}
+
+} // namespace app

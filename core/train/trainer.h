@@ -1,0 +1,55 @@
+// core/train/trainer.h — one training run: the model, AdamW, the task's stream of batches and the
+// held-out sequences the scores are measured on.
+//
+// Every batch is cut into the same two halves whether one thread or two run them, and their
+// gradients are added in the same order, so a seed gives the same losses on any thread count.
+#pragma once
+
+#include "core/train/model.h"
+#include "core/train/optim.h"
+#include "core/train/scores.h"
+
+#include <vector>
+
+namespace core::train {
+
+struct StepResult {
+    double loss = 0.0;      // mean cross-entropy over the batch's scored positions
+    double accuracy = 0.0;  // of the argmax, on those positions
+    double lr = 0.0;
+    double grad_norm = 0.0; // before clipping
+};
+
+struct Evaluation {
+    double loss = 0.0, accuracy = 0.0; // on the held-out sequences of the task
+    std::vector<HeadScores> heads;
+};
+
+class Trainer {
+public:
+    // Throws ConfigError when validate(config) finds a problem.
+    explicit Trainer(const TrainConfig& config);
+
+    StepResult step();
+    Evaluation evaluate();
+
+    int steps_done() const { return steps_done_; }
+    const TrainConfig& config() const { return config_; }
+    const Model& model() const { return model_; }
+
+private:
+    TrainConfig config_;
+    Model model_;
+    AdamW optimiser_;
+    Rng batches_;
+    int steps_done_ = 0;
+    Workspace halves_[2];
+    std::vector<double> grads_[2];
+    Batch held_out_, held_out_repeat_;
+    Workspace eval_ws_, eval_repeat_ws_;
+};
+
+// Runs the forward pass of the whole batch in one workspace.
+LossSum forward_all(const Model& model, const Batch& batch, Workspace& ws);
+
+} // namespace core::train

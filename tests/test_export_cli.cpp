@@ -1,0 +1,115 @@
+// attnviz --export: every WHAT and FORMAT that go together, and a clear exit 2 for those that do not.
+#include "app/cli.h"
+#include "core/io/export.h"
+#include "core/presets.h"
+#include "core/scenario_io.h"
+#include "tests/python.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out, err;
+};
+
+Run run(std::vector<std::string> args) {
+    args.insert(args.begin(), "attnviz");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
+    return {code, out.str(), err.str()};
+}
+
+std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Exit 2, nothing on stdout, one line on stderr: that line.
+std::string fails(std::vector<std::string> args) {
+    const Run r = run(std::move(args));
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    return r.err;
+}
+
+} // namespace
+
+TEST_CASE("--export A --format tex writes the article's A") {
+    const std::string dir = test_python::temp_dir();
+    const Run r = run({"--export", "A", "--format", "tex", "--out", dir + "/A.tex"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(read_all(dir + "/A.tex") == "\\begin{pmatrix} 0.446 & 0.108 & 0.446 \\\\ 0.164 & 0.164 & 0.673 \\\\ 0.187 & 0.045 & 0.768 \\end{pmatrix}\n");
+    REQUIRE(run({"--export", "Q", "--format", "csv", "--out", dir + "/Q.csv"}).code == 0);
+    CHECK(read_all(dir + "/Q.csv") == "the,1,0\ncat,1,2\nsat,2,2\n");
+    REQUIRE(run({"--export", "W_Q", "--format", "md", "--out", dir + "/W_Q.md"}).code == 0);
+    CHECK(read_all(dir + "/W_Q.md") == "| 1 | 2 |\n|---:|---:|\n| 1 | 0 |\n| 1 | 2 |\n");
+}
+
+TEST_CASE("--export all --format json gives back every matrix of every head") {
+    const core::Scenario s = core::preset_eight_heads();
+    const std::string dir = test_python::temp_dir();
+    core::save_scenario_file(dir + "/eight.json", s);
+    REQUIRE(run({"--export", "all", "--format", "json", "--out", dir + "/all.json", dir + "/eight.json"}).code == 0);
+    const auto j = nlohmann::json::parse(read_all(dir + "/all.json"));
+    const core::Result r = core::compute(s);
+    CHECK(j["tokens"].get<std::vector<std::string>>() == s.tokens);
+    REQUIRE(j["A"].size() == 8);
+    CHECK(j["A"][5][2][1].get<double>() == r.heads[5].weights(2, 1));
+    CHECK(j["W_O"][3][4].get<double>() == s.W_O(3, 4));
+    CHECK(j["output"][1][0].get<double>() == r.output(1, 0));
+    // One head of a per-head matrix, as JSON.
+    REQUIRE(run({"--export", "V", "--format", "json", "--head", "8", "--out", dir + "/V.json", dir + "/eight.json"}).code == 0);
+    CHECK(nlohmann::json::parse(read_all(dir + "/V.json"))[0][1].get<double>() == r.heads[7].V(0, 1));
+}
+
+TEST_CASE("--export heatmap writes the labelled figure; A as png one pixel per cell") {
+    const std::string dir = test_python::temp_dir();
+    REQUIRE(run({"--export", "heatmap", "--format", "svg", "--out", dir + "/A.svg"}).code == 0);
+    const std::string svg = read_all(dir + "/A.svg");
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find(">sat</text>") != std::string::npos);
+    REQUIRE(run({"--export", "A", "--format", "png", "--out", dir + "/A.png"}).code == 0);
+    const std::string png = read_all(dir + "/A.png");
+    CHECK(png == core::io::png_bytes(core::io::heatmap_texels(core::compute(core::preset_three_tokens()).heads[0].weights, false)));
+}
+
+TEST_CASE("--export refuses what does not go together, with exit 2 and a reason") {
+    CHECK(fails({"--export", "B", "--format", "csv", "--out", "x"}).find("--export takes X, W_Q") != std::string::npos);
+    CHECK(fails({"--export", "A", "--format", "xls", "--out", "x"}) ==
+          "attnviz: --format takes csv, tsv, npy, npz, tex, md, png, svg or json, not \"xls\" (see attnviz --help)\n");
+    CHECK(fails({"--export", "A", "--format", "csv"}) == "attnviz: --export needs --out PATH (see attnviz --help)\n");
+    CHECK(fails({"--export", "X", "--format", "svg", "--out", "x"}).find("try --export heatmap --format svg") != std::string::npos);
+    CHECK(fails({"--export", "Q", "--format", "png", "--out", "x"}).find("png draws the weights A") != std::string::npos);
+    CHECK(fails({"--export", "heatmap", "--format", "csv", "--out", "x"}).find("the heatmap is a png or svg figure") != std::string::npos);
+    CHECK(fails({"--export", "all", "--format", "md", "--out", "x"}).find("all is written as") != std::string::npos);
+    CHECK(fails({"--export", "X", "--format", "csv", "--head", "1", "--out", "x"}).find("--head goes with a per-head matrix") != std::string::npos);
+    CHECK(fails({"--dump", "--format", "csv"}) == "attnviz: --format goes with --export (see attnviz --help)\n");
+    CHECK(fails({"--export", "A", "--format", "csv", "--head", "0", "--out", "x"}).find("--head takes a whole number from 1 to 16") != std::string::npos);
+}
+
+TEST_CASE("--export checks the head and the file against the scenario") {
+    const std::string dir = test_python::temp_dir();
+    core::save_scenario_file(dir + "/eight.json", core::preset_eight_heads());
+    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/eight.json"}) ==
+          "attnviz: " + dir + "/eight.json: the scenario has 8 heads; say which with --head 1..8\n");
+    CHECK(fails({"--export", "A", "--format", "csv", "--head", "2", "--out", dir + "/x"}) ==
+          "attnviz: default scenario: --head 2, but the scenario has 1 head\n");
+    CHECK(fails({"--export", "W_O", "--format", "csv", "--out", dir + "/x"}) ==
+          "attnviz: default scenario: the scenario has no W_O (output projection)\n");
+    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/missing.json"}).find(dir + "/missing.json") != std::string::npos);
+    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/no/such/dir/x"}).find(dir + "/no/such/dir/x") != std::string::npos);
+    CHECK_FALSE(std::ifstream(dir + "/x").good()); // nothing written after a failure
+}
