@@ -1,6 +1,6 @@
 #include "app/autosave.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <cerrno>
 #include <cstdio>

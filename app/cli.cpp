@@ -8,8 +8,8 @@
 #include "core/explain.h"
 #include "core/io/settings.h"
 #include "core/presets.h"
-#include "core/report_json.h"
-#include "core/scenario_io.h"
+#include "core/io/report_json.h"
+#include "core/io/scenario_io.h"
 
 #include <algorithm>
 #include <chrono>
@@ -52,8 +52,9 @@ const char* const usage_text =
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
-    "                                               output: FMT csv tsv tex md json (A also png, a pixel\n"
-    "                                               per cell); heatmap: png svg (labelled); all: json.\n"
+    "                                               output: FMT csv tsv tex md json npy (A also png, a\n"
+    "                                               pixel per cell); heatmap: png svg (labelled); all:\n"
+    "                                               npz json.\n"
     "                                               H counts heads from 1\n"
     "       attnviz [--theme dark|light] [--zoom PERCENT] ...\n"
     "                                               with the window or --screenshot: the theme and the\n"

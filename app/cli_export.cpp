@@ -1,13 +1,15 @@
 // app/cli_export.cpp — one matrix, the heatmap or everything, written to a file.
 //
 //   WHAT    X W_Q W_K W_V W_O Q K V scores scaled A Z concat output | heatmap | all
-//   FORMAT  csv tsv tex md json (a matrix) · png (A: one pixel per cell) ·
-//           png svg (heatmap: the labelled figure) · json (all)
+//   FORMAT  csv tsv tex md json npy (a matrix) · png (A: one pixel per cell) ·
+//           png svg (heatmap: the labelled figure) · npz json (all)
 #include "app/cli_export.h"
 
 #include "core/io/export.h"
 #include "core/io/figure.h"
-#include "core/scenario_io.h"
+#include "core/io/npy.h"
+#include "core/io/npz.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,10 +24,30 @@ bool one_of(const std::string& s, std::initializer_list<const char*> set) {
     return std::any_of(set.begin(), set.end(), [&](const char* x) { return s == x; });
 }
 
-const char* const text_formats = "csv tsv tex md json";
+const char* const text_formats = "csv tsv tex md json npy";
 
 // Formats that hold one 2-d matrix: a per-head matrix of several heads needs --head.
-bool two_dimensional(const std::string& format) { return format != "json"; }
+bool two_dimensional(const std::string& format) { return format != "json" && format != "npy"; }
+
+core::io::Tensor tensor_of(const core::io::NamedArray& a) { return {a.shape, a.values, core::io::DType::f64}; }
+
+// Every matrix of the scenario, as np.load gives it back: per-head ones as (heads, rows, cols).
+std::string all_npz(const core::Scenario& s, const core::Result& r, const std::string& path) {
+    core::io::TensorFile file;
+    for (const core::io::NamedArray& a : core::io::scenario_arrays(s, r)) file.tensors[a.name] = tensor_of(a);
+    return core::io::npz_bytes(file, true, path);
+}
+
+// One matrix as .npy: (rows, cols), or (heads, rows, cols) for every head at once.
+std::string matrix_npy(const Options& o, const core::Scenario& s, const core::Result& r) {
+    if (o.head || !core::io::is_per_head(o.export_what)) {
+        const core::Matrix& m = core::io::matrix_by_name(s, r, o.export_what, std::max(0, o.head - 1));
+        return core::io::npy_bytes({{m.rows(), m.cols()}, std::vector<double>(m.data(), m.data() + m.size()), core::io::DType::f64}, o.export_out);
+    }
+    for (const core::io::NamedArray& a : core::io::scenario_arrays(s, r))
+        if (a.name == o.export_what) return core::io::npy_bytes(tensor_of(a), o.export_out);
+    return {};
+}
 
 core::io::TextFormat text_format(const std::string& f) {
     if (f == "csv") return core::io::TextFormat::csv;
@@ -70,7 +92,8 @@ std::string figure_title(const core::Scenario& s, int head) {
 // The bytes to write; throws ExportError.
 std::string export_bytes(const Options& o, const core::Scenario& s, const core::Result& r) {
     const int head = std::max(0, o.head - 1);
-    if (o.export_what == "all") return all_json(s, r);
+    if (o.export_what == "all") return o.export_format == "npz" ? all_npz(s, r, o.export_out) : all_json(s, r);
+    if (o.export_format == "npy") return matrix_npy(o, s, r);
     if (o.export_what == "heatmap") {
         const core::io::FigureSpec spec{figure_title(s, head), s.tokens, s.causal, 1.0};
         const core::Matrix& A = r.heads[static_cast<std::size_t>(head)].weights;
@@ -96,11 +119,12 @@ void check_export_options(const Options& o) {
         throw UsageError("--format takes csv, tsv, npy, npz, tex, md, png, svg or json, not \"" + f + "\"");
     if (o.export_out.empty()) throw UsageError("--export needs --out PATH");
     const auto no = [&](const std::string& goes) { throw UsageError("--export " + what + " cannot be written as " + f + " (" + goes + ")"); };
-    if (what == "all" && f != "json") no("all is written as json");
+    if (what == "all" && f != "json" && f != "npz") no("all is written as npz or json");
+    if (what != "all" && f == "npz") no("npz holds every matrix: --export all --format npz");
     if (what == "heatmap" && !one_of(f, {"png", "svg"})) no("the heatmap is a png or svg figure");
     if (matrix && f == "png" && what != "A") no("png draws the weights A, one pixel per cell; or try --export heatmap");
     if (matrix && f == "svg") no("svg draws the weights: try --export heatmap --format svg");
-    if (matrix && !one_of(f, {"csv", "tsv", "tex", "md", "json", "png"})) no(std::string("a matrix is written as ") + text_formats + (what == "A" ? " or png" : ""));
+    if (matrix && !one_of(f, {"csv", "tsv", "tex", "md", "json", "npy", "png"})) no(std::string("a matrix is written as ") + text_formats + (what == "A" ? " or png" : ""));
     if (o.head && (what == "all" || (matrix && !core::io::is_per_head(what))))
         throw UsageError("--head goes with a per-head matrix (W_Q W_K W_V Q K V scores scaled A Z) or the heatmap, not " + what);
 }
@@ -129,6 +153,9 @@ int run_export(const Options& o, std::ostream& err) {
         err << "attnviz: " << o.export_out << ": " << e.what() << "\n";
         return 2;
     } catch (const core::ScenarioError& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return 2;
+    } catch (const core::io::FileError& e) {
         err << "attnviz: " << e.what() << "\n";
         return 2;
     }

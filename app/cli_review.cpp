@@ -3,7 +3,7 @@
 
 #include "core/learn/review_deck.h"
 #include "core/scenario.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 

@@ -24,7 +24,7 @@
 #include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/scenario.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 #include "ui/appearance.h"
 #include "ui/fonts.h"
 #include "ui/ui.h"

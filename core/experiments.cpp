@@ -1,11 +1,10 @@
 #include "core/experiments.h"
 
-#include "core/attention.h"
+#include "core/edits.h"
 #include "core/presets.h"
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <random>
 
 namespace core {
@@ -54,47 +53,21 @@ Histogram make_histogram(const std::vector<double>& values, double scale, int bi
     return h;
 }
 
-Scenario permute_tokens(const Scenario& s, const std::vector<int>& perm) {
-    Scenario out = s;
-    for (int i = 0; i < s.n(); ++i) {
-        out.tokens[i] = s.tokens[perm[i]];
-        out.X.row(i) = s.X.row(perm[i]);
-        if (s.pin && s.pin->row == perm[i]) out.pin->row = i;
-    }
-    return out;
+bool OrderCheck::moved() const {
+    return std::all_of(differences.begin(), differences.end(), [&](double d) { return d <= tolerance; });
 }
 
-std::vector<int> random_permutation(int n, std::uint64_t seed) {
-    std::vector<int> perm(static_cast<size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    if (n < 2) return perm;
-    std::mt19937_64 rng(seed);
-    do {
-        for (int i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng() % static_cast<std::uint64_t>(i + 1)]);
-    } while (std::is_sorted(perm.begin(), perm.end()));
-    return perm;
-}
-
-void add_head(Scenario& s, std::uint64_t seed) {
-    const Scenario donor = random_scenario(1, s.d_model(), s.d_k(), s.d_v(), 1, s.W_O.size() != 0, seed);
-    s.heads.push_back(donor.heads[0]);
-    if (s.W_O.size() != 0) {
-        Matrix grown(s.W_O.rows() + s.d_v(), s.W_O.cols()); // ((H+1)·d_v, d_model)
-        grown << s.W_O, donor.W_O;
-        s.W_O = std::move(grown);
-    }
-}
-
-void remove_head(Scenario& s, int h) {
-    const Eigen::Index d_v = s.d_v();
-    s.heads.erase(s.heads.begin() + h);
-    if (s.W_O.size() != 0) {
-        Matrix shrunk(s.W_O.rows() - d_v, s.W_O.cols()); // ((H−1)·d_v, d_model)
-        shrunk << s.W_O.topRows(h * d_v), s.W_O.bottomRows(s.W_O.rows() - (h + 1) * d_v);
-        s.W_O = std::move(shrunk);
-    }
-    if (s.pin && s.pin->head == h) s.pin.reset();
-    else if (s.pin && s.pin->head > h) --s.pin->head;
+OrderCheck check_order(const Scenario& s, const Result& now, const std::vector<int>& perm) {
+    std::vector<int> undo(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) undo[perm[i]] = static_cast<int>(i);
+    Scenario before = s;
+    edits::permute_tokens(before, undo);
+    const Result old = compute(before);
+    OrderCheck c;
+    for (int i = 0; i < s.n(); ++i) c.differences.push_back((now.output.row(i) - old.output.row(perm[i])).cwiseAbs().maxCoeff());
+    // Summing in another order may change the last bits; anything bigger is a real difference.
+    c.tolerance = 1e-12 * std::max(1.0, now.output.cwiseAbs().maxCoeff());
+    return c;
 }
 
 } // namespace core

@@ -4,10 +4,9 @@
 //   d_k; dividing by √d_k brings it back to 1 and keeps the softmax from going one-hot.
 //   Order (seed 000, "Position"): without positional information, permuting the tokens permutes
 //   the outputs the same way.
-//   Heads (seed 001): adding and removing heads keeps every table consistent.
 #pragma once
 
-#include "core/scenario.h"
+#include "core/attention.h"
 
 #include <cstdint>
 #include <vector>
@@ -32,13 +31,13 @@ struct Histogram {
 };
 Histogram make_histogram(const std::vector<double>& values, double scale, int bins, double lo, double hi);
 
-// New token i is old token perm[i]: tokens and rows of X move; a pinned row follows its token.
-Scenario permute_tokens(const Scenario& s, const std::vector<int>& perm);
-std::vector<int> random_permutation(int n, std::uint64_t seed); // never the identity when n ≥ 2
-
-// A new head with random weights of scale 1/√d_model (and d_v new rows of W_O, if there is one).
-void add_head(Scenario& s, std::uint64_t seed);
-// Removes head h, its rows of W_O and a pin on it; pins on later heads move down.
-void remove_head(Scenario& s, int h);
+// The order check: after the tokens were shuffled (new token i was old token perm[i]), did each
+// output row just move with its token? `now` is the Result of the shuffled scenario `s`.
+struct OrderCheck {
+    std::vector<double> differences; // per new row i: max |z_i − old z_perm[i]|
+    double tolerance = 0;            // rounding allowed for "the same", relative to the largest output entry
+    bool moved() const;              // every difference within the tolerance
+};
+OrderCheck check_order(const Scenario& s, const Result& now, const std::vector<int>& perm);
 
 } // namespace core

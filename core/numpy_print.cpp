@@ -1,7 +1,7 @@
 // core/numpy_print.cpp — NumPy's fixed-point array printing ("maxprec" float mode).
 #include "core/numpy_print.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <algorithm>
 #include <cmath>

@@ -196,4 +196,31 @@ private:
     ui::App* app_ = nullptr;
 };
 
+// Moves the mouse along a line until the item with ID path `path` in `window` is hovered; returns where.
+inline ImVec2 find_item(Ui& ui, const char* window, std::initializer_list<const char*> path, ImVec2 from, ImVec2 to) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(window);
+    REQUIRE(w != nullptr);
+    ImGuiID id = w->ID;
+    for (const char* label : path) id = ImHashStr(label, 0, id);
+    const char* label = *(path.end() - 1);
+    for (int k = 0; k <= 200; ++k) {
+        const float t = static_cast<float>(k) / 200.0f;
+        const ImVec2 p(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
+        ui.move(p);
+        if (ImGui::GetCurrentContext()->HoveredId == id) return p;
+    }
+    FAIL("no item \"" << label << "\" in " << window);
+    return from;
+}
+
+// Clicks `item` of the main menu bar's menu `menu`.
+inline void menu_click(Ui& ui, const char* menu, const char* item) {
+    const float bar_y = 0.5f * ImGui::GetFrameHeight();
+    ui.click(find_item(ui, "##MainMenuBar", {"##menubar", menu}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
+    const ImGuiWindow* popup = ImGui::FindWindowByName("##Menu_00");
+    REQUIRE(popup != nullptr);
+    const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
+    ui.click(find_item(ui, "##Menu_00", {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
+}
+
 } // namespace headless

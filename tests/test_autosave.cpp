@@ -1,7 +1,7 @@
 // Autosave: saved within the delay of an edit, restored at start, and loadable after SIGKILL.
 #include "app/autosave.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <doctest/doctest.h>
 

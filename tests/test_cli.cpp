@@ -2,7 +2,7 @@
 #include "app/cli.h"
 #include "core/attention.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // The experiments behind the "why √d_k", "order" and multi-head views.
 #include "core/attention.h"
+#include "core/edits.h"
 #include "core/experiments.h"
 #include "core/presets.h"
 
@@ -31,10 +32,11 @@ TEST_CASE("histogram: equal bins, every value counted once") {
 TEST_CASE("without positional encoding, shuffling the tokens permutes the outputs exactly") {
     {
         const core::Scenario s = core::preset_it_sentence();
-        const std::vector<int> perm = core::random_permutation(s.n(), 3);
+        const std::vector<int> perm = core::edits::random_permutation(s.n(), 3);
         CHECK_FALSE(std::is_sorted(perm.begin(), perm.end()));
         const core::Result before = core::compute(s);
-        const core::Scenario shuffled = core::permute_tokens(s, perm);
+        core::Scenario shuffled = s;
+        core::edits::permute_tokens(shuffled, perm);
         CHECK(shuffled.tokens[0] == s.tokens[perm[0]]);
         const core::Result after = core::compute(shuffled);
         for (int i = 0; i < s.n(); ++i)
@@ -45,36 +47,13 @@ TEST_CASE("without positional encoding, shuffling the tokens permutes the output
 TEST_CASE("with sinusoidal positions, shuffling does not just permute the outputs") {
     core::Scenario s = core::preset_it_sentence();
     s.positional = core::Positional::sinusoidal;
-    const std::vector<int> perm = core::random_permutation(s.n(), 3);
+    const std::vector<int> perm = core::edits::random_permutation(s.n(), 3);
     const core::Result before = core::compute(s);
-    const core::Result after = core::compute(core::permute_tokens(s, perm));
+    core::Scenario shuffled = s;
+    core::edits::permute_tokens(shuffled, perm);
+    const core::Result after = core::compute(shuffled);
     double worst = 0;
     for (int i = 0; i < s.n(); ++i) worst = std::max(worst, (after.output.row(i) - before.output.row(perm[i])).cwiseAbs().maxCoeff());
     CHECK(worst > 1e-3);
 }
 
-TEST_CASE("adding and removing heads keeps every table consistent") {
-    core::Scenario s = core::random_scenario(5, 6, 3, 2, 2, true, 1);
-    core::Scenario only_second = s;
-    core::remove_head(only_second, 0);
-    CHECK(only_second.heads[0] == s.heads[1]);
-    CHECK(only_second.W_O == s.W_O.bottomRows(2)); // head 2's rows of W_O stay with it
-    s.pin = core::QueryPin{1, 0, core::Vector::Ones(3)};
-    for (int k = 0; k < 14; ++k) core::add_head(s, 100 + k);
-    CHECK(s.heads.size() == 16);
-    CHECK(s.W_O.rows() == 16 * 2);
-    CHECK(core::validate(s).empty());
-    CHECK(core::compute(s).concat.cols() == 32);
-    core::remove_head(s, 0);
-    CHECK(s.pin->head == 0);
-    CHECK(core::validate(s).empty());
-    core::remove_head(s, 0);
-    CHECK_FALSE(s.pin.has_value());
-    CHECK(s.W_O.rows() == 14 * 2);
-    CHECK(core::validate(s).empty());
-
-    core::Scenario plain = core::preset_three_tokens();
-    core::add_head(plain, 5);
-    CHECK(plain.W_O.size() == 0);
-    CHECK(core::compute(plain).output.cols() == 4);
-}

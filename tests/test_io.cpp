@@ -1,6 +1,6 @@
 // The scenario file format: a round trip, and a clear message for every kind of bad input.
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // --monkey: random input against the real UI must leave a valid scenario and an autosave.
 #include "app/cli.h"
 #include "app/monkey.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,12 @@
 // The panels, driven headless through real mouse and keyboard input (see headless.h).
 #include "headless.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 #include "ui/history.h"
-#include "ui/scenario_edits.h"
+#include "ui/panel_table.h"
+#include "ui/panels/calculation.h"
+#include "ui/panels/heatmap.h"
+#include "ui/panels/query_arrow.h"
 
 #include <doctest/doctest.h>
 
@@ -17,6 +20,14 @@
 using headless::Ui;
 
 namespace {
+
+// The titles of the panels the window opens with, from the table of panels.
+std::vector<const char*> panels_open_at_start() {
+    std::vector<const char*> titles;
+    for (const ui::PanelSpec& p : ui::panel_table())
+        if (p.open_at_start) titles.push_back(p.title);
+    return titles;
+}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -59,8 +70,7 @@ bool draws_background(const char* title) {
 TEST_CASE("ui: a panel draws its background only where it overlaps another (the frame is cleared to it)") {
     Ui ui;
     ui.frames(3);
-    const char* names[] = {"Controls", "Tokens & embeddings", "Weights", "Matrices", "Attention heatmap", "Calculation", "Query arrow"};
-    for (const char* name : names) {
+    for (const char* name : panels_open_at_start()) {
         INFO(std::string(name));
         CHECK_FALSE(draws_background(name));
     }
@@ -83,9 +93,8 @@ TEST_CASE("ui: a panel draws its background only where it overlaps another (the 
 TEST_CASE("ui: every panel fits a 1600×1000 window without overlapping or scrolling") {
     Ui ui;
     ui.frames(3);
-    const char* names[] = {"Controls", "Tokens & embeddings", "Weights", "Matrices", "Attention heatmap", "Calculation", "Query arrow"};
     std::vector<ImRect> rects;
-    for (const char* name : names) {
+    for (const char* name : panels_open_at_start()) {
         INFO(std::string(name));
         ImGuiWindow* w = ImGui::FindWindowByName(name);
         REQUIRE(w != nullptr);
@@ -110,7 +119,7 @@ TEST_CASE("ui: clicking heatmap row 3 selects \"sat\" and the calculation shows 
     ui.frames(2);
     CHECK(ui.st().view.selected_row == 0);
     CHECK_FALSE(ui.shows("q_sat · k_the"));
-    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK_FALSE(hm.textured);
     CHECK(hm.cell >= 2.2f * ImGui::GetFontSize()); // big enough to write the weights in
     ui.click(ImVec2(hm.origin.x + 1.5f * hm.cell, hm.origin.y + 2.5f * hm.cell));
@@ -139,8 +148,8 @@ TEST_CASE("ui: ticking causal masks the future in the same frame") {
     ui.release(); // the checkbox toggles on this frame…
     CHECK(ui.scenario().causal);
     // …and the calculation, drawn after the editing panels in that same frame, already shows it.
-    REQUIRE(ui.st().view.calculation.row == 0);
-    CHECK(ui.st().view.calculation.explanation.heads[0].keys[1].masked);
+    REQUIRE(ui.st().view.state<ui::CalculationCache>().row == 0);
+    CHECK(ui.st().view.state<ui::CalculationCache>().explanation.heads[0].keys[1].masked);
     const core::HeadResult& h = ui.head();
     CHECK(h.weights(0, 0) == 1.0);
     CHECK(h.weights(0, 1) == 0.0);
@@ -159,7 +168,7 @@ TEST_CASE("ui: dragging the query arrow pins q; every matrix follows; one click 
     Ui ui;
     ui.app().select_row(2);
     ui.frames(2);
-    const ui::ArrowView& a = ui.st().view.arrow;
+    const ui::ArrowView& a = ui.st().view.state<ui::ArrowView>();
     const ImVec2 tip = a.q_tip;
     CHECK(tip.x == doctest::Approx(a.origin.x + 2.0f * a.scale));
     CHECK(tip.y == doctest::Approx(a.origin.y - 2.0f * a.scale));
@@ -307,7 +316,7 @@ TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag i
 TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImGui assertion (monkey seed 1)") {
     Ui ui;
     ui.frames(2);
-    const ImVec2 plane = ui.st().view.arrow.plane.GetCenter();
+    const ImVec2 plane = ui.st().view.state<ui::ArrowView>().plane.GetCenter();
     ImGuiIO& io = ImGui::GetIO();
     io.KeyCtrl = true;
     io.KeysDown['O'] = true; // Ctrl+O with the mouse nowhere: the modal opens at the next frame…
@@ -411,7 +420,7 @@ TEST_CASE("ui: adding a token adds a row everywhere") {
 TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid stays clipped") {
     Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
     ui.frames(2);
-    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK(hm.textured);
     CHECK(hm.texture_size == 1024);
     CHECK(ImGui::FindWindowByName("Attention heatmap")->ScrollMax.y == 0.0f); // the map, legend and hint fit
@@ -439,7 +448,7 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
 TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texel per cell") {
     Ui ui(core::random_scenario(4096, 8, 4, 4, 1, true, 11));
     ui.frames(2);
-    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     REQUIRE(hm.textured);
     CHECK(hm.texture_size == 4096);
     CHECK(hm.cell < 1.0f); // more cells than pixels: the texture is minified
@@ -463,12 +472,12 @@ TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texe
 TEST_CASE("ui: the heatmap texture is written once per change of the weights, in place, in bands") {
     Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
     ui.frames(3);
-    const ui::HeatmapView& hm = ui.st().view.heatmap;
+    const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK(ui.textures().created == 1);
     CHECK(ui.textures().rows_written == 1024); // three frames, one write: nothing changed
     CHECK(hm.band.size() < 1024u * 1024u * 4u / 8u);
 
-    ui.st().view.heatmap.stretch = true; // another top colour: the same texture, rewritten
+    ui.st().view.state<ui::HeatmapView>().stretch = true; // another top colour: the same texture, rewritten
     ui.frames(2);
     CHECK(ui.textures().created == 1);
     CHECK(ui.textures().rows_written == 2 * 1024);
@@ -520,33 +529,6 @@ TEST_CASE("history: commit, undo, redo and the depth cap") {
     s.causal = true;
     h.commit(s);
     CHECK_FALSE(h.can_redo());
-}
-
-TEST_CASE("scenario edits keep every shape and the pin consistent") {
-    core::Scenario s = core::preset_eight_heads();
-    s.tokens.resize(16);
-    s.pin = core::QueryPin{2, 5, core::Vector::Ones(64)};
-    ui::edit::set_d_model(s, 20);
-    CHECK(core::validate(s) == "");
-    CHECK(s.W_O.cols() == 20);
-    ui::edit::set_d_v(s, 3);
-    CHECK(core::validate(s) == "");
-    CHECK(s.W_O.rows() == 24);
-    ui::edit::set_d_k(s, 5);
-    CHECK(core::validate(s) == "");
-    CHECK(s.pin->q.size() == 5);
-    CHECK(ui::edit::move_token(s, 5, 1));
-    CHECK(s.pin->row == 6);
-    CHECK(ui::edit::remove_token(s, 0));
-    CHECK(s.pin->row == 5);
-    CHECK(ui::edit::remove_token(s, 5));
-    CHECK_FALSE(s.pin.has_value());
-    CHECK(core::validate(s) == "");
-    core::Scenario one = core::preset_three_tokens();
-    CHECK(ui::edit::remove_token(one, 0));
-    CHECK(ui::edit::remove_token(one, 0));
-    CHECK_FALSE(ui::edit::remove_token(one, 0)); // the last token stays
-    CHECK(core::validate(one) == "");
 }
 
 TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the scenario invalid") {

@@ -2,12 +2,17 @@
 // through real mouse and keyboard input (see headless.h).
 #include "headless.h"
 
-#include "core/experiments.h"
+#include "core/edits.h"
+#include "ui/panels/decode.h"
+#include "ui/panels/heads.h"
+#include "ui/panels/order.h"
+#include "ui/panels/scaling.h"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
 
+using headless::menu_click;
 using headless::Ui;
 
 namespace {
@@ -16,25 +21,8 @@ const char* const issue4_panels[] = {"Heads", "Order and position", "Decode with
 
 void open_all(Ui& ui) {
     ui::View& v = ui.st().view;
-    v.heads.open = v.decode.open = v.scaling.open = v.order.open = true;
+    v.open["heads"] = v.open["decode"] = v.open["scaling"] = v.open["order"] = true;
     ui.frames(3);
-}
-
-// Moves the mouse along a line until the item with ID path `path` in `window` is hovered; returns where.
-ImVec2 find_item(Ui& ui, const char* window, std::initializer_list<const char*> path, ImVec2 from, ImVec2 to) {
-    const ImGuiWindow* w = ImGui::FindWindowByName(window);
-    REQUIRE(w != nullptr);
-    ImGuiID id = w->ID;
-    for (const char* label : path) id = ImHashStr(label, 0, id);
-    const char* label = *(path.end() - 1);
-    for (int k = 0; k <= 200; ++k) {
-        const float t = static_cast<float>(k) / 200.0f;
-        const ImVec2 p(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t);
-        ui.move(p);
-        if (ImGui::GetCurrentContext()->HoveredId == id) return p;
-    }
-    FAIL("no item \"" << label << "\" in " << window);
-    return from;
 }
 
 // Every table of every head agrees with the number of heads.
@@ -65,23 +53,13 @@ double largest_difference(const core::Vector& a, const core::Vector& b) { return
 
 } // namespace
 
-// Clicks `item` of the main menu bar's menu `menu`.
-void menu_click(Ui& ui, const char* menu, const char* item) {
-    const float bar_y = 0.5f * ImGui::GetFrameHeight();
-    ui.click(find_item(ui, "##MainMenuBar", {"##menubar", menu}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
-    const ImGuiWindow* popup = ImGui::FindWindowByName("##Menu_00");
-    REQUIRE(popup != nullptr);
-    const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
-    ui.click(find_item(ui, "##Menu_00", {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
-}
-
 TEST_CASE("issue 4: the four panels open from the View menu, each exactly over one issue-3 panel, all fitting") {
     {
         Ui ui;
         ui.frames(2);
         for (const char* name : issue4_panels) CHECK(ImGui::FindWindowByName(name) == nullptr); // closed by default
         menu_click(ui, "View", "Decode with a KV cache");
-        CHECK(ui.st().view.decode.open);
+        CHECK(ui.st().view.open["decode"]);
         ui.frame();
         CHECK(ImGui::FindWindowByName("Decode with a KV cache")->Active);
     }
@@ -123,7 +101,7 @@ TEST_CASE("issue 4: the four panels open from the View menu, each exactly over o
 
 TEST_CASE("issue 4: adding and removing heads with the buttons keeps every table consistent") {
     Ui ui;
-    ui.st().view.heads.open = true;
+    ui.st().view.open["heads"] = true;
     ui.frames(2);
     ui.click(ui.item("add_head"));
     ui.click(ui.item("add_head"));
@@ -143,12 +121,12 @@ TEST_CASE("issue 4: adding and removing heads with the buttons keeps every table
     CHECK(ui.scenario().heads.size() == 16);
     check_heads(ui.scenario(), ui.app().result());
     ui.frame();
-    CHECK(ui.st().view.heads.thumbnails.size() == 16);
+    CHECK(ui.st().view.state<ui::HeadsView>().thumbnails.size() == 16);
 
     // Focus head 5 by clicking its thumbnail, then remove it.
     const core::Head fifth = ui.scenario().heads[4];
     const core::Head sixth = ui.scenario().heads[5];
-    ui.click(ui.st().view.heads.thumbnails.at(4).GetCenter());
+    ui.click(ui.st().view.state<ui::HeadsView>().thumbnails.at(4).GetCenter());
     CHECK(ui.st().view.selected_head == 4);
     ui.frame();
     CHECK(ui.shows("A, head 5 of 16")); // the main heatmap shows the focused head
@@ -175,13 +153,13 @@ TEST_CASE("issue 4: adding and removing heads with the buttons keeps every table
 TEST_CASE("issue 4: every step of the decoder equals the causal rows of core::compute") {
     core::Scenario s = core::random_scenario(7, 5, 3, 4, 3, true, 21);
     Ui ui(s);
-    ui.st().view.decode.open = true;
-    ui.st().view.open[ui::View::panel_matrices] = false; // under the decode panel: keep its text out of screen_text()
+    ui.st().view.open["decode"] = true;
+    ui.st().view.open["matrices"] = false; // under the decode panel: keep its text out of screen_text()
     ui.frames(2);
     core::Scenario causal = s;
     causal.causal = true;
     const core::Result reference = core::compute(causal);
-    const ui::DecodeView& d = ui.st().view.decode;
+    const ui::DecodeView& d = ui.st().view.state<ui::DecodeView>();
     CHECK(d.steps == 0);
     CHECK(ui.shows("The decoder is always causal")); // the checkbox is off in s
     for (int t = 1; t <= s.n(); ++t) {
@@ -224,9 +202,9 @@ TEST_CASE("issue 4: every step of the decoder equals the causal rows of core::co
 
 TEST_CASE("issue 4: the √d_k panel's variances are d_k and 1 within 10%") {
     Ui ui;
-    ui.st().view.scaling.open = true;
+    ui.st().view.open["scaling"] = true;
     ui.frames(2);
-    const ui::ScalingView& sv = ui.st().view.scaling;
+    const ui::ScalingView& sv = ui.st().view.state<ui::ScalingView>();
     CHECK(sv.d_k == 64);
     CHECK(sv.samples == 10000);
     REQUIRE(sv.experiment.dots.size() == 10000);
@@ -258,22 +236,24 @@ TEST_CASE("issue 4: the √d_k panel's variances are d_k and 1 within 10%") {
 
 TEST_CASE("issue 4: shuffling permutes the outputs exactly without positions, and not with them") {
     Ui ui(core::preset_it_sentence());
-    ui.st().view.order.open = true;
-    ui.st().view.open[ui::View::panel_weights] = false; // under the order panel: keep its text out of screen_text()
+    ui.st().view.open["order"] = true;
+    ui.st().view.open["weights"] = false; // under the order panel: keep its text out of screen_text()
     ui.frames(2);
     const core::Scenario start = ui.scenario();
     const core::Matrix old_output = ui.app().result().output;
 
     ui.click(ui.item("shuffle"));
-    const std::vector<int> perm = ui.st().view.order.perm;
+    const std::vector<int> perm = ui.st().view.state<ui::OrderView>().perm;
     REQUIRE(perm.size() == 7);
-    CHECK(ui.scenario() == core::permute_tokens(start, perm));
+    core::Scenario expected = start;
+    core::edits::permute_tokens(expected, perm);
+    CHECK(ui.scenario() == expected);
     for (int i = 0; i < 7; ++i)
         CHECK((ui.app().result().output.row(i) - old_output.row(perm[i])).cwiseAbs().maxCoeff() <= 1e-12);
     ui.frame();
     CHECK(ui.shows("✓ z_i = old z_perm[i] for every row"));
     CHECK(ui.shows("new order: " + ui.scenario().tokens[0] + " " + ui.scenario().tokens[1]));
-    for (double d : ui.st().view.order.differences) CHECK(d <= 1e-12);
+    for (double d : ui.st().view.state<ui::OrderView>().check.differences) CHECK(d <= 1e-12);
 
     // One undo step brings the old order back.
     ui.key('Z', true);
@@ -284,13 +264,13 @@ TEST_CASE("issue 4: shuffling permutes the outputs exactly without positions, an
     REQUIRE(ui.scenario().positional == core::Positional::sinusoidal);
     const core::Matrix positioned = ui.app().result().output;
     ui.click(ui.item("shuffle"));
-    const std::vector<int> again = ui.st().view.order.perm;
+    const std::vector<int> again = ui.st().view.state<ui::OrderView>().perm;
     double worst = 0.0;
     for (int i = 0; i < 7; ++i) worst = std::max(worst, (ui.app().result().output.row(i) - positioned.row(again[i])).cwiseAbs().maxCoeff());
     CHECK(worst > 1e-3);
     ui.frame();
     CHECK(ui.shows("✗ the outputs did not just move with their tokens"));
-    CHECK(*std::max_element(ui.st().view.order.differences.begin(), ui.st().view.order.differences.end()) == doctest::Approx(worst));
+    CHECK(*std::max_element(ui.st().view.state<ui::OrderView>().check.differences.begin(), ui.st().view.state<ui::OrderView>().check.differences.end()) == doctest::Approx(worst));
 }
 
 TEST_CASE("issue 4: the 8-head preset loads from the Presets menu and renders with every panel open") {
@@ -304,10 +284,10 @@ TEST_CASE("issue 4: the 8-head preset loads from the Presets menu and renders wi
     MESSAGE("8 heads × 64, every panel open: " << ms << " ms a frame (headless)");
     CHECK(ImGui::GetDrawData()->TotalVtxCount < 200000); // big tables draw only what is visible
     check_heads(ui.scenario(), ui.app().result());
-    CHECK(ui.st().view.heads.thumbnails.size() == 8);
+    CHECK(ui.st().view.state<ui::HeadsView>().thumbnails.size() == 8);
     ui.click(ui.item("decode_step"));
-    CHECK(ui.st().view.decode.steps == 1);
-    ui.st().view.open[ui::View::panel_matrices] = false;
+    CHECK(ui.st().view.state<ui::DecodeView>().steps == 1);
+    ui.st().view.open["matrices"] = false;
     ui.frame();
     CHECK(ui.shows("Memory: 1 row × (d_k + d_v = 128) × 8 bytes = 1.0 KiB per head"));
 }

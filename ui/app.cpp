@@ -5,12 +5,13 @@
 // [SECTION] Menu bar and shortcuts
 // [SECTION] Requests (undo, presets, files)
 // [SECTION] Open / Save as modal
-// [SECTION] Help
+// [SECTION] Panels
 // [SECTION] Frame
 #include "ui/app_state.h"
 
+#include "core/io/scenario_io.h"
 #include "core/presets.h"
-#include "core/scenario_io.h"
+#include "ui/panel_table.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>
@@ -51,7 +52,6 @@ void clamp_view(App::State& st) {
     const core::Scenario& s = st.scenario;
     v.selected_row = std::clamp(v.selected_row, 0, s.n() - 1);
     v.selected_head = std::clamp(v.selected_head, 0, static_cast<int>(s.heads.size()) - 1);
-    for (int& d : v.arrow.dims) d = std::clamp(d, 0, s.d_k() - 1);
 }
 
 //-----------------------------------------------------------------------------
@@ -60,7 +60,7 @@ void clamp_view(App::State& st) {
 
 // Default places, computed from the display size: three columns, the editors on the left, the
 // matrices and the calculation in the middle, the heatmap and the query arrow on the right.
-ImRect default_rect(View::Panel p, ImVec2 display, float top) {
+ImRect default_rect(Slot slot, ImVec2 display, float top) {
     const float e = em();
     const float W = display.x, H = display.y - top;
     const float c1 = std::max(22.0f * e, std::floor(W * 0.25f));
@@ -72,44 +72,28 @@ ImRect default_rect(View::Panel p, ImVec2 display, float top) {
     const float matrices_h = std::floor(H * 0.45f);
     const float heatmap_h = std::floor(H * 0.45f);
     auto rect = [&](float x, float y, float w, float h) { return ImRect(x, top + y, x + w, top + y + h); };
-    switch (p) {
-    case View::panel_controls: return rect(x1, 0, c1, controls_h);
-    case View::panel_tokens: return rect(x1, controls_h, c1, tokens_h);
-    case View::panel_weights: return rect(x1, controls_h + tokens_h, c1, H - controls_h - tokens_h);
-    case View::panel_matrices: return rect(x2, 0, c2, matrices_h);
-    case View::panel_calculation: return rect(x2, matrices_h, c2, H - matrices_h);
-    case View::panel_heatmap: return rect(x3, 0, c3, heatmap_h);
-    case View::panel_query_arrow: return rect(x3, heatmap_h, c3, H - heatmap_h);
-    case View::panel_help:
-    case View::panel_count: break;
+    switch (slot) {
+    case Slot::left_top: return rect(x1, 0, c1, controls_h);
+    case Slot::left_middle: return rect(x1, controls_h, c1, tokens_h);
+    case Slot::left_bottom: return rect(x1, controls_h + tokens_h, c1, H - controls_h - tokens_h);
+    case Slot::middle_top: return rect(x2, 0, c2, matrices_h);
+    case Slot::middle_bottom: return rect(x2, matrices_h, c2, H - matrices_h);
+    case Slot::right_top: return rect(x3, 0, c3, heatmap_h);
+    case Slot::right_bottom: return rect(x3, heatmap_h, c3, H - heatmap_h);
+    case Slot::centre: break;
     }
     const ImVec2 size(std::min(40.0f * e, W * 0.8f), std::min(28.0f * e, H * 0.8f));
     return rect((W - size.x) * 0.5f, (H - size.y) * 0.5f, size.x, size.y);
 }
 
-void place(App::State& st, View::Panel p) {
+void place(const App::State& st, Slot slot) {
     // The menu bar's height is taken from the font: the viewport's work area only shrinks to make
     // room for it from the second frame on, after the panels were first placed.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImRect r = default_rect(p, vp->Size, ImGui::GetFrameHeight());
+    const ImRect r = default_rect(slot, vp->Size, ImGui::GetFrameHeight());
     const ImGuiCond cond = st.relayout ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + r.Min.x, vp->Pos.y + r.Min.y), cond);
     ImGui::SetNextWindowSize(r.GetSize(), cond);
-}
-
-const char* panel_title(View::Panel p) {
-    switch (p) {
-    case View::panel_controls: return "Controls";
-    case View::panel_tokens: return "Tokens & embeddings";
-    case View::panel_weights: return "Weights";
-    case View::panel_matrices: return "Matrices";
-    case View::panel_heatmap: return "Attention heatmap";
-    case View::panel_calculation: return "Calculation";
-    case View::panel_query_arrow: return "Query arrow";
-    case View::panel_help: return "Help";
-    case View::panel_count: break;
-    }
-    return "";
 }
 
 // Whether the panel `title` overlapped another window (not a popup) at the last frame. Tiled
@@ -130,7 +114,7 @@ bool overlaps_another_window(const char* title) {
 // its own needs no background of its own: skipping it saves filling the whole screen once more,
 // which is the largest single cost of a frame under a software rasteriser (llvmpipe: ~7 ms at
 // 1600 × 1000). A panel that overlaps another is opaque, so the one underneath never shows through.
-bool begin_panel(const char* title, bool* open, bool covers_another = false) {
+bool begin_panel(const char* title, bool* open, bool covers_another) {
     ImGui::SetNextWindowBgAlpha(covers_another || overlaps_another_window(title) ? 1.0f : 0.0f);
     return ImGui::Begin(title, open);
 }
@@ -152,6 +136,15 @@ void shortcuts(App::State& st) {
     if (ctrl_pressed('O')) v.request_open = true;
     if (ctrl_pressed('S')) (io.KeyShift ? v.request_save_as : v.request_save) = true;
     if (ctrl_pressed('Q')) v.request_quit = true;
+}
+
+// One checkable item per panel listed in `menu`.
+void panel_items(View& v, Menu menu) {
+    for (const PanelSpec& p : panel_table()) {
+        if (p.menu != menu) continue;
+        ImGui::MenuItem(p.title, nullptr, &v.open[p.id]);
+        if (p.tip) tip(p.tip);
+    }
 }
 
 void menu_bar(App::State& st) {
@@ -182,25 +175,19 @@ void menu_bar(App::State& st) {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
-        for (int p = 0; p < View::panel_help; ++p) ImGui::MenuItem(panel_title(static_cast<View::Panel>(p)), nullptr, &v.open[p]);
+        panel_items(v, Menu::view);
         ImGui::Separator();
-        ImGui::MenuItem("Heads", nullptr, &v.heads.open);
-        tip("Every head's weights side by side; add and remove heads; the concatenation, W_O and the output.");
-        ImGui::MenuItem("Decode with a KV cache", nullptr, &v.decode.open);
-        tip("Generate one token at a time and watch the key and value caches grow.");
-        ImGui::MenuItem("Why divide by √d_k", nullptr, &v.scaling.open);
-        tip("Random q and k: the variance of q·k with and without the division, and what it does to softmax.");
-        ImGui::MenuItem("Order and position", nullptr, &v.order.open);
-        tip("Shuffle the tokens: without positions the outputs shuffle the same way.");
+        panel_items(v, Menu::view_topics);
         ImGui::Separator();
         if (ImGui::MenuItem("Reset layout")) {
             st.relayout = true;
-            std::fill(std::begin(v.open), std::end(v.open) - 1, true);
+            for (const PanelSpec& p : panel_table())
+                if (p.open_at_start) v.open[p.id] = true;
         }
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
-        ImGui::MenuItem("Quick guide", nullptr, &v.open[View::panel_help]);
+        panel_items(v, Menu::help);
         ImGui::EndMenu();
     }
     // The status line: refusals and file errors stay readable for a while, then fade out.
@@ -313,26 +300,8 @@ void file_modal(App::State& st) {
 }
 
 //-----------------------------------------------------------------------------
-// [SECTION] Help
+// [SECTION] Panels
 //-----------------------------------------------------------------------------
-
-void help_window(App::State& st) {
-    if (!st.view.open[View::panel_help]) return;
-    place(st, View::panel_help);
-    if (begin_panel(panel_title(View::panel_help), &st.view.open[View::panel_help])) {
-        ImGui::TextWrapped("Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V, with Q = X·W_Q, K = X·W_K, V = X·W_V.");
-        ImGui::Spacing();
-        ImGui::BulletText("Edit a token's embedding or a weight: drag a cell, or double-click it and type.");
-        ImGui::BulletText("Every matrix, the heatmap and the calculation follow in the same frame.");
-        ImGui::BulletText("Click a heatmap row (or its label) to read that token's calculation.");
-        ImGui::BulletText("Drag the tip of q in the query arrow panel to steer one query.");
-        ImGui::BulletText("Heatmap: mouse wheel zooms, dragging pans.");
-        ImGui::BulletText("Ctrl+Z undoes, Ctrl+Shift+Z redoes; one drag is one step.");
-        ImGui::Spacing();
-        ImGui::TextDisabled("attnviz: scaled dot-product attention, made visible.");
-    }
-    ImGui::End();
-}
 
 // After anything that may have edited the scenario: carry out what was asked, recompute, and keep
 // the selection inside the (possibly smaller) scenario.
@@ -342,23 +311,27 @@ void settle(App::State& st) {
     clamp_view(st);
 }
 
-// Begin() for a panel at its default place; false when it is hidden or collapsed.
-template <class Draw>
-void panel(App::State& st, View::Panel p, Draw&& draw) {
-    if (!st.view.open[p]) return;
-    place(st, p);
-    if (begin_panel(panel_title(p), &st.view.open[p])) draw();
-    ImGui::End();
+// A panel whose slot an earlier row of the table already has opens over that panel.
+bool covers_another(const PanelSpec& p) {
+    for (const PanelSpec& q : panel_table()) {
+        if (&q == &p) return false;
+        if (q.slot == p.slot) return true;
+    }
+    return false;
 }
 
-// Issue 4's panels start closed. Each opens exactly over the issue-3 panel it is least needed
-// with (`slot`), so it covers one panel instead of overlapping several.
-template <class Draw>
-void cover_panel(App::State& st, const char* title, bool& open, View::Panel slot, Draw&& draw) {
+// One panel at its default place, if it is open; an editing panel's changes are carried out and
+// recomputed at once, so no later panel reads a Result of another shape than the scenario.
+void draw_panel(App::State& st, const PanelSpec& p) {
+    bool& open = st.view.open[p.id];
     if (!open) return;
-    place(st, slot);
-    if (begin_panel(title, &open, true)) draw();
+    place(st, p.slot);
+    if (begin_panel(p.title, &open, covers_another(p))) {
+        PanelContext context{st.scenario, st.result, st.view, st.textures};
+        p.draw(context);
+    }
     ImGui::End();
+    if (p.edits_scenario) settle(st);
 }
 
 } // namespace
@@ -370,12 +343,11 @@ void cover_panel(App::State& st, const char* title, bool& open, View::Panel slot
 App::App(core::Scenario initial, TextureUploader& textures, std::string file_path)
     : state_(std::make_unique<State>(std::move(initial), textures, std::move(file_path))) {
     core::require_valid(state_->scenario);
+    for (const PanelSpec& p : panel_table()) state_->view.open[p.id] = p.open_at_start;
     recompute(*state_, Recompute::always);
 }
 
-App::~App() {
-    if (state_->view.heatmap.texture) state_->textures.release(state_->view.heatmap.texture);
-}
+App::~App() = default;
 
 void App::frame() {
     State& st = *state_;
@@ -389,27 +361,11 @@ void App::frame() {
     menu_bar(st);
     settle(st);     // menu choices apply before anything is drawn from the scenario
 
-    // Editing panels first, each followed by a recompute if it changed the scenario, so that no
-    // panel ever reads a Result of another shape than the scenario (a token added, d_k changed).
-    // The display panels after them show this frame's edits.
-    panel(st, View::panel_controls, [&] { draw_controls_panel(st.scenario, v); });
-    settle(st);
-    panel(st, View::panel_tokens, [&] { draw_tokens_panel(st.scenario, v); });
-    settle(st);
-    panel(st, View::panel_weights, [&] { draw_weights_panel(st.scenario, v); });
-    settle(st);
-    panel(st, View::panel_query_arrow, [&] { draw_query_arrow_panel(st.scenario, st.result, v); });
-    settle(st);
-    cover_panel(st, "Heads", v.heads.open, View::panel_query_arrow, [&] { draw_heads_panel(st.scenario, st.result, v); });
-    settle(st);
-    cover_panel(st, "Order and position", v.order.open, View::panel_weights, [&] { draw_order_panel(st.scenario, st.result, v); });
-    settle(st);
-    panel(st, View::panel_matrices, [&] { draw_matrices_panel(st.scenario, st.result, v); });
-    panel(st, View::panel_heatmap, [&] { draw_heatmap_panel(st.scenario, st.result, v, st.textures); });
-    panel(st, View::panel_calculation, [&] { draw_calculation_panel(st.scenario, st.result, v); });
-    cover_panel(st, "Decode with a KV cache", v.decode.open, View::panel_matrices, [&] { draw_decode_panel(st.scenario, st.result, v); });
-    cover_panel(st, "Why divide by √d_k", v.scaling.open, View::panel_calculation, [&] { draw_scaling_panel(v); });
-    help_window(st);
+    // Editing panels first, then the display panels, which show this frame's edits.
+    for (const PanelSpec& p : panel_table())
+        if (p.edits_scenario) draw_panel(st, p);
+    for (const PanelSpec& p : panel_table())
+        if (!p.edits_scenario) draw_panel(st, p);
     // The modals after every panel: ImGui 1.86 asserts when a window (a panel, a tooltip) appears
     // for the first time later in the frame in which a modal first does.
     file_modal(st);

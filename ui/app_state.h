@@ -2,7 +2,7 @@
 #pragma once
 
 #include "ui/history.h"
-#include "ui/panels.h"
+#include "ui/view.h"
 #include "ui/ui.h"
 
 #include <string>

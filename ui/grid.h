@@ -5,7 +5,7 @@
 // submitted, with the row and column labels frozen at the left and top.
 #pragma once
 
-#include "ui/panels.h"
+#include "ui/view.h"
 
 #include <functional>
 #include <string>

@@ -2,7 +2,7 @@
 // delayed tooltips, and the one editor for a matrix entry.
 #pragma once
 
-#include "ui/panels.h"
+#include "ui/view.h"
 
 #include <imgui.h>
 

@@ -7,10 +7,11 @@
 #include "core/io/export.h"
 
 #include "core/colormap.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -192,7 +193,8 @@ const std::vector<std::string>& matrix_names() {
 }
 
 bool is_per_head(const std::string& name) {
-    return name != "X" && name != "W_O" && name != "concat" && name != "output";
+    const auto& names = matrix_names();
+    return std::find(names.begin(), names.end(), name) != names.end() && name != "X" && name != "W_O" && name != "concat" && name != "output";
 }
 
 const Matrix& matrix_by_name(const Scenario& s, const Result& r, const std::string& name, int head) {

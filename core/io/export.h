@@ -57,7 +57,7 @@ std::vector<NamedArray> scenario_arrays(const Scenario& s, const Result& r);
 
 // The names scenario_arrays uses, in its order: X W_Q W_K W_V W_O Q K V scores scaled A Z concat output.
 const std::vector<std::string>& matrix_names();
-// True for the matrices that have one per head (W_Q … Z).
+// True for the names of matrices that have one per head (W_Q … Z); false for any other text.
 bool is_per_head(const std::string& name);
 // One matrix by name; `head` is 0-based and ignored for X, W_O, concat and output.
 // W_O is empty (0 × 0) when the scenario has none.

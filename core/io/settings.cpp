@@ -6,7 +6,7 @@
 #include "core/io/settings.h"
 
 #include "core/scenario.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 // [SECTION] whole files
 #include "core/io/tensor.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <cerrno>
 #include <cmath>
@@ -245,7 +245,8 @@ std::string encode_values(const std::vector<double>& values, DType t, const std:
         auto refuse = [&](const char* why) {
             throw FileError(path + ": value " + json_number(v) + " at position " + std::to_string(i) + " " + why + " " + dtype_name(t));
         };
-        if (!std::isfinite(v)) refuse("is not finite, cannot be written as");
+        // ±∞ in float64 is a masked score of an exported scenario ("scaled"); NaN is never written.
+        if (!std::isfinite(v) && !(t == DType::f64 && std::isinf(v))) refuse("is not finite, cannot be written as");
         std::uint32_t bits = 0;
         switch (t) {
         case DType::f16:

@@ -6,7 +6,7 @@
 // [SECTION] Anki export
 #include "core/learn/review_deck.h"
 
-#include "core/scenario_io.h" // core::write_file_atomically
+#include "core/io/scenario_io.h" // core::write_file_atomically
 
 #include <nlohmann/json.hpp>
 

@@ -66,6 +66,12 @@ StepResult Trainer::step() {
     return r;
 }
 
+void Trainer::restart_from(const std::vector<double>& params, int step) {
+    model_.params = params;
+    optimiser_ = AdamW(model_.layout, config_.weight_decay);
+    steps_done_ = step;
+}
+
 Evaluation Trainer::evaluate() {
     Evaluation e;
     const LossSum s = forward_all(model_, held_out_, eval_ws_);

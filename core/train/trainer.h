@@ -32,6 +32,8 @@ public:
 
     StepResult step();
     Evaluation evaluate();
+    // Continues from `params` (a model of this config) as if `step` steps were done; fresh AdamW.
+    void restart_from(const std::vector<double>& params, int step);
 
     int steps_done() const { return steps_done_; }
     const TrainConfig& config() const { return config_; }

@@ -1,7 +1,7 @@
 // libFuzzer target for the scenario loader. Every input must either load as a valid scenario
 // that saves and loads back identically, or be refused with a ScenarioError and a message.
 #include "core/attention.h"
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,12 +1,13 @@
-// ui/query_arrow_panel.cpp — one query as an arrow among the keys (seed 002, "Steer the attention
+// ui/panels/query_arrow.cpp — one query as an arrow among the keys (seed 002, "Steer the attention
 // yourself"): drag q's tip, or type it, and watch the weights and the output z follow.
 //
 // [SECTION] Plane geometry and drawing helpers
 // [SECTION] Header: pin, exact q, dimensions
 // [SECTION] Plane
 // [SECTION] Weight bars and notes
-#include "ui/panels.h"
+#include "ui/panels/query_arrow.h"
 
+#include "core/edits.h"
 #include "core/explain.h"
 #include "ui/widgets.h"
 
@@ -109,17 +110,12 @@ Dims dims_in(int width, const int chosen[2]) {
     return a == b ? Dims{0, 1} : Dims{a, b};
 }
 
-void set_pin(core::Scenario& s, int head, int row, core::Vector q) {
-    for (Eigen::Index k = 0; k < q.size(); ++k)
-        q[k] = std::clamp(q[k], -core::Limits::max_abs_value, core::Limits::max_abs_value);
-    s.pin = core::QueryPin{head, row, std::move(q)};
-}
-
 } // namespace
 
 void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
-    ArrowView& av = v.arrow;
+    ArrowView& av = v.state<ArrowView>();
     const int h = v.selected_head, i = v.selected_row, n = s.n(), d_k = s.d_k();
+    for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
     const core::HeadResult& hr = r.heads[h];
     const std::string& token = s.tokens[i];
     const float e = em();
@@ -130,7 +126,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     //-----------------------------------------------------------------------------
     if (s.pin) {
         ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(accent.x * 0.55f, accent.y * 0.55f, accent.z * 0.55f, 1.0f));
-        if (ImGui::Button("q pinned — click to release")) s.pin.reset();
+        if (ImGui::Button("q pinned — click to release")) core::edits::unpin_query(s);
         ImGui::PopStyleColor();
         remember(v, "release_pin");
         tip("The query was set by hand and no longer comes from X · W_Q. One click gives it back.");
@@ -159,7 +155,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
             if (core::is_acceptable_value(value)) {
                 core::Vector edited = q;
                 edited[dim] = value;
-                set_pin(s, h, i, std::move(edited));
+                core::edits::pin_query(s, h, i, std::move(edited));
             } else {
                 v.tell("refused: q's entries must be finite and within ±1e6", true);
             }
@@ -246,7 +242,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
         core::Vector edited = q;
         edited[qd.a] = std::round((mouse.x - plane.origin.x) / scale / snap) * snap;
         if (qd.b >= 0) edited[qd.b] = std::round((plane.origin.y - mouse.y) / scale / snap) * snap;
-        if (edited != q) set_pin(s, h, i, std::move(edited));
+        if (edited != q) core::edits::pin_query(s, h, i, std::move(edited));
     }
     if (ImGui::IsItemHovered() && !av.dragging)
         ImGui::SetTooltip(near_tip ? "drag to move q" : "drag the tip of q (the orange arrow)");

@@ -1,8 +1,8 @@
-// ui/weights_panel.cpp — W_Q, W_K, W_V of the selected head, edited in place; d_k and d_v.
-#include "ui/panels.h"
+// ui/panels/weights.cpp — W_Q, W_K, W_V of the selected head, edited in place; d_k and d_v.
+#include "ui/panels/weights.h"
 
+#include "core/edits.h"
 #include "ui/grid.h"
-#include "ui/scenario_edits.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -30,11 +30,11 @@ void draw_weights_panel(core::Scenario& s, View& v) {
     int d_k = s.d_k(), d_v = s.d_v();
     if (dimension_input("d_k", d_k, 1, core::Limits::max_dim,
                         "Length of queries and keys: the columns of W_Q and W_K, in every head. New entries are 0.", v))
-        edit::set_d_k(s, d_k);
+        core::edits::set_d_k(s, d_k);
     ImGui::SameLine(0, 1.5f * em());
     if (dimension_input("d_v", d_v, 1, core::Limits::max_dim,
                         "Length of values and outputs: the columns of W_V, in every head. New entries are 0.", v))
-        edit::set_d_v(s, d_v);
+        core::edits::set_d_v(s, d_v);
 
     const int heads = static_cast<int>(s.heads.size());
     if (heads > 1) {

@@ -1,5 +1,5 @@
-// ui/matrices_panel.cpp — Q, K, V, QKᵀ, QKᵀ/√d_k, A and Z of the selected head, colour-coded.
-#include "ui/panels.h"
+// ui/panels/matrices.cpp — Q, K, V, QKᵀ, QKᵀ/√d_k, A and Z of the selected head, colour-coded.
+#include "ui/panels/matrices.h"
 
 #include "core/explain.h"
 #include "ui/grid.h"

@@ -1,10 +1,9 @@
-// ui/heads_panel.cpp — multi-head attention (seed 001, "Many heads, many questions"): add and
+// ui/panels/heads.cpp — multi-head attention (seed 001, "Many heads, many questions"): add and
 // remove heads, every head's weights as a small heatmap (click one to focus it everywhere), and
 // how the heads' outputs are concatenated and projected by W_O.
-#include "ui/panels.h"
+#include "ui/panels/heads.h"
 
-#include "core/experiments.h"
-#include "core/presets.h"
+#include "core/edits.h"
 #include "ui/grid.h"
 #include "ui/widgets.h"
 
@@ -68,7 +67,7 @@ float thumbnail_side(int heads, ImVec2 area, float caption_h, float gap, int& co
 
 // Returns the head clicked, or -1.
 int thumbnails(const core::Result& r, View& v) {
-    HeadsView& hv = v.heads;
+    HeadsView& hv = v.state<HeadsView>();
     refresh_thumbnails(hv, r, v.result_version);
     const int heads = static_cast<int>(r.heads.size());
     const float e = em(), gap = 0.6f * e, caption_h = ImGui::GetTextLineHeightWithSpacing();
@@ -120,11 +119,6 @@ int thumbnails(const core::Result& r, View& v) {
 // Row label of W_O and column label of the concatenation: "2.3" is dimension 3 of head 2's output.
 std::string head_dim(int index, int d_v) { return std::to_string(index / d_v + 1) + "." + std::to_string(index % d_v + 1); }
 
-// W_O = identity where it can be: the output is the concatenation, cut or padded to d_model.
-core::Matrix identity_like(const core::Scenario& s) {
-    return core::Matrix::Identity(static_cast<Eigen::Index>(s.heads.size()) * s.d_v(), s.d_model());
-}
-
 void output_projection_table(core::Scenario& s, View& v) {
     const int d_v = s.d_v();
     GridSpec g = number_grid("W_O", s.W_O, ImGui::GetContentRegionAvail(), v);
@@ -172,19 +166,19 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
 
     bool projection = s.W_O.size() != 0;
     if (ImGui::Checkbox("Use an output projection W_O", &projection)) {
-        if (projection) s.W_O = identity_like(s);
-        else s.W_O.resize(0, 0);
+        if (projection) core::edits::identity_W_O(s);
+        else core::edits::remove_W_O(s);
     }
     remember(v, "use_W_O");
     tip("Multiply the concatenated head outputs by W_O ((H·d_v) × d_model) to get back to the model's width. "
         "Ticking it starts from an identity-like W_O; unticked, the output is the concatenation itself.");
     if (projection) {
         ImGui::SameLine();
-        if (ImGui::Button("Identity")) s.W_O = identity_like(s);
+        if (ImGui::Button("Identity")) core::edits::identity_W_O(s);
         remember(v, "W_O_identity");
         tip("W_O = 1 on the diagonal, 0 elsewhere: the output is the concatenation, cut or padded to d_model.");
         ImGui::SameLine();
-        if (ImGui::Button("Random")) s.W_O = core::random_scenario(1, s.d_model(), 1, s.d_v(), heads, true, v.heads.next_seed++).W_O;
+        if (ImGui::Button("Random")) core::edits::random_W_O(s, v.state<HeadsView>().next_seed++);
         remember(v, "W_O_random");
         tip("Random W_O with entries of scale 1/√(H·d_v), as a freshly initialised layer has.");
     }
@@ -231,13 +225,8 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     }
 
     // Structural edits last, so nothing above drew from a scenario that changed under it.
-    if (add && heads < core::Limits::max_heads) {
-        core::add_head(s, v.heads.next_seed++);
-        v.selected_head = heads;
-    } else if (remove && heads > 1) {
-        core::remove_head(s, v.selected_head);
-        v.selected_head = std::min(v.selected_head, heads - 2);
-    }
+    if (add && core::edits::add_head(s, v.state<HeadsView>().next_seed++)) v.selected_head = heads;
+    else if (remove && core::edits::remove_head(s, v.selected_head)) v.selected_head = std::min(v.selected_head, heads - 2);
 }
 
 } // namespace ui

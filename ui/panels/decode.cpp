@@ -1,7 +1,7 @@
-// ui/decode_panel.cpp — generating text one token at a time with a KV cache (seed 002,
+// ui/panels/decode.cpp — generating text one token at a time with a KV cache (seed 002,
 // "Generating text: never compute the same key twice"): step core::Decoder forward and back and
 // watch K and V grow by one row per step, with the counters and the memory the cache costs.
-#include "ui/panels.h"
+#include "ui/panels/decode.h"
 
 #include "ui/grid.h"
 #include "ui/widgets.h"
@@ -174,7 +174,7 @@ void caches(const DecodeView& d, const core::Scenario& s, View& v, int head, flo
 } // namespace
 
 void draw_decode_panel(const core::Scenario& s, const core::Result& r, View& v) {
-    DecodeView& d = v.decode;
+    DecodeView& d = v.state<DecodeView>();
     // A changed scenario means a new decoder, at the same step when the tokens still reach it.
     if (!d.decoder || d.version != v.result_version) {
         rebuild(d, s, d.steps);

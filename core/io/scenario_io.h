@@ -1,4 +1,4 @@
-// core/scenario_io.h — the scenario file format (JSON), the one format everything uses.
+// core/io/scenario_io.h — the scenario file format (JSON), the one format everything uses.
 //
 //   {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
 //    "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]],

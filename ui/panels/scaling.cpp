@@ -1,7 +1,7 @@
-// ui/scaling_panel.cpp — why the scores are divided by √d_k (seeds 000 and 001): q·k of random
+// ui/panels/scaling.cpp — why the scores are divided by √d_k (seeds 000 and 001): q·k of random
 // unit-variance vectors has variance d_k, which makes softmax nearly one-hot; divided by √d_k it
 // has variance 1 and the weights stay spread out. core::run_scaling_experiment draws the samples.
-#include "ui/panels.h"
+#include "ui/panels/scaling.h"
 
 #include "core/explain.h"
 #include "ui/widgets.h"
@@ -113,7 +113,7 @@ void softmax_bars(const char* id, const core::Vector& w, ImU32 color, ImVec2 siz
 } // namespace
 
 void draw_scaling_panel(View& v) {
-    ScalingView& sv = v.scaling;
+    ScalingView& sv = v.state<ScalingView>();
     const float e = em();
     ImGui::SetNextItemWidth(10.0f * e);
     ImGui::SliderInt("d_k", &sv.d_k, 1, core::Limits::max_dim, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);

@@ -1,4 +1,4 @@
-// core/report_json.h — the JSON that `attnviz --dump` and `attnviz --decode` print.
+// core/io/report_json.h — the JSON that `attnviz --dump` and `attnviz --decode` print.
 #pragma once
 
 #include "core/decoder.h"

@@ -1,6 +1,6 @@
-#include "core/report_json.h"
+#include "core/io/report_json.h"
 
-#include "core/scenario_io.h"
+#include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
 

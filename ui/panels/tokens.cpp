@@ -1,8 +1,8 @@
-// ui/tokens_panel.cpp — token names and embeddings (X), edited in place; d_model.
-#include "ui/panels.h"
+// ui/panels/tokens.cpp — token names and embeddings (X), edited in place; d_model.
+#include "ui/panels/tokens.h"
 
+#include "core/edits.h"
 #include "ui/grid.h"
-#include "ui/scenario_edits.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>
@@ -17,11 +17,11 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
                         "Width of each embedding. Adds or drops a column of X, a row of every W_Q, W_K, W_V "
                         "(and a column of W_O) at once; new entries are 0.",
                         v))
-        edit::set_d_model(s, d_model);
+        core::edits::set_d_model(s, d_model);
     ImGui::SameLine(0, 1.5f * em());
     ImGui::BeginDisabled(s.n() >= core::Limits::max_tokens);
     if (ImGui::Button("+ Token")) {
-        edit::add_token(s, edit::unused_token_name(s));
+        core::edits::add_token(s, core::edits::unused_token_name(s));
         v.selected_row = s.n() - 1;
     }
     ImGui::EndDisabled();
@@ -70,8 +70,8 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
     };
     v.grids["X"] = draw_grid(g);
 
-    if (move >= 0 && edit::move_token(s, move, move_by) && v.selected_row == move) v.selected_row = move + move_by;
-    if (remove >= 0 && edit::remove_token(s, remove) && v.selected_row > remove) --v.selected_row;
+    if (move >= 0 && core::edits::move_token(s, move, move_by) && v.selected_row == move) v.selected_row = move + move_by;
+    if (remove >= 0 && core::edits::remove_token(s, remove) && v.selected_row > remove) --v.selected_row;
 }
 
 } // namespace ui

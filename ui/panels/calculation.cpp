@@ -1,6 +1,6 @@
-// ui/calculation_panel.cpp — the selected row's calculation written out (core::explain_row), one
+// ui/panels/calculation.cpp — the selected row's calculation written out (core::explain_row), one
 // section per step and one block per head, token names throughout.
-#include "ui/panels.h"
+#include "ui/panels/calculation.h"
 
 #include "ui/widgets.h"
 
@@ -103,7 +103,7 @@ void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View
     ImGui::SameLine();
     ImGui::TextDisabled("the same lines as attnviz --explain");
 
-    CalculationCache& c = v.calculation;
+    CalculationCache& c = v.state<CalculationCache>();
     if (c.version != v.result_version || c.row != v.selected_row) {
         c.explanation = core::explain_row(s, r, v.selected_row);
         c.version = v.result_version;

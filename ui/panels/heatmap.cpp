@@ -1,11 +1,11 @@
-// ui/heatmap_panel.cpp — the attention weights A as a heatmap: hover to read, click to select a row.
+// ui/panels/heatmap.cpp — the attention weights A as a heatmap: hover to read, click to select a row.
 //
 // [SECTION] Colours and texture
 // [SECTION] Panel
 //
 // Up to 48 tokens each cell is a rectangle; beyond that the map is one texture with a texel per
 // cell, refreshed only when the weights change. Both zoom (mouse wheel) and pan (drag) the same way.
-#include "ui/panels.h"
+#include "ui/panels/heatmap.h"
 
 #include "core/explain.h"
 #include "ui/grid.h"
@@ -41,7 +41,10 @@ void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadR
         textures.release(hm.texture);
         hm.texture = nullptr;
     }
-    if (!hm.texture) hm.texture = textures.create(n, n);
+    if (!hm.texture) {
+        hm.texture = textures.create(n, n);
+        hm.uploader = &textures;
+    }
     // Colour and send a band of rows at a time: a few hundred kB, not n² texels at once (64 MB at n = 4096).
     const int band = std::max(1, texture_band_texels / n);
     hm.band.resize(static_cast<size_t>(std::min(band, n)) * n * 4);
@@ -108,7 +111,7 @@ void legend(const ImVec2 pos, float width, bool masked, double top) {
 //-----------------------------------------------------------------------------
 
 void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures) {
-    HeatmapView& hm = v.heatmap;
+    HeatmapView& hm = v.state<HeatmapView>();
     const int n = s.n();
     const int head = v.selected_head;
     const core::HeadResult& hr = r.heads[head];

@@ -1,8 +1,9 @@
-// ui/order_panel.cpp — order and position (seed 000, "Position"): attention by itself ignores
+// ui/panels/order.cpp — order and position (seed 000, "Position"): attention by itself ignores
 // order. Shuffle the tokens and the outputs shuffle the same way; add positions to the embeddings
 // and they no longer do.
-#include "ui/panels.h"
+#include "ui/panels/order.h"
 
+#include "core/edits.h"
 #include "core/explain.h"
 #include "ui/widgets.h"
 
@@ -23,17 +24,12 @@ const ImVec4 bad(1.0f, 0.42f, 0.38f, 1.0f);
 void refresh_check(OrderView& o, const core::Scenario& s, const core::Result& now, long long version) {
     if (o.version == version) return;
     o.version = version;
-    o.differences.clear();
+    o.check = {};
     if (static_cast<int>(o.perm.size()) != s.n()) {
         o.perm.clear(); // tokens were added or removed since: that shuffle no longer applies
         return;
     }
-    std::vector<int> undo(o.perm.size());
-    for (size_t i = 0; i < o.perm.size(); ++i) undo[o.perm[i]] = static_cast<int>(i);
-    const core::Result before = core::compute(core::permute_tokens(s, undo));
-    for (int i = 0; i < s.n(); ++i) o.differences.push_back((now.output.row(i) - before.output.row(o.perm[i])).cwiseAbs().maxCoeff());
-    // Summing in another order may change the last bits; anything bigger is a real difference.
-    o.tolerance = 1e-12 * std::max(1.0, now.output.cwiseAbs().maxCoeff());
+    o.check = core::check_order(s, now, o.perm);
 }
 
 // "the cat sat", or the first tokens and "… (n tokens)".
@@ -54,7 +50,7 @@ std::string scientific(double x) {
 } // namespace
 
 void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
-    OrderView& o = v.order;
+    OrderView& o = v.state<OrderView>();
     refresh_check(o, s, r, v.result_version);
     const int n = s.n();
 
@@ -67,7 +63,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
     ImGui::SameLine(0, em());
     bool positions = s.positional == core::Positional::sinusoidal;
     if (ImGui::Checkbox("Add sinusoidal positions to X", &positions))
-        s.positional = positions ? core::Positional::sinusoidal : core::Positional::none;
+        core::edits::set_positions(s, positions);
     remember(v, "order_positions");
     tip("X + PE: each embedding gets the sine/cosine code of its place (\"Attention is all you need\"). "
         "The same token at another place is then a different vector, so order matters.");
@@ -75,12 +71,12 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
                        "it cannot tell \"the cat sat\" from \"sat the cat\".");
 
     if (shuffle) {
-        o.perm = core::random_permutation(n, o.next_seed++);
-        s = core::permute_tokens(s, o.perm);
-        o.differences.clear(); // checked on the next frame, against the new Result
+        o.perm = core::edits::random_permutation(n, o.next_seed++);
+        core::edits::permute_tokens(s, o.perm);
+        o.check = {}; // checked on the next frame, against the new Result
         o.version = -1;
     }
-    if (o.perm.empty() || o.differences.empty()) {
+    if (o.perm.empty() || o.check.differences.empty()) {
         ImGui::TextDisabled("Shuffle to see where each output row goes.");
         return;
     }
@@ -94,8 +90,8 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
     ImGui::TextWrapped("new token i was old token: %s", listing(n, [&](int i) { return std::to_string(o.perm[i] + 1); }).c_str());
     tip("The permutation, 1-based: new position i holds the token that was at this old position.");
 
-    const double worst = *std::max_element(o.differences.begin(), o.differences.end());
-    const bool moved = worst <= o.tolerance;
+    const double worst = *std::max_element(o.check.differences.begin(), o.check.differences.end());
+    const bool moved = o.check.moved();
     ImGui::PushStyleColor(ImGuiCol_Text, moved ? good : bad);
     if (moved)
         ImGui::TextWrapped("✓ z_i = old z_perm[i] for every row: the outputs shuffled with the tokens (largest difference %s)",
@@ -122,7 +118,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
     clipper.Begin(n);
     while (clipper.Step())
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-            const bool same = o.differences[i] <= o.tolerance;
+            const bool same = o.check.differences[i] <= o.check.tolerance;
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::Text("%d", i + 1);
@@ -132,7 +128,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
             ImGui::TextColored(same ? good : bad, "z_%d %s old z_%d %s", i + 1, same ? "=" : "≠", o.perm[i] + 1, same ? "✓" : "✗");
             ImGui::TableNextColumn();
             NumberFont mono;
-            ImGui::TextUnformatted(scientific(o.differences[i]).c_str());
+            ImGui::TextUnformatted(scientific(o.check.differences[i]).c_str());
         }
     ImGui::EndTable();
 }

@@ -1,6 +1,7 @@
-// ui/controls_panel.cpp — switches, presets, reset, files and undo.
-#include "ui/panels.h"
+// ui/panels/controls.cpp — switches, presets, reset, files and undo.
+#include "ui/panels/controls.h"
 
+#include "core/edits.h"
 #include "core/presets.h"
 #include "ui/widgets.h"
 
@@ -15,7 +16,7 @@ void draw_controls_panel(core::Scenario& s, View& v) {
     tip("Divide every score by √d_k before the softmax, so long vectors do not make the weights one-hot.");
     bool positions = s.positional == core::Positional::sinusoidal;
     if (ImGui::Checkbox("Sinusoidal positions", &positions))
-        s.positional = positions ? core::Positional::sinusoidal : core::Positional::none;
+        core::edits::set_positions(s, positions);
     tip("Add the sine/cosine position codes of \"Attention is all you need\" to X before Q, K and V are made.");
 
     ImGui::Separator();

@@ -1,0 +1,186 @@
+#include "core/edits.h"
+
+#include "core/presets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace core::edits {
+
+namespace {
+
+int clamp_dim(int d) { return std::clamp(d, 1, Limits::max_dim); }
+
+// Keeps the top-left corner, fills the rest with zeros.
+void resize_keep(Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+    Matrix out = Matrix::Zero(rows, cols);
+    const Eigen::Index r = std::min(rows, m.rows()), c = std::min(cols, m.cols());
+    out.topLeftCorner(r, c) = m.topLeftCorner(r, c);
+    m = std::move(out);
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Tokens
+//-----------------------------------------------------------------------------
+
+void add_token(Scenario& s, const std::string& name) {
+    if (s.n() >= Limits::max_tokens) return;
+    resize_keep(s.X, s.X.rows() + 1, s.X.cols());
+    s.tokens.push_back(name);
+}
+
+std::string unused_token_name(const Scenario& s) {
+    for (int k = s.n() + 1;; ++k) {
+        std::string name = "t" + std::to_string(k);
+        if (std::find(s.tokens.begin(), s.tokens.end(), name) == s.tokens.end()) return name;
+    }
+}
+
+bool remove_token(Scenario& s, int row) {
+    const int n = s.n();
+    if (n <= 1 || row < 0 || row >= n) return false;
+    Matrix X(n - 1, s.X.cols()); // (n − 1, d_model)
+    X.topRows(row) = s.X.topRows(row);
+    X.bottomRows(n - 1 - row) = s.X.bottomRows(n - 1 - row);
+    s.X = std::move(X);
+    s.tokens.erase(s.tokens.begin() + row);
+    if (s.pin) {
+        if (s.pin->row == row) s.pin.reset();
+        else if (s.pin->row > row) --s.pin->row;
+    }
+    return true;
+}
+
+bool move_token(Scenario& s, int row, int by) {
+    const int other = row + by;
+    if (row < 0 || row >= s.n() || other < 0 || other >= s.n() || row == other) return false;
+    s.X.row(row).swap(s.X.row(other));
+    std::swap(s.tokens[row], s.tokens[other]);
+    // The pin belongs to a token, so it moves with it.
+    if (s.pin) {
+        if (s.pin->row == row) s.pin->row = other;
+        else if (s.pin->row == other) s.pin->row = row;
+    }
+    return true;
+}
+
+void permute_tokens(Scenario& s, const std::vector<int>& perm) {
+    const Scenario old = s;
+    for (int i = 0; i < old.n(); ++i) {
+        s.tokens[i] = old.tokens[perm[i]];
+        s.X.row(i) = old.X.row(perm[i]);
+        if (old.pin && old.pin->row == perm[i]) s.pin->row = i;
+    }
+}
+
+std::vector<int> random_permutation(int n, std::uint64_t seed) {
+    std::vector<int> perm(static_cast<size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    if (n < 2) return perm;
+    std::mt19937_64 rng(seed);
+    do {
+        for (int i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng() % static_cast<std::uint64_t>(i + 1)]);
+    } while (std::is_sorted(perm.begin(), perm.end()));
+    return perm;
+}
+
+void set_positions(Scenario& s, bool sinusoidal) { s.positional = sinusoidal ? Positional::sinusoidal : Positional::none; }
+
+//-----------------------------------------------------------------------------
+// [SECTION] Widths
+//-----------------------------------------------------------------------------
+
+void set_d_model(Scenario& s, int d_model) {
+    d_model = clamp_dim(d_model);
+    resize_keep(s.X, s.X.rows(), d_model);
+    for (Head& h : s.heads) {
+        resize_keep(h.W_Q, d_model, h.W_Q.cols());
+        resize_keep(h.W_K, d_model, h.W_K.cols());
+        resize_keep(h.W_V, d_model, h.W_V.cols());
+    }
+    if (s.W_O.size() != 0) resize_keep(s.W_O, s.W_O.rows(), d_model);
+}
+
+void set_d_k(Scenario& s, int d_k) {
+    d_k = clamp_dim(d_k);
+    for (Head& h : s.heads) {
+        resize_keep(h.W_Q, h.W_Q.rows(), d_k);
+        resize_keep(h.W_K, h.W_K.rows(), d_k);
+    }
+    if (s.pin) {
+        Vector q = Vector::Zero(d_k); // (d_k)
+        const Eigen::Index keep = std::min<Eigen::Index>(d_k, s.pin->q.size());
+        q.head(keep) = s.pin->q.head(keep);
+        s.pin->q = std::move(q);
+    }
+}
+
+void set_d_v(Scenario& s, int d_v) {
+    d_v = clamp_dim(d_v);
+    const int old = s.d_v();
+    for (Head& h : s.heads) resize_keep(h.W_V, h.W_V.rows(), d_v);
+    if (s.W_O.size() == 0) return;
+    // W_O stacks one block of d_v rows per head: resize each block, not the whole matrix.
+    const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
+    Matrix W_O = Matrix::Zero(heads * d_v, s.W_O.cols()); // (H·d_v, d_model)
+    const int keep = std::min(old, d_v);
+    for (Eigen::Index h = 0; h < heads; ++h) W_O.middleRows(h * d_v, keep) = s.W_O.middleRows(h * old, keep);
+    s.W_O = std::move(W_O);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Heads and the output projection
+//-----------------------------------------------------------------------------
+
+bool add_head(Scenario& s, std::uint64_t seed) {
+    if (static_cast<int>(s.heads.size()) >= Limits::max_heads) return false;
+    const Scenario donor = random_scenario(1, s.d_model(), s.d_k(), s.d_v(), 1, s.W_O.size() != 0, seed);
+    s.heads.push_back(donor.heads[0]);
+    if (s.W_O.size() != 0) {
+        Matrix grown(s.W_O.rows() + s.d_v(), s.W_O.cols()); // ((H+1)·d_v, d_model)
+        grown << s.W_O, donor.W_O;
+        s.W_O = std::move(grown);
+    }
+    return true;
+}
+
+bool remove_head(Scenario& s, int h) {
+    if (s.heads.size() <= 1 || h < 0 || h >= static_cast<int>(s.heads.size())) return false;
+    const Eigen::Index d_v = s.d_v();
+    s.heads.erase(s.heads.begin() + h);
+    if (s.W_O.size() != 0) {
+        Matrix shrunk(s.W_O.rows() - d_v, s.W_O.cols()); // ((H−1)·d_v, d_model)
+        shrunk << s.W_O.topRows(h * d_v), s.W_O.bottomRows(s.W_O.rows() - (h + 1) * d_v);
+        s.W_O = std::move(shrunk);
+    }
+    if (s.pin && s.pin->head == h) s.pin.reset();
+    else if (s.pin && s.pin->head > h) --s.pin->head;
+    return true;
+}
+
+void identity_W_O(Scenario& s) {
+    s.W_O = Matrix::Identity(static_cast<Eigen::Index>(s.heads.size()) * s.d_v(), s.d_model()); // (H·d_v, d_model)
+}
+
+void random_W_O(Scenario& s, std::uint64_t seed) {
+    s.W_O = random_scenario(1, s.d_model(), 1, s.d_v(), static_cast<int>(s.heads.size()), true, seed).W_O; // (H·d_v, d_model)
+}
+
+void remove_W_O(Scenario& s) { s.W_O.resize(0, 0); }
+
+//-----------------------------------------------------------------------------
+// [SECTION] The pinned query
+//-----------------------------------------------------------------------------
+
+void pin_query(Scenario& s, int head, int row, Vector q) {
+    for (Eigen::Index k = 0; k < q.size(); ++k) q[k] = std::clamp(q[k], -Limits::max_abs_value, Limits::max_abs_value);
+    s.pin = QueryPin{head, row, std::move(q)};
+}
+
+void unpin_query(Scenario& s) { s.pin.reset(); }
+
+} // namespace core::edits

@@ -1,0 +1,53 @@
+// ui/panel_table.h — the one list of panels. The View and Help menus, the default layout,
+// App::frame() and the tests all read panel_table(); nothing else names a panel.
+//
+// How to add a panel:
+//   1. Write ui/panels/<name>.{h,cpp}: its state struct (if any) and its draw function in the
+//      header; the state is v.state<NameView>(), made on first use, kept (and destroyed) with the App.
+//   2. Add one PanelSpec row to panel_table() in ui/panel_table.cpp, and the .cpp to CMakeLists.txt.
+//   3. Its draw gets a PanelContext: change the scenario only through core::edits (and set
+//      edits_scenario), select with view.selected_row/head, open another panel with view.open[id],
+//      ask the App for undo/files with view.request_*; shared services go into ui/view.h, not here.
+//   A state owning a resource (a texture, a worker thread) releases or joins it in its destructor.
+#pragma once
+
+#include "ui/ui.h"
+#include "ui/view.h"
+
+#include <string_view>
+#include <vector>
+
+namespace ui {
+
+// What a panel's draw function may use. Display panels (edits_scenario = false) must not change
+// `scenario`: they are drawn after this frame's edits were recomputed.
+struct PanelContext {
+    core::Scenario& scenario;   // change it only through core::edits
+    const core::Result& result; // computed from `scenario` as it was when this panel began
+    View& view;                 // selection, status, requests, open panels, every panel's state
+    TextureUploader& textures;  // for panels that draw big images
+};
+
+// The default places: three columns (editors left, tables middle, pictures right), or centred.
+enum class Slot { left_top, left_middle, left_bottom, middle_top, middle_bottom, right_top, right_bottom, centre };
+
+// Where the panel is listed: the first group of the View menu (open at start), the second group
+// (the topics, closed at start, each opening over the panel of its slot), or the Help menu.
+enum class Menu { view, view_topics, help };
+
+struct PanelSpec {
+    const char* id;       // stable name: View::open's key, tests, saved settings ("heatmap")
+    const char* title;    // the window title and the menu item
+    Slot slot;            // default place; a panel sharing its slot with an earlier row covers it, opaque
+    Menu menu;
+    bool open_at_start;
+    bool edits_scenario;  // drawn before the display panels, each followed by a recompute
+    const char* tip;      // the menu item's tooltip, or nullptr
+    void (*draw)(PanelContext&);
+};
+
+const std::vector<PanelSpec>& panel_table();
+// The row with this id, or nullptr.
+const PanelSpec* find_panel(std::string_view id);
+
+} // namespace ui

@@ -1,0 +1,24 @@
+// ui/panels/query_arrow.h — one query against every key in a plane; drag q's tip to pin it.
+#pragma once
+
+#include "ui/view.h"
+
+namespace ui {
+
+struct ArrowView {
+    int dims[2] = {0, 1};     // the two query dimensions the plane shows (d_k ≠ 2: a projection)
+    bool show_values = false;
+    bool dragging = false;
+    // Axis range in world units; frozen while dragging so the plane does not move under the mouse.
+    ImVec2 world_min{-1, -1}, world_max{1, 1};
+    // Recorded each frame: screen = origin + (x, -y) · scale.
+    ImVec2 origin{0, 0};
+    float scale = 1.0f;
+    ImRect plane;
+    // Convenience for tests and for grabbing: where q's tip is on screen.
+    ImVec2 q_tip{0, 0};
+};
+
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v); // edits the scenario (the pin)
+
+} // namespace ui

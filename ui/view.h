@@ -1,0 +1,87 @@
+// ui/view.h — what every panel shares: the selection, the status line, requests to the App, the
+// open panels, and each panel's own state (kept here by type, declared in the panel's header).
+//
+// Panels draw their window's content only. They read the Result, change the scenario only through
+// core::edits, and keep view-only choices in their own state struct. Each panel also records the
+// geometry it laid out (grids, items), so that tests can click real positions.
+#pragma once
+
+#include "core/attention.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+
+namespace ui {
+
+// Where a grid of cells ended up on screen (see ui/grid.h).
+struct GridGeometry {
+    ImVec2 cell_origin; // screen position of cell (0, 0)'s top-left corner, scrolling included
+    ImVec2 cell_size;
+    ImRect visible;     // the part of the screen the cells are drawn in
+};
+
+// What a number cell's width depends on: the largest finite |entry| and whether every finite entry is whole.
+struct NumberRange {
+    double max_abs = 0.0;
+    bool all_integers = true;
+};
+
+// The ranges of the result matrices on screen, found once per result version: scanning the three
+// n × n matrices every frame would cost more than a millisecond at n = 1024.
+struct RangeCache {
+    long long version = -1;
+    std::map<const core::Matrix*, NumberRange> ranges;
+};
+
+// Each panel's own state, one object per type, made on first use and kept as long as the App.
+// A state that owns a resource (a texture, a worker thread) releases it in its destructor.
+class PanelStates {
+public:
+    template <class T>
+    T& get() {
+        std::shared_ptr<void>& slot = states_[std::type_index(typeid(T))];
+        if (!slot) slot = std::make_shared<T>();
+        return *static_cast<T*>(slot.get());
+    }
+
+private:
+    std::map<std::type_index, std::shared_ptr<void>> states_;
+};
+
+// The panels' shared view state.
+struct View {
+    int selected_row = 0;  // the query row shown in the calculation and highlighted everywhere
+    int selected_head = 0; // the focused head
+
+    // Which panels are open, by PanelSpec::id (see ui/panel_table.h).
+    std::map<std::string, bool, std::less<>> open;
+
+    // One status line for the whole app: refused input, file errors, what undo did.
+    std::string status;
+    bool status_is_error = false;
+    double status_time = 0.0;
+    void tell(std::string message, bool error);
+
+    // Requests that panels make and the App carries out after the editing panels.
+    bool request_undo = false, request_redo = false, request_reset = false;
+    bool request_open = false, request_save = false, request_save_as = false, request_quit = false;
+    int request_preset = -1;
+    bool can_undo = false, can_redo = false; // as of the start of this frame
+
+    long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)
+    RangeCache result_ranges;
+    std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
+    std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
+
+    // This panel's own state: e.g. v.state<HeatmapView>() (declared in ui/panels/heatmap.h).
+    template <class T>
+    T& state() { return states.get<T>(); }
+    PanelStates states;
+};
+
+} // namespace ui
