@@ -43,6 +43,9 @@ ImU32 diverging_color(double t) { return signed_colour(t); }
 // On the light theme the accents are darker, so they keep their contrast on white.
 ImU32 masked_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }
 ImU32 selection_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(200, 90, 0, 255) : IM_COL32(255, 170, 40, 255); }
+ImVec4 good_text_colour() {
+    return colour_maps().theme == core::Theme::light ? ImVec4(0.0f, 0.45f, 0.15f, 1.0f) : ImVec4(0.35f, 0.85f, 0.47f, 1.0f);
+}
 ImVec4 error_text_colour() {
     return colour_maps().theme == core::Theme::light ? ImVec4(0.75f, 0.0f, 0.0f, 1.0f) : ImVec4(1.0f, 0.42f, 0.38f, 1.0f);
 }
@@ -67,6 +70,13 @@ int number_chars(double max_abs, bool all_integers) {
 }
 
 bool number_cell(const char* id, double& value, float width, View& v) {
+    // Enter on the focused cell (clicked, or reached with the arrow keys or Tab) types into it,
+    // even when ImGui's own navigation highlight is off after a mouse click.
+    ImGuiContext& g = *GImGui;
+    const ImGuiID cell = ImGui::GetID(id);
+    if (g.NavId == cell && g.ActiveId != cell && !g.IO.KeyCtrl && !g.IO.KeyAlt &&
+        (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false)))
+        g.NavActivateInputId = cell;
     double edited = value;
     const bool integer = edited == std::round(edited);
     ImGui::SetNextItemWidth(width);

@@ -36,6 +36,8 @@ ImU32 masked_color();
 ImU32 selection_color();
 // Red text for refusals and file errors, readable on the theme's background.
 ImVec4 error_text_colour();
+// Green text for results that agree ("same as …"), readable on the theme's background.
+ImVec4 good_text_colour();
 // Black or white, whichever reads better on `background`.
 ImU32 text_color_on(ImU32 background);
 
