@@ -13,6 +13,7 @@
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
+#include "ui/panels/review.h"
 #include "ui/panel_table.h"
 #include "ui/shortcuts.h"
 #include "ui/widgets.h"
@@ -278,6 +279,7 @@ void menu_bar(App::State& st) {
         ImGui::MenuItem("About attnviz", nullptr, &st.show_about);
         ImGui::EndMenu();
     }
+    draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
         ImGui::SameLine(0, 2.0f * em());
