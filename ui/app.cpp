@@ -238,6 +238,8 @@ void menu_bar(App::State& st) {
         recent_files_menu(st);
         command_item(st, "Save", Command::save);
         command_item(st, "Save as…", Command::save_as);
+        if (ImGui::MenuItem("Open attention weights…")) v.open["attention"] = true;
+        tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
         ImGui::Separator();
         command_item(st, "Quit", Command::quit);
         ImGui::EndMenu();
