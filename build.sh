@@ -53,6 +53,7 @@ case "${1:-run}" in
     # Every parser gets a short libFuzzer run: target name, then its seed corpus.
     fuzz_targets=(
       "fuzz_loader tests/corpus"
+      "fuzz_lesson tests/corpus_lesson"
     )
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON \
       -DATTNVIZ_SANITIZE=ON -DATTNVIZ_WINDOW=OFF -DBUILD_TESTING=OFF >/dev/null

@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/cli_lessons.h"
 #include "app/cli_train.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
@@ -43,6 +44,11 @@ const char* const usage_text =
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
     "                                               exit 0 when nothing went wrong (autosaves as the window)\n"
+    "       attnviz --lessons                       list the built-in lessons as JSON (id, title, steps)\n"
+    "       attnviz --lesson ID|FILE [--step K]     open the window on a lesson (at step K)\n"
+    "       attnviz --lesson ID|FILE --check        check a lesson file: exit 0, or 2 with FILE:LINE: reason\n"
+    "       attnviz --lesson ID|FILE --answers      each prediction's answer and challenge's goal, as JSON\n"
+    "       attnviz --lesson ID|FILE [--step K] --screenshot OUT.png\n"
     "       attnviz --train TASK [--layers L --heads H --d-model D --ctx T --vocab V --mlp --steps N\n"
     "                             --seed S --lr X --init small|large --batch B --threads 1|2] --out M.safetensors\n"
     "                                               train a tiny transformer on repeat, previous or sort;\n"
@@ -76,6 +82,20 @@ int bounded_int(const std::string& flag, const std::string& text, int lo, int hi
     return static_cast<int>(v);
 }
 
+// --lesson goes with the window, --screenshot, --check and --answers; --step with the first two.
+void check_lesson_flags(const Options& o) {
+    using M = Options::Mode;
+    const bool checking = o.mode == M::lesson_check || o.mode == M::lesson_answers;
+    if (checking && o.lesson.empty()) throw UsageError(std::string(o.mode == M::lesson_check ? "--check" : "--answers") + " needs --lesson ID|FILE");
+    if (o.lesson.empty()) {
+        if (o.lesson_step) throw UsageError("--step goes with --lesson");
+        return;
+    }
+    if (o.mode != M::window && o.mode != M::screenshot && !checking) throw UsageError("--lesson goes with the window, --screenshot, --check or --answers");
+    if (o.lesson_step && checking) throw UsageError("--step goes with the window or --screenshot");
+    if (!o.file.empty()) throw UsageError("a lesson loads its own scenarios; it takes no FILE (" + o.file + ")");
+}
+
 std::string theme_of(const std::string& text) {
     if (text != "dark" && text != "light") throw UsageError("--theme takes dark or light, not \"" + text + "\"");
     return text;
@@ -96,7 +116,7 @@ Options parse_args(int argc, const char* const* argv) {
     Options o;
     bool mode_set = false;
     auto set_mode = [&](Options::Mode m, const std::string& flag) {
-        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --export, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --help, --version at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --dump, --explain, --decode, --export, --screenshot, --bench-core, --bench-frames, --monkey, --review, --export-anki, --lessons, --check, --answers, --help, --version at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
     };
@@ -130,6 +150,11 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
         else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
         else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--lessons") set_mode(Options::Mode::lessons, a);
+        else if (a == "--lesson") o.lesson = value_of(i, a);
+        else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
+        else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
+        else if (a == "--step") o.lesson_step = bounded_int(a, value_of(i, a), 1, 10000);
         else if (a == "--review") set_mode(Options::Mode::review, a);
         else if (a == "--now") o.review_now = value_of(i, a);
         else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i, a); }
@@ -140,6 +165,7 @@ Options parse_args(int argc, const char* const* argv) {
     }
     if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError("--select goes with the window or --screenshot");
+    check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
@@ -244,6 +270,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
     if (o.mode == Options::Mode::export_anki) return run_export_anki(o.anki_path, out, err);
     if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
+    if (o.mode == Options::Mode::lessons || o.mode == Options::Mode::lesson_check || o.mode == Options::Mode::lesson_answers) return run_lesson_mode(o, out, err);
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
     switch (o.mode) {
@@ -269,6 +296,10 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         return 2;
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
+        if (!o.lesson.empty()) { // the Lesson panel comes with the panel table
+            err << "attnviz: --lesson opens no window yet; use --check or --answers\n";
+            return 2;
+        }
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;

@@ -11,7 +11,7 @@ namespace core { struct Scenario; }
 namespace app {
 
 struct Options {
-    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki, export_file };
+    enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki, export_file, lessons, lesson_check, lesson_answers };
     Mode mode = Mode::window;
     std::string file;            // scenario file; empty = the default ("the cat sat")
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
@@ -22,6 +22,8 @@ struct Options {
     int frames = 0;              // --bench-frames F (1..100000) timed frames of the window
     long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
     long long seed = 1;          // --monkey: --seed S
+    std::string lesson;          // --lesson ID|FILE: a built-in lesson's id or a lesson file
+    int lesson_step = 0;         // --step K (1-based; 0 = where the learner left the lesson)
     std::string export_what;     // --export WHAT (app/cli_export.h)
     std::string export_format;   // --export: --format FMT
     std::string export_out;      // --export: --out PATH

@@ -1,5 +1,6 @@
 // The command-line modes, run in-process through the same entry point as the program.
 #include "app/cli.h"
+#include "cli_run.h"
 #include "core/attention.h"
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
@@ -15,20 +16,6 @@
 #include <unistd.h>
 
 namespace {
-
-struct Run {
-    int code;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-    args.insert(args.begin(), "attnviz");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
-    return {code, out.str(), err.str()};
-}
 
 std::string write_temp(const std::string& text) {
     std::string path = "/tmp/attnviz-cli-XXXXXX.json";

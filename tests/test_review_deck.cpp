@@ -222,7 +222,6 @@ TEST_CASE("review deck: a kill -9 while reviewing loses at most the review being
         saved_in_all += saved;
     }
     CHECK(saved_in_all > 8); // the children did review and save before being killed
-    MESSAGE("reviews saved before the kills: " << saved_in_all);
     remove_tree(dir);
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
+#include "ui/panels/review.h"
 #include "ui/panel_table.h"
 #include "ui/widgets.h"
 
@@ -190,6 +191,7 @@ void menu_bar(App::State& st) {
         panel_items(v, Menu::help);
         ImGui::EndMenu();
     }
+    draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
         ImGui::SameLine(0, 2.0f * em());

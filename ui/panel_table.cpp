@@ -9,6 +9,7 @@
 #include "ui/panels/matrices.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
 #include "ui/panels/tokens.h"
 #include "ui/panels/weights.h"
@@ -45,6 +46,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"order", "Order and position", Slot::left_bottom, Menu::view_topics, false, true,
          "Shuffle the tokens: without positions the outputs shuffle the same way.",
          [](C& c) { draw_order_panel(c.scenario, c.result, c.view); }},
+        {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
+         "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
+         [](C& c) { draw_review_panel(c.view); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

@@ -34,15 +34,32 @@ const ReviewCard* ReviewDeck::find(const std::string& id) const {
 
 ReviewCard* ReviewDeck::find_mutable(const std::string& id) { return const_cast<ReviewCard*>(find(id)); }
 
-ReviewCard& ReviewDeck::upsert(const std::string& id, const std::string& front, const std::string& back) {
+ReviewCard& ReviewDeck::upsert(const std::string& id, const std::string& front, const std::string& back,
+                               const std::vector<ReviewChoice>& choices) {
     ReviewCard* c = find_mutable(id);
     if (!c) {
-        cards_.push_back({id, front, back, {}, {}});
+        cards_.push_back({id, front, back, choices, {}, {}});
         return cards_.back();
     }
     c->front = front;
     c->back = back;
+    c->choices = choices;
     return *c;
+}
+
+bool choices_correct(const ReviewCard& card, const std::vector<int>& picked) {
+    for (size_t i = 0; i < card.choices.size(); ++i) {
+        const bool chosen = std::find(picked.begin(), picked.end(), static_cast<int>(i)) != picked.end();
+        if (chosen != card.choices[i].correct) return false;
+    }
+    return true;
+}
+
+std::vector<const Explanation*> ReviewDeck::explanations_of(const std::string& id) const {
+    std::vector<const Explanation*> out;
+    for (const Explanation& e : explanations_)
+        if (e.id == id) out.push_back(&e);
+    return out;
 }
 
 const ReviewCard& ReviewDeck::file(const std::string& id, Rating rating, Seconds now, const Scheduler& sched) {
@@ -87,6 +104,11 @@ json card_json(const ReviewCard& c) {
         j["difficulty"] = c.fsrs.memory->difficulty;
     }
     if (c.fsrs.last_review) j["last_review"] = format_iso8601(*c.fsrs.last_review);
+    if (!c.choices.empty()) {
+        json choices = json::array();
+        for (const ReviewChoice& ch : c.choices) choices.push_back({{"text", ch.text}, {"correct", ch.correct}});
+        j["choices"] = choices;
+    }
     json log = json::array();
     for (const ReviewEntry& e : c.log)
         log.push_back({{"time", format_iso8601(e.time)}, {"rating", rating_name(e.rating)}, {"due", format_iso8601(e.due_after)}});
@@ -120,6 +142,18 @@ struct Reader {
     }
 };
 
+Explanation read_explanation(const json& j, const Reader& r) {
+    if (!j.is_object()) bad(r.label, r.where.substr(0, r.where.size() - 1), "expected an object");
+    Explanation e{r.text(j, "id"), r.time(j, "time"), r.text(j, "text"), {}};
+    const json& ideas = r.member(j, "ideas");
+    if (!ideas.is_array()) bad(r.label, r.where + "ideas", "expected an array of true or false");
+    for (const json& tick : ideas) {
+        if (!tick.is_boolean()) bad(r.label, r.where + "ideas", "expected an array of true or false");
+        e.ideas.push_back(tick.get<bool>());
+    }
+    return e;
+}
+
 ReviewCard read_card(const json& j, const Reader& r) {
     if (!j.is_object()) bad(r.label, r.where.substr(0, r.where.size() - 1), "expected an object");
     ReviewCard c;
@@ -134,6 +168,16 @@ ReviewCard read_card(const json& j, const Reader& r) {
     if (j.contains("stability") || j.contains("difficulty"))
         c.fsrs.memory = Memory{r.number(j, "stability", 0.001, 1e7), r.number(j, "difficulty", 1, 10)};
     if (j.contains("last_review")) c.fsrs.last_review = r.time(j, "last_review");
+    if (j.contains("choices")) {
+        const json& choices = j["choices"];
+        if (!choices.is_array()) bad(r.label, r.where + "choices", "expected an array");
+        for (size_t i = 0; i < choices.size(); ++i) {
+            const Reader ch{r.label, r.where + "choices[" + std::to_string(i) + "]."};
+            const json& correct = ch.member(choices[i], "correct");
+            if (!correct.is_boolean()) bad(r.label, ch.where + "correct", "expected true or false");
+            c.choices.push_back({ch.text(choices[i], "text"), correct.get<bool>()});
+        }
+    }
     const json& log = r.member(j, "log");
     if (!log.is_array()) bad(r.label, r.where + "log", "expected an array");
     for (size_t i = 0; i < log.size(); ++i) {
@@ -158,9 +202,11 @@ std::string place_of(const std::string& text, size_t pos) {
 } // namespace
 
 std::string deck_to_json(const ReviewDeck& deck) {
-    json cards = json::array();
+    json cards = json::array(), explained = json::array();
     for (const ReviewCard& c : deck.cards()) cards.push_back(card_json(c));
-    return json{{"format", "attnviz-review"}, {"version", 1}, {"cards", cards}}.dump(2) + "\n";
+    for (const Explanation& e : deck.explanations())
+        explained.push_back({{"id", e.id}, {"time", format_iso8601(e.time)}, {"text", e.text}, {"ideas", e.ideas}});
+    return json{{"format", "attnviz-review"}, {"version", 1}, {"cards", cards}, {"explanations", explained}}.dump(2) + "\n";
 }
 
 ReviewDeck deck_from_json(const std::string& text, const std::string& label) {
@@ -182,9 +228,15 @@ ReviewDeck deck_from_json(const std::string& text, const std::string& label) {
     for (size_t i = 0; i < cards.size(); ++i) {
         const ReviewCard c = read_card(cards[i], Reader{label, "cards[" + std::to_string(i) + "]."});
         if (deck.find(c.id)) bad(label, "cards[" + std::to_string(i) + "].id", "\"" + c.id + "\" appears twice");
-        ReviewCard& added = deck.upsert(c.id, c.front, c.back);
+        ReviewCard& added = deck.upsert(c.id, c.front, c.back, c.choices);
         added.fsrs = c.fsrs;
         added.log = c.log;
+    }
+    if (root.contains("explanations")) { // added after the first files were written
+        const json& ex = root["explanations"];
+        if (!ex.is_array()) bad(label, "explanations", "expected an array");
+        for (size_t i = 0; i < ex.size(); ++i)
+            deck.add_explanation(read_explanation(ex[i], Reader{label, "explanations[" + std::to_string(i) + "]."}));
     }
     return deck;
 }

@@ -21,12 +21,30 @@ struct ReviewEntry {
     Seconds due_after = 0; // when the card came due after this review
 };
 
+// A choice of a multiple-choice card, kept so that Review can ask the question again.
+struct ReviewChoice {
+    std::string text;
+    bool correct = false;
+};
+
 struct ReviewCard {
     std::string id;    // "lesson_id/step_id"
     std::string front; // the question, as asked
     std::string back;  // the correct answer and why
+    std::vector<ReviewChoice> choices; // empty: the learner recalls the answer, then reveals it
     FsrsCard fsrs;
     std::vector<ReviewEntry> log;
+};
+
+// Whether `picked` (indices into card.choices) is exactly the set of correct choices.
+bool choices_correct(const ReviewCard& card, const std::vector<int>& picked);
+
+// An "explain it back" answer, kept with its date so that the learner can compare later.
+struct Explanation {
+    std::string id;   // "lesson_id/step_id"
+    Seconds time = 0;
+    std::string text;
+    std::vector<bool> ideas; // the key ideas ticked, in the step's order
 };
 
 // What a lesson answer proposes: wrong is Again, right is Good. The learner may change it.
@@ -38,7 +56,8 @@ public:
     const ReviewCard* find(const std::string& id) const;
 
     // Creates the card, or refreshes its text if the lesson changed it (its schedule stays).
-    ReviewCard& upsert(const std::string& id, const std::string& front, const std::string& back);
+    ReviewCard& upsert(const std::string& id, const std::string& front, const std::string& back,
+                       const std::vector<ReviewChoice>& choices = {});
     // Files one review of card `id` (which must exist) at `now`, and returns the card.
     const ReviewCard& file(const std::string& id, Rating rating, Seconds now, const Scheduler& sched);
 
@@ -46,11 +65,17 @@ public:
     std::vector<const ReviewCard*> due(Seconds until) const;
     int due_count(Seconds until) const;
 
+    const std::vector<Explanation>& explanations() const { return explanations_; }
+    // The answers given to explain step `id`, oldest first.
+    std::vector<const Explanation*> explanations_of(const std::string& id) const;
+    void add_explanation(Explanation e) { explanations_.push_back(std::move(e)); }
+
     bool operator==(const ReviewDeck& o) const;
 
 private:
     ReviewCard* find_mutable(const std::string& id);
     std::vector<ReviewCard> cards_;
+    std::vector<Explanation> explanations_;
 };
 
 // $XDG_STATE_HOME/attnviz/review.json, or $HOME/.local/state/attnviz/review.json.

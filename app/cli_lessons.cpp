@@ -1,0 +1,30 @@
+#include "app/cli_lessons.h"
+
+#include "core/learn/lesson_load.h"
+#include "core/learn/session.h"
+
+#include <ostream>
+
+namespace app {
+
+int run_lesson_mode(const Options& o, std::ostream& out, std::ostream& err) {
+    try {
+        if (o.mode == Options::Mode::lessons) {
+            out << core::learn::lessons_json(core::learn::builtin_lessons());
+            return 0;
+        }
+        const core::learn::Lesson lesson = core::learn::find_lesson(o.lesson);
+        if (o.mode == Options::Mode::lesson_answers) {
+            out << core::learn::answers_json(lesson);
+            return 0;
+        }
+        out << lesson.path << ": ok, " << lesson.steps.size() << " steps (" << lesson.count("predict") << " predictions, "
+            << lesson.count("challenge") << " challenges)\n";
+        return 0;
+    } catch (const std::exception& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+} // namespace app

@@ -1,0 +1,14 @@
+// app/cli_lessons.h — the lesson modes of the command line: --lessons, --lesson X --check, --answers.
+#pragma once
+
+#include "app/cli.h"
+
+#include <iosfwd>
+
+namespace app {
+
+// --lessons: the built-in lessons as JSON. --lesson X --check: 0, or 2 with "attnviz: FILE:LINE: reason".
+// --lesson X --answers: each prediction's answer and each challenge's goal as JSON.
+int run_lesson_mode(const Options& options, std::ostream& out, std::ostream& err);
+
+} // namespace app

@@ -1,0 +1,611 @@
+// core/learn/expr.cpp — lexer, recursive-descent parser and evaluator of lesson expressions.
+//
+// [SECTION] Syntax tree
+// [SECTION] Lexer
+// [SECTION] Parser
+// [SECTION] Matrices and places
+// [SECTION] Evaluation
+// [SECTION] Expr
+#include "core/learn/expr.h"
+
+#include "core/decoder.h"
+#include "core/explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace core::learn {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Syntax tree
+//-----------------------------------------------------------------------------
+
+struct Node {
+    enum class Op { number, string, name, matrix, index, call, negate, logical_not, binary };
+    Op op = Op::number;
+    int column = 1;
+    double number = 0.0;
+    std::string text; // the string, name, matrix, function or operator
+    int head = 1;     // matrix: 1-based head
+    std::vector<std::shared_ptr<const Node>> kids; // index: matrix, row, col (null = ':' or absent)
+};
+using NodePtr = std::shared_ptr<const Node>;
+
+namespace {
+
+const char* const matrix_names[] = {"X", "Q", "K", "V", "scores", "scaled", "A", "Z"};
+bool is_matrix_name(const std::string& s) {
+    return std::find(std::begin(matrix_names), std::end(matrix_names), s) != std::end(matrix_names);
+}
+const char* const constant_names[] = {"n", "d_model", "d_k", "d_v", "heads"};
+
+struct Function {
+    const char* name;
+    int arity;
+};
+const Function functions[] = {{"argmax", 1}, {"argmin", 1}, {"max", 1},  {"min", 1},    {"spread", 1},       {"sum", 1},
+                              {"mean", 1},   {"norm", 1},   {"abs", 1},  {"weight", 2}, {"score", 2},        {"cache_rows", 1},
+                              {"nocache_rows", 1}};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Lexer
+//-----------------------------------------------------------------------------
+
+struct Lexeme {
+    enum class Kind { end, number, string, name, symbol };
+    Kind kind = Kind::end;
+    std::string text;
+    double number = 0.0;
+    int column = 1;
+};
+
+std::vector<Lexeme> lex(const std::string& s) {
+    std::vector<Lexeme> out;
+    size_t i = 0;
+    while (true) {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        Lexeme l;
+        l.column = static_cast<int>(i) + 1;
+        if (i >= s.size()) {
+            out.push_back(l);
+            return out;
+        }
+        const char c = s[i];
+        if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+            size_t used = 0;
+            try {
+                l.number = std::stod(s.substr(i), &used);
+            } catch (const std::exception&) {
+                throw ExprError("a number out of range", l.column);
+            }
+            l.kind = Lexeme::Kind::number;
+            l.text = s.substr(i, used);
+            i += used;
+        } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            size_t j = i;
+            while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+            l.kind = Lexeme::Kind::name;
+            l.text = s.substr(i, j - i);
+            i = j;
+        } else if (c == '"' || c == '\'') {
+            const size_t close = s.find(c, i + 1);
+            if (close == std::string::npos) throw ExprError(std::string("a quote ") + c + " that is never closed", l.column);
+            l.kind = Lexeme::Kind::string;
+            l.text = s.substr(i + 1, close - i - 1);
+            i = close + 1;
+        } else {
+            static const char* const two[] = {"==", "!=", "<=", ">="};
+            l.kind = Lexeme::Kind::symbol;
+            l.text = std::string(1, c);
+            for (const char* t : two)
+                if (s.compare(i, 2, t) == 0) l.text = t;
+            if (l.text.size() == 1 && std::string("()[],:@+-*/<>").find(c) == std::string::npos)
+                throw ExprError(std::string("unexpected character '") + c + "'", l.column);
+            i += l.text.size();
+        }
+        out.push_back(l);
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Parser
+//-----------------------------------------------------------------------------
+
+// or := and {"or" and};  and := not {"and" not};  not := "not" not | cmp;  cmp := sum [OP sum]
+// sum := prod {(+|-) prod};  prod := unary {(*|/) unary};  unary := - unary | postfix
+// postfix := primary {"[" index ["," index] "]"};  index := ":" | or
+// primary := NUMBER | STRING | NAME ["@" NUMBER] | NAME "(" args ")" | "(" or ")"
+class Parser {
+public:
+    explicit Parser(const std::string& text) : lexemes_(lex(text)) {}
+
+    NodePtr parse_all() {
+        NodePtr root = parse_or();
+        if (peek().kind != Lexeme::Kind::end) throw ExprError("unexpected '" + peek().text + "'", peek().column);
+        return root;
+    }
+
+private:
+    const Lexeme& peek() const { return lexemes_[pos_]; }
+    bool at(const char* symbol) const {
+        return (peek().kind == Lexeme::Kind::symbol || peek().kind == Lexeme::Kind::name) && peek().text == symbol;
+    }
+    Lexeme take() { return lexemes_[pos_ < lexemes_.size() - 1 ? pos_++ : pos_]; }
+    void expect(const char* symbol) {
+        if (!at(symbol)) {
+            const std::string found = peek().kind == Lexeme::Kind::end ? "the end" : "'" + peek().text + "'";
+            throw ExprError(std::string("expected '") + symbol + "', found " + found, peek().column);
+        }
+        take();
+    }
+    static NodePtr make(Node::Op op, int column, std::string text, std::vector<NodePtr> kids) {
+        auto n = std::make_shared<Node>();
+        n->op = op;
+        n->column = column;
+        n->text = std::move(text);
+        n->kids = std::move(kids);
+        return n;
+    }
+
+    // Nesting costs stack: "((((…" or "- - - …" beyond this is refused rather than followed.
+    static constexpr int max_depth = 64;
+    struct Deeper {
+        Deeper(int& d, int column) : depth(d) {
+            if (++depth > max_depth) throw ExprError("nested more than " + std::to_string(max_depth) + " deep", column);
+        }
+        ~Deeper() { --depth; }
+        Deeper(const Deeper&) = delete;
+        Deeper& operator=(const Deeper&) = delete;
+        int& depth;
+    };
+
+    NodePtr parse_or() {
+        const Deeper deeper(depth_, peek().column);
+        NodePtr left = parse_and();
+        while (at("or")) {
+            const int col = take().column;
+            left = make(Node::Op::binary, col, "or", {left, parse_and()});
+        }
+        return left;
+    }
+    NodePtr parse_and() {
+        NodePtr left = parse_not();
+        while (at("and")) {
+            const int col = take().column;
+            left = make(Node::Op::binary, col, "and", {left, parse_not()});
+        }
+        return left;
+    }
+    NodePtr parse_not() {
+        if (!at("not")) return parse_comparison();
+        const int col = take().column;
+        const Deeper deeper(depth_, col);
+        return make(Node::Op::logical_not, col, "not", {parse_not()});
+    }
+    NodePtr parse_comparison() {
+        NodePtr left = parse_sum();
+        for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
+            if (!at(op)) continue;
+            const int col = take().column;
+            return make(Node::Op::binary, col, op, {left, parse_sum()});
+        }
+        return left;
+    }
+    NodePtr parse_sum() {
+        NodePtr left = parse_product();
+        while (at("+") || at("-")) {
+            const Lexeme op = take();
+            left = make(Node::Op::binary, op.column, op.text, {left, parse_product()});
+        }
+        return left;
+    }
+    NodePtr parse_product() {
+        NodePtr left = parse_unary();
+        while (at("*") || at("/")) {
+            const Lexeme op = take();
+            left = make(Node::Op::binary, op.column, op.text, {left, parse_unary()});
+        }
+        return left;
+    }
+    NodePtr parse_unary() {
+        if (!at("-")) return parse_postfix();
+        const int col = take().column;
+        const Deeper deeper(depth_, col);
+        return make(Node::Op::negate, col, "-", {parse_unary()});
+    }
+    NodePtr parse_index() {
+        if (at(":")) {
+            take();
+            return nullptr;
+        }
+        return parse_or();
+    }
+    NodePtr parse_postfix() {
+        NodePtr e = parse_primary();
+        while (at("[")) {
+            const int col = take().column;
+            if (e->op != Node::Op::matrix) throw ExprError("only a matrix can be indexed with [ ]", col);
+            NodePtr row = parse_index(), column;
+            const bool two = at(",");
+            if (two) {
+                take();
+                column = parse_index();
+            }
+            expect("]");
+            if (!two && !row) throw ExprError("A[:] names the whole matrix: write A", col);
+            e = make(Node::Op::index, col, "[]", {e, row, column});
+        }
+        return e;
+    }
+    NodePtr parse_call(const Lexeme& name) {
+        const auto f = std::find_if(std::begin(functions), std::end(functions), [&](const Function& fn) { return name.text == fn.name; });
+        if (f == std::end(functions)) throw ExprError("unknown function \"" + name.text + "\"", name.column);
+        take(); // (
+        std::vector<NodePtr> args;
+        if (!at(")")) {
+            args.push_back(parse_or());
+            while (at(",")) {
+                take();
+                args.push_back(parse_or());
+            }
+        }
+        expect(")");
+        if (static_cast<int>(args.size()) != f->arity)
+            throw ExprError(name.text + " takes " + std::to_string(f->arity) + " argument" + (f->arity == 1 ? "" : "s") + ", not " +
+                                std::to_string(args.size()),
+                            name.column);
+        return make(Node::Op::call, name.column, name.text, std::move(args));
+    }
+    NodePtr parse_name(const Lexeme& name) {
+        if (at("(")) return parse_call(name);
+        if (is_matrix_name(name.text)) {
+            auto m = std::make_shared<Node>();
+            m->op = Node::Op::matrix;
+            m->column = name.column;
+            m->text = name.text;
+            if (at("@")) {
+                take();
+                const Lexeme h = take();
+                if (h.kind != Lexeme::Kind::number || h.number < 1 || h.number > Limits::max_heads || h.number != std::floor(h.number))
+                    throw ExprError("@ takes a head number from 1 to " + std::to_string(Limits::max_heads), h.column);
+                m->head = static_cast<int>(h.number);
+            }
+            return m;
+        }
+        if (std::find(std::begin(constant_names), std::end(constant_names), name.text) != std::end(constant_names))
+            return make(Node::Op::name, name.column, name.text, {});
+        throw ExprError("unknown name \"" + name.text + "\" (matrices: X Q K V scores scaled A Z; names: n d_model d_k d_v heads)", name.column);
+    }
+    NodePtr parse_primary() {
+        const Lexeme l = take();
+        switch (l.kind) {
+        case Lexeme::Kind::number: {
+            auto n = std::make_shared<Node>();
+            n->op = Node::Op::number;
+            n->column = l.column;
+            n->number = l.number;
+            return n;
+        }
+        case Lexeme::Kind::string: return make(Node::Op::string, l.column, l.text, {});
+        case Lexeme::Kind::name:
+            if (l.text == "and" || l.text == "or" || l.text == "not") break;
+            return parse_name(l);
+        case Lexeme::Kind::symbol:
+            if (l.text != "(") break;
+            {
+                NodePtr inner = parse_or();
+                expect(")");
+                return inner;
+            }
+        case Lexeme::Kind::end: throw ExprError("the expression ends too early", l.column);
+        }
+        throw ExprError("unexpected '" + l.text + "'", l.column);
+    }
+
+    std::vector<Lexeme> lexemes_;
+    size_t pos_ = 0;
+    int depth_ = 0;
+};
+
+//-----------------------------------------------------------------------------
+// [SECTION] Matrices and places
+//-----------------------------------------------------------------------------
+
+const Matrix& matrix_of(const Result& r, const std::string& name, int head) {
+    if (name == "X") return r.X_in;
+    const HeadResult& h = r.heads[static_cast<size_t>(head)];
+    if (name == "Q") return h.Q;
+    if (name == "K") return h.K;
+    if (name == "V") return h.V;
+    if (name == "scores") return h.scores;
+    if (name == "scaled") return h.scaled;
+    if (name == "A") return h.weights;
+    return h.output; // "Z"
+}
+
+// Columns of the n × n matrices are keys (tokens); the others' columns are dimensions.
+bool columns_are_tokens(const std::string& name) { return name == "scores" || name == "scaled" || name == "A"; }
+
+int token_row(const Scenario& s, const std::string& token, int column) {
+    const auto it = std::find(s.tokens.begin(), s.tokens.end(), token);
+    if (it != s.tokens.end()) return static_cast<int>(it - s.tokens.begin());
+    std::string list;
+    for (size_t k = 0; k < s.tokens.size() && k < 12; ++k) list += (k ? ", " : "") + s.tokens[k];
+    throw ExprError("no token \"" + token + "\" in the scenario (its tokens: " + list + (s.tokens.size() > 12 ? ", …" : "") + ")", column);
+}
+
+} // namespace
+
+std::string Value::text() const {
+    switch (kind) {
+    case Kind::number: return format_number(number);
+    case Kind::token: return token;
+    case Kind::boolean: return boolean ? "true" : "false";
+    }
+    return {};
+}
+
+bool Value::operator==(const Value& o) const {
+    if (kind != o.kind) return false;
+    if (kind == Kind::token) return token == o.token;
+    if (kind == Kind::boolean) return boolean == o.boolean;
+    return std::abs(number - o.number) <= 1e-9 * std::max({1.0, std::abs(number), std::abs(o.number)});
+}
+
+std::string Labelled::text() const {
+    std::string out;
+    for (size_t k = 0; k < values.size(); ++k) out += (k ? " · " : "") + labels[k] + " " + format_number(values[k]);
+    return out;
+}
+
+Labelled numbers_at(const MatrixPlace& p, const Scenario& s, const Result& r) {
+    const Matrix& m = matrix_of(r, p.matrix, p.head);
+    const bool token_cols = columns_are_tokens(p.matrix);
+    auto col_label = [&](Eigen::Index j) { return token_cols ? s.tokens[j] : "d" + std::to_string(j + 1); };
+    Labelled out;
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        if (p.row >= 0 && i != p.row) continue;
+        for (Eigen::Index j = 0; j < m.cols(); ++j) {
+            if (p.col >= 0 && j != p.col) continue;
+            out.labels.push_back(p.row >= 0 || p.col < 0 ? col_label(j) : s.tokens[i]);
+            out.values.push_back(m(i, j));
+        }
+    }
+    if (p.row < 0 && p.col >= 0) // a column: one entry per query row
+        for (size_t k = 0; k < out.labels.size(); ++k) out.labels[k] = s.tokens[k];
+    return out;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Evaluation
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// What a sub-expression evaluates to: a plain value, or numbers from a place in a matrix.
+struct Val {
+    enum class Kind { scalar, numbers };
+    Kind kind = Kind::scalar;
+    Value scalar;
+    Labelled numbers;
+    bool token_labels = false; // numbers: labelled by tokens (argmax gives a token)
+    MatrixPlace place;
+};
+
+class Evaluator {
+public:
+    Evaluator(const Scenario& s, const Result& r) : s_(s), r_(r) {}
+
+    Val eval(const Node& n) const {
+        switch (n.op) {
+        case Node::Op::number: return scalar(Value::of(n.number));
+        case Node::Op::string: token_row(s_, n.text, n.column); return scalar(Value::of_token(n.text));
+        case Node::Op::name: return scalar(Value::of(constant(n.text)));
+        case Node::Op::matrix:
+        case Node::Op::index: return numbers(place_of(n));
+        case Node::Op::call: return call(n);
+        case Node::Op::negate: return scalar(Value::of(-number(*n.kids[0])));
+        case Node::Op::logical_not: return scalar(Value::of_bool(!boolean(*n.kids[0])));
+        case Node::Op::binary: return binary(n);
+        }
+        throw ExprError("cannot evaluate", n.column);
+    }
+
+    MatrixPlace place_of(const Node& n) const {
+        const Node& m = n.op == Node::Op::index ? *n.kids[0] : n;
+        MatrixPlace p{m.text, m.head - 1, -1, -1};
+        if (m.head > static_cast<int>(r_.heads.size()))
+            throw ExprError("head " + std::to_string(m.head) + " does not exist (the scenario has " + std::to_string(r_.heads.size()) + ")", m.column);
+        if (n.op != Node::Op::index) return p;
+        const Matrix& mat = matrix_of(r_, p.matrix, p.head);
+        if (n.kids[1]) p.row = index_into(*n.kids[1], static_cast<int>(mat.rows()), true);
+        if (n.kids[2]) {
+            if (!columns_are_tokens(p.matrix) && n.kids[2]->op == Node::Op::string)
+                throw ExprError("the columns of " + p.matrix + " are dimensions: give a number from 1 to " + std::to_string(mat.cols()), n.kids[2]->column);
+            p.col = index_into(*n.kids[2], static_cast<int>(mat.cols()), columns_are_tokens(p.matrix));
+        }
+        return p;
+    }
+
+    Value value(const Node& n) const {
+        const Val v = eval(n);
+        if (v.kind == Val::Kind::scalar) return v.scalar;
+        if (v.numbers.values.size() == 1) return Value::of(v.numbers.values[0]);
+        throw ExprError("this names " + std::to_string(v.numbers.values.size()) + " numbers where one value is needed (use max, sum, … or a cell)", n.column);
+    }
+
+private:
+    static Val scalar(Value v) { return Val{Val::Kind::scalar, std::move(v), {}, false, {}}; }
+    Val numbers(const MatrixPlace& p) const {
+        const bool by_token = (p.row >= 0 && p.col < 0) ? columns_are_tokens(p.matrix) : (p.row < 0 && p.col >= 0);
+        return Val{Val::Kind::numbers, {}, numbers_at(p, s_, r_), by_token, p};
+    }
+
+    double constant(const std::string& name) const {
+        if (name == "n") return s_.n();
+        if (name == "d_model") return s_.d_model();
+        if (name == "d_k") return s_.d_k();
+        if (name == "d_v") return s_.d_v();
+        return static_cast<double>(s_.heads.size());
+    }
+
+    // A row or column given as a token (rows, and the key columns) or a whole 1-based number.
+    int index_into(const Node& n, int count, bool tokens_allowed) const {
+        const Value v = value(n);
+        if (v.kind == Value::Kind::token) {
+            if (!tokens_allowed) throw ExprError("give a number here, not a token", n.column);
+            return token_row(s_, v.token, n.column);
+        }
+        if (v.kind != Value::Kind::number || v.number != std::floor(v.number) || v.number < 1 || v.number > count)
+            throw ExprError("index " + v.text() + " is out of range: give 1 to " + std::to_string(count), n.column);
+        return static_cast<int>(v.number) - 1;
+    }
+
+    double number(const Node& n) const {
+        const Value v = value(n);
+        if (v.kind != Value::Kind::number) throw ExprError("expected a number here, found " + v.text(), n.column);
+        return v.number;
+    }
+    bool boolean(const Node& n) const {
+        const Value v = value(n);
+        if (v.kind != Value::Kind::boolean) throw ExprError("expected a comparison (true or false) here, found " + v.text(), n.column);
+        return v.boolean;
+    }
+    int token_arg(const Node& n) const {
+        const Value v = value(n);
+        if (v.kind == Value::Kind::token) return token_row(s_, v.token, n.column);
+        return index_into(n, s_.n(), true);
+    }
+    int decode_step_arg(const Node& n) const {
+        const double t = number(n);
+        if (t != std::floor(t) || t < 1 || t > s_.n()) throw ExprError("decoding step " + format_number(t) + " is out of range: give 1 to " + std::to_string(s_.n()), n.column);
+        return static_cast<int>(t);
+    }
+
+    Val call(const Node& n) const {
+        const std::string& f = n.text;
+        if (f == "weight" || f == "score") {
+            const MatrixPlace p{f == "weight" ? "A" : "scores", 0, token_arg(*n.kids[0]), token_arg(*n.kids[1])};
+            return scalar(Value::of(matrix_of(r_, p.matrix, 0)(p.row, p.col)));
+        }
+        if (f == "cache_rows" || f == "nocache_rows") {
+            const int t = decode_step_arg(*n.kids[0]);
+            Decoder decoder(s_);
+            DecodeStep step;
+            for (int k = 0; k < t; ++k) step = decoder.step();
+            return scalar(Value::of(f == "cache_rows" ? step.new_kv_rows : step.kv_rows_without_cache));
+        }
+        if (f == "abs") return scalar(Value::of(std::abs(number(*n.kids[0]))));
+        const Val arg = eval(*n.kids[0]);
+        if (arg.kind != Val::Kind::numbers) throw ExprError(f + " needs a matrix, a row or a column, found " + arg.scalar.text(), n.kids[0]->column);
+        return reduce(f, arg, n.column);
+    }
+
+    static Val reduce(const std::string& f, const Val& arg, int column) {
+        const std::vector<double>& x = arg.numbers.values;
+        double lo = std::numeric_limits<double>::infinity(), hi = -lo, total = 0.0, squares = 0.0;
+        size_t lo_at = 0, hi_at = 0, finite = 0;
+        for (size_t k = 0; k < x.size(); ++k) {
+            if (!std::isfinite(x[k])) continue; // masked scores
+            ++finite;
+            if (x[k] < lo) lo = x[k], lo_at = k;
+            if (x[k] > hi) hi = x[k], hi_at = k;
+            total += x[k];
+            squares += x[k] * x[k];
+        }
+        if (finite == 0) throw ExprError(f + " of numbers that are all masked", column);
+        if (f == "argmax" || f == "argmin") {
+            const size_t at = f == "argmax" ? hi_at : lo_at;
+            if (arg.token_labels) return scalar(Value::of_token(arg.numbers.labels[at]));
+            return scalar(Value::of(static_cast<double>(at + 1)));
+        }
+        if (f == "max") return scalar(Value::of(hi));
+        if (f == "min") return scalar(Value::of(lo));
+        if (f == "spread") return scalar(Value::of(hi - lo));
+        if (f == "sum") return scalar(Value::of(total));
+        if (f == "mean") return scalar(Value::of(total / static_cast<double>(finite)));
+        return scalar(Value::of(std::sqrt(squares))); // norm
+    }
+
+    Val binary(const Node& n) const {
+        const std::string& op = n.text;
+        if (op == "and") return scalar(Value::of_bool(boolean(*n.kids[0]) && boolean(*n.kids[1])));
+        if (op == "or") return scalar(Value::of_bool(boolean(*n.kids[0]) || boolean(*n.kids[1])));
+        if (op == "==" || op == "!=") {
+            const Value a = value(*n.kids[0]), b = value(*n.kids[1]);
+            if (a.kind != b.kind) throw ExprError("cannot compare " + a.text() + " with " + b.text(), n.column);
+            return scalar(Value::of_bool((a == b) == (op == "==")));
+        }
+        const double a = number(*n.kids[0]), b = number(*n.kids[1]);
+        if (op == "<") return scalar(Value::of_bool(a < b));
+        if (op == "<=") return scalar(Value::of_bool(a <= b));
+        if (op == ">") return scalar(Value::of_bool(a > b));
+        if (op == ">=") return scalar(Value::of_bool(a >= b));
+        if (op == "+") return scalar(Value::of(a + b));
+        if (op == "-") return scalar(Value::of(a - b));
+        if (op == "*") return scalar(Value::of(a * b));
+        if (b == 0.0) throw ExprError("division by zero", n.column);
+        return scalar(Value::of(a / b));
+    }
+
+    const Scenario& s_;
+    const Result& r_;
+};
+
+// The first row, column or cell in reading order (a cell stands for its whole row).
+const Node* first_place(const Node& n) {
+    if (n.op == Node::Op::index) return &n;
+    for (const NodePtr& k : n.kids)
+        if (k)
+            if (const Node* found = first_place(*k)) return found;
+    return nullptr;
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Expr
+//-----------------------------------------------------------------------------
+
+Expr Expr::parse(const std::string& text) {
+    Expr e;
+    e.text_ = text;
+    e.root_ = Parser(text).parse_all();
+    return e;
+}
+
+Value Expr::evaluate(const Scenario& s, const Result& r) const {
+    const Value v = Evaluator(s, r).value(*root_);
+    if (v.kind == Value::Kind::number && !std::isfinite(v.number)) throw ExprError("the value is not a finite number", root_->column);
+    return v;
+}
+
+bool Expr::is_place() const { return root_->op == Node::Op::matrix || root_->op == Node::Op::index; }
+
+MatrixPlace Expr::place(const Scenario& s, const Result& r) const { return Evaluator(s, r).place_of(*root_); }
+
+std::optional<Labelled> Expr::evidence(const Scenario& s, const Result& r) const {
+    const Node* n = first_place(*root_);
+    if (!n) {
+        // weight(q, k) and score(q, k) read q's row of A or of the scores.
+        if (root_->op == Node::Op::call && (root_->text == "weight" || root_->text == "score")) {
+            const int row = find_row(s, Evaluator(s, r).value(*root_->kids[0]).text());
+            if (row >= 0) return numbers_at(MatrixPlace{root_->text == "weight" ? "A" : "scores", 0, row, -1}, s, r);
+        }
+        return std::nullopt;
+    }
+    MatrixPlace p = Evaluator(s, r).place_of(*n);
+    if (p.row >= 0 && p.col >= 0) p.col = -1;
+    return numbers_at(p, s, r);
+}
+
+std::optional<Value> Expr::left_value(const Scenario& s, const Result& r) const {
+    static const char* const comparisons[] = {"==", "!=", "<", "<=", ">", ">="};
+    if (root_->op != Node::Op::binary || std::find(std::begin(comparisons), std::end(comparisons), root_->text) == std::end(comparisons))
+        return std::nullopt;
+    return Evaluator(s, r).value(*root_->kids[0]);
+}
+
+} // namespace core::learn

@@ -1,0 +1,90 @@
+// core/learn/session.h — following one lesson: which step is open, what it opened on, predictions
+// committed, challenges held, hints shown. No ImGui: the Lesson panel draws it, the tests drive it.
+//
+// Going forward applies the next step's actions on top of the live scenario (the learner's edits
+// stay). Going back, or to any step seen before, restores the state that step opened on; a step
+// not seen yet in this run opens on the state the lesson reaches from its start.
+#pragma once
+
+#include "core/learn/lesson.h"
+#include "core/learn/progress.h"
+
+#include <optional>
+
+namespace core::learn {
+
+struct ChallengeStatus {
+    bool holds = false;        // the goal holds this frame
+    double held = 0.0;         // seconds it has held without a break
+    double elapsed = 0.0;      // seconds on this step
+    int hints_shown = 0;
+    std::optional<Value> shown; // the live value of `show` (or the goal's left side)
+    std::string error;         // the goal cannot be evaluated on the live scenario (a token renamed, …)
+};
+
+class Session {
+public:
+    // `progress` (owned by a ProgressStore) must outlive the session.
+    Session(Lesson lesson, LessonProgress& progress);
+
+    const Lesson& lesson() const { return lesson_; }
+    int index() const { return index_; }
+    int size() const { return static_cast<int>(lesson_.steps.size()); }
+    const Step& step() const { return lesson_.steps[static_cast<size_t>(index_)]; }
+    const LessonProgress& progress() const { return progress_; }
+
+    // Opens step k; returns the state to show, and in `problems` what of its actions could not apply.
+    StepState go(int k, const StepState& live, std::vector<std::string>* problems = nullptr);
+    // A prediction locks "next" until it is committed.
+    bool can_next() const;
+    bool is_done(int k) const;
+
+    // predict: the learner's answer, judged against the answer on the live scenario. Once only.
+    bool committed() const;
+    const PredictionRecord* prediction() const;
+    PredictionRecord commit(const Value& choice, const Scenario& s, const Result& r);
+    int predictions_made() const;
+    int predictions_total() const { return lesson_.count("predict"); }
+    // The answer on the live scenario now, and the numbers that decide it.
+    std::optional<Value> live_answer(const Scenario& s, const Result& r) const;
+    std::optional<Labelled> live_numbers(const Scenario& s, const Result& r) const;
+
+    // challenge: call once per frame with the frame's duration. Returns the pinned query to set
+    // while "show me" animates it (the caller applies it as an edit).
+    std::optional<QueryPin> tick(double dt, const Scenario& s, const Result& r);
+    const ChallengeStatus& status() const { return status_; }
+    void request_hint();
+    bool can_show_me() const;
+    void show_me(const Scenario& s);
+    bool showing() const { return animation_.has_value(); }
+
+    static constexpr double show_me_seconds = 1.2;
+
+private:
+    void mark_done(const std::string& id) { progress_.done.insert(id); }
+
+    struct Animation {
+        QueryPin from;
+        Vector to;  // (d_k)
+        double t = 0.0;
+    };
+
+    Lesson lesson_;
+    LessonProgress& progress_;
+    int index_ = 0;
+    std::map<int, StepState> opened_; // the state each step opened on in this run
+    ChallengeStatus status_;
+    std::optional<Animation> animation_;
+};
+
+// The numbers that decide a prediction: its `numbers` place, else the row its answer reads.
+// Throws ExprError when they cannot be found on `s`.
+std::optional<Labelled> decisive_numbers(const Predict& p, const Scenario& s, const Result& r);
+
+// The correct answer of each predict step and the goal of each challenge, evaluated on the state
+// the step opens on when the lesson is followed from its start, as JSON (what --answers prints).
+std::string answers_json(const Lesson& lesson);
+// [{"id": …, "title": …, "steps": N}, …] (what --lessons prints).
+std::string lessons_json(const std::vector<Lesson>& lessons);
+
+} // namespace core::learn

@@ -1,0 +1,334 @@
+// Lessons without a window: the expression language, Markdown, the loader's FILE:LINE messages,
+// the step engine, progress on disk and the command-line modes.
+#include "app/cli.h"
+#include "cli_run.h"
+#include "core/learn/lesson_load.h"
+#include "core/learn/session.h"
+#include "core/presets.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace core::learn;
+
+namespace {
+
+Value eval(const std::string& text, const core::Scenario& s = core::preset_three_tokens()) {
+    return Expr::parse(text).evaluate(s, core::compute(s));
+}
+
+std::string temp_dir() {
+    const std::string dir = "/tmp/attnviz_lessons_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// The message loading `text` as DIR/bad.toml gives ("" when it loads).
+std::string load_error(const std::string& text) {
+    const std::string path = temp_dir() + "/bad.toml";
+    try {
+        parse_lesson(text, path);
+        return "";
+    } catch (const LessonError& e) {
+        const std::string what = e.what();
+        REQUIRE(what.rfind(path + ":", 0) == 0);
+        return what.substr(temp_dir().size() + 1);
+    }
+}
+
+const char* const header = "title = \"t\"\npreset = \"it_sentence\"\n";
+
+} // namespace
+
+TEST_CASE("lesson expressions: the worked example's numbers from the article") {
+    CHECK(eval("score(\"sat\", \"sat\")").number == 6.0);
+    CHECK(eval("scores[3, 1]").number == 4.0);
+    CHECK(eval("scaled[\"sat\", \"sat\"]").number == doctest::Approx(4.243).epsilon(1e-3));
+    CHECK(eval("A[\"sat\", \"the\"]").number == doctest::Approx(0.187).epsilon(2e-3));
+    CHECK(eval("weight(\"sat\", \"cat\")").number == doctest::Approx(0.045).epsilon(1e-2));
+    CHECK(eval("argmax(A[\"sat\"])").token == "sat");
+    CHECK(eval("argmin(A[\"sat\"])").token == "cat");
+    CHECK(eval("argmax(A[:, \"the\"])").token == "the"); // column: the query that looks at "the" most (0.446)
+    CHECK(eval("Z[\"sat\", 1]").number == doctest::Approx(0.955).epsilon(1e-3));
+    CHECK(eval("argmax(Q[\"sat\"])").number == 1.0); // (2, 2): the first of equals, a dimension index
+    CHECK(eval("sum(A[\"cat\"])").number == doctest::Approx(1.0));
+    CHECK(eval("norm(Q[\"sat\"])").number == doctest::Approx(std::sqrt(8.0)));
+    CHECK(eval("spread(scores[\"sat\"])").number == 4.0);
+    CHECK(eval("n * n + d_k - heads").number == 10.0);
+    CHECK(eval("cache_rows(3)").number == 1.0);
+    CHECK(eval("nocache_rows(3)").number == 3.0);
+    CHECK(eval("argmax(A[\"sat\"]) == \"sat\" and not (max(A[2]) < 0.5)").boolean);
+    CHECK(eval("-2 * 3 + 8 / 4 >= -4").boolean);
+    core::Scenario masked = core::preset_three_tokens();
+    masked.causal = true;
+    CHECK(eval("weight(\"cat\", \"the\")", masked).number == doctest::Approx(0.5));
+    CHECK(eval("max(scaled[\"the\"])", masked).number == doctest::Approx(std::sqrt(2.0))); // −∞ entries skipped
+}
+
+TEST_CASE("lesson expressions: mistakes are named with their column") {
+    auto parse_error = [](const std::string& text) -> std::pair<std::string, int> {
+        try {
+            Expr::parse(text);
+        } catch (const ExprError& e) {
+            return {e.what(), e.column};
+        }
+        return {"", 0};
+    };
+    CHECK(parse_error("argmx(A)") == std::pair<std::string, int>{"unknown function \"argmx\"", 1});
+    CHECK(parse_error("max(A[\"it\"]").second == 12);
+    CHECK(parse_error("B[1]").first.find("unknown name \"B\"") == 0);
+    CHECK(parse_error("max(A, Q)").first == "max takes 1 argument, not 2");
+    CHECK(parse_error("A[\"it\"").first == "expected ']', found the end");
+    CHECK(parse_error("1 # 2").second == 3);
+    CHECK(parse_error(std::string(100000, '(') + "1").first == "nested more than 64 deep");
+    CHECK(parse_error(std::string(100000, '-') + "1").first == "nested more than 64 deep");
+    auto eval_error = [](const std::string& text) {
+        try {
+            eval(text);
+        } catch (const ExprError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(eval_error("A[\"dog\"]").find("no token \"dog\" in the scenario (its tokens: the, cat, sat)") == 0);
+    CHECK(eval_error("A[4]") == "index 4 is out of range: give 1 to 3");
+    CHECK(eval_error("A@2") == "head 2 does not exist (the scenario has 1)");
+    CHECK(eval_error("Q[1, \"cat\"]").find("the columns of Q are dimensions") == 0);
+    CHECK(eval_error("A[\"sat\"] + 1").find("this names 3 numbers") == 0);
+    CHECK(eval_error("max(A) and true").find("unknown name \"true\"") == 0);
+    CHECK(eval_error("cache_rows(4)") == "decoding step 4 is out of range: give 1 to 3");
+}
+
+TEST_CASE("lesson text: Markdown with bold, lists and inline math as Unicode") {
+    const std::vector<Block> b = parse_markdown("Divide by $\\sqrt{d_k}$, **not** d_k.\n\n- one\n- $QK^\\top$ two\n\n1. first\n2. second\n");
+    REQUIRE(b.size() == 5);
+    CHECK(b[0].kind == Block::Kind::paragraph);
+    CHECK(plain_text(b) == "Divide by √d_k, not d_k.\n• one\n• QKᵀ two\n1. first\n2. second\n");
+    CHECK(b[0].spans[1].math);
+    CHECK(b[0].spans[3].bold);
+    CHECK(b[0].spans[3].text == "not");
+    CHECK(b[4].kind == Block::Kind::numbered);
+    CHECK(b[4].number == 2);
+    CHECK(tex_to_unicode("\\operatorname{softmax}(QK^\\top / \\sqrt{d})\\, V") == "softmax(QKᵀ / √d) V");
+    CHECK(tex_to_unicode("q \\cdot k \\approx \\infty \\leq \\le") == "q · k ≈ ∞ ≤ ≤");
+}
+
+TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
+    const std::string h = header; // lines 1-2
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\n") == "");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"unclosed\n") .rfind("bad.toml:5: invalid TOML", 0) == 0);
+    CHECK(load_error(h + "colour = 3\n[[step]]\ntitle = \"a\"\ntext = \"x\"\n").rfind("bad.toml:3: unknown key \"colour\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\n\ntxet = \"x\"\n").rfind("bad.toml:6: unknown key in a step \"txet\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\nkind = \"quiz\"\n").rfind("bad.toml:5: unknown kind \"quiz\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { select = \"it\", zoom = 2 }\n").rfind("bad.toml:6: unknown action \"zoom\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { open = [\"heatmap\", \"map\"] }\n").rfind("bad.toml:6: unknown panel \"map\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { select = \"dog\" }\n") == "bad.toml:6: no token \"dog\" to select");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { highlight = 'max(A)' }\n").rfind("bad.toml:6: highlight `max(A)` must name", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { file = \"missing.json\" }\n").rfind("bad.toml:6: scenario file: ", 0) == 0);
+    CHECK(load_error("title = \"t\"\nfile = \"nowhere.json\"\n[[step]]\ntitle = \"a\"\ntext = \"x\"\n").rfind("bad.toml:2: scenario file: ", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { preset = \"cats\" }\n").rfind("bad.toml:6: unknown preset \"cats\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\n[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\n\nanswer = 'argmax(A[\"it\"]'\n")
+              == "bad.toml:12: answer `argmax(A[\"it\"]`: expected ')', found the end (column 15)");
+    CHECK(load_error(h + "[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\nanswer = 'argmax(A[\"dog\"])'\n")
+              .rfind("bad.toml:8: in `argmax(A[\"dog\"])`: no token \"dog\" in the scenario", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\nanswer = 'argmax(A[\"it\"])'\nchoices = [\"the\", \"ate\"]\n")
+              == "bad.toml:9: the answer on this step's scenario is \"cat\", which is not among the choices");
+    CHECK(load_error(h + "[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\nanswer = 'max(A[\"it\"])'\n")
+              .rfind("bad.toml:8: answer `max(A[\"it\"])` is a number: give \"choices\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"c\"\nkind = \"challenge\"\ngoal = 'max(A[\"it\"]) > 0.1'\n")
+              .rfind("bad.toml:6: goal `max(A[\"it\"]) > 0.1` already holds", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"c\"\nkind = \"challenge\"\ngoal = 'max(A[\"it\"])'\n").rfind("bad.toml:6: goal `max(A[\"it\"])` must be a comparison", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"c\"\nkind = \"challenge\"\ngoal = 'argmax(A[\"it\"]) == \"ate\"'\nsolution = [1, 0]\nactions = { pin = \"it\" }\n")
+              == "bad.toml:7: the solution does not meet the goal `argmax(A[\"it\"]) == \"ate\"`");
+    CHECK(load_error(h + "[[step]]\ntitle = \"c\"\nkind = \"challenge\"\ngoal = 'argmax(A[\"it\"]) == \"ate\"'\nsolution = [-0.4, 1.8]\n")
+              .rfind("bad.toml:7: a solution moves the pinned query", 0) == 0);
+    CHECK(load_error(h + "[[step]]\nid = \"a\"\ntitle = \"a\"\ntext = \"x\"\n[[step]]\nid = \"a\"\ntitle = \"b\"\ntext = \"y\"\n") == "bad.toml:8: two steps have the id \"a\"");
+    CHECK(load_error(h) == "bad.toml:1: a lesson needs at least one [[step]]");
+}
+
+TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
+    const std::string dir = temp_dir();
+    {
+        std::ofstream(dir + "/two.json") << R"({"tokens": ["x", "y"], "X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]})";
+        std::ofstream(dir + "/file.toml") << "title = \"t\"\n[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { file = \"two.json\", select = \"y\" }\n";
+    }
+    const Lesson l = load_lesson_file(dir + "/file.toml");
+    const StepState st = opening_state(l, 0);
+    CHECK(st.scenario.tokens == std::vector<std::string>{"x", "y"});
+    CHECK(st.selected_row == 1);
+    CHECK(l.id == "file");
+}
+
+TEST_CASE("built-in lessons: three, all valid, with their answers computed from the scenario") {
+    const std::vector<Lesson> lessons = builtin_lessons();
+    REQUIRE(lessons.size() == 3);
+    CHECK(lessons[0].id == "worked-example");
+    CHECK(lessons[1].id == "step-by-step");
+    CHECK(lessons[2].id == "every-token");
+    CHECK(lessons[2].count("predict") == 5);
+    CHECK(lessons[2].count("challenge") == 3);
+    for (const Lesson& l : lessons) {
+        const Run r = run({"--lesson", l.id, "--check"});
+        CHECK(r.code == 0);
+        CHECK(r.err == "");
+    }
+    const nlohmann::json list = nlohmann::json::parse(run({"--lessons"}).out);
+    REQUIRE(list.size() == 3);
+    CHECK(list[2]["id"] == "every-token");
+    CHECK(list[2]["steps"] == lessons[2].steps.size());
+
+    const nlohmann::json worked = nlohmann::json::parse(run({"--lesson", "worked-example", "--answers"}).out);
+    REQUIRE(worked.size() == 4);
+    CHECK(worked[0]["id"] == "predict-score");
+    CHECK(worked[0]["answer"] == 6.0);          // q_sat · k_sat = 2·2 + 2·1
+    CHECK(worked[1]["answer"] == "sat");         // "cat" attends most to "sat" (0.673)
+    CHECK(worked[2]["holds"] == false);
+    CHECK(worked[2]["value"].get<double>() == doctest::Approx(0.045).epsilon(1e-2));
+    CHECK(worked[3]["answer"].get<double>() == doctest::Approx(0.5)); // masked: "cat" splits 0.500 / 0.500
+    const nlohmann::json it = nlohmann::json::parse(run({"--lesson", "every-token", "--answers"}).out);
+    CHECK(it[0]["answer"] == "cat");
+    CHECK(it[3]["answer"].get<double>() == doctest::Approx(1.0));  // "the" alone under the mask
+    CHECK(it[4]["answer"].get<double>() == 1.0);                   // one new K row at step 5
+}
+
+TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
+    const std::string path = temp_dir() + "/cli.toml";
+    std::ofstream(path) << header << "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { highlight = 'A[\"dog\"]' }\n";
+    Run r = run({"--lesson", path, "--check"});
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind("attnviz: " + path + ":6: highlight A[\"dog\"]: no token \"dog\"", 0) == 0);
+    r = run({"--lesson", "no-such-lesson", "--check"});
+    CHECK(r.code == 2);
+    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token; or give a path to a .toml file)\n");
+    r = run({"--lesson", "/nonexistent/x.toml", "--answers"});
+    CHECK(r.err == "attnviz: /nonexistent/x.toml: cannot read the file\n");
+    CHECK(run({"--check"}).err == "attnviz: --check needs --lesson ID|FILE (see attnviz --help)\n");
+    CHECK(run({"--lesson", "every-token", "--dump"}).code == 2);
+    CHECK(run({"--step", "3"}).err == "attnviz: --step goes with --lesson (see attnviz --help)\n");
+    CHECK(run({"--lesson", "every-token", "--step", "0"}).code == 2);
+    CHECK(run({"--lesson", "every-token", "--check", "--step", "2"}).code == 2);
+}
+
+TEST_CASE("lesson session: forward applies actions on the live state, back restores what a step opened on") {
+    LessonProgress progress;
+    Session s(find_lesson("every-token"), progress);
+    StepState live = s.go(0, {});
+    CHECK(live.scenario.tokens.size() == 7);
+    CHECK(live.scenario.tokens[static_cast<size_t>(live.selected_row)] == "it");
+    live.scenario.X(1, 0) = 3.0; // the learner edits "cat"
+    const StepState second = s.go(1, live);
+    CHECK(second.scenario.X(1, 0) == 3.0); // kept: the step has no preset
+    StepState edited = second;
+    edited.scenario.X(1, 0) = -1.0;
+    const StepState back = s.go(0, edited);
+    CHECK(back.scenario.X(1, 0) == doctest::Approx(2.0)); // step 1 loaded the preset
+    CHECK(s.go(1, back).scenario.X(1, 0) == doctest::Approx(2.0)); // forward again: on from the live state
+    CHECK(s.is_done(0));
+    const StepState jumped = s.go(8, back); // not seen yet: the state the lesson reaches from its start
+    CHECK(jumped.scenario.causal);
+    CHECK(progress.current == 8);
+}
+
+TEST_CASE("lesson session: a prediction locks next, is judged on the live scenario, and counts") {
+    LessonProgress progress;
+    Session s(find_lesson("every-token"), progress);
+    StepState live = s.go(4, {});
+    REQUIRE(s.step().id == "predict-winner");
+    CHECK_FALSE(s.can_next());
+    core::Result r = core::compute(live.scenario);
+    const PredictionRecord rec = s.commit(Value::of_token("ate"), live.scenario, r);
+    CHECK(rec == PredictionRecord{"ate", "cat", false});
+    CHECK(s.can_next());
+    CHECK(s.predictions_made() == 1);
+    CHECK(s.commit(Value::of_token("cat"), live.scenario, r) == rec); // committed once
+    REQUIRE(s.live_numbers(live.scenario, r));
+    CHECK(s.live_numbers(live.scenario, r)->text().find("cat 0.423") != std::string::npos);
+
+    live = s.go(5, live); // the sum: numbers choose the nearest choice
+    live.scenario.heads[0].W_Q *= 3.0; // an edit before committing: the answer follows it (still 1)
+    r = core::compute(live.scenario);
+    CHECK(s.commit(Value::of(1.0), live.scenario, r).correct);
+    live = s.go(6, live);
+    r = core::compute(live.scenario);
+    CHECK(s.live_answer(live.scenario, r)->number > 0.56); // × 3 and unscaled: sharper than the file's 0.556
+    CHECK(s.commit(Value::of(0.56), live.scenario, r).correct);
+    CHECK(s.predictions_made() == 3);
+    CHECK(s.predictions_total() == 5);
+}
+
+TEST_CASE("lesson session: a challenge is done after its goal holds 0.5 s; hints; show me") {
+    LessonProgress progress;
+    Session s(find_lesson("every-token"), progress);
+    StepState live = s.go(10, {});
+    REQUIRE(s.step().id == "steer-ate");
+    REQUIRE(live.scenario.pin);
+    core::Result r = core::compute(live.scenario);
+    s.tick(10.0, live.scenario, r);
+    CHECK_FALSE(s.status().holds);
+    CHECK(s.status().hints_shown == 0);
+    s.tick(20.5, live.scenario, r);
+    CHECK(s.status().hints_shown == 1); // after 30 s
+    CHECK_FALSE(s.can_show_me());
+    s.request_hint();
+    CHECK(s.status().hints_shown == 2);
+    REQUIRE(s.can_show_me());
+    s.show_me(live.scenario);
+    std::optional<core::QueryPin> pin;
+    for (int k = 0; k < 100 && s.showing(); ++k) {
+        pin = s.tick(1.0 / 60.0, live.scenario, r);
+        REQUIRE(pin);
+        live.scenario.pin = pin;
+        r = core::compute(live.scenario);
+    }
+    CHECK(pin->q[0] == doctest::Approx(-0.4));
+    CHECK(pin->q[1] == doctest::Approx(1.8));
+    CHECK(s.status().holds);
+    CHECK(s.is_done(10));
+}
+
+TEST_CASE("lesson session: the goal must hold half a second without a break") {
+    LessonProgress progress;
+    Session s(find_lesson("every-token"), progress);
+    StepState live = s.go(11, {});
+    REQUIRE(s.step().id == "steer-zero");
+    const core::Result before = core::compute(live.scenario);
+    live.scenario.pin->q.setZero();
+    const core::Result zero = core::compute(live.scenario);
+    s.tick(0.3, live.scenario, zero);
+    CHECK(s.status().holds);
+    s.tick(0.1, live.scenario, before); // let go for a frame: the clock starts again
+    s.tick(0.3, live.scenario, zero);
+    CHECK_FALSE(s.is_done(11));
+    s.tick(0.25, live.scenario, zero);
+    CHECK(s.is_done(11));
+    CHECK(s.status().shown->number < 0.01);
+}
+
+TEST_CASE("lesson progress: written atomically, read back, a damaged file kept aside") {
+    const std::string path = temp_dir() + "/state/attnviz/progress.json";
+    std::filesystem::remove_all(temp_dir() + "/state");
+    ProgressStore store(path);
+    CHECK(store.load() == "");
+    LessonProgress& p = store.lesson("every-token");
+    p.current = 4;
+    p.done = {"who-is-it", "predict-winner"};
+    p.predictions["predict-winner"] = {"ate", "cat", false};
+    REQUIRE(store.save() == "");
+    ProgressStore again(path);
+    CHECK(again.load() == "");
+    CHECK(again.lesson("every-token") == p);
+    std::ofstream(path) << "{\"lessons\": {\"x\": {\"current\": \"two\"}}}";
+    ProgressStore damaged(path);
+    const std::string why = damaged.load();
+    CHECK(why.find("kept as " + path + ".bad") != std::string::npos);
+    CHECK(std::filesystem::exists(path + ".bad"));
+    CHECK(damaged.lessons().empty());
+    setenv("XDG_STATE_HOME", "/somewhere", 1);
+    CHECK(default_progress_path() == "/somewhere/attnviz/progress.json");
+    unsetenv("XDG_STATE_HOME");
+}
