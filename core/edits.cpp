@@ -183,4 +183,13 @@ void pin_query(Scenario& s, int head, int row, Vector q) {
 
 void unpin_query(Scenario& s) { s.pin.reset(); }
 
+//-----------------------------------------------------------------------------
+// [SECTION] A whole new scenario
+//-----------------------------------------------------------------------------
+
+void replace_scenario(Scenario& s, Scenario next) {
+    require_valid(next);
+    s = std::move(next);
+}
+
 } // namespace core::edits

@@ -56,4 +56,9 @@ void remove_W_O(Scenario& s);
 void pin_query(Scenario& s, int head, int row, Vector q);
 void unpin_query(Scenario& s);
 
+// [SECTION] A whole new scenario
+// Replaces everything by `next` (e.g. a learned head opened from the Train panel); throws
+// ScenarioError and changes nothing when `next` is invalid.
+void replace_scenario(Scenario& s, Scenario next);
+
 } // namespace core::edits

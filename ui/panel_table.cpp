@@ -12,6 +12,7 @@
 #include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
 #include "ui/panels/tokens.h"
+#include "ui/panels/train.h"
 #include "ui/panels/weights.h"
 
 namespace ui {
@@ -46,6 +47,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"order", "Order and position", Slot::left_bottom, Menu::view_topics, false, true,
          "Shuffle the tokens: without positions the outputs shuffle the same way.",
          [](C& c) { draw_order_panel(c.scenario, c.result, c.view); }},
+        {"train", "Train a tiny transformer", Slot::middle_top, Menu::view_topics, false, true,
+         "Train a 2-layer transformer here; watch a previous-token and an induction head form; open any head in the editor.",
+         [](C& c) { draw_train_panel(c.scenario, c.view); }},
         {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
          [](C& c) { draw_review_panel(c.view); }},
