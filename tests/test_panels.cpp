@@ -79,7 +79,7 @@ TEST_CASE("panel table: a panel that shares its slot opens exactly over the one 
 
 TEST_CASE("panels: every control of the topic panels has a tooltip") {
     Ui ui(core::random_scenario(core::Shape{}.with_tokens(4).with_d_model(3).with_d_k(2).with_d_v(2).with_heads(2).with_W_O(), 3));
-    headless::open_topic_panels(ui);
+    headless::open_panels(ui, {"heads", "decode", "scaling", "order"});
     ui.click(ui.item("decode_step"));
     ui.click(ui.item("shuffle"));
     for (const char* name : {"add_head", "remove_head", "use_W_O", "W_O_identity", "W_O_random", "decode_back", "decode_step",

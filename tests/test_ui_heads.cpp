@@ -91,7 +91,7 @@ TEST_CASE("heads panel: adding and removing heads with the buttons keeps every t
 
 TEST_CASE("heads panel: the 8-head preset loads from the Presets menu and renders with every panel open") {
     Ui ui;
-    headless::open_topic_panels(ui);
+    headless::open_panels(ui, {"heads", "decode", "scaling", "order"});
     headless::menu_click(ui, "Presets", "8 heads × 64, d_model 512");
     REQUIRE(ui.scenario() == core::preset_eight_heads());
     const auto start = std::chrono::steady_clock::now();
