@@ -1,6 +1,7 @@
 // The Train panel, headless: buttons drive the worker, the grid follows, a head opens in the editor
 // with the grid's pattern, checkpoints replay, models save and open.
 #include "headless.h"
+#include "train_fixtures.h"
 #include "ui/panels/train.h"
 
 #include <algorithm>
@@ -13,20 +14,8 @@ namespace {
 
 const char* const panel = "Train a tiny transformer";
 
-core::train::TrainConfig tiny_run(int steps) {
-    core::train::TrainConfig c;
-    c.model.vocab = 20;
-    c.model.T = 12;
-    c.model.D = 16;
-    c.model.H = 2;
-    c.model.L = 2;
-    c.steps = steps;
-    c.warmup = 5;
-    c.batch = 8;
-    c.lr = 1e-2;
-    c.threads = 1;
-    return c;
-}
+const auto tiny_run = train_fixtures::tiny_repeat_run;
+using train_fixtures::largest_difference;
 
 // The panel open with a tiny model in place of the default one (set as the controls would, then Reset).
 ui::TrainView& open_train(Ui& ui, int steps) {
@@ -48,11 +37,6 @@ void train_to_end(Ui& ui, ui::TrainView& t) {
     ui.frames(2);
 }
 
-double largest_difference(const core::Matrix& a, const core::Matrix& b) {
-    REQUIRE(a.rows() == b.rows());
-    REQUIRE(a.cols() == b.cols());
-    return (a - b).cwiseAbs().maxCoeff();
-}
 
 } // namespace
 

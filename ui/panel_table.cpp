@@ -1,5 +1,6 @@
 #include "ui/panel_table.h"
 
+#include "ui/panels/attention.h"
 #include "ui/panels/calculation.h"
 #include "ui/panels/controls.h"
 #include "ui/panels/decode.h"
@@ -53,6 +54,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
          [](C& c) { draw_review_panel(c.view); }},
+        {"attention", "Attention weights of a model", Slot::centre, Menu::view_topics, false, false,
+         "A real model's attention from a .npy, .npz or .safetensors file: every layer and head, one head's map, a query's top keys.",
+         [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;
