@@ -29,7 +29,7 @@ TEST_CASE("--monkey usage errors exit 2 with one line") {
     CHECK(err.find("--monkey") != std::string::npos);
     CHECK(run_args({"--monkey", "ten"}, err) == 2);
     CHECK(run_args({"--seed", "3"}, err) == 2);
-    CHECK(err == "attnviz: --seed goes with --monkey (see attnviz --help)\n");
+    CHECK(err == "attnviz: --seed goes with --monkey or --preset numpy-random (see attnviz --help)\n");
     CHECK(run_args({"--monkey", "5", "scene.json"}, err) == 2);
     CHECK(err.find("takes no FILE") != std::string::npos);
 }
