@@ -27,6 +27,8 @@
 #include "core/io/scenario_io.h"
 #include "ui/appearance.h"
 #include "ui/fonts.h"
+#include "ui/app_state.h"
+#include "ui/panels/lesson.h"
 #include "ui/ui.h"
 
 #include <glad/gl.h>
@@ -457,7 +459,7 @@ int run_window(const Options& options) {
     if (!screenshot && !bench) autosave.emplace(default_session_path());
     std::string restore_notice;
     bool offer_default = false;
-    if (autosave && options.file.empty()) {
+    if (autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
         std::string problem;
         if (std::optional<core::Scenario> restored = autosave->restore(problem); restored && *restored != scenario) {
             scenario = std::move(*restored);
@@ -523,6 +525,15 @@ int run_window(const Options& options) {
     ui::App& app = *prepared.app;
     if (row >= 0) app.select_row(row);
     if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
+    if (!options.lesson.empty()) {
+        // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
+        app.state().view.state<ui::LessonView>().keep_progress = !screenshot;
+        std::string problem;
+        if (!ui::start_lesson(app.state().view, options.lesson, options.lesson_step, problem)) {
+            std::cerr << "attnviz: " << problem << "\n";
+            return 2;
+        }
+    }
     std::string save_problem;
 
     Settling settling;

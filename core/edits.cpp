@@ -183,4 +183,6 @@ void pin_query(Scenario& s, int head, int row, Vector q) {
 
 void unpin_query(Scenario& s) { s.pin.reset(); }
 
+void replace_scenario(Scenario& s, const Scenario& next) { s = next; }
+
 } // namespace core::edits

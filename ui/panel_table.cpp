@@ -5,6 +5,7 @@
 #include "ui/panels/decode.h"
 #include "ui/panels/heads.h"
 #include "ui/panels/heatmap.h"
+#include "ui/panels/lesson.h"
 #include "ui/panels/help.h"
 #include "ui/panels/matrices.h"
 #include "ui/panels/order.h"
@@ -49,6 +50,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
          [](C& c) { draw_review_panel(c.view); }},
+        {"lesson", "Lesson", Slot::left, Menu::view_topics, false, true,
+         "The open lesson: its step text, back and next, predictions, challenges and hints (Learn menu).",
+         [](C& c) { draw_lesson_panel(c.scenario, c.result, c.view); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;
