@@ -226,23 +226,50 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
 // [SECTION] Highlights
 //-----------------------------------------------------------------------------
 
-// An outline around each highlighted matrix, row or cell, wherever a panel drew that matrix.
-void draw_highlights(const LessonView& lv, View& v) {
-    ImDrawList* dl = ImGui::GetForegroundDrawList();
-    const float pulse = 0.6f + 0.4f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
-    const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(1.0f, 0.85f, 0.2f, pulse));
+// Whether a window in front of `owner` (a panel's title) covers part of `box`.
+bool covered(const char* owner, const ImRect& box) {
+    constexpr ImGuiWindowFlags transient = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip;
+    bool in_front = false;
+    for (const ImGuiWindow* w : GImGui->Windows) { // back to front
+        if (in_front && w->WasActive && !w->Hidden && !(w->Flags & transient) && w->Rect().Overlaps(box)) return true;
+        in_front = in_front || std::string(w->Name) == owner;
+    }
+    return !in_front; // the owner is not drawn at all
+}
+
+// One outline around rows × cols cells of a grid (or the part named), where its panel shows it.
+void outline(const MatrixPlace& p, const GridGeometry& g, int rows, int cols, const char* owner, ImU32 colour) {
+    const ImVec2 o = g.cell_origin, c = g.cell_size;
+    const float r0 = static_cast<float>(std::max(p.row, 0)), r1 = static_cast<float>(p.row >= 0 ? p.row + 1 : rows);
+    const float c0 = static_cast<float>(std::max(p.col, 0)), c1 = static_cast<float>(p.col >= 0 ? p.col + 1 : cols);
+    ImRect box(ImVec2(o.x + c.x * c0, o.y + c.y * r0), ImVec2(o.x + c.x * c1, o.y + c.y * r1));
+    box.ClipWith(g.visible);
+    if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f || covered(owner, box)) return;
+    ImGui::GetForegroundDrawList()->AddRect(box.Min, box.Max, colour, 0.0f, 0, 3.0f);
+}
+
+int columns_of(const std::string& matrix, const core::Scenario& s) {
+    if (matrix == "X") return s.d_model();
+    if (matrix == "Q" || matrix == "K") return s.d_k();
+    if (matrix == "V" || matrix == "Z") return s.d_v();
+    return s.n(); // scores, scaled, A
+}
+
+// An outline around each highlighted matrix, row or cell, wherever a panel shows that matrix (the
+// Matrices panel, and the heatmap for A), pulsing so it is told apart from the selection.
+void draw_highlights(const LessonView& lv, View& v, const core::Scenario& s) {
+    const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
+    const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(0.35f, 0.9f, 1.0f, pulse));
+    const HeatmapView& hv = v.state<HeatmapView>();
+    const PanelSpec* matrices = find_panel("matrices");
+    const PanelSpec* heatmap = find_panel("heatmap");
     for (const MatrixPlace& p : lv.highlights) {
-        const auto it = v.grids.find(p.matrix);
-        if (it == v.grids.end() || p.head != v.selected_head) continue;
-        const GridGeometry& g = it->second;
-        const ImVec2 o = g.cell_origin, c = g.cell_size;
-        const float rows_end = p.row >= 0 ? static_cast<float>(p.row + 1) : (g.visible.Max.y - o.y) / std::max(c.y, 1.0f);
-        const float cols_end = p.col >= 0 ? static_cast<float>(p.col + 1) : (g.visible.Max.x - o.x) / std::max(c.x, 1.0f);
-        ImRect box(ImVec2(o.x + c.x * static_cast<float>(std::max(p.col, 0)), o.y + c.y * static_cast<float>(std::max(p.row, 0))),
-                   ImVec2(o.x + c.x * cols_end, o.y + c.y * rows_end));
-        box.ClipWith(g.visible);
-        if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f) continue;
-        dl->AddRect(box.Min, box.Max, colour, 0.0f, 0, 2.0f);
+        if (p.head != v.selected_head && p.matrix != "X") continue;
+        const int cols = columns_of(p.matrix, s);
+        const auto it = v.grids.find(p.matrix == "scores" ? "QKT" : p.matrix);
+        if (it != v.grids.end() && matrices && v.open[matrices->id]) outline(p, it->second, s.n(), cols, matrices->title, colour);
+        if (p.matrix == "A" && hv.cell > 0.0f && heatmap && v.open[heatmap->id])
+            outline(p, GridGeometry{hv.origin, ImVec2(hv.cell, hv.cell), hv.area}, s.n(), cols, heatmap->title, colour);
     }
 }
 
@@ -395,7 +422,7 @@ void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v) {
         core::edits::pin_query(s, pin->head, pin->row, pin->q);
     if (lv.session->progress().done.size() != done_before) save(lv, v);
     draw_step(lv, v, s, r);
-    draw_highlights(lv, v);
+    draw_highlights(lv, v, s);
 }
 
 void draw_learn_menu(View& v) {
