@@ -2,6 +2,7 @@
 
 #include "app/cli_lessons.h"
 #include "app/cli_train.h"
+#include "app/cli_attention.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
 #include "app/monkey.h"
@@ -39,7 +40,12 @@ const char* const usage_text =
     "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
-    "       attnviz --bench-frames F --tokens N --dim D\n"
+    "       attnviz --attention FILE [--labels FILE]\n"
+    "                                               a model's attention weights (.npy, .npz, .safetensors;\n"
+    "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
+    "                                               layer and head, one head's map, top keys, causal check;\n"
+    "                                               labels: a JSON array or one token a line\n"
+    "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
     "                                               open the window on random N x D, draw F frames without\n"
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
@@ -139,6 +145,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
         else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
+        else if (a == "--attention") o.attention_file = value_of(i, a);
+        else if (a == "--labels") o.labels_file = value_of(i, a);
         else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
         else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
         else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
@@ -169,13 +177,14 @@ Options parse_args(int argc, const char* const* argv) {
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
     check_review_args(o);
+    check_attention_args(o, tokens_given || dim_given);
     if (seed_given && o.mode != Options::Mode::monkey) throw UsageError("--seed goes with --monkey");
     if (o.mode == Options::Mode::export_file) check_export_options(o);
     else if (!export_flag.empty()) throw UsageError(export_flag + " goes with --export");
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
         const std::string mode = o.mode == Options::Mode::bench_core ? "--bench-core" : "--bench-frames";
-        if (!tokens_given || !dim_given) throw UsageError(mode + " needs --tokens N and --dim D");
+        if ((!tokens_given || !dim_given) && o.attention_file.empty()) throw UsageError(mode + " needs --tokens N and --dim D" + (o.mode == Options::Mode::bench_frames ? " (or --attention FILE)" : ""));
         if (!o.file.empty()) throw UsageError(mode + " makes its own random scenario; it takes no FILE (" + o.file + ")");
         if (reps_given && o.mode == Options::Mode::bench_frames) throw UsageError("--reps goes with --bench-core");
     } else if (!bench_flag.empty()) {
@@ -296,6 +305,7 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         return 2;
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
+        if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
         if (!o.lesson.empty() && !lesson_loads(o, err)) return 2; // before any window opens
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";

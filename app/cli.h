@@ -28,6 +28,8 @@ struct Options {
     std::string export_format;   // --export: --format FMT
     std::string export_out;      // --export: --out PATH
     int head = 0;                // --export: --head H (1-based), 0 = not given
+    std::string attention_file;  // --attention FILE: a model's attention weights (app/cli_attention.h)
+    std::string labels_file;     // --attention: --labels FILE
     std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting
     int zoom_percent = 0;        // --zoom PERCENT, one of core::zoom_steps; 0 = the setting
     std::string review_now;      // --review: --now ISO8601 (empty: the clock)

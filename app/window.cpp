@@ -20,6 +20,7 @@
 #include "app/window.h"
 
 #include "app/autosave.h"
+#include "app/cli_attention.h"
 #include "core/assets.h"
 #include "core/io/settings.h"
 #include "core/presets.h"
@@ -29,6 +30,7 @@
 #include "ui/fonts.h"
 #include "ui/app_state.h"
 #include "ui/panels/lesson.h"
+#include "ui/panels/attention.h"
 #include "ui/ui.h"
 
 #include <glad/gl.h>
@@ -448,15 +450,17 @@ int run_window(const Options& options) {
     const bool screenshot = options.mode == Options::Mode::screenshot;
     // --bench-frames: a random scenario, no vsync, no layout file, no autosave; times every frame.
     const bool bench = options.mode == Options::Mode::bench_frames;
+    // --attention: the window shows a model's weights alone, and keeps no session or layout.
+    const bool attention = !options.attention_file.empty();
 
     // A bad file or --select row fails exactly as in the text modes, before any window opens.
     core::Scenario scenario;
-    if (bench) scenario = core::random_scenario(options.tokens, options.dim, options.dim, options.dim, 1, false, 2024);
+    if (bench && !attention) scenario = core::random_scenario(options.tokens, options.dim, options.dim, options.dim, 1, false, 2024);
     else if (!load_scenario(options, scenario, std::cerr)) return 2;
     // The session file guards against crashes; --screenshot and --bench-frames leave it alone.
     // Without a FILE the window starts where the last session ended, and says so.
     std::optional<Autosave> autosave;
-    if (!screenshot && !bench) autosave.emplace(default_session_path());
+    if (!screenshot && !bench && !attention) autosave.emplace(default_session_path());
     std::string restore_notice;
     bool offer_default = false;
     if (autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
@@ -499,7 +503,7 @@ int run_window(const Options& options) {
         p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
         return p;
     });
-    const std::string title = "attnviz — " + (options.file.empty() ? std::string("the cat sat") : options.file);
+    const std::string title = "attnviz — " + (attention ? options.attention_file : options.file.empty() ? std::string("the cat sat") : options.file);
     const core::WindowGeometry place = bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
                                              : first_placement(screenshot ? std::nullopt : settings.window);
     const bool window_open = open_window(backend, title, place, std::cerr);
@@ -513,7 +517,7 @@ int run_window(const Options& options) {
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
-    backend.ini_path = screenshot || bench ? std::string() : layout_file(std::cerr);
+    backend.ini_path = screenshot || bench || attention ? std::string() : layout_file(std::cerr);
     io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
     ui::apply_style(backend.appearance);
     glfwGetWindowContentScale(backend.window, &window_scale, nullptr);
@@ -523,6 +527,12 @@ int run_window(const Options& options) {
     if (backend.imgui_opengl_up) upload_device_objects();
 
     ui::App& app = *prepared.app;
+    ui::AttentionView viewer; // --attention; after `textures`, so its textures go first
+    if (attention && !viewer.open(options.attention_file, options.labels_file)) {
+        std::cerr << "attnviz: " << viewer.error << "\n";
+        return 2;
+    }
+    double all_thumbnails_ms = -1.0; // --bench-frames --attention
     if (row >= 0) app.select_row(row);
     if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
     if (!options.lesson.empty()) {
@@ -552,7 +562,8 @@ int run_window(const Options& options) {
         ImGui_ImplGlfw_NewFrame();
         if (screenshot || bench) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
         ImGui::NewFrame();
-        app.frame();
+        if (attention) draw_attention_window(viewer, textures);
+        else app.frame();
         ImGui::Render();
 
         int width = 0, height = 0;
@@ -568,14 +579,21 @@ int run_window(const Options& options) {
         glfwSwapBuffers(backend.window);
         if (bench && first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
         if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
-        if (bench && ++frames_drawn > bench_frames_warmup) {
+        if (attention && all_thumbnails_ms < 0.0 && viewer.uploaded == viewer.total()) all_thumbnails_ms = ms_since_process_start();
+        // The viewer's frames are timed from the second on: the thumbnails fill in meanwhile.
+        if (bench && ++frames_drawn > (attention ? 1 : bench_frames_warmup)) {
             frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+            if (attention && static_cast<int>(frame_ms.size()) == options.frames) {
+                std::cout << attention_bench_json(viewer, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms) << std::flush;
+                return 0;
+            }
             if (static_cast<int>(frame_ms.size()) == options.frames) {
                 std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms) << std::flush;
                 return 0;
             }
         }
     }
+    if (attention && !bench) return 0;
     if (screenshot || bench) {
         std::cerr << "attnviz: the window closed before " << (bench ? "the last frame was timed" : "the screenshot was taken") << "\n";
         return 1;

@@ -183,6 +183,13 @@ void pin_query(Scenario& s, int head, int row, Vector q) {
 
 void unpin_query(Scenario& s) { s.pin.reset(); }
 
-void replace_scenario(Scenario& s, const Scenario& next) { s = next; }
+//-----------------------------------------------------------------------------
+// [SECTION] A whole new scenario
+//-----------------------------------------------------------------------------
+
+void replace_scenario(Scenario& s, Scenario next) {
+    require_valid(next);
+    s = std::move(next);
+}
 
 } // namespace core::edits

@@ -56,8 +56,9 @@ void remove_W_O(Scenario& s);
 void pin_query(Scenario& s, int head, int row, Vector q);
 void unpin_query(Scenario& s);
 
-// [SECTION] The whole scenario
-// Replaces every input at once (a lesson step opening on its own scenario); `next` must be valid.
-void replace_scenario(Scenario& s, const Scenario& next);
+// [SECTION] A whole new scenario
+// Replaces everything by `next` (e.g. a learned head opened from the Train panel); throws
+// ScenarioError and changes nothing when `next` is invalid.
+void replace_scenario(Scenario& s, Scenario next);
 
 } // namespace core::edits

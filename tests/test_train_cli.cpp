@@ -1,6 +1,6 @@
 // --train and --forward through the program's entry point, and the model file: a round trip and
 // every way a model file can be wrong.
-#include "app/cli.h"
+#include "cli_run.h"
 #include "core/io/safetensors.h"
 #include "core/train/model_file.h"
 #include "core/train/trainer.h"
@@ -15,20 +15,6 @@
 using namespace core::train;
 
 namespace {
-
-struct Run {
-    int code;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-    args.insert(args.begin(), "attnviz");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
-    return {code, out.str(), err.str()};
-}
 
 std::string temp_path(const std::string& stem) {
     return "/tmp/attnviz-train-" + std::to_string(::getpid()) + "-" + stem + ".safetensors";

@@ -1,6 +1,7 @@
 // The Train panel's worker: pausing, checkpoints, loading, and a head opened as a scenario.
 #include "core/attention.h"
 #include "core/train/session.h"
+#include "train_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -9,29 +10,8 @@
 
 using namespace core::train;
 
-namespace {
-TrainConfig small_session(int steps) {
-    TrainConfig c;
-    c.model.vocab = 20;
-    c.model.T = 12;
-    c.model.D = 16;
-    c.model.H = 2;
-    c.model.L = 2;
-    c.task = Task::repeat;
-    c.steps = steps;
-    c.warmup = 5;
-    c.batch = 8;
-    c.lr = 1e-2;
-    c.threads = 1;
-    return c;
-}
-
-double largest_difference(const core::Matrix& a, const core::Matrix& b) {
-    REQUIRE(a.rows() == b.rows());
-    REQUIRE(a.cols() == b.cols());
-    return (a - b).cwiseAbs().maxCoeff();
-}
-} // namespace
+using train_fixtures::largest_difference;
+const auto small_session = train_fixtures::tiny_repeat_run;
 
 TEST_CASE("train session: a head opened as a scenario gives the grid's pattern to 1e-12") {
     TrainSession session(small_session(30));

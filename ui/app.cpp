@@ -157,6 +157,8 @@ void menu_bar(App::State& st) {
         if (ImGui::MenuItem("Open…", "Ctrl+O")) v.request_open = true;
         if (ImGui::MenuItem("Save", "Ctrl+S")) v.request_save = true;
         if (ImGui::MenuItem("Save as…", "Ctrl+Shift+S")) v.request_save_as = true;
+        if (ImGui::MenuItem("Open attention weights…")) v.open["attention"] = true;
+        tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
         ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) v.request_quit = true;
         ImGui::EndMenu();

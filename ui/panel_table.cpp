@@ -1,5 +1,6 @@
 #include "ui/panel_table.h"
 
+#include "ui/panels/attention.h"
 #include "ui/panels/calculation.h"
 #include "ui/panels/controls.h"
 #include "ui/panels/decode.h"
@@ -13,6 +14,7 @@
 #include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
 #include "ui/panels/tokens.h"
+#include "ui/panels/train.h"
 #include "ui/panels/weights.h"
 
 namespace ui {
@@ -47,12 +49,18 @@ const std::vector<PanelSpec>& panel_table() {
         {"order", "Order and position", Slot::left_bottom, Menu::view_topics, false, true,
          "Shuffle the tokens: without positions the outputs shuffle the same way.",
          [](C& c) { draw_order_panel(c.scenario, c.result, c.view); }},
+        {"train", "Train a tiny transformer", Slot::middle_top, Menu::view_topics, false, true,
+         "Train a 2-layer transformer here; watch a previous-token and an induction head form; open any head in the editor.",
+         [](C& c) { draw_train_panel(c.scenario, c.view); }},
         {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
          [](C& c) { draw_review_panel(c.view); }},
         {"lesson", "Lesson", Slot::left, Menu::view_topics, false, true,
          "The open lesson: its step text, back and next, predictions, challenges and hints (Learn menu).",
          [](C& c) { draw_lesson_panel(c.scenario, c.result, c.view); }},
+        {"attention", "Attention weights of a model", Slot::centre, Menu::view_topics, false, false,
+         "A real model's attention from a .npy, .npz or .safetensors file: every layer and head, one head's map, a query's top keys.",
+         [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

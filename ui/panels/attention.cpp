@@ -1,0 +1,404 @@
+// ui/panels/attention.cpp
+//
+// [SECTION] Opening, the worker and closing
+// [SECTION] Textures
+// [SECTION] The open prompt and the header
+// [SECTION] The grid of thumbnails
+// [SECTION] One head (or the mean of a layer)
+#include "ui/panels/attention.h"
+
+#include "core/colormap.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace ui {
+
+namespace {
+
+constexpr int thumb_side = 48;              // texels of a thumbnail
+constexpr long long band_reads = 1 << 18;   // weights read into the map per frame (about 2 ms)
+
+std::string token(const AttentionView& st, int i) { return st.labels[static_cast<std::size_t>(i)]; }
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Opening, the worker and closing
+//-----------------------------------------------------------------------------
+
+bool AttentionView::open(const std::string& path, const std::string& labels_path) {
+    std::unique_ptr<core::io::AttentionFile> opened;
+    std::vector<std::string> names;
+    try {
+        opened = core::io::AttentionFile::open(path);
+        names = labels_path.empty() ? opened->labels() : core::io::read_token_labels(labels_path);
+    } catch (const core::io::FileError& e) {
+        error = e.what();
+        return false;
+    }
+    if (!names.empty() && static_cast<int>(names.size()) != opened->n()) {
+        error = labels_path + ": " + std::to_string(names.size()) + " labels for " + std::to_string(opened->n()) + " tokens";
+        return false;
+    }
+    if (names.empty())
+        for (int i = 0; i < opened->n(); ++i) names.push_back(std::to_string(i + 1));
+    close();
+    file = std::move(opened);
+    labels = std::move(names);
+    error.clear();
+    summaries.assign(static_cast<std::size_t>(total()), {});
+    done.store(0);
+    stop.store(false);
+    // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a thread does it, and the
+    // grid shows each thumbnail as it comes.
+    worker = std::thread([this] {
+        // Below the UI thread: on a busy machine the frames come first, the thumbnails after.
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+        const int heads = file->heads();
+        for (int k = 0; k < total() && !stop.load(std::memory_order_relaxed); ++k) {
+            summaries[static_cast<std::size_t>(k)] = core::io::summarise_head(*file, k / heads, k % heads, thumb_side);
+            done.store(k + 1, std::memory_order_release);
+        }
+    });
+    return true;
+}
+
+void AttentionView::close() {
+    stop.store(true);
+    if (worker.joinable()) worker.join();
+    if (uploader) {
+        for (ImTextureID t : thumbs) uploader->release(t);
+        if (map) uploader->release(map);
+    }
+    thumbs.clear(), uploaded = 0, map = nullptr, map_layer = -1;
+    summaries.clear(), done.store(0);
+    file.reset(), labels.clear();
+    layer = -1, head = 0, mean = false, zoom = 1.0f, pan = ImVec2(0, 0), selected_row = -1, top.clear();
+}
+
+int AttentionView::non_causal_heads() const {
+    int count = 0;
+    for (int k = 0; k < summarised(); ++k) count += summaries[static_cast<std::size_t>(k)].above_max > core::io::causal_tolerance;
+    return count;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Textures
+//-----------------------------------------------------------------------------
+
+namespace {
+
+void put_texel(unsigned char* p, float w, float top) {
+    const core::Rgb c = std::isnan(w) ? core::masked_rgb() : core::viridis(static_cast<double>(w / top));
+    p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
+}
+
+// Sends every thumbnail the worker has finished since the last frame.
+void upload_thumbnails(AttentionView& st, TextureUploader& textures) {
+    const int ready = st.summarised();
+    for (; st.uploaded < ready; ++st.uploaded) {
+        const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(st.uploaded)];
+        std::vector<unsigned char> rgba(s.thumb.size() * 4);
+        const float top = std::max(s.max_weight, 1e-12f); // each thumbnail stretched to its own largest weight
+        for (std::size_t k = 0; k < s.thumb.size(); ++k) put_texel(&rgba[k * 4], s.thumb[k], top);
+        const ImTextureID t = textures.create(s.side, s.side);
+        textures.write_rows(t, 0, s.side, rgba.data());
+        st.thumbs.push_back(t);
+    }
+}
+
+float map_top_of(const AttentionView& st) {
+    if (!st.stretch) return 1.0f;
+    float top = 1e-12f;
+    const int heads = st.file->heads();
+    for (int h = 0; h < heads; ++h) {
+        const int k = st.layer * heads + h;
+        if ((st.mean || h == st.head) && k < st.summarised()) top = std::max(top, st.summaries[static_cast<std::size_t>(k)].max_weight);
+    }
+    return top == 1e-12f ? 1.0f : top; // not summarised yet: 0 … 1
+}
+
+void read_map_row(AttentionView& st, int i, float* out) {
+    if (st.mean) core::io::mean_row(*st.file, st.layer, i, out, st.scratch);
+    else st.file->read_row(st.layer, st.head, i, out);
+}
+
+// Restarts the map when the head, the mean or the colours changed; then fills one band of rows.
+void fill_map(AttentionView& st, TextureUploader& textures) {
+    const int n = st.file->n();
+    const float top = map_top_of(st);
+    if (st.map_layer != st.layer || st.map_head != st.head || st.map_mean != st.mean || st.map_stretch != st.stretch || st.map_top != top) {
+        if (!st.map) st.map = textures.create(n, n);
+        st.map_layer = st.layer, st.map_head = st.head, st.map_mean = st.mean, st.map_stretch = st.stretch, st.map_top = top;
+        st.map_rows_done = 0;
+    }
+    if (st.map_rows_done >= n) return;
+    const long long per_row = static_cast<long long>(n) * (st.mean ? st.file->heads() : 1);
+    const int rows = static_cast<int>(std::clamp<long long>(band_reads / per_row, 1, n - st.map_rows_done));
+    st.band.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(n) * 4);
+    st.row.resize(static_cast<std::size_t>(n));
+    for (int r = 0; r < rows; ++r) {
+        read_map_row(st, st.map_rows_done + r, st.row.data());
+        for (int j = 0; j < n; ++j) put_texel(&st.band[(static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)) * 4], st.row[static_cast<std::size_t>(j)], top);
+    }
+    textures.write_rows(st.map, st.map_rows_done, rows, st.band.data());
+    st.map_rows_done += rows;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The open prompt and the header
+//-----------------------------------------------------------------------------
+
+void open_prompt(AttentionView& st) {
+    ImGui::TextWrapped("Open a file of attention weights: .npy, .npz or .safetensors of shape (n, n), (heads, n, n) or "
+                       "(layers, heads, n, n), with an optional batch axis of 1.");
+    ImGui::SetNextItemWidth(24.0f * em());
+    const bool enter = ImGui::InputTextWithHint("##attention-path", "weights file", &st.path_input[0], st.path_input.capacity() + 1,
+                                                ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CallbackResize,
+                                                [](ImGuiInputTextCallbackData* d) {
+                                                    auto* s = static_cast<std::string*>(d->UserData);
+                                                    if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+                                                        s->resize(static_cast<std::size_t>(d->BufTextLen));
+                                                        d->Buf = &(*s)[0];
+                                                    }
+                                                    return 0;
+                                                },
+                                                &st.path_input);
+    ImGui::SetNextItemWidth(24.0f * em());
+    ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input[0],
+                             st.labels_input.capacity() + 1, ImGuiInputTextFlags_CallbackResize,
+                             [](ImGuiInputTextCallbackData* d) {
+                                 auto* s = static_cast<std::string*>(d->UserData);
+                                 if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+                                     s->resize(static_cast<std::size_t>(d->BufTextLen));
+                                     d->Buf = &(*s)[0];
+                                 }
+                                 return 0;
+                             },
+                             &st.labels_input);
+    if ((ImGui::Button("Open") || enter) && !st.path_input.empty()) st.open(st.path_input, st.labels_input);
+}
+
+void header(AttentionView& st) {
+    const core::io::AttentionFile& f = *st.file;
+    ImGui::Text("%s", f.path().c_str());
+    ImGui::TextDisabled("%d layer%s × %d head%s × %d tokens · %s%s", f.layers(), f.layers() == 1 ? "" : "s", f.heads(),
+                        f.heads() == 1 ? "" : "s", f.n(), core::io::dtype_name(f.dtype()), f.memory_mapped() ? " · memory-mapped" : "");
+    if (st.summarised() < st.total()) {
+        char text[64];
+        std::snprintf(text, sizeof text, "reading heads: %d of %d", st.summarised(), st.total());
+        ImGui::ProgressBar(static_cast<float>(st.summarised()) / static_cast<float>(st.total()), ImVec2(-1, 0), text);
+        return;
+    }
+    const int bad = st.non_causal_heads();
+    if (bad == 0) {
+        ImGui::TextColored(ImVec4(0.45f, 0.8f, 0.45f, 1), "causal: no weight above the diagonal in any head");
+        return;
+    }
+    const auto worst = std::max_element(st.summaries.begin(), st.summaries.end(), [](const auto& a, const auto& b) { return a.above_max < b.above_max; });
+    const int k = static_cast<int>(worst - st.summaries.begin());
+    ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "not causal: %d of %d heads have weight above the diagonal (outlined)", bad, st.total());
+    ImGui::TextDisabled("largest: %.4g in layer %d, head %d: query %s → later key %s", static_cast<double>(worst->above_max),
+                        k / f.heads() + 1, k % f.heads() + 1, token(st, worst->above_row).c_str(), token(st, worst->above_col).c_str());
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The grid of thumbnails
+//-----------------------------------------------------------------------------
+
+void open_map(AttentionView& st, int layer, int head, bool mean) {
+    st.layer = layer, st.head = head, st.mean = mean;
+    st.zoom = 1.0f, st.pan = ImVec2(0, 0), st.selected_row = -1, st.top.clear();
+}
+
+void grid(AttentionView& st) {
+    const core::io::AttentionFile& f = *st.file;
+    const float e = em(), side = 3.2f * e, gap = 0.25f * e, label_w = 2.6f * e;
+    st.thumb_rects.assign(static_cast<std::size_t>(st.total()), ImRect());
+    ImGui::BeginChild("thumbnails", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    for (int h = 0; h < f.heads(); ++h) {
+        char name[16];
+        std::snprintf(name, sizeof name, "H%d", h + 1);
+        draw->AddText(ImVec2(p0.x + label_w + static_cast<float>(h) * (side + gap), p0.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), name);
+    }
+    const float top = p0.y + ImGui::GetTextLineHeightWithSpacing();
+    for (int l = 0; l < f.layers(); ++l) {
+        const float y = top + static_cast<float>(l) * (side + gap);
+        char name[16];
+        std::snprintf(name, sizeof name, "L%d", l + 1);
+        draw->AddText(ImVec2(p0.x, y + 0.5f * (side - ImGui::GetTextLineHeight())), ImGui::GetColorU32(ImGuiCol_TextDisabled), name);
+        for (int h = 0; h < f.heads(); ++h) {
+            const int k = l * f.heads() + h;
+            const ImVec2 a(p0.x + label_w + static_cast<float>(h) * (side + gap), y), b(a.x + side, a.y + side);
+            st.thumb_rects[static_cast<std::size_t>(k)] = ImRect(a, b);
+            ImGui::SetCursorScreenPos(a);
+            ImGui::PushID(k);
+            if (ImGui::InvisibleButton("thumb", ImVec2(side, side)) && k < st.uploaded) open_map(st, l, h, false);
+            ImGui::PopID();
+            if (k < st.uploaded) {
+                draw->AddImage(st.thumbs[static_cast<std::size_t>(k)], a, b);
+                const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(k)];
+                if (s.above_max > core::io::causal_tolerance) draw->AddRect(a, b, IM_COL32(255, 90, 80, 255), 0, 0, 2.0f);
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("layer %d, head %d: largest weight %.3g%s\nclick to open", l + 1, h + 1, static_cast<double>(s.max_weight),
+                                      s.above_max > core::io::causal_tolerance ? ", weight above the diagonal" : "");
+            } else {
+                draw->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_FrameBg));
+            }
+        }
+        ImGui::SetCursorScreenPos(ImVec2(p0.x + label_w + static_cast<float>(f.heads()) * (side + gap), y + 0.5f * (side - ImGui::GetFrameHeight())));
+        ImGui::PushID(l);
+        if (ImGui::Button("mean")) open_map(st, l, 0, true);
+        ImGui::PopID();
+        tip("The mean of this layer's heads");
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, top + static_cast<float>(f.layers()) * (side + gap)));
+    ImGui::Dummy(ImVec2(1, 1));
+    ImGui::EndChild();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] One head (or the mean of a layer)
+//-----------------------------------------------------------------------------
+
+void map_toolbar(AttentionView& st) {
+    const core::io::AttentionFile& f = *st.file;
+    if (ImGui::SmallButton("◂ All heads")) st.layer = -1;
+    ImGui::SameLine();
+    if (st.mean) ImGui::Text("layer %d, mean of %d heads", st.layer + 1, f.heads());
+    else ImGui::Text("layer %d, head %d", st.layer + 1, st.head + 1);
+    ImGui::SameLine();
+    if (ImGui::Checkbox("mean over heads", &st.mean)) st.top.clear();
+    ImGui::SameLine();
+    ImGui::Checkbox("stretch", &st.stretch);
+    tip("Colour from 0 to the largest weight instead of 0 to 1.");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(st.zoom == 1.0f);
+    if (ImGui::SmallButton("Fit")) st.zoom = 1.0f, st.pan = ImVec2(0, 0);
+    ImGui::EndDisabled();
+    if (!st.mean && st.layer * f.heads() + st.head < st.summarised()) {
+        const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(st.layer * f.heads() + st.head)];
+        if (s.above_max > core::io::causal_tolerance)
+            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "not causal: weight above the diagonal, %.3g per query; the largest %.4g (query %s → key %s)",
+                               s.above_mass, static_cast<double>(s.above_max), token(st, s.above_row).c_str(), token(st, s.above_col).c_str());
+        else ImGui::TextDisabled("causal: no weight above the diagonal");
+    }
+}
+
+void map_view(AttentionView& st, TextureUploader& textures) {
+    const int n = st.file->n();
+    const float e = em(), n_f = static_cast<float>(n);
+    fill_map(st, textures);
+    const ImGuiIO& io = ImGui::GetIO();
+    const float label_w = 6.0f * e, top_h = ImGui::GetTextLineHeightWithSpacing();
+    const float list_h = (AttentionView::top_count + 2) * ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - list_h));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImRect area(ImVec2(p0.x + label_w, p0.y + top_h), ImVec2(p0.x + label_w + side, p0.y + top_h + side));
+    const bool released = ImGui::InvisibleButton("map", ImVec2(label_w + side, top_h + side));
+    ImGui::SetItemUsingMouseWheel();
+    const bool hovered = ImGui::IsItemHovered();
+    const bool clicked = released && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
+    float cells = n_f / st.zoom, cell = side / cells;
+    const ImVec2 mouse = io.MousePos;
+    if (hovered && io.MouseWheel != 0.0f && area.Contains(mouse)) { // zoom about the mouse
+        const ImVec2 anchor(st.pan.x + (mouse.x - area.Min.x) / cell, st.pan.y + (mouse.y - area.Min.y) / cell);
+        st.zoom = std::clamp(st.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, n_f / 2.0f));
+        cells = n_f / st.zoom, cell = side / cells;
+        st.pan = ImVec2(anchor.x - (mouse.x - area.Min.x) / cell, anchor.y - (mouse.y - area.Min.y) / cell);
+    }
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left))
+        st.pan = ImVec2(st.pan.x - io.MouseDelta.x / cell, st.pan.y - io.MouseDelta.y / cell);
+    st.pan.x = std::clamp(st.pan.x, 0.0f, n_f - cells);
+    st.pan.y = std::clamp(st.pan.y, 0.0f, n_f - cells);
+    st.cell = cell, st.map_area = area;
+    st.map_origin = ImVec2(area.Min.x - st.pan.x * cell, area.Min.y - st.pan.y * cell);
+
+    int hover_row = -1, hover_col = -1;
+    if ((hovered || clicked) && area.Contains(mouse)) {
+        hover_row = std::clamp(static_cast<int>((mouse.y - st.map_origin.y) / cell), 0, n - 1);
+        hover_col = std::clamp(static_cast<int>((mouse.x - st.map_origin.x) / cell), 0, n - 1);
+    }
+    if (clicked && hover_row >= 0) st.selected_row = hover_row;
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddImage(st.map, area.Min, area.Max, ImVec2(st.pan.x / n_f, st.pan.y / n_f), ImVec2((st.pan.x + cells) / n_f, (st.pan.y + cells) / n_f));
+    draw->PushClipRect(ImVec2(p0.x, area.Min.y), area.Max, true);
+    if (st.selected_row >= 0) {
+        const float y = st.map_origin.y + static_cast<float>(st.selected_row) * cell;
+        draw->AddRect(ImVec2(area.Min.x, y), ImVec2(area.Max.x, y + std::max(cell, 2.0f)), selection_color(), 0, 0, 2.0f);
+    }
+    // Row labels where there is room for them, the selected one always.
+    const float line = ImGui::GetTextLineHeight();
+    const int first = std::clamp(static_cast<int>(st.pan.y), 0, n - 1), last = std::min(n, static_cast<int>(std::ceil(st.pan.y + cells)));
+    for (int i = first; i < last; ++i) {
+        if (cell < line && i != st.selected_row) continue;
+        const float y = st.map_origin.y + static_cast<float>(i) * cell + 0.5f * (cell - line);
+        draw->AddText(ImVec2(p0.x + 0.2f * e, std::clamp(y, area.Min.y, area.Max.y - line)),
+                      i == st.selected_row ? selection_color() : ImGui::GetColorU32(ImGuiCol_Text), token(st, i).c_str());
+    }
+    draw->PopClipRect();
+    if (hover_col >= 0 && !ImGui::IsItemActive()) {
+        const float w = st.mean ? [&] { st.row.resize(static_cast<std::size_t>(n)); core::io::mean_row(*st.file, st.layer, hover_row, st.row.data(), st.scratch); return st.row[static_cast<std::size_t>(hover_col)]; }()
+                                : st.file->at(st.layer, st.head, hover_row, hover_col);
+        ImGui::SetTooltip("query %s (row %d)\nkey %s (column %d)\nweight %.4f%s", token(st, hover_row).c_str(), hover_row + 1,
+                          token(st, hover_col).c_str(), hover_col + 1, static_cast<double>(w),
+                          hover_col > hover_row && w > core::io::causal_tolerance ? "\nabove the diagonal: a later key" : "");
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, area.Max.y + 0.3f * e));
+    if (st.map_rows_done < n) ImGui::ProgressBar(static_cast<float>(st.map_rows_done) / n_f, ImVec2(-1, 0), "drawing");
+}
+
+void top_keys(AttentionView& st) {
+    if (st.selected_row < 0) {
+        ImGui::TextDisabled("Click a row to list the keys its query attends to most. Wheel zooms, drag pans.");
+        return;
+    }
+    const int n = st.file->n();
+    st.row.resize(static_cast<std::size_t>(n));
+    read_map_row(st, st.selected_row, st.row.data());
+    st.top = core::io::top_k(st.row.data(), n, AttentionView::top_count);
+    ImGui::Text("query %s (row %d): its %d largest weights", token(st, st.selected_row).c_str(), st.selected_row + 1, static_cast<int>(st.top.size()));
+    weight_bars(static_cast<int>(st.top.size()), 8.0f * em(), sequential_color(0.6), st.top.empty() ? 1.0 : st.top[0].second,
+                [&](int k) { return st.labels[static_cast<std::size_t>(st.top[static_cast<std::size_t>(k)].first)].c_str(); },
+                [&](int k) { return static_cast<double>(st.top[static_cast<std::size_t>(k)].second); }, [](int) { return false; });
+}
+
+} // namespace
+
+void draw_attention_viewer(AttentionView& st, TextureUploader& textures) {
+    if (st.uploader && st.uploader != &textures) st.close(); // textures belong to one renderer
+    st.uploader = &textures;
+    if (!st.file) {
+        open_prompt(st);
+        if (!st.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.error.c_str());
+        return;
+    }
+    upload_thumbnails(st, textures);
+    if (ImGui::SmallButton("Close")) {
+        st.close();
+        return;
+    }
+    ImGui::SameLine();
+    header(st);
+    if (!st.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.error.c_str());
+    if (st.layer < 0) {
+        grid(st);
+        return;
+    }
+    map_toolbar(st);
+    map_view(st, textures);
+    top_keys(st);
+}
+
+} // namespace ui

@@ -1,0 +1,80 @@
+// ui/panels/attention.h — a real model's attention weights (core/io/attention_file.h): a grid of
+// layer × head thumbnails that fills in while a worker thread reads the file, and one head (or the
+// mean of a layer's heads) as a zoomable map with token labels, hover, and the top keys of a query.
+#pragma once
+
+#include "core/io/attention_file.h"
+#include "ui/ui.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ui {
+
+struct AttentionView {
+    AttentionView() = default;
+    AttentionView(const AttentionView&) = delete;
+    AttentionView& operator=(const AttentionView&) = delete;
+    ~AttentionView() { close(); }
+
+    // Opens the weights at `path`, the labels from `labels_path` when it is not empty (else those in
+    // the file, else 1, 2, 3, …), and starts the thumbnails. False, with `error` set, on a bad file;
+    // what was open stays open then.
+    bool open(const std::string& path, const std::string& labels_path);
+    // Stops the worker, releases the textures, forgets the file.
+    void close();
+    // Thumbnails made so far, and how many there are in all.
+    int summarised() const { return done.load(std::memory_order_acquire); }
+    int total() const { return file ? file->layers() * file->heads() : 0; }
+    // Heads with a weight above the diagonal, among those summarised.
+    int non_causal_heads() const;
+
+    std::unique_ptr<core::io::AttentionFile> file;
+    std::vector<std::string> labels; // n names
+    std::string error;               // the last open() that failed
+    std::string path_input, labels_input; // the open prompt's text
+
+    // The worker fills summaries[k] (k = layer * heads + head), then raises `done` past k.
+    std::vector<core::io::HeadSummary> summaries;
+    std::atomic<int> done{0};
+    std::atomic<bool> stop{false};
+    std::thread worker;
+    TextureUploader* uploader = nullptr; // the one that made the textures below
+    std::vector<ImTextureID> thumbs;     // one per summary, made on the UI thread
+    int uploaded = 0;
+
+    // Which map: the grid (layer < 0), one head, or a layer's mean over heads.
+    int layer = -1, head = 0;
+    bool mean = false;
+    bool stretch = true;   // colours span 0 … the largest weight (attention over many keys is small)
+    float zoom = 1.0f;     // cells across = n / zoom
+    ImVec2 pan{0, 0};      // first visible cell, in cells
+    int selected_row = -1; // the query whose top keys are listed
+    static constexpr int top_count = 10;
+    std::vector<std::pair<int, float>> top; // the selected row's top keys, largest first
+
+    // The map's texture, filled a band of rows per frame so that no frame waits for n² cells.
+    ImTextureID map = nullptr;
+    int map_rows_done = 0, map_layer = -1, map_head = -1;
+    bool map_mean = false, map_stretch = false;
+    float map_top = 1.0f;
+    std::vector<unsigned char> band;
+    std::vector<float> row, scratch;
+
+    // Recorded each frame, for the tests: where thumbnail (layer, head) k is, and the map.
+    std::vector<ImRect> thumb_rects;
+    ImRect map_area;
+    ImVec2 map_origin{0, 0};
+    float cell = 0.0f;
+};
+
+// Draws the viewer into the current window.
+void draw_attention_viewer(AttentionView& st, TextureUploader& textures);
+
+} // namespace ui

@@ -1,0 +1,284 @@
+// ui/panels/train.cpp — the Train panel: the run's settings and buttons, loss and accuracy curves,
+// a grid of every layer × head pattern on the example sequence with its scores, a scrubber over the
+// checkpoints, saving and opening models, and "Open in editor" for any head.
+//
+// [SECTION] settings and buttons
+// [SECTION] curves
+// [SECTION] head grid
+// [SECTION] files
+#include "ui/panels/train.h"
+
+#include "core/edits.h"
+#include "core/io/tensor.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ui {
+
+core::train::TrainConfig TrainView::default_config() {
+    core::train::TrainConfig c;
+    c.threads = 2;
+    return c;
+}
+
+namespace {
+
+using core::train::TrainConfig;
+
+std::string format(const char* f, double x) {
+    char text[48];
+    std::snprintf(text, sizeof text, f, x);
+    return text;
+}
+
+// The patterns the grid shows: live, or the chosen checkpoint's (made once per checkpoint).
+const std::vector<core::Matrix>& grid_patterns(TrainView& t) {
+    if (t.live || t.shown.checkpoint_steps.empty()) return t.shown.patterns;
+    t.scrub = std::clamp(t.scrub, 0, static_cast<int>(t.shown.checkpoint_steps.size()) - 1);
+    if (t.scrub_shown != t.scrub) {
+        t.scrub_patterns = core::train::example_patterns(t.session->checkpoint(t.scrub), t.session->example());
+        t.scrub_shown = t.scrub;
+    }
+    return t.scrub_patterns;
+}
+
+// [SECTION] settings and buttons ------------------------------------------------------------------
+
+void settings(TrainView& t, View& v) {
+    TrainConfig& c = t.config;
+    const float field = 5.5f * em(), small = 2.6f * em();
+    static const char* const tasks[] = {"repeat", "previous", "sort"};
+    int task = static_cast<int>(c.task);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("task", &task, tasks, 3)) c.task = static_cast<core::train::Task>(task);
+    tip("repeat: a random segment repeated; previous: the token before; sort: digits, then sorted");
+    ImGui::SameLine();
+    int init = static_cast<int>(c.init);
+    static const char* const inits[] = {"small", "large"};
+    ImGui::SetNextItemWidth(4.0f * em());
+    if (ImGui::Combo("init", &init, inits, 2)) c.init = static_cast<core::train::Init>(init);
+    tip("small: every matrix N(0, 0.02²); large: W_E and W_pos N(0, 1), so the heads form much sooner");
+    struct IntField { const char* label; int* value; int lo, hi; float width; bool new_line; };
+    int seed = static_cast<int>(c.seed);
+    const IntField ints[] = {{"L", &c.model.L, 1, 4, small, true},       {"H", &c.model.H, 1, 8, small, false},
+                             {"D", &c.model.D, 4, 128, small, false},    {"T", &c.model.T, 8, 64, small, false},
+                             {"steps", &c.steps, 1, 100000, field, true}, {"seed", &seed, 0, 1000000, small * 1.5f, false}};
+    for (const IntField& f : ints) {
+        if (!f.new_line) ImGui::SameLine();
+        ImGui::SetNextItemWidth(f.width);
+        if (ImGui::InputInt(f.label, f.value, 0)) *f.value = std::clamp(*f.value, f.lo, f.hi);
+        remember(v, (std::string("train.") + f.label).c_str());
+    }
+    c.seed = static_cast<std::uint64_t>(seed);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputDouble("lr", &c.lr, 0.0, 0.0, "%.4g")) c.lr = std::clamp(c.lr, 1e-5, 0.1);
+    ImGui::SameLine();
+    ImGui::Checkbox("MLP", &c.model.mlp);
+}
+
+void buttons(TrainView& t, View& v) {
+    const bool running = t.shown.running;
+    if (ImGui::Button(running ? "Pause" : "Start")) running ? t.session->pause() : t.session->start();
+    remember(v, "train.start");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(running);
+    if (ImGui::Button("Step")) t.session->step_once();
+    remember(v, "train.step");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) {
+        try {
+            TrainConfig c = t.config;
+            c.warmup = std::min(c.warmup, c.steps / 4);
+            t.session->reset(c);
+            t.live = true;
+            t.scrub_shown = -1;
+        } catch (const core::train::ConfigError& e) {
+            v.tell(std::string("Train: ") + e.what(), true);
+        }
+    }
+    tip("a fresh model with the settings above");
+    remember(v, "train.reset");
+    ImGui::Text("step %d / %d%s", t.shown.step, t.shown.config.steps, running ? "  training…" : "");
+}
+
+// [SECTION] curves --------------------------------------------------------------------------------
+
+// Loss (red, left scale from 0 to its largest) and accuracy (blue, 0 to 1) against the step.
+void curves(TrainView& t) {
+    ImGui::Checkbox("log x", &t.log_x);
+    const std::vector<core::train::CurvePoint>& c = t.shown.curve;
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, 6.0f * em());
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(255, 255, 255, 12));
+    if (c.empty()) return;
+    double top = 0.0;
+    for (const auto& q : c) top = std::max(top, q.loss);
+    const double last = std::max(1, c.back().step);
+    auto x_of = [&](int step) {
+        const double f = t.log_x ? std::log(static_cast<double>(step)) / std::log(std::max(2.0, last)) : step / last;
+        return p.x + static_cast<float>(f) * size.x;
+    };
+    const size_t stride = std::max<size_t>(1, c.size() / 600); // at most ~600 segments per curve
+    std::vector<ImVec2> loss, accuracy;
+    for (size_t i = 0; i < c.size(); i += stride) {
+        loss.emplace_back(x_of(c[i].step), p.y + size.y * (1.0f - static_cast<float>(c[i].loss / std::max(top, 1e-9))));
+        accuracy.emplace_back(x_of(c[i].step), p.y + size.y * (1.0f - static_cast<float>(c[i].accuracy)));
+    }
+    draw->AddPolyline(loss.data(), static_cast<int>(loss.size()), IM_COL32(230, 110, 90, 255), 0, 0.1f * em());
+    draw->AddPolyline(accuracy.data(), static_cast<int>(accuracy.size()), IM_COL32(90, 160, 230, 255), 0, 0.1f * em());
+    const std::string legend = "loss " + format("%.3f", c.back().loss) + "   accuracy " + format("%.1f %%", 100.0 * c.back().accuracy);
+    draw->AddText(ImVec2(p.x + 0.3f * em(), p.y + 0.2f * em()), ImGui::GetColorU32(ImGuiCol_Text), legend.c_str());
+    tip("the training batch's loss (red, 0 at the bottom to its highest at the top) and accuracy (blue, 0 to 100 %)");
+}
+
+// [SECTION] head grid -----------------------------------------------------------------------------
+
+// The index of the head with the largest `score`, or -1.
+template <class Score>
+int best_head(const std::vector<core::train::HeadScores>& heads, Score score) {
+    int best = -1;
+    for (size_t i = 0; i < heads.size(); ++i)
+        if (best < 0 || score(heads[i]) > score(heads[static_cast<size_t>(best)])) best = static_cast<int>(i);
+    return best;
+}
+
+// The pattern as an (invisible) button: clicking it opens the head in the editor.
+bool pattern_button(const core::Matrix& A, float cell) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 size(cell * static_cast<float>(A.cols()), cell * static_cast<float>(A.rows()));
+    const bool clicked = ImGui::InvisibleButton("pattern", size);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < A.cols(); ++j) {
+            const ImVec2 a(p.x + static_cast<float>(j) * cell, p.y + static_cast<float>(i) * cell);
+            draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), j > i ? masked_color() : sequential_color(A(i, j)));
+        }
+    if (ImGui::IsItemHovered()) draw->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), selection_color());
+    return clicked;
+}
+
+void head_grid(TrainView& t, core::Scenario& s, View& v) {
+    const std::vector<core::Matrix>& patterns = grid_patterns(t);
+    const core::train::ModelConfig& m = t.shown.config.model;
+    if (patterns.size() != static_cast<size_t>(m.L * m.H)) return;
+    const std::vector<core::train::HeadScores>& heads = t.shown.heads;
+    const int best[3] = {best_head(heads, [](const auto& h) { return h.previous; }),
+                         best_head(heads, [](const auto& h) { return h.induction; }),
+                         best_head(heads, [](const auto& h) { return h.copy; })};
+    const float gap = 0.6f * em();
+    const float per_head = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(m.H)) / static_cast<float>(m.H);
+    const float cell = std::clamp(per_head / static_cast<float>(m.T), 0.1f * em(), 0.6f * em());
+    ImGui::TextDisabled("Example sequence; click a head to open it in the editor.");
+    ImGui::TextDisabled("prev · ind · copy at step %d; * the best of each", t.shown.heads_step);
+    for (int l = 0; l < m.L; ++l) {
+        for (int h = 0; h < m.H; ++h) {
+            const int k = l * m.H + h;
+            if (h) ImGui::SameLine(0.0f, gap);
+            ImGui::BeginGroup();
+            ImGui::PushID(k);
+            ImGui::Text("L%d H%d", l + 1, h + 1);
+            if (pattern_button(patterns[static_cast<size_t>(k)], cell)) open_head_in_editor(t, s, l, h);
+            tip("open this head in the editor: X = this layer's LN₁ output on the example, its W_Q, W_K, W_V, causal");
+            remember(v, ("train.open." + std::to_string(l) + "." + std::to_string(h)).c_str());
+            if (static_cast<size_t>(k) < heads.size()) {
+                const core::train::HeadScores& hs = heads[static_cast<size_t>(k)];
+                const double values[3] = {hs.previous, hs.induction, hs.copy};
+                for (int q = 0; q < 3; ++q) {
+                    if (q) ImGui::SameLine(0.0f, 0.3f * em());
+                    const bool star = best[q] == k;
+                    const std::string text = format("%.2f", values[q]).substr(values[q] < 1.0 ? 1 : 0) + (star ? "*" : "");
+                    if (star) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", text.c_str());
+                    else ImGui::TextUnformatted(text.c_str());
+                }
+            }
+            ImGui::PopID();
+            ImGui::EndGroup();
+        }
+    }
+}
+
+void scrubber(TrainView& t, View& v) {
+    const int count = static_cast<int>(t.shown.checkpoint_steps.size());
+    ImGui::Checkbox("live", &t.live);
+    remember(v, "train.live");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(t.live || count < 2);
+    t.scrub = std::clamp(t.scrub, 0, std::max(0, count - 1));
+    const std::string label = t.live || !count ? "checkpoints" : "step " + std::to_string(t.shown.checkpoint_steps[static_cast<size_t>(t.scrub)]);
+    ImGui::SetNextItemWidth(-1.0f);
+    ImGui::SliderInt("##checkpoint", &t.scrub, 0, std::max(0, count - 1), label.c_str());
+    tip("untick live, then drag: the heads as they were, every 25 steps");
+    remember(v, "train.scrub");
+    ImGui::EndDisabled();
+}
+
+// [SECTION] files ---------------------------------------------------------------------------------
+
+void files(TrainView& t, View& v) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, "%s", t.path.c_str());
+    ImGui::SetNextItemWidth(-1.0f);
+    if (ImGui::InputText("##model path", buffer, sizeof buffer)) t.path = buffer;
+    tip("a .safetensors file (see README: the model file)");
+    const bool save = ImGui::Button("Save model");
+    remember(v, "train.save");
+    if (save) {
+        t.session->pause();
+        t.session->wait_idle();
+        try {
+            core::train::save_model(t.path, t.session->saved());
+            v.tell("Saved " + t.path, false);
+        } catch (const core::io::FileError& e) {
+            v.tell(e.what(), true);
+        }
+    }
+    ImGui::SameLine();
+    const bool open = ImGui::Button("Open model");
+    remember(v, "train.open");
+    if (open) {
+        try {
+            const core::train::SavedModel saved = core::train::load_model(t.path); // a bad file changes nothing
+            t.session->load(saved);
+            t.live = true;
+            t.scrub_shown = -1;
+            v.tell("Opened " + t.path, false);
+        } catch (const core::io::FileError& e) {
+            v.tell(e.what(), true);
+        }
+    }
+}
+
+} // namespace
+
+void open_head_in_editor(TrainView& t, core::Scenario& s, int layer, int head) {
+    t.session->pause();
+    t.session->wait_idle();
+    const core::train::Model model = t.live ? t.session->saved().model : t.session->checkpoint(t.scrub);
+    core::edits::replace_scenario(s, core::train::head_scenario(model, t.session->example(), layer, head)); // valid by construction
+}
+
+void draw_train_panel(core::Scenario& s, View& v) {
+    TrainView& t = v.state<TrainView>();
+    if (!t.session) t.session = std::make_unique<core::train::TrainSession>(t.config);
+    t.session->view(t.shown);
+    // Left: the run's settings, buttons, curves and files. Right: the heads.
+    ImGui::BeginChild("run", ImVec2(18.0f * em(), 0.0f));
+    settings(t, v);
+    buttons(t, v);
+    curves(t);
+    scrubber(t, v);
+    files(t, v);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("heads");
+    head_grid(t, s, v);
+    ImGui::EndChild();
+}
+
+} // namespace ui
