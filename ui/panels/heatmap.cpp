@@ -9,6 +9,7 @@
 
 #include "core/explain.h"
 #include "ui/grid.h"
+#include "ui/matrix_menu.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -120,6 +121,12 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
 
     if (r.heads.size() > 1) ImGui::Text("A, head %d of %d", head + 1, static_cast<int>(r.heads.size()));
     else ImGui::TextUnformatted("A = softmax(QKᵀ / √d_k)");
+    {
+        const double figure_top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
+        const std::string title = r.heads.size() > 1 ? "Attention weights A, head " + std::to_string(head + 1) : "Attention weights A";
+        const core::io::FigureSpec figure{title, s.tokens, s.causal, figure_top};
+        matrix_menu("heatmap", hr.weights, {s.tokens, s.tokens}, v, &figure);
+    }
     ImGui::SameLine();
     ImGui::TextDisabled("rows: queries · columns: keys");
     // Always there (disabled when not zoomed), so the map does not shift when zooming starts.

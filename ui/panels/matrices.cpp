@@ -3,6 +3,7 @@
 
 #include "core/explain.h"
 #include "ui/grid.h"
+#include "ui/matrix_menu.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -63,6 +64,7 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
     flow(std::max(grid_size(g).x, ImGui::CalcTextSize(heading.c_str()).x), first);
     ImGui::BeginGroup();
     ImGui::TextUnformatted(mv.title.c_str());
+    matrix_menu(mv.name, m, {s.tokens, mv.key_columns ? s.tokens : std::vector<std::string>{}}, v);
     ImGui::SameLine();
     ImGui::TextDisabled("%s", shape.c_str());
     if (!mv.formula.empty()) {
