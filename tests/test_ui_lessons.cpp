@@ -205,8 +205,13 @@ TEST_CASE("lesson panel: the worked example and the step-by-step lesson, walked 
     walk(ui, "worked-example", true, [](Ui& u, const std::string&) { solve_with_show_me(u); });
     CHECK(ui.shows("3 of 3 made", "Lesson"));
     walk(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
-    CHECK(ui.scenario().heads.size() == 8); // the last steps run on 8 heads × 64
+    const auto& steps = session(ui).lesson().steps;
+    const auto heads_step = std::find_if(steps.begin(), steps.end(), [](const core::learn::Step& st) { return st.id == "predict-heads"; });
+    REQUIRE(heads_step != steps.end());
+    open(ui, "step-by-step", static_cast<int>(heads_step - steps.begin()) + 1);
+    CHECK(ui.scenario().heads.size() == 8); // 8 heads × 64, d_model 512
     CHECK(ui.scenario().d_k() == 64);
+    CHECK(ui.shows("✓ Right.", "Lesson") != ui.shows("✗ Not this time.", "Lesson")); // committed: the reveal shows
 }
 
 TEST_CASE("lesson panel: back restores the state a step opened on; the learner's edit stays undoable") {

@@ -12,6 +12,7 @@
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
 #include "ui/panels/heatmap.h"
+#include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>
@@ -346,7 +347,9 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     draw_blocks(step.blocks);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
+    const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
     ImGui::EndChild();
+    if (link >= 0) go(lv, v, s, link);
     footer(lv, v, s);
 }
 
