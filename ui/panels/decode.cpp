@@ -1,4 +1,4 @@
-// ui/panels/decode.cpp — generating text one token at a time with a KV cache (seed 002,
+// ui/panels/decode.cpp — generating text one token at a time with a KV cache (the every-token article,
 // "Generating text: never compute the same key twice"): step core::Decoder forward and back and
 // watch K and V grow by one row per step, with the counters and the memory the cache costs.
 #include "ui/panels/decode.h"
@@ -136,7 +136,7 @@ void causal_note(const DecodeView& d, const core::Scenario& s, const core::Resul
     const int t = d.steps;
     const double difference = (d.last.weights[head] - r.heads[head].weights.row(t - 1).head(t).transpose()).cwiseAbs().maxCoeff();
     const bool same = difference <= 1e-12;
-    ImGui::TextColored(same ? ImVec4(0.35f, 0.85f, 0.47f, 1.0f) : caution, "%s row %d of the causal heatmap (largest difference %.1e)",
+    ImGui::TextColored(same ? good_text_colour() : caution, "%s row %d of the causal heatmap (largest difference %.1e)",
                        same ? "✓ equal to" : "✗ not equal to", t, difference);
     tip("The decoder's weights for token t, from the cache, against row t of A computed all at once.");
 }
