@@ -22,7 +22,8 @@ namespace ui {
 
 namespace {
 
-constexpr int thumb_side = 48;              // texels of a thumbnail
+constexpr int thumb_texels = 48;            // a thumbnail's side, fewer for models whose atlas would be too big
+constexpr int max_atlas_texels = 8192;      // a texture side every OpenGL 3.3 driver takes
 constexpr long long band_reads = 1 << 18;   // weights read into the map per frame (about 2 ms)
 
 std::string token(const AttentionView& st, int i) { return st.labels[static_cast<std::size_t>(i)]; }
@@ -54,6 +55,7 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
     labels = std::move(names);
     error.clear();
     summaries.assign(static_cast<std::size_t>(total()), {});
+    thumb_side = std::clamp(max_atlas_texels / std::max(file->layers(), file->heads()), 1, std::min(thumb_texels, file->n()));
     done.store(0);
     stop.store(false);
     // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a thread does it, and the
@@ -74,10 +76,10 @@ void AttentionView::close() {
     stop.store(true);
     if (worker.joinable()) worker.join();
     if (uploader) {
-        for (ImTextureID t : thumbs) uploader->release(t);
+        if (atlas) uploader->release(atlas);
         if (map) uploader->release(map);
     }
-    thumbs.clear(), uploaded = 0, map = nullptr, map_layer = -1;
+    atlas = nullptr, uploaded = 0, map = nullptr, map_layer = -1;
     summaries.clear(), done.store(0);
     file.reset(), labels.clear();
     layer = -1, head = 0, mean = false, zoom = 1.0f, pan = ImVec2(0, 0), selected_row = -1, top.clear();
@@ -100,17 +102,22 @@ void put_texel(unsigned char* p, float w, float top) {
     p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
 }
 
-// Sends every thumbnail the worker has finished since the last frame.
+// Puts every thumbnail the worker has finished since the last frame into the atlas. They come in
+// layer order, so one band of rows (a layer) is being filled at a time, and is sent whole.
 void upload_thumbnails(AttentionView& st, TextureUploader& textures) {
+    const int heads = st.file->heads(), side = st.thumb_side, width = heads * side;
+    if (!st.atlas) st.atlas = textures.create(width, st.file->layers() * side);
     const int ready = st.summarised();
     for (; st.uploaded < ready; ++st.uploaded) {
+        const int layer = st.uploaded / heads, head = st.uploaded % heads;
+        if (head == 0) st.atlas_band.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(side) * 4, 0);
         const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(st.uploaded)];
-        std::vector<unsigned char> rgba(s.thumb.size() * 4);
         const float top = std::max(s.max_weight, 1e-12f); // each thumbnail stretched to its own largest weight
-        for (std::size_t k = 0; k < s.thumb.size(); ++k) put_texel(&rgba[k * 4], s.thumb[k], top);
-        const ImTextureID t = textures.create(s.side, s.side);
-        textures.write_rows(t, 0, s.side, rgba.data());
-        st.thumbs.push_back(t);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x)
+                put_texel(&st.atlas_band[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(head * side + x)) * 4],
+                          s.thumb[static_cast<std::size_t>(y) * static_cast<std::size_t>(side) + static_cast<std::size_t>(x)], top);
+        if (head == heads - 1 || st.uploaded + 1 == ready) textures.write_rows(st.atlas, layer * side, side, st.atlas_band.data());
     }
 }
 
@@ -245,7 +252,9 @@ void grid(AttentionView& st) {
             if (ImGui::InvisibleButton("thumb", ImVec2(side, side)) && k < st.uploaded) open_map(st, l, h, false);
             ImGui::PopID();
             if (k < st.uploaded) {
-                draw->AddImage(st.thumbs[static_cast<std::size_t>(k)], a, b);
+                const float u = 1.0f / static_cast<float>(f.heads()), w = 1.0f / static_cast<float>(f.layers());
+                draw->AddImage(st.atlas, a, b, ImVec2(static_cast<float>(h) * u, static_cast<float>(l) * w),
+                               ImVec2(static_cast<float>(h + 1) * u, static_cast<float>(l + 1) * w));
                 const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(k)];
                 if (s.above_max > core::io::causal_tolerance) draw->AddRect(a, b, IM_COL32(255, 90, 80, 255), 0, 0, 2.0f);
                 if (ImGui::IsItemHovered())
