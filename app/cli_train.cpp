@@ -105,7 +105,7 @@ TrainOptions parse(int argc, const char* const* argv) {
         else if (flag == "--heads") c.model.H = whole(flag, value, 1, 16);
         else if (flag == "--d-model") c.model.D = whole(flag, value, 1, 512);
         else if (flag == "--ctx") c.model.T = whole(flag, value, 2, 256);
-        else if (flag == "--vocab") c.model.vocab = whole(flag, value, 2, 512);
+        else if (flag == "--vocab") c.model.vocab = whole(flag, value, 3, 512);
         else if (flag == "--steps") c.steps = whole(flag, value, 1, 10000000);
         else if (flag == "--seed") c.seed = static_cast<std::uint64_t>(whole(flag, value, 0, 2147483647));
         else if (flag == "--lr") c.lr = real(flag, value);

@@ -1,4 +1,5 @@
 // --review and --export-anki, run in-process through the program's entry point.
+#include "state_home.h"
 #include "app/cli.h"
 #include "core/learn/review_deck.h"
 
@@ -29,23 +30,6 @@ Run run(std::vector<std::string> args) {
     return {code, out.str(), err.str()};
 }
 
-// Points XDG_STATE_HOME at a fresh folder for the test's life.
-struct StateHome {
-    std::string dir = "/tmp/attnviz-clireview-XXXXXX";
-    std::string old;
-    bool had_old = false;
-    StateHome() {
-        REQUIRE(::mkdtemp(dir.data()) != nullptr);
-        if (const char* o = std::getenv("XDG_STATE_HOME")) old = o, had_old = true;
-        ::setenv("XDG_STATE_HOME", dir.c_str(), 1);
-    }
-    ~StateHome() {
-        if (had_old) ::setenv("XDG_STATE_HOME", old.c_str(), 1);
-        else ::unsetenv("XDG_STATE_HOME");
-        CHECK(std::system(("rm -rf '" + dir + "'").c_str()) == 0);
-    }
-    std::string review_path() const { return dir + "/attnviz/review.json"; }
-};
 
 const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");
 

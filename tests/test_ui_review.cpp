@@ -1,5 +1,6 @@
 // The Review panel, headless: the menu bar's "Review · N due", answering a card, the rating
 // buttons with their waits, the due date filed against the scheduler, a damaged file reported.
+#include "state_home.h"
 #include "headless.h"
 #include "ui/panels/review.h"
 
@@ -14,23 +15,6 @@ const Seconds kThen = *parse_iso8601("2026-11-30T09:00:00Z");
 const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
 const char* const kButtons[] = {"review_again", "review_hard", "review_good", "review_easy"};
 
-// XDG_STATE_HOME in a fresh folder for the test's life.
-struct StateHome {
-    std::string dir = "/tmp/attnviz-uireview-XXXXXX";
-    std::string old;
-    bool had_old = false;
-    StateHome() {
-        REQUIRE(::mkdtemp(dir.data()) != nullptr);
-        if (const char* o = std::getenv("XDG_STATE_HOME")) old = o, had_old = true;
-        ::setenv("XDG_STATE_HOME", dir.c_str(), 1);
-    }
-    ~StateHome() {
-        if (had_old) ::setenv("XDG_STATE_HOME", old.c_str(), 1);
-        else ::unsetenv("XDG_STATE_HOME");
-        CHECK(std::system(("rm -rf '" + dir + "'").c_str()) == 0);
-    }
-    std::string path() const { return dir + "/attnviz/review.json"; }
-};
 
 // Two cards answered in a lesson at kThen: a choice question answered right, a recall card wrong.
 void answered_deck(const std::string& path) {
@@ -54,7 +38,7 @@ ui::ReviewState& review(headless::Ui& ui) { return ui.st().view.state<ui::Review
 
 TEST_CASE("ui review: the menu bar shows the due count and opens the panel; a card is answered and rated") {
     StateHome home;
-    answered_deck(home.path());
+    answered_deck(home.review_path());
     headless::Ui ui;
     review(ui).now_for_tests = kThen + 30; // nothing due yet
     ui.frames(2);
@@ -91,7 +75,7 @@ TEST_CASE("ui review: the menu bar shows the due count and opens the panel; a ca
     ui.frames(1);
     CHECK(ui.shows("Nothingtoreviewnow.", "Review"));
     // Both reviews are on disk.
-    const LoadedDeck saved = load_review_deck(home.path());
+    const LoadedDeck saved = load_review_deck(home.review_path());
     CHECK(saved.deck.find("every-token/check-sum")->log.size() == 2);
     CHECK(saved.deck.find("every-token/check-cache")->log.back().rating == Rating::Good);
 }
@@ -99,7 +83,7 @@ TEST_CASE("ui review: the menu bar shows the due count and opens the panel; a ca
 TEST_CASE("ui review: each rating button files the due date the scheduler gives") {
     for (int k = 0; k < 4; ++k) {
         StateHome home;
-        answered_deck(home.path());
+        answered_deck(home.review_path());
         headless::Ui ui;
         review(ui).now_for_tests = kThen + 11 * 60;
         ui.st().view.open["review"] = true;
@@ -111,20 +95,20 @@ TEST_CASE("ui review: each rating button files the due date the scheduler gives"
         ui.frames(1);
         CAPTURE(kButtons[k]);
         const FsrsCard expected = review(ui).store.scheduler().review(before.fsrs, kRatings[k], kThen + 11 * 60);
-        CHECK(load_review_deck(home.path()).deck.find("every-token/check-cache")->fsrs == expected);
+        CHECK(load_review_deck(home.review_path()).deck.find("every-token/check-cache")->fsrs == expected);
     }
 }
 
 TEST_CASE("ui review: a damaged review file is reported in the window and the backup is used") {
     StateHome home;
-    answered_deck(home.path());
-    answered_deck(home.path()); // a second save: the first is now the backup
-    { std::ofstream(home.path()) << "{ not json"; }
+    answered_deck(home.review_path());
+    answered_deck(home.review_path()); // a second save: the first is now the backup
+    { std::ofstream(home.review_path()) << "{ not json"; }
     headless::Ui ui;
     review(ui).now_for_tests = kThen + 11 * 60;
     ui.frames(2);
     CHECK(ui.st().view.status_is_error);
-    CHECK(ui.st().view.status.find(home.path() + ": line 1") == 0);
+    CHECK(ui.st().view.status.find(home.review_path() + ": line 1") == 0);
     CHECK(ui.st().view.open["review"]);
     CHECK(ui.shows("loadedthebackup", "Review"));
     CHECK(review(ui).store.deck().cards().size() == 2);

@@ -7,6 +7,7 @@
 
 #include "core/learn/expr.h"
 #include "core/learn/markdown.h"
+#include "core/learn/question.h"
 
 #include <map>
 #include <optional>
@@ -89,6 +90,9 @@ struct Step {
     Actions actions;
     std::optional<Predict> predict;
     std::optional<Challenge> challenge;
+    std::optional<Question> question; // kind = "question" (core/learn/question.h)
+    std::optional<Explain> explain;   // kind = "explain"
+    std::optional<Recap> recap;       // kind = "recap"
 };
 
 struct Lesson {

@@ -7,6 +7,7 @@
 #include "core/learn/lesson_load.h"
 
 #include "core/assets.h"
+#include "core/learn/question_kinds.h"
 #include "core/learn/step_kinds.h"
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
@@ -278,6 +279,7 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
             if (lesson.steps[k].id == added.id) r.fail(added.lines.count("id") ? added.lines.at("id") : added.line, "two steps have the id \"" + added.id + "\"");
     }
     check_walk(lesson, r);
+    check_recap_links(lesson, r);
     return lesson;
 }
 

@@ -5,6 +5,8 @@
 // [SECTION] The table
 #include "core/learn/step_kinds.h"
 
+#include "core/learn/question_kinds.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -122,6 +124,9 @@ const std::vector<StepKind>& step_kinds() {
     static const std::vector<StepKind> kinds = {
         {"predict", {"question", "answer", "choices", "why", "numbers"}, read_predict, check_predict},
         {"challenge", {"goal", "show", "hints", "solution"}, read_challenge, check_challenge},
+        {"question", {"question", "choice", "multiple", "answer", "tolerance", "unit", "goal", "why"}, read_question, check_question},
+        {"explain", {"prompt", "model_answer", "idea"}, read_explain, check_nothing},
+        {"recap", {"line"}, read_recap, check_nothing},
     };
     return kinds;
 }

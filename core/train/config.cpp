@@ -12,7 +12,7 @@ std::string range_error(const char* name, int v, int lo, int hi) {
 } // namespace
 
 std::string validate(const ModelConfig& m) {
-    for (const std::string& e : {range_error("vocab", m.vocab, 2, 512), range_error("T", m.T, 2, 256), range_error("D", m.D, 1, 512),
+    for (const std::string& e : {range_error("vocab", m.vocab, 3, 512), range_error("T", m.T, 2, 256), range_error("D", m.D, 1, 512),
                                  range_error("H", m.H, 1, 16), range_error("L", m.L, 1, 8)})
         if (!e.empty()) return e;
     if (m.D % m.H != 0) return "D = " + std::to_string(m.D) + " is not a multiple of H = " + std::to_string(m.H);

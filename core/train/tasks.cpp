@@ -23,8 +23,11 @@ void fill_random(int* seq, int t, int vocab, Rng& rng) {
 // each token of the repeat has exactly one earlier occurrence and one right answer by induction.
 // Position p predicts token p+1; from p = o+r on (the first repeated token) the earlier copy tells
 // what comes next, up to p = o+2r-2.
+// The held-out repeat sequences that score the heads of other tasks may have fewer tokens than the
+// repeat task needs: the segment then shrinks to fit (vocab ≥ 3 and t ≥ 2 leave it at least 1).
 void make_repeat(int* seq, int* target, int& o, int& r, int t, int vocab, Rng& rng) {
-    r = rng.between(repeat_min_length(t), repeat_max_length(t));
+    const int hi = std::min({repeat_max_length(t), vocab - 2, t / 2});
+    r = rng.between(std::min(repeat_min_length(t), hi), hi);
     o = rng.between(0, t - 2 * r);
     std::vector<int> pool(static_cast<size_t>(vocab));
     for (int v = 0; v < vocab; ++v) pool[static_cast<size_t>(v)] = v;

@@ -6,6 +6,7 @@
 // [SECTION] panel and menu item
 #include "ui/panels/review.h"
 
+#include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -145,6 +146,7 @@ void draw_review_panel(View& v) {
 }
 
 void draw_review_menu_item(View& v) {
+    settle_pending_answer(v); // a checked lesson answer whose step was left files itself
     ReviewState& rs = v.state<ReviewState>();
     if (!rs.store.message().empty() && !rs.told) { // a damaged review file: say so at once
         rs.told = true;

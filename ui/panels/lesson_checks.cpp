@@ -1,0 +1,281 @@
+// ui/panels/lesson_checks.cpp — see lesson_checks.h.
+//
+// [SECTION] helpers
+// [SECTION] question
+// [SECTION] explain it back
+// [SECTION] recap
+// [SECTION] entry points
+#include "ui/panels/lesson_checks.h"
+
+#include "core/learn/review_store.h"
+#include "ui/panels/review.h"
+#include "ui/widgets.h"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <ctime>
+
+namespace ui {
+
+using core::learn::Question;
+using core::learn::Rating;
+using core::learn::Step;
+
+// [SECTION] helpers
+namespace {
+
+const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
+const char* const kRatingLabels[] = {"Again", "Hard", "Good", "Easy"};
+
+void coloured(const ImVec4& colour, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+const ImVec4 kRight(0.45f, 0.85f, 0.45f, 1.0f), kWrong(1.0f, 0.55f, 0.4f, 1.0f);
+void dim(const std::string& text) { coloured(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text); }
+
+std::string day_text(core::learn::Seconds t) {
+    std::time_t tt = static_cast<std::time_t>(t);
+    std::tm local{};
+    localtime_r(&tt, &local);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &local);
+    return buf;
+}
+
+bool picked(const LessonCheck& c, int i) { return std::find(c.picked.begin(), c.picked.end(), i) != c.picked.end(); }
+
+} // namespace
+
+// [SECTION] question
+namespace {
+
+// The choices as radio buttons (one answer) or check boxes (several), before the check; after it,
+// each with ✓ or ✗ and its own why.
+void choice_list(View& v, const Question& q, LessonCheck& c) {
+    for (size_t i = 0; i < q.choices.size(); ++i) {
+        const int k = static_cast<int>(i);
+        ImGui::PushID(k);
+        const std::string& text = q.choices[i].text;
+        if (!c.verdict) {
+            bool on = picked(c, k);
+            const bool changed = q.form == Question::Form::multiple ? ImGui::Checkbox(text.c_str(), &on) : ImGui::RadioButton(text.c_str(), on);
+            remember(v, ("question_choice_" + std::to_string(i)).c_str());
+            if (changed) {
+                if (q.form == Question::Form::single) c.picked = {k};
+                else if (on) c.picked.push_back(k);
+                else c.picked.erase(std::find(c.picked.begin(), c.picked.end(), k));
+            }
+        } else {
+            const bool mine = picked(c, k), right = q.choices[i].correct;
+            const std::string mark = right ? "✓ " : (mine ? "✗ " : "   ");
+            coloured(right ? kRight : (mine ? kWrong : ImGui::GetStyle().Colors[ImGuiCol_Text]), mark + text + (mine ? "  (your answer)" : ""));
+            if ((mine || right) && !q.choices[i].why.empty()) {
+                ImGui::Indent(1.5f * em());
+                dim(q.choices[i].why);
+                ImGui::Unindent(1.5f * em());
+            }
+        }
+        ImGui::PopID();
+    }
+}
+
+void check_answer(const Question& q, LessonCheck& c, const core::Scenario& s, const core::Result& r) {
+    c.problem.clear();
+    switch (q.form) {
+    case Question::Form::single:
+    case Question::Form::multiple: c.verdict = core::learn::judge_choices(q, c.picked); break;
+    case Question::Form::number:
+        c.verdict = core::learn::judge_number(q, c.typed);
+        if (!c.verdict) c.problem = "Type a number, such as 3 or 0.25.";
+        break;
+    case Question::Form::act:
+        try {
+            c.verdict = core::learn::judge_act(q, s, r);
+        } catch (const core::learn::ExprError& e) {
+            c.problem = std::string("This cannot be checked on the scenario as it is now: ") + e.what();
+        }
+        break;
+    }
+}
+
+// After the check: filing the card, with the proposed rating highlighted and the wait under each.
+void file_buttons(View& v, const core::learn::ReviewCard& card, Rating proposed, LessonCheck& c) {
+    ReviewState& rs = v.state<ReviewState>();
+    const core::learn::Seconds now = rs.now();
+    const core::learn::ReviewCard* existing = rs.store.deck().find(card.id);
+    const core::learn::FsrsCard from = existing ? existing->fsrs : core::learn::FsrsCard{};
+    dim("Add it to Review as (your answer proposes the highlighted one):");
+    const float width = 5.5f * em();
+    for (int k = 0; k < 4; ++k) {
+        if (k) ImGui::SameLine();
+        ImGui::BeginGroup();
+        const bool is_proposed = kRatings[k] == proposed;
+        if (is_proposed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
+        const bool clicked = ImGui::Button(kRatingLabels[k], ImVec2(width, 0));
+        if (is_proposed) ImGui::PopStyleColor();
+        remember(v, (std::string("question_file_") + core::learn::rating_name(kRatings[k])).c_str());
+        const std::string wait = core::learn::format_wait(rs.store.scheduler().review(from, kRatings[k], now).due - now);
+        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 0.5f * (width - ImGui::CalcTextSize(wait.c_str()).x));
+        dim(wait);
+        ImGui::EndGroup();
+        if (clicked) {
+            rs.store.answered(card, kRatings[k], now);
+            c.filed = true;
+            v.state<LessonChecksView>().pending.reset();
+            v.tell(std::string("In Review as ") + kRatingLabels[k] + ": back in " + wait, false);
+        }
+    }
+}
+
+void draw_question(View& v, const core::learn::Lesson& lesson, const Step& step, LessonCheck& c, const core::Scenario& s,
+                   const core::Result& r) {
+    const Question& q = *step.question;
+    ImGui::Spacing();
+    ImGui::TextWrapped("%s", q.prompt.c_str());
+    ImGui::Spacing();
+    if (q.form == Question::Form::single || q.form == Question::Form::multiple) choice_list(v, q, c);
+    if (q.form == Question::Form::number) {
+        ImGui::SetNextItemWidth(8.0f * em());
+        if (c.verdict) ImGui::BeginDisabled();
+        ImGui::InputText("##number", &c.typed);
+        if (c.verdict) ImGui::EndDisabled();
+        remember(v, "question_number");
+        if (!q.unit.empty()) {
+            ImGui::SameLine();
+            ImGui::TextUnformatted(q.unit.c_str());
+        }
+    }
+    if (q.form == Question::Form::act && !c.verdict) dim("Answer in the panels, then press Check.");
+    if (!c.verdict) {
+        const bool ready = q.form == Question::Form::act || (q.form == Question::Form::number ? !c.typed.empty() : !c.picked.empty());
+        ImGui::BeginDisabled(!ready);
+        if (ImGui::Button("Check")) check_answer(q, c, s, r);
+        ImGui::EndDisabled();
+        remember(v, "question_check");
+        if (!c.problem.empty()) coloured(kWrong, c.problem);
+        return;
+    }
+    ImGui::Separator();
+    coloured(c.verdict->correct ? kRight : kWrong, c.verdict->correct ? "Right." : "Not quite.");
+    if (q.form == Question::Form::number && !c.verdict->correct) ImGui::TextWrapped("You: %s · answer: %s", c.verdict->your_answer.c_str(), c.verdict->correct_answer.c_str());
+    if (q.form == Question::Form::act && !c.verdict->correct) ImGui::TextWrapped("Not reached yet: %s", c.verdict->correct_answer.c_str());
+    ImGui::TextWrapped("%s", q.why.c_str());
+    ImGui::Spacing();
+    const core::learn::ReviewCard card = core::learn::question_card(lesson.id, step.id, q);
+    const Rating proposed = core::learn::proposed_rating(c.verdict->correct);
+    if (c.filed) {
+        dim("Added to Review. It comes back when you are about to forget it.");
+        return;
+    }
+    LessonChecksView& lv = v.state<LessonChecksView>();
+    lv.pending = card; // filed with `proposed` if the learner moves on without choosing
+    lv.pending_rating = proposed;
+    lv.pending_frame = ImGui::GetFrameCount();
+    file_buttons(v, card, proposed, c);
+}
+
+} // namespace
+
+// [SECTION] explain it back
+namespace {
+
+void draw_explain(View& v, const core::learn::Lesson& lesson, const Step& step, LessonCheck& c) {
+    const core::learn::Explain& e = *step.explain;
+    const std::string id = lesson.id + "/" + step.id;
+    ImGui::Spacing();
+    ImGui::TextWrapped("%s", e.prompt.c_str());
+    if (c.ticked.size() != e.ideas.size()) c.ticked.assign(e.ideas.size(), false);
+    ImGui::InputTextMultiline("##explain", &c.text, ImVec2(-FLT_MIN, 7.0f * ImGui::GetTextLineHeightWithSpacing()));
+    remember(v, "explain_text");
+    ImGui::BeginDisabled(c.text.find_first_not_of(" \n\t") == std::string::npos);
+    if (ImGui::Button(c.checked ? "Save this version" : "Check")) {
+        ReviewState& rs = v.state<ReviewState>();
+        const std::vector<bool> found = core::learn::ideas_found(e, c.text);
+        for (size_t i = 0; i < found.size(); ++i) c.ticked[i] = c.ticked[i] || found[i];
+        rs.store.explained({id, rs.now(), c.text, c.ticked});
+        c.checked = true;
+    }
+    ImGui::EndDisabled();
+    remember(v, "explain_check");
+    if (!c.checked) return;
+    ImGui::Separator();
+    ImGui::TextUnformatted("A model answer");
+    ImGui::TextWrapped("%s", e.model_answer.c_str());
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Key ideas: ticked where your words name them; tick the ones you meant.");
+    const std::vector<bool> found = core::learn::ideas_found(e, c.text);
+    for (size_t i = 0; i < e.ideas.size(); ++i) {
+        bool on = c.ticked[i] || found[i];
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::BeginDisabled(found[i]);
+        if (ImGui::Checkbox(e.ideas[i].text.c_str(), &on)) c.ticked[i] = on;
+        ImGui::EndDisabled();
+        remember(v, ("explain_idea_" + std::to_string(i)).c_str());
+        if (found[i]) {
+            ImGui::SameLine();
+            dim("(in your words)");
+        }
+        ImGui::PopID();
+    }
+    const auto past = v.state<ReviewState>().store.deck().explanations_of(id);
+    if (past.size() > 1 && ImGui::TreeNode("Your earlier answers")) {
+        for (auto it = past.rbegin() + 1; it != past.rend(); ++it) {
+            const int ideas = static_cast<int>(std::count((*it)->ideas.begin(), (*it)->ideas.end(), true));
+            dim(day_text((*it)->time) + " · " + std::to_string(ideas) + " of " + std::to_string(e.ideas.size()) + " key ideas");
+            ImGui::TextWrapped("%s", (*it)->text.c_str());
+        }
+        ImGui::TreePop();
+    }
+}
+
+} // namespace
+
+// [SECTION] recap
+namespace {
+
+int draw_recap(View& v, const core::learn::Lesson& lesson, const Step& step) {
+    int go = -1;
+    ImGui::Spacing();
+    for (size_t i = 0; i < step.recap->lines.size(); ++i) {
+        const core::learn::RecapLine& line = step.recap->lines[i];
+        const auto target = std::find_if(lesson.steps.begin(), lesson.steps.end(), [&](const Step& s) { return s.id == line.step; });
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::Bullet();
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", line.text.c_str());
+        if (target != lesson.steps.end()) {
+            ImGui::Indent(1.5f * em());
+            if (ImGui::SmallButton(("→ " + target->title).c_str())) go = static_cast<int>(target - lesson.steps.begin());
+            remember(v, ("recap_link_" + std::to_string(i)).c_str());
+            ImGui::Unindent(1.5f * em());
+        }
+        ImGui::PopID();
+    }
+    return go;
+}
+
+} // namespace
+
+// [SECTION] entry points
+int draw_lesson_check(View& v, const core::learn::Lesson& lesson, const Step& step, const core::Scenario& s, const core::Result& r) {
+    LessonCheck& c = v.state<LessonChecksView>().steps[lesson.id + "/" + step.id];
+    if (step.question) draw_question(v, lesson, step, c, s, r);
+    else if (step.explain) draw_explain(v, lesson, step, c);
+    else if (step.recap) return draw_recap(v, lesson, step);
+    return -1;
+}
+
+void settle_pending_answer(View& v) {
+    LessonChecksView& lv = v.state<LessonChecksView>();
+    if (!lv.pending || ImGui::GetFrameCount() - lv.pending_frame < 2) return;
+    ReviewState& rs = v.state<ReviewState>();
+    rs.store.answered(*lv.pending, lv.pending_rating, rs.now());
+    for (auto& [id, c] : lv.steps)
+        if (id == lv.pending->id) c.filed = true;
+    lv.pending.reset();
+}
+
+} // namespace ui
