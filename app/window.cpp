@@ -273,6 +273,25 @@ core::WindowGeometry first_placement(const std::optional<core::WindowGeometry>& 
     return work_area(glfwGetPrimaryMonitor());
 }
 
+// Per frame: the title follows the file and its unsaved changes, and settings changed in the
+// menus are saved at once (the window's geometry is added at exit).
+struct DesktopState {
+    std::string title; // the App's title as last set (the --attention viewer keeps its own until then)
+    std::string settings_file;
+    core::Settings saved; // as last written
+};
+
+void keep_in_step(GLFWwindow* window, ui::App& app, DesktopState& d) {
+    if (std::string title = app.window_title(); title != d.title) {
+        glfwSetWindowTitle(window, title.c_str());
+        d.title = std::move(title);
+    }
+    if (!d.settings_file.empty() && app.settings() != d.saved) {
+        write_settings(d.settings_file, app.settings());
+        d.saved = app.settings();
+    }
+}
+
 // Where the window is now, to open there next time (its size before it was maximized is not
 // known to GLFW, so a maximized window keeps the last size it had otherwise).
 void remember_geometry(GLFWwindow* window, core::Settings& settings) {
@@ -480,7 +499,6 @@ int run_window(const Options& options) {
     core::Settings settings = read_settings(settings_file);
     if (!options.theme.empty()) settings.theme = options.theme == "light" ? core::Theme::light : core::Theme::dark;
     if (options.zoom_percent) settings.zoom_percent = options.zoom_percent;
-    const core::Settings settings_at_start = settings;
 
     Backend backend;
     if (!start_glfw(backend, std::cerr)) return 1;
@@ -501,7 +519,8 @@ int run_window(const Options& options) {
         p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
         return p;
     });
-    const std::string title = "attnviz — " + (attention ? options.attention_file : options.file.empty() ? std::string("the cat sat") : options.file);
+    const std::string shown_file = attention ? options.attention_file : options.file;
+    const std::string title = shown_file.empty() ? "attnviz" : "attnviz — " + std::filesystem::path(shown_file).filename().string();
     const core::WindowGeometry place = bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
                                              : first_placement(screenshot ? std::nullopt : settings.window);
     const bool window_open = open_window(backend, title, place, std::cerr);
@@ -525,6 +544,9 @@ int run_window(const Options& options) {
     if (backend.imgui_opengl_up) upload_device_objects();
 
     ui::App& app = *prepared.app;
+    app.settings() = settings;
+    app.set_file_locations({autosave ? autosave->path() : default_session_path(), settings_file, backend.ini_path});
+    DesktopState desktop{app.window_title(), settings_file, settings};
     ui::AttentionView viewer; // --attention; after `textures`, so its textures go first
     if (attention && !viewer.open(options.attention_file, options.labels_file)) {
         std::cerr << "attnviz: " << viewer.error << "\n";
@@ -539,14 +561,19 @@ int run_window(const Options& options) {
     std::vector<double> frame_ms; // --bench-frames
     int frames_drawn = 0;
     double first_frame_ms = -1.0; // --bench-frames: until the first frame is on screen
-    while (!glfwWindowShouldClose(backend.window) && !app.wants_to_quit()) {
+    while (!app.wants_to_quit()) {
         const auto frame_start = std::chrono::steady_clock::now();
         glfwPollEvents();
+        if (glfwWindowShouldClose(backend.window)) { // the close box: quit as File ▸ Quit does
+            if (screenshot || bench) break;
+            glfwSetWindowShouldClose(backend.window, GLFW_FALSE);
+            app.request_quit();
+        }
         if (glfwGetWindowAttrib(backend.window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
             glfwWaitEventsTimeout(0.1);
             continue;
         }
-        apply_appearance(backend, {window_scale, settings.zoom_percent, settings.theme});
+        apply_appearance(backend, {window_scale, app.settings().zoom_percent, app.settings().theme});
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         if (screenshot || bench) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
@@ -568,6 +595,7 @@ int run_window(const Options& options) {
         glfwSwapBuffers(backend.window);
         if (bench && first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
         if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
+        if (!screenshot && !bench) keep_in_step(backend.window, app, desktop);
         if (attention && all_thumbnails_ms < 0.0 && viewer.uploaded == viewer.total()) all_thumbnails_ms = ms_since_process_start();
         // The viewer's frames are timed from the second on: the thumbnails fill in meanwhile.
         if (bench && ++frames_drawn > (attention ? 1 : bench_frames_warmup)) {
@@ -588,8 +616,8 @@ int run_window(const Options& options) {
         return 1;
     }
     report_save_problem(autosave->flush(app.scenario()), save_problem, std::cerr);
-    remember_geometry(backend.window, settings);
-    if (settings != settings_at_start || !std::filesystem::exists(settings_file)) write_settings(settings_file, settings);
+    remember_geometry(backend.window, app.settings());
+    write_settings(settings_file, app.settings());
     return 0;
 }
 

@@ -5,20 +5,24 @@
 // [SECTION] Menu bar and shortcuts
 // [SECTION] Requests (undo, presets, files)
 // [SECTION] Open / Save as modal
+// [SECTION] Unsaved changes at quit
 // [SECTION] Panels
 // [SECTION] Frame
 #include "ui/app_state.h"
 
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
+#include "ui/colour_maps.h"
 #include "ui/panels/review.h"
 #include "ui/panel_table.h"
+#include "ui/shortcuts.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cfloat>
+#include <filesystem>
 
 namespace ui {
 
@@ -124,19 +128,97 @@ bool begin_panel(const char* title, bool* open, bool covers_another) {
 // [SECTION] Menu bar and shortcuts
 //-----------------------------------------------------------------------------
 
-// Letters beyond ImGuiKey_A/C/V/X/Y/Z are read as backend key codes: the GLFW backend indexes
-// io.KeysDown by GLFW_KEY_*, which are the upper-case ASCII codes.
-bool ctrl_pressed(int key) { return ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(key, false); }
+// The heatmap panel (or a child of it) has the keyboard focus: the arrow keys move its row.
+bool heatmap_has_focus() {
+    const PanelSpec* heatmap = find_panel("heatmap");
+    const ImGuiWindow* focused = GImGui->NavWindow;
+    return heatmap && focused && focused->RootWindow == ImGui::FindWindowByName(heatmap->title);
+}
+
+void set_zoom(App::State& st, int percent) {
+    st.settings.zoom_percent = percent;
+    st.view.tell("zoom " + std::to_string(percent) + " %", false);
+}
+
+// What a shortcut (ui/shortcuts.h) or its menu item does.
+void do_command(App::State& st, Command command) {
+    View& v = st.view;
+    core::Settings& s = st.settings;
+    switch (command) {
+    case Command::open: v.request_open = true; break;
+    case Command::open_recent_latest:
+        if (!s.recent_files.empty()) st.open_path = s.recent_files.front();
+        else v.tell("no recent files yet", false);
+        break;
+    case Command::save: v.request_save = true; break;
+    case Command::save_as: v.request_save_as = true; break;
+    case Command::quit: v.request_quit = true; break;
+    case Command::undo: v.request_undo = true; break;
+    case Command::redo: v.request_redo = true; break;
+    case Command::zoom_in: set_zoom(st, core::next_zoom_step(s.zoom_percent, +1)); break;
+    case Command::zoom_out: set_zoom(st, core::next_zoom_step(s.zoom_percent, -1)); break;
+    case Command::zoom_reset: set_zoom(st, 100); break;
+    case Command::shortcuts: st.show_shortcuts = !st.show_shortcuts; break;
+    case Command::previous_row:
+    case Command::next_row:
+        if (heatmap_has_focus()) v.selected_row += command == Command::next_row ? 1 : -1; // clamped by clamp_view
+        break;
+    case Command::edit_cell:
+    case Command::next_cell:
+    case Command::cancel_edit: break; // ImGui's keyboard navigation and text input do these
+    }
+}
 
 void shortcuts(App::State& st) {
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput) return; // a text box is active: Ctrl+Z there is its own undo
-    View& v = st.view;
-    if (ctrl_pressed(ImGui::GetKeyIndex(ImGuiKey_Z))) (io.KeyShift ? v.request_redo : v.request_undo) = true;
-    if (ctrl_pressed(ImGui::GetKeyIndex(ImGuiKey_Y))) v.request_redo = true;
-    if (ctrl_pressed('O')) v.request_open = true;
-    if (ctrl_pressed('S')) (io.KeyShift ? v.request_save_as : v.request_save) = true;
-    if (ctrl_pressed('Q')) v.request_quit = true;
+    for (Command command : pressed_commands()) do_command(st, command);
+}
+
+// A menu item that carries out `command` and shows its keys.
+void command_item(App::State& st, const char* label, Command command, bool enabled = true) {
+    if (ImGui::MenuItem(label, keys_of(command), false, enabled)) do_command(st, command);
+}
+
+// File ▸ Recent files: the list File ▸ Open's dialog shares (core::Settings::recent_files).
+void recent_files_menu(App::State& st) {
+    std::vector<std::string>& recent = st.settings.recent_files;
+    if (!ImGui::BeginMenu("Recent files", !recent.empty())) return;
+    for (std::size_t i = 0; i < recent.size(); ++i) {
+        const std::string name = std::filesystem::path(recent[i]).filename().string() + "##" + std::to_string(i);
+        if (ImGui::MenuItem(name.c_str(), i == 0 ? keys_of(Command::open_recent_latest) : nullptr)) st.open_path = recent[i];
+        tip(recent[i].c_str());
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Clear the list")) recent.clear();
+    ImGui::EndMenu();
+}
+
+// View ▸ Theme, Colour maps and Zoom: kept in the settings.
+void appearance_menus(App::State& st) {
+    core::Settings& s = st.settings;
+    if (ImGui::BeginMenu("Theme")) {
+        if (ImGui::MenuItem("Dark", nullptr, s.theme == core::Theme::dark)) s.theme = core::Theme::dark;
+        if (ImGui::MenuItem("Light, high contrast", nullptr, s.theme == core::Theme::light)) s.theme = core::Theme::light;
+        tip("Black on white with strong borders, for projectors and bright rooms");
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Colour maps")) {
+        ImGui::TextDisabled("Weights (0 to 1)");
+        if (ImGui::MenuItem("Viridis", nullptr, s.weights_map == core::WeightsMap::viridis)) s.weights_map = core::WeightsMap::viridis;
+        if (ImGui::MenuItem("Cividis", nullptr, s.weights_map == core::WeightsMap::cividis)) s.weights_map = core::WeightsMap::cividis;
+        tip("Blue to yellow, made to read the same with red-green colour-vision deficiency");
+        ImGui::Separator();
+        ImGui::TextDisabled("Signed values (scores, Q, K, V, Z): centred on 0");
+        if (ImGui::MenuItem("Blue – red", nullptr, s.signed_map == core::SignedMap::blue_red)) s.signed_map = core::SignedMap::blue_red;
+        if (ImGui::MenuItem("Purple – orange", nullptr, s.signed_map == core::SignedMap::purple_orange)) s.signed_map = core::SignedMap::purple_orange;
+        ImGui::EndMenu();
+    }
+    const std::string zoom = "Zoom (" + std::to_string(s.zoom_percent) + " %)";
+    if (ImGui::BeginMenu(zoom.c_str())) {
+        command_item(st, "Zoom in", Command::zoom_in, s.zoom_percent < core::zoom_steps.back());
+        command_item(st, "Zoom out", Command::zoom_out, s.zoom_percent > core::zoom_steps.front());
+        command_item(st, "Actual size (100 %)", Command::zoom_reset, s.zoom_percent != 100);
+        ImGui::EndMenu();
+    }
 }
 
 // One checkable item per panel listed in `menu`.
@@ -152,18 +234,19 @@ void menu_bar(App::State& st) {
     View& v = st.view;
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Open…", "Ctrl+O")) v.request_open = true;
-        if (ImGui::MenuItem("Save", "Ctrl+S")) v.request_save = true;
-        if (ImGui::MenuItem("Save as…", "Ctrl+Shift+S")) v.request_save_as = true;
+        command_item(st, "Open…", Command::open);
+        recent_files_menu(st);
+        command_item(st, "Save", Command::save);
+        command_item(st, "Save as…", Command::save_as);
         if (ImGui::MenuItem("Open attention weights…")) v.open["attention"] = true;
         tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
         ImGui::Separator();
-        if (ImGui::MenuItem("Quit", "Ctrl+Q")) v.request_quit = true;
+        command_item(st, "Quit", Command::quit);
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Edit")) {
-        if (ImGui::MenuItem("Undo", "Ctrl+Z", false, v.can_undo)) v.request_undo = true;
-        if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, v.can_redo)) v.request_redo = true;
+        command_item(st, "Undo", Command::undo, v.can_undo);
+        command_item(st, "Redo", Command::redo, v.can_redo);
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Presets")) {
@@ -182,6 +265,8 @@ void menu_bar(App::State& st) {
         ImGui::Separator();
         panel_items(v, Menu::view_topics);
         ImGui::Separator();
+        appearance_menus(st);
+        ImGui::Separator();
         if (ImGui::MenuItem("Reset layout")) {
             st.relayout = true;
             for (const PanelSpec& p : panel_table())
@@ -191,13 +276,16 @@ void menu_bar(App::State& st) {
     }
     if (ImGui::BeginMenu("Help")) {
         panel_items(v, Menu::help);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Keyboard shortcuts", keys_of(Command::shortcuts), st.show_shortcuts)) do_command(st, Command::shortcuts);
+        ImGui::MenuItem("About attnviz", nullptr, &st.show_about);
         ImGui::EndMenu();
     }
     draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
         ImGui::SameLine(0, 2.0f * em());
-        ImGui::PushStyleColor(ImGuiCol_Text, v.status_is_error ? ImVec4(1.0f, 0.42f, 0.38f, 1.0f) : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::PushStyleColor(ImGuiCol_Text, v.status_is_error ? error_text_colour() : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         ImGui::TextUnformatted(v.status.c_str());
         ImGui::PopStyleColor();
     }
@@ -218,7 +306,20 @@ void open_dialog(App::State& st, FileDialog::Mode mode) {
 void save_to(App::State& st, const std::string& path) {
     core::save_scenario_file(path, st.scenario); // throws ScenarioError; atomic
     st.path = path;
+    st.saved = st.scenario;
+    core::remember_recent_file(st.settings, path);
     st.view.tell("saved " + path, false);
+}
+
+// Reads `path` (fully validated before anything changes) and makes it the scenario. Throws
+// ScenarioError naming the file; the scenario is then unchanged.
+void open_file(App::State& st, const std::string& path) {
+    core::Scenario loaded = core::load_scenario_file(path);
+    st.scenario = std::move(loaded);
+    st.path = path;
+    st.saved = st.scenario;
+    core::remember_recent_file(st.settings, path);
+    st.view.tell("opened " + path, false);
 }
 
 void carry_out_requests(App::State& st) {
@@ -243,7 +344,18 @@ void carry_out_requests(App::State& st) {
             v.tell(e.what(), true);
         }
     }
-    if (v.request_quit) st.quit = true;
+    if (!st.open_path.empty()) {
+        try {
+            open_file(st, st.open_path);
+        } catch (const std::exception& e) {
+            v.tell(e.what(), true);
+        }
+        st.open_path.clear();
+    }
+    if (v.request_quit) {
+        if (!st.path.empty() && st.scenario != st.saved) st.confirm_quit = true;
+        else st.quit = true;
+    }
     v.request_undo = v.request_redo = v.request_reset = v.request_open = v.request_save = v.request_save_as = v.request_quit = false;
     v.request_preset = -1;
 }
@@ -269,7 +381,7 @@ void file_modal(App::State& st) {
     const bool entered = ImGui::InputText("##path", &d.path, ImGuiInputTextFlags_EnterReturnsTrue);
     tip("A file path, absolute or relative to the folder attnviz was started in");
     if (!d.error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.42f, 0.38f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, error_text_colour());
         ImGui::TextWrapped("%s", d.error.c_str());
         ImGui::PopStyleColor();
         ImGui::TextDisabled("The current scenario is unchanged.");
@@ -282,10 +394,7 @@ void file_modal(App::State& st) {
     if (go) {
         try {
             if (opening) {
-                core::Scenario loaded = core::load_scenario_file(d.path); // fully validated before anything changes
-                st.scenario = std::move(loaded);
-                st.path = d.path;
-                st.view.tell("opened " + d.path, false);
+                open_file(st, d.path);
             } else {
                 save_to(st, d.path);
             }
@@ -298,6 +407,39 @@ void file_modal(App::State& st) {
         }
     } else if (cancel) {
         d.mode = FileDialog::Mode::none;
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Unsaved changes at quit
+//-----------------------------------------------------------------------------
+
+// Quitting with unsaved changes to a named file: Save, Discard or Cancel. The autosaved session
+// keeps the changes whichever is chosen.
+void quit_modal(App::State& st) {
+    const char* title = "Unsaved changes";
+    if (st.confirm_quit && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) return;
+    ImGui::Text("%s has changes that are not saved.", std::filesystem::path(st.path).filename().string().c_str());
+    ImGui::TextDisabled("Either way the session is autosaved and comes back at the next start.");
+    const bool save = ImGui::Button("Save and quit");
+    ImGui::SameLine();
+    const bool discard = ImGui::Button("Quit without saving");
+    ImGui::SameLine();
+    const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (save) {
+        try {
+            save_to(st, st.path);
+            st.quit = true;
+        } catch (const std::exception& e) {
+            st.view.tell(e.what(), true); // stay, so the changes are not lost
+        }
+    }
+    if (discard) st.quit = true;
+    if (st.quit || cancel) {
+        st.confirm_quit = false;
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
@@ -356,6 +498,7 @@ App::~App() = default;
 void App::frame() {
     State& st = *state_;
     View& v = st.view;
+    use_colour_maps(ColourMaps{st.settings.weights_map, st.settings.signed_map, st.settings.theme});
     recompute(st, Recompute::always);
     clamp_view(st);
     v.can_undo = st.history.can_undo(st.scenario);
@@ -372,7 +515,10 @@ void App::frame() {
         if (!p.edits_scenario) draw_panel(st, p);
     // The modals after every panel: ImGui 1.86 asserts when a window (a panel, a tooltip) appears
     // for the first time later in the frame in which a modal first does.
+    draw_shortcuts_window(&st.show_shortcuts);
+    draw_about_window(&st.show_about, st.locations);
     file_modal(st);
+    quit_modal(st);
     draw_restore_notice(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
     st.relayout = false;
@@ -391,6 +537,16 @@ bool App::select_row(int row) {
 }
 
 bool App::wants_to_quit() const { return state_->quit; }
+void App::request_quit() { state_->view.request_quit = true; }
+bool App::has_unsaved_changes() const { return state_->scenario != state_->saved; }
+core::Settings& App::settings() { return state_->settings; }
+void App::set_file_locations(FileLocations where) { state_->locations = std::move(where); }
+
+std::string App::window_title() const {
+    const State& st = *state_;
+    if (st.path.empty()) return "attnviz";
+    return "attnviz — " + std::filesystem::path(st.path).filename().string() + (has_unsaved_changes() ? " •" : "");
+}
 const core::Scenario& App::scenario() const { return state_->scenario; }
 const core::Result& App::result() const { return state_->result; }
 App::State& App::state() { return *state_; }

@@ -6,6 +6,7 @@
 #include "ui/ui.h"
 
 #include <string>
+#include <vector>
 
 namespace ui {
 
@@ -26,11 +27,12 @@ struct RestoreNotice {
 
 struct App::State {
     State(core::Scenario start, TextureUploader& uploader, std::string file)
-        : initial(start), scenario(start), history(start), textures(uploader), path(std::move(file)) {}
+        : initial(start), scenario(start), saved(start), history(start), textures(uploader), path(std::move(file)) {}
 
     core::Scenario initial;  // what Reset goes back to
     core::Scenario scenario; // what the user edits
     core::Scenario computed; // the scenario `result` was computed from: always valid
+    core::Scenario saved;    // as last opened from or saved to `path`: unsaved changes differ from it
     core::Result result;
     View view;
     History history;
@@ -40,6 +42,11 @@ struct App::State {
     RestoreNotice restore_notice;
     bool relayout = false; // View ▸ Reset layout: place every panel again
     bool quit = false;
+    bool confirm_quit = false; // the Save / Discard / Cancel question is open
+    core::Settings settings;   // theme, zoom, colour maps, recent files (the window saves them)
+    FileLocations locations;   // for Help ▸ About
+    bool show_shortcuts = false, show_about = false;
+    std::string open_path;     // File ▸ Recent files: open this at the next settle
 };
 
 // The restore notice as a modal; "Start from the worked example" is one undoable edit.

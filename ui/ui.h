@@ -7,6 +7,8 @@
 #pragma once
 
 #include "core/attention.h"
+#include "core/io/settings.h"
+#include "ui/about.h"
 
 #include <imgui.h>
 
@@ -50,8 +52,21 @@ public:
 
     // Selects the query row shown in the calculation and highlighted everywhere; false if no such row.
     bool select_row(int row);
-    // True once the user chose File ▸ Quit (or Ctrl+Q); the window then closes.
+    // True once the user chose File ▸ Quit (or Ctrl+Q) and, when a named file had unsaved changes,
+    // answered Save or Discard; the window then closes.
     bool wants_to_quit() const;
+    // The window's close box: quits, or first asks about unsaved changes as File ▸ Quit does.
+    void request_quit();
+    // "attnviz — heads.json", with " •" when it has unsaved changes; the worked example without a file.
+    std::string window_title() const;
+    // The scenario differs from the file it was last opened from or saved to.
+    bool has_unsaved_changes() const;
+
+    // Theme, zoom, colour maps and recent files, changed by the menus and shortcuts; the window
+    // applies and saves them (core/io/settings.h), and puts its geometry in before saving.
+    core::Settings& settings();
+    // Where the session, settings and layout live, for Help ▸ About.
+    void set_file_locations(FileLocations where);
     // Shows `text` in a modal at the next frame: start-up restored the autosaved session (then
     // `offer_default` adds "Start from the worked example"), or could not read it.
     void notify_restored(std::string text, bool offer_default);

@@ -1,6 +1,7 @@
 #include "ui/widgets.h"
 
 #include "core/explain.h"
+#include "ui/colour_maps.h"
 
 #include <algorithm>
 #include <array>
@@ -35,42 +36,19 @@ void tip(const char* text) {
 
 void remember(View& v, const char* name) { v.items[name] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
 
-namespace {
+// The maps themselves are in ui/colour_maps.cpp: View ▸ Colour maps picks them.
+ImU32 sequential_color(double t) { return weights_colour(t); }
+ImU32 diverging_color(double t) { return signed_colour(t); }
 
-ImU32 lerp_stops(const ImVec4* stops, int count, double t) {
-    t = std::clamp(t, 0.0, 1.0) * (count - 1);
-    const int i = std::min(static_cast<int>(t), count - 2);
-    const float f = static_cast<float>(t - i);
-    const ImVec4& a = stops[i];
-    const ImVec4& b = stops[i + 1];
-    return ImGui::ColorConvertFloat4ToU32(ImVec4(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, a.z + (b.z - a.z) * f, 1.0f));
+// On the light theme the accents are darker, so they keep their contrast on white.
+ImU32 masked_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }
+ImU32 selection_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(200, 90, 0, 255) : IM_COL32(255, 170, 40, 255); }
+ImVec4 good_text_colour() {
+    return colour_maps().theme == core::Theme::light ? ImVec4(0.0f, 0.45f, 0.15f, 1.0f) : ImVec4(0.35f, 0.85f, 0.47f, 1.0f);
 }
-
-ImVec4 rgb(float r, float g, float b) { return ImVec4(r / 255.0f, g / 255.0f, b / 255.0f, 1.0f); }
-
-} // namespace
-
-ImU32 sequential_color(double t) {
-    // A table of 256 steps: big heatmaps colour a million cells per change.
-    static const std::array<ImU32, 256> table = [] {
-        const ImVec4 viridis[] = {rgb(68, 1, 84),    rgb(71, 45, 123),  rgb(59, 82, 139),
-                                  rgb(44, 114, 142), rgb(33, 145, 140), rgb(40, 174, 128),
-                                  rgb(94, 201, 98),  rgb(173, 220, 48), rgb(253, 231, 37)};
-        std::array<ImU32, 256> colors{};
-        for (size_t k = 0; k < colors.size(); ++k) colors[k] = lerp_stops(viridis, 9, static_cast<double>(k) / 255.0);
-        return colors;
-    }();
-    return table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)];
+ImVec4 error_text_colour() {
+    return colour_maps().theme == core::Theme::light ? ImVec4(0.75f, 0.0f, 0.0f, 1.0f) : ImVec4(1.0f, 0.42f, 0.38f, 1.0f);
 }
-
-ImU32 diverging_color(double t) {
-    // The middle is close to the dark window background, so near-zero entries stay quiet.
-    static const ImVec4 stops[] = {rgb(59, 96, 222), rgb(52, 62, 104), rgb(46, 46, 52), rgb(120, 44, 52), rgb(214, 47, 47)};
-    return lerp_stops(stops, 5, (t + 1.0) / 2.0);
-}
-
-ImU32 masked_color() { return IM_COL32(64, 64, 64, 255); }
-ImU32 selection_color() { return IM_COL32(255, 170, 40, 255); }
 
 ImU32 text_color_on(ImU32 background) {
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(background);
@@ -92,6 +70,13 @@ int number_chars(double max_abs, bool all_integers) {
 }
 
 bool number_cell(const char* id, double& value, float width, View& v) {
+    // Enter on the focused cell (clicked, or reached with the arrow keys or Tab) types into it,
+    // even when ImGui's own navigation highlight is off after a mouse click.
+    ImGuiContext& g = *GImGui;
+    const ImGuiID cell = ImGui::GetID(id);
+    if (g.NavId == cell && g.ActiveId != cell && !g.IO.KeyCtrl && !g.IO.KeyAlt &&
+        (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false)))
+        g.NavActivateInputId = cell;
     double edited = value;
     const bool integer = edited == std::round(edited);
     ImGui::SetNextItemWidth(width);

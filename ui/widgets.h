@@ -28,11 +28,16 @@ void tip(const char* text);
 // Records the last item's rectangle under `name` (View::items) so tests can click it.
 void remember(View& v, const char* name);
 
-// Colours. Sequential: viridis, t in [0, 1]. Diverging: blue (−1) through dark grey (0) to red (+1).
+// Colours, in the maps View ▸ Colour maps chose (ui/colour_maps.h). Sequential: the weights map,
+// t in [0, 1]. Diverging: the signed map, t in [−1, 1], 0 in the middle.
 ImU32 sequential_color(double t);
 ImU32 diverging_color(double t);
 ImU32 masked_color();
 ImU32 selection_color();
+// Red text for refusals and file errors, readable on the theme's background.
+ImVec4 error_text_colour();
+// Green text for results that agree ("same as …"), readable on the theme's background.
+ImVec4 good_text_colour();
 // Black or white, whichever reads better on `background`.
 ImU32 text_color_on(ImU32 background);
 

@@ -136,7 +136,7 @@ void causal_note(const DecodeView& d, const core::Scenario& s, const core::Resul
     const int t = d.steps;
     const double difference = (d.last.weights[head] - r.heads[head].weights.row(t - 1).head(t).transpose()).cwiseAbs().maxCoeff();
     const bool same = difference <= 1e-12;
-    ImGui::TextColored(same ? ImVec4(0.35f, 0.85f, 0.47f, 1.0f) : caution, "%s row %d of the causal heatmap (largest difference %.1e)",
+    ImGui::TextColored(same ? good_text_colour() : caution, "%s row %d of the causal heatmap (largest difference %.1e)",
                        same ? "✓ equal to" : "✗ not equal to", t, difference);
     tip("The decoder's weights for token t, from the cache, against row t of A computed all at once.");
 }

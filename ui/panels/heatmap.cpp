@@ -5,6 +5,7 @@
 //
 // Up to 48 tokens each cell is a rectangle; beyond that the map is one texture with a texel per
 // cell, refreshed only when the weights change. Both zoom (mouse wheel) and pan (drag) the same way.
+#include "ui/colour_maps.h"
 #include "ui/panels/heatmap.h"
 
 #include "core/explain.h"
@@ -35,7 +36,9 @@ ImU32 weight_color(const core::Scenario& s, const core::HeadResult& hr, int i, i
 void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadResult& hr, int head, long long version,
                      double top, TextureUploader& textures) {
     const int n = s.n();
-    if (hm.texture && hm.texture_version == version && hm.texture_head == head && hm.texture_size == n && hm.texture_top == top)
+    const int map = static_cast<int>(colour_maps().weights);
+    if (hm.texture && hm.texture_version == version && hm.texture_head == head && hm.texture_size == n && hm.texture_top == top &&
+        hm.texture_map == map)
         return;
     // A new size is a new texture; the same size is rewritten in place.
     if (hm.texture && hm.texture_size != n) {
@@ -66,6 +69,7 @@ void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadR
     hm.texture_version = version;
     hm.texture_head = head;
     hm.texture_top = top;
+    hm.texture_map = map;
 }
 
 // The weight as text that fits `width`, or empty when none does.

@@ -16,9 +16,6 @@ namespace {
 
 constexpr int max_listed = 24; // tokens written out in the orders; the rest is "…"
 
-const ImVec4 good(0.35f, 0.85f, 0.47f, 1.0f);
-const ImVec4 bad(1.0f, 0.42f, 0.38f, 1.0f);
-
 // The check: the Result against the same scenario with the shuffle undone. Done before this
 // panel's own edits, while the Result is the scenario's.
 void refresh_check(OrderView& o, const core::Scenario& s, const core::Result& now, long long version) {
@@ -92,7 +89,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
 
     const double worst = *std::max_element(o.check.differences.begin(), o.check.differences.end());
     const bool moved = o.check.moved();
-    ImGui::PushStyleColor(ImGuiCol_Text, moved ? good : bad);
+    ImGui::PushStyleColor(ImGuiCol_Text, moved ? good_text_colour() : error_text_colour());
     if (moved)
         ImGui::TextWrapped("✓ z_i = old z_perm[i] for every row: the outputs shuffled with the tokens (largest difference %s)",
                            scientific(worst).c_str());
@@ -125,7 +122,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(s.tokens[i].c_str());
             ImGui::TableNextColumn();
-            ImGui::TextColored(same ? good : bad, "z_%d %s old z_%d %s", i + 1, same ? "=" : "≠", o.perm[i] + 1, same ? "✓" : "✗");
+            ImGui::TextColored(same ? good_text_colour() : error_text_colour(), "z_%d %s old z_%d %s", i + 1, same ? "=" : "≠", o.perm[i] + 1, same ? "✓" : "✗");
             ImGui::TableNextColumn();
             NumberFont mono;
             ImGui::TextUnformatted(scientific(o.check.differences[i]).c_str());

@@ -27,6 +27,8 @@ namespace {
 const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
 const ImU32 value_rgb = IM_COL32(190, 140, 255, 255);
 const ImU32 output_rgb = IM_COL32(90, 215, 120, 255);
+// The plane stays dark on both themes: the arrows' colours are chosen for it.
+const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255);
 
 ImU32 with_alpha(ImU32 c, float alpha) {
     return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f) << IM_COL32_A_SHIFT);
@@ -77,7 +79,7 @@ void arrow(ImDrawList* draw, const Plane& p, const ImRect& bounds, double x, dou
         // A backing of the plane's colour keeps the label readable where it crosses a line.
         const ImVec2 pad(0.15f * em(), 0.05f * em());
         draw->AddRectFilled(ImVec2(at.x - pad.x, at.y - pad.y), ImVec2(at.x + size.x + pad.x, at.y + size.y + pad.y),
-                            ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 0.2f * em());
+                            (plane_rgb & ~IM_COL32_A_MASK) | (217u << IM_COL32_A_SHIFT), 0.2f * em());
         draw->AddText(at, color, label.c_str());
     }
 }
@@ -249,7 +251,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(plane_rect.Min, plane_rect.Max, true);
-    draw->AddRectFilled(plane_rect.Min, plane_rect.Max, IM_COL32(24, 24, 28, 255));
+    draw->AddRectFilled(plane_rect.Min, plane_rect.Max, plane_rgb);
     const ImU32 grid = IM_COL32(255, 255, 255, 22), axis = IM_COL32(255, 255, 255, 70), tick = IM_COL32(255, 255, 255, 110);
     char label[32];
     for (double g = std::ceil(av.world_min.x / step) * step; g <= av.world_max.x; g += step) {
@@ -324,7 +326,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
         if (hr.weights(i, j) > hi) hi = hr.weights(i, j), winner = j;
     }
     NumberFont mono;
-    ImGui::TextColored(ImVec4(0.35f, 0.85f, 0.47f, 1.0f), "z_%s = %s", token.c_str(), core::format_vector(z.data(), z.size()).c_str());
+    ImGui::TextColored(good_text_colour(), "z_%s = %s", token.c_str(), core::format_vector(z.data(), z.size()).c_str());
     if (visible > 1 && hi - lo < 1e-9)
         ImGui::TextUnformatted("all weights equal: output = plain average of values");
     else if (visible > 1 && hi >= 0.95)
