@@ -10,6 +10,8 @@
 #include "core/colormap.h"
 #include "ui/widgets.h"
 
+#include <imgui_stdlib.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -167,29 +169,9 @@ void open_prompt(AttentionView& st) {
     ImGui::TextWrapped("Open a file of attention weights: .npy, .npz or .safetensors of shape (n, n), (heads, n, n) or "
                        "(layers, heads, n, n), with an optional batch axis of 1.");
     ImGui::SetNextItemWidth(24.0f * em());
-    const bool enter = ImGui::InputTextWithHint("##attention-path", "weights file", &st.path_input[0], st.path_input.capacity() + 1,
-                                                ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CallbackResize,
-                                                [](ImGuiInputTextCallbackData* d) {
-                                                    auto* s = static_cast<std::string*>(d->UserData);
-                                                    if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-                                                        s->resize(static_cast<std::size_t>(d->BufTextLen));
-                                                        d->Buf = &(*s)[0];
-                                                    }
-                                                    return 0;
-                                                },
-                                                &st.path_input);
+    const bool enter = ImGui::InputTextWithHint("##attention-path", "weights file", &st.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SetNextItemWidth(24.0f * em());
-    ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input[0],
-                             st.labels_input.capacity() + 1, ImGuiInputTextFlags_CallbackResize,
-                             [](ImGuiInputTextCallbackData* d) {
-                                 auto* s = static_cast<std::string*>(d->UserData);
-                                 if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-                                     s->resize(static_cast<std::size_t>(d->BufTextLen));
-                                     d->Buf = &(*s)[0];
-                                 }
-                                 return 0;
-                             },
-                             &st.labels_input);
+    ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input);
     if ((ImGui::Button("Open") || enter) && !st.path_input.empty()) st.open(st.path_input, st.labels_input);
 }
 
