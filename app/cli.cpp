@@ -31,7 +31,7 @@
 namespace app {
 
 const char* const usage_text =
-    "usage: attnviz [FILE]                          open the window (seed 000's three tokens by default)\n"
+    "usage: attnviz [FILE]                          open the window (\"the cat sat\" by default)\n"
     "       attnviz --screenshot OUT.png [--select ROW] [FILE]\n"
     "                                               draw the window once, save it as a PNG, exit\n"
     "       attnviz --dump [FILE]                   print every matrix as JSON\n"
@@ -214,7 +214,7 @@ int row_of(const Options& o, const core::Scenario& s, std::ostream& err) {
 
 int run_bench_core(const Options& o, std::ostream& out) {
     using clock = std::chrono::steady_clock;
-    const core::Scenario s = core::random_scenario(o.tokens, o.dim, o.dim, o.dim, 1, false, 2024);
+    const core::Scenario s = core::bench_scenario(o.tokens, o.dim);
     core::Result r;
     for (int i = 0; i < 3; ++i) core::compute_into(s, r); // warm-up: buffers, caches, threads
     std::vector<double> ms;

@@ -13,7 +13,7 @@ namespace app {
 struct Options {
     enum class Mode { window, dump, explain, decode, help, version, screenshot, bench_core, monkey, bench_frames, review, export_anki, export_file, lessons, lesson_check, lesson_answers };
     Mode mode = Mode::window;
-    std::string file;            // scenario file; empty = the default (seed 000)
+    std::string file;            // scenario file; empty = the default ("the cat sat")
     std::string row;             // --explain ROW, --select ROW: 1-based index or token name
     std::string screenshot_path; // --screenshot OUT.png
     int tokens = 0;              // --bench-core, --bench-frames: --tokens N (1..4096)

@@ -472,7 +472,7 @@ int run_window(const Options& options) {
 
     // A bad file or --select row fails exactly as in the text modes, before any window opens.
     core::Scenario scenario;
-    if (bench && !attention) scenario = core::random_scenario(options.tokens, options.dim, options.dim, options.dim, 1, false, 2024);
+    if (bench && !attention) scenario = core::bench_scenario(options.tokens, options.dim);
     else if (!load_scenario(options, scenario, std::cerr)) return 2;
     // The session file guards against crashes; --screenshot and --bench-frames leave it alone.
     // Without a FILE the window starts where the last session ended, and says so.

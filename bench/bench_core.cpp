@@ -34,7 +34,7 @@ void set_counters(benchmark::State& state, double flop_count) {
 }
 
 void run_compute(benchmark::State& state, int n) {
-    const core::Scenario s = core::random_scenario(n, dim, dim, dim, 1, false, 2024);
+    const core::Scenario s = core::bench_scenario(n, dim);
     core::Result r;
     core::compute_into(s, r); // sizes the buffers
     for (auto _ : state) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/compare.sh — attnviz's full recompute against seed 001's NumPy code, in the same run, and
+# bench/compare.sh — attnviz's full recompute against the step-by-step article's NumPy code, in the same run, and
 # against what the machine's GEMM rate allows.
 #
 #   bench/compare.sh [TOKENS [DIM [ROUNDS]]]        defaults: 1024 64 3

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seed 001's NumPy attention, timed, as the yardstick for `attnviz --bench-core`.
+"""The step-by-step article's NumPy attention, timed, as the yardstick for `attnviz --bench-core`.
 
 The same work as one core::compute_into of a random single-head scenario with
 d_model = d_k = d_v = D: Q, K, V = X @ W three times, then the seed's `attention`
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 
-# Seed 001, verbatim.
+# The step-by-step article's code, verbatim.
 def attention(Q, K, V):
     d_k = Q.shape[-1]
     scores = Q @ K.T / np.sqrt(d_k)

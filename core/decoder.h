@@ -1,4 +1,4 @@
-// core/decoder.h — generating one token at a time with a KV cache (seed 002, "Generating text").
+// core/decoder.h — generating one token at a time with a KV cache (the every-token article, "Generating text").
 //
 // Step t (1-based) computes token t's key and value rows once, appends them to the caches, and
 // attends from token t's query over tokens 1..t. That is exactly row t of the causal computation,

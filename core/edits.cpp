@@ -138,7 +138,7 @@ void set_d_v(Scenario& s, int d_v) {
 
 bool add_head(Scenario& s, std::uint64_t seed) {
     if (static_cast<int>(s.heads.size()) >= Limits::max_heads) return false;
-    const Scenario donor = random_scenario(1, s.d_model(), s.d_k(), s.d_v(), 1, s.W_O.size() != 0, seed);
+    const Scenario donor = random_scenario(Shape{}.with_tokens(1).with_d_model(s.d_model()).with_d_k(s.d_k()).with_d_v(s.d_v()).with_W_O(s.W_O.size() != 0), seed);
     s.heads.push_back(donor.heads[0]);
     if (s.W_O.size() != 0) {
         Matrix grown(s.W_O.rows() + s.d_v(), s.W_O.cols()); // ((H+1)·d_v, d_model)
@@ -167,7 +167,7 @@ void identity_W_O(Scenario& s) {
 }
 
 void random_W_O(Scenario& s, std::uint64_t seed) {
-    s.W_O = random_scenario(1, s.d_model(), 1, s.d_v(), static_cast<int>(s.heads.size()), true, seed).W_O; // (H·d_v, d_model)
+    s.W_O = random_scenario(Shape{}.with_tokens(1).with_d_model(s.d_model()).with_d_v(s.d_v()).with_heads(static_cast<int>(s.heads.size())).with_W_O(), seed).W_O; // (H·d_v, d_model)
 }
 
 void remove_W_O(Scenario& s) { s.W_O.resize(0, 0); }

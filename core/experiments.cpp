@@ -26,15 +26,15 @@ ScalingExperiment run_scaling_experiment(int d_k, int samples, int row_length, s
     ScalingExperiment e;
     e.d_k = d_k;
     // random_scenario's embeddings are unit-normal: reuse its generator so the stream is portable.
-    const Matrix q = random_scenario(samples, d_k, 1, 1, 1, false, seed).X;     // (samples, d_k)
-    const Matrix k = random_scenario(samples, d_k, 1, 1, 1, false, seed + 1).X; // (samples, d_k)
+    const Matrix q = random_scenario(Shape{}.with_tokens(samples).with_d_model(d_k), seed).X;     // (samples, d_k)
+    const Matrix k = random_scenario(Shape{}.with_tokens(samples).with_d_model(d_k), seed + 1).X; // (samples, d_k)
     e.dots.resize(static_cast<size_t>(samples));
     for (int i = 0; i < samples; ++i) e.dots[static_cast<size_t>(i)] = q.row(i).dot(k.row(i));
     const double inv_root = 1.0 / std::sqrt(static_cast<double>(d_k));
     e.variance_raw = variance(e.dots, 1.0);
     e.variance_scaled = variance(e.dots, inv_root);
 
-    const Matrix keys = random_scenario(row_length, d_k, 1, 1, 1, false, seed + 2).X; // (row_length, d_k)
+    const Matrix keys = random_scenario(Shape{}.with_tokens(row_length).with_d_model(d_k), seed + 2).X; // (row_length, d_k)
     e.sample_scores = keys * q.row(0).transpose();
     e.softmax_raw = e.sample_scores;
     softmax_prefix(e.softmax_raw.data(), row_length, row_length);

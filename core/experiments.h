@@ -1,8 +1,8 @@
 // core/experiments.h — the small experiments the articles describe in words.
 //
-//   Why divide by √d_k (seeds 000, 001): for q, k with unit-variance entries, q·k has variance
+//   Why divide by √d_k (the three-token and the step-by-step articles): for q, k with unit-variance entries, q·k has variance
 //   d_k; dividing by √d_k brings it back to 1 and keeps the softmax from going one-hot.
-//   Order (seed 000, "Position"): without positional information, permuting the tokens permutes
+//   Order (the three-token article, "Position"): without positional information, permuting the tokens permutes
 //   the outputs the same way.
 #pragma once
 

@@ -1,4 +1,4 @@
-// core/explain.h — one row's attention calculation written out, as seed 000 does it for "sat":
+// core/explain.h — one row's attention calculation written out, as the three-token article does it for "sat":
 //
 //   q_sat · k_the = 2·2 + 2·0 = 4        4 / √2 = 2.828
 //   e^2.828 ≈ 16.92 …  Σ ≈ 90.61

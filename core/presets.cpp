@@ -50,7 +50,7 @@ Scenario preset_three_tokens() {
 }
 
 Scenario preset_numpy_random() {
-    Scenario s = random_scenario(4, 8, 8, 8, 1, false, 0);
+    Scenario s = random_scenario(Shape{}.with_tokens(4).with_width(8), 0);
     s.tokens = {"a", "b", "c", "d"};
     return s;
 }
@@ -66,26 +66,31 @@ Scenario preset_it_sentence() {
     return s;
 }
 
-Scenario preset_eight_heads() { return random_scenario(16, 512, 64, 64, 8, true, 512); }
+Scenario preset_eight_heads() {
+    return random_scenario(Shape{}.with_tokens(16).with_d_model(512).with_d_k(64).with_d_v(64).with_heads(8).with_W_O(), 512);
+}
 
-Scenario random_scenario(int n, int d_model, int d_k, int d_v, int heads, bool with_output_projection, std::uint64_t seed) {
+Scenario random_scenario(const Shape& shape, std::uint64_t seed) {
     Normal rng{std::mt19937_64(seed)};
+    const int d_model = shape.d_model, d_k = shape.d_k, d_v = shape.d_v, heads = shape.heads;
     Scenario s;
-    s.tokens = numbered_tokens(n);
-    s.X = rng.matrix(n, d_model, 1.0);
+    s.tokens = numbered_tokens(shape.n);
+    s.X = rng.matrix(shape.n, d_model, 1.0); // (n, d_model)
     const double w = 1.0 / std::sqrt(static_cast<double>(d_model));
     for (int h = 0; h < heads; ++h)
         s.heads.push_back(Head{rng.matrix(d_model, d_k, w), rng.matrix(d_model, d_k, w), rng.matrix(d_model, d_v, w)});
-    if (with_output_projection) s.W_O = rng.matrix(heads * d_v, d_model, 1.0 / std::sqrt(static_cast<double>(heads * d_v)));
+    if (shape.output_projection) s.W_O = rng.matrix(heads * d_v, d_model, 1.0 / std::sqrt(static_cast<double>(heads * d_v))); // (H·d_v, d_model)
     return s;
 }
 
+Scenario bench_scenario(int n, int d) { return random_scenario(Shape{}.with_tokens(n).with_width(d), 2024); }
+
 const std::vector<PresetInfo>& presets() {
     static const std::vector<PresetInfo> list = {
-        {"Three tokens (seed 000)", "\"the cat sat\", d = 2: the worked example", preset_three_tokens},
-        {"NumPy example (seed 001)", "4 tokens, d = 8, fixed random numbers", preset_numpy_random},
-        {"\"it\" (seed 002)", "\"the cat ate because it was hungry\" in 2D", preset_it_sentence},
-        {"8 heads × 64 (seed 001)", "d_model 512, 16 random tokens, with W_O", preset_eight_heads},
+        {"the cat sat — worked example", "Three tokens, d = 2: every number can be checked by hand", preset_three_tokens},
+        {"NumPy example — default_rng(0), 4 × 8", "4 tokens, d = 8: the step-by-step article's NumPy example", preset_numpy_random},
+        {"the cat ate because it was hungry", "Seven tokens in 2D: \"it\" attends most to \"cat\"", preset_it_sentence},
+        {"8 heads × 64, d_model 512", "The original transformer's layer: 16 random tokens, with W_O", preset_eight_heads},
     };
     return list;
 }

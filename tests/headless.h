@@ -6,6 +6,7 @@
 
 #include "core/presets.h"
 #include "ui/app_state.h"
+#include "ui/panel_table.h"
 #include "ui/fonts.h"
 
 #include <doctest/doctest.h>
@@ -221,6 +222,22 @@ inline void menu_click(Ui& ui, const char* menu, const char* item) {
     REQUIRE(popup != nullptr);
     const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
     ui.click(find_item(ui, "##Menu_00", {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
+}
+
+// Opens these panels (by PanelSpec::id) and draws a few frames.
+inline void open_panels(Ui& ui, std::initializer_list<const char*> ids) {
+    for (const char* id : ids) {
+        REQUIRE(ui::find_panel(id) != nullptr);
+        ui.st().view.open[id] = true;
+    }
+    ui.frames(3);
+}
+
+// Every panel of the View menu's topics group (they start closed).
+inline void open_topic_panels(Ui& ui) {
+    for (const ui::PanelSpec& p : ui::panel_table())
+        if (p.menu == ui::Menu::view_topics) ui.st().view.open[p.id] = true;
+    ui.frames(3);
 }
 
 } // namespace headless

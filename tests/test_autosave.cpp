@@ -96,7 +96,7 @@ TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
         if (child == 0) {
             // Save big scenarios, each different, as fast as possible until killed.
             app::Autosave autosave(path, std::chrono::milliseconds(0));
-            for (std::uint64_t i = 0;; ++i) autosave.tick(core::random_scenario(200, 64, 16, 16, 2, true, i));
+            for (std::uint64_t i = 0;; ++i) autosave.tick(core::random_scenario(core::Shape{}.with_tokens(200).with_d_model(64).with_d_k(16).with_d_v(16).with_heads(2).with_W_O(), i));
         }
         ::usleep(static_cast<useconds_t>(5000 + trial * 3700));
         ::kill(child, SIGKILL);

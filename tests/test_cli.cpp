@@ -4,10 +4,13 @@
 #include "core/attention.h"
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
+#include "ui/panel_table.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -93,7 +96,7 @@ TEST_CASE("--decode prints one step per token with the cache counters") {
 }
 
 TEST_CASE("--dump and --decode of a file with several heads and W_O: every head, the concatenation and W_O's output") {
-    core::Scenario s = core::random_scenario(5, 6, 3, 2, 3, true, 17);
+    core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(6).with_d_k(3).with_d_v(2).with_heads(3).with_W_O(), 17);
     const std::string path = write_temp(core::to_json_text(s));
     const core::Result r = core::compute(s);
     const Run dump = run({"--dump", path});
@@ -270,4 +273,21 @@ TEST_CASE("--bench-frames' line: the median and the 99th percentile by nearest r
     // This process has been running for longer than 0 ms and for less than a day.
     CHECK(app::ms_since_process_start() > 0.0);
     CHECK(app::ms_since_process_start() < 86400e3);
+}
+
+TEST_CASE("what a user reads names examples by what they are, never by article number or work item") {
+    std::vector<std::string> texts = {run({"--help"}).out};
+    for (const core::PresetInfo& p : core::presets()) texts.insert(texts.end(), {p.name, p.description});
+    for (const ui::PanelSpec& p : ui::panel_table()) texts.insert(texts.end(), {p.title, p.tip ? p.tip : ""});
+    CHECK(texts.size() > 10);
+    for (std::string text : texts) {
+        INFO(text);
+        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        CHECK(text.find("seed 00") == std::string::npos);
+        CHECK(text.find("issue") == std::string::npos);
+    }
+    const std::vector<std::string> names = {"the cat sat — worked example", "NumPy example — default_rng(0), 4 × 8",
+                                            "the cat ate because it was hungry", "8 heads × 64, d_model 512"};
+    REQUIRE(core::presets().size() >= names.size());
+    for (size_t i = 0; i < names.size(); ++i) CHECK(core::presets()[i].name == names[i]);
 }

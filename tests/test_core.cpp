@@ -1,4 +1,4 @@
-// Core attention against the numbers seed 000 prints and against a plain-loop reference.
+// Core attention against the numbers the three-token article prints and against a plain-loop reference.
 #include "core/attention.h"
 #include "core/decoder.h"
 #include "core/explain.h"
@@ -62,7 +62,7 @@ void check_against_reference(const core::Scenario& s, double tol) {
 
 } // namespace
 
-TEST_CASE("seed 000: Q, K, V, QKᵀ, scaled scores, A and Z as printed") {
+TEST_CASE("the cat sat: Q, K, V, QKᵀ, scaled scores, A and Z as printed") {
     const core::Scenario s = core::preset_three_tokens();
     const core::Result r = core::compute(s);
     const core::HeadResult& h = r.heads.at(0);
@@ -78,7 +78,7 @@ TEST_CASE("seed 000: Q, K, V, QKᵀ, scaled scores, A and Z as printed") {
     check_close(r.output, h.output, 0.0);
 }
 
-TEST_CASE("seed 000 with the causal mask: the → 1, cat → 0.5 0.5, sat unchanged") {
+TEST_CASE("the cat sat with the causal mask: the → 1, cat → 0.5 0.5, sat unchanged") {
     core::Scenario s = core::preset_three_tokens();
     const Matrix unmasked = core::compute(s).heads[0].weights;
     s.causal = true;
@@ -96,25 +96,25 @@ TEST_CASE("seed 000 with the causal mask: the → 1, cat → 0.5 0.5, sat unchan
 }
 
 TEST_CASE("matches the plain-loop reference to 1e-12") {
-    SUBCASE("seed 000") { check_against_reference(core::preset_three_tokens(), 1e-12); }
-    SUBCASE("seed 000, causal, unscaled") {
+    SUBCASE("the cat sat") { check_against_reference(core::preset_three_tokens(), 1e-12); }
+    SUBCASE("the cat sat, causal, unscaled") {
         core::Scenario s = core::preset_three_tokens();
         s.causal = true;
         s.scale = false;
         check_against_reference(s, 1e-12);
     }
-    SUBCASE("seed 001") { check_against_reference(core::preset_numpy_random(), 1e-12); }
-    SUBCASE("random, d_k ≠ d_v ≠ d_model") { check_against_reference(core::random_scenario(9, 5, 3, 4, 1, false, 7), 1e-12); }
+    SUBCASE("NumPy example") { check_against_reference(core::preset_numpy_random(), 1e-12); }
+    SUBCASE("random, d_k ≠ d_v ≠ d_model") { check_against_reference(core::random_scenario(core::Shape{}.with_tokens(9).with_d_model(5).with_d_k(3).with_d_v(4), 7), 1e-12); }
 }
 
 TEST_CASE("multi-head, with and without W_O, against loops") {
-    SUBCASE("three heads, no W_O") { check_against_reference(core::random_scenario(6, 4, 3, 2, 3, false, 11), 1e-12); }
+    SUBCASE("three heads, no W_O") { check_against_reference(core::random_scenario(core::Shape{}.with_tokens(6).with_d_model(4).with_d_k(3).with_d_v(2).with_heads(3), 11), 1e-12); }
     SUBCASE("three heads with W_O, causal") {
-        core::Scenario s = core::random_scenario(6, 4, 3, 2, 3, true, 12);
+        core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(6).with_d_model(4).with_d_k(3).with_d_v(2).with_heads(3).with_W_O(), 12);
         s.causal = true;
         check_against_reference(s, 1e-12);
     }
-    SUBCASE("one head with W_O") { check_against_reference(core::random_scenario(5, 3, 3, 3, 1, true, 13), 1e-12); }
+    SUBCASE("one head with W_O") { check_against_reference(core::random_scenario(core::Shape{}.with_tokens(5).with_width(3).with_W_O(), 13), 1e-12); }
     SUBCASE("the 8-head preset") {
         const core::Scenario s = core::preset_eight_heads();
         CHECK(s.heads.size() == 8);
@@ -148,7 +148,7 @@ TEST_CASE("softmax stays finite with scores of ±1e4, rows sum to 1, masked weig
     }
 }
 
-TEST_CASE("the written-out calculation of \"sat\" follows seed 000") {
+TEST_CASE("the written-out calculation of \"sat\" follows the three-token article") {
     const core::Scenario s = core::preset_three_tokens();
     const core::RowExplanation e = core::explain_row(s, core::compute(s), core::find_row(s, "sat"));
     REQUIRE(e.heads.size() == 1);
@@ -183,7 +183,7 @@ TEST_CASE("the written-out calculation states masked keys and gives one section 
     CHECK(cat.heads[0].keys[0].weight.find("= 0.500") != std::string::npos);
     CHECK(cat.heads[0].weighted_sum == "z_cat = 0.500·(1, 0) + 0.500·(0, 2) = (0.500, 1)");
 
-    const core::Scenario multi = core::random_scenario(4, 4, 2, 2, 3, true, 5);
+    const core::Scenario multi = core::random_scenario(core::Shape{}.with_tokens(4).with_d_model(4).with_d_k(2).with_d_v(2).with_heads(3).with_W_O(), 5);
     const auto e = core::explain_row(multi, core::compute(multi), 0);
     CHECK(e.heads.size() == 3);
     CHECK(e.heads[2].title.rfind("Head 3 · ", 0) == 0);
@@ -219,7 +219,7 @@ TEST_CASE("find_row takes a 1-based index or the first token with that name") {
     CHECK(core::find_row(s, "99999999999999999999") == -1);
 }
 
-TEST_CASE("seed 002 preset: \"it\" attends most to \"cat\"") {
+TEST_CASE("the cat ate preset: \"it\" attends most to \"cat\"") {
     const core::Scenario s = core::preset_it_sentence();
     const core::Result r = core::compute(s);
     Eigen::Index best = -1;
@@ -240,7 +240,7 @@ TEST_CASE("a pinned query replaces that row of Q and nothing else") {
 TEST_CASE("KV-cache decoding equals the causal computation") {
     for (std::uint64_t seed = 1; seed <= 12; ++seed) {
         const int n = 1 + int(seed * 7 % 13), heads = 1 + int(seed % 3);
-        core::Scenario s = core::random_scenario(n, 3 + int(seed % 4), 2 + int(seed % 3), 1 + int(seed % 5), heads, seed % 2 == 0, seed);
+        core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(n).with_d_model(3 + int(seed % 4)).with_d_k(2 + int(seed % 3)).with_d_v(1 + int(seed % 5)).with_heads(heads).with_W_O(seed % 2 == 0), seed);
         if (seed % 3 == 0) s.positional = core::Positional::sinusoidal;
         s.scale = seed % 4 != 1;
         CAPTURE(seed);
@@ -351,7 +351,7 @@ TEST_CASE("every kernel build matches the plain-loop reference, on one thread an
     CHECK(core::kernel_build() == before);
     // 300 tokens: past the 256 where row blocks are shared between threads, with a shorter last
     // block, and widths that are not multiples of any SIMD width.
-    core::Scenario big = core::random_scenario(300, 16, 12, 10, 2, true, 21);
+    core::Scenario big = core::random_scenario(core::Shape{}.with_tokens(300).with_d_model(16).with_d_k(12).with_d_v(10).with_heads(2).with_W_O(), 21);
     core::Scenario big_causal = big;
     big_causal.causal = true;
     big_causal.scale = false;
@@ -360,7 +360,7 @@ TEST_CASE("every kernel build matches the plain-loop reference, on one thread an
         REQUIRE(core::use_kernel_build(build));
         CHECK(core::kernel_build() == build);
         check_against_reference(core::preset_three_tokens(), 1e-12);
-        check_against_reference(core::random_scenario(9, 5, 3, 4, 1, false, 7), 1e-12);
+        check_against_reference(core::random_scenario(core::Shape{}.with_tokens(9).with_d_model(5).with_d_k(3).with_d_v(4), 7), 1e-12);
         check_against_reference(big, 1e-12);
         check_against_reference(big_causal, 1e-12);
     }
@@ -368,18 +368,18 @@ TEST_CASE("every kernel build matches the plain-loop reference, on one thread an
 }
 
 TEST_CASE("compute_into reusing one Result gives exactly what compute gives on a fresh one, size after size") {
-    core::Scenario causal = core::random_scenario(257, 8, 8, 8, 1, false, 3);
+    core::Scenario causal = core::random_scenario(core::Shape{}.with_tokens(257).with_width(8), 3);
     causal.causal = true;
-    core::Scenario pinned = core::random_scenario(300, 6, 4, 5, 2, true, 4);
+    core::Scenario pinned = core::random_scenario(core::Shape{}.with_tokens(300).with_d_model(6).with_d_k(4).with_d_v(5).with_heads(2).with_W_O(), 4);
     pinned.pin = core::QueryPin{1, 299, core::Vector::Constant(4, 0.5)};
     pinned.positional = core::Positional::sinusoidal;
     const std::vector<core::Scenario> sequence = {
-        core::random_scenario(300, 16, 16, 16, 1, false, 1), // big first: smaller ones reuse its storage
+        core::random_scenario(core::Shape{}.with_tokens(300).with_width(16), 1), // big first: smaller ones reuse its storage
         core::preset_three_tokens(),
-        core::random_scenario(5, 3, 2, 4, 3, true, 2),
+        core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(3).with_d_k(2).with_d_v(4).with_heads(3).with_W_O(), 2),
         causal,
         pinned,
-        core::random_scenario(300, 16, 16, 16, 1, false, 1), // back to the first size
+        core::random_scenario(core::Shape{}.with_tokens(300).with_width(16), 1), // back to the first size
         core::preset_eight_heads(),
         core::preset_three_tokens(),
     };

@@ -290,7 +290,7 @@ TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme; th
     CHECK(dark_zero.x + dark_zero.y + dark_zero.z < 0.6f); // near the dark background
     CHECK(ui::weights_colour(0.0) != ui::weights_colour(1.0));
 
-    Ui ui(core::random_scenario(64, 8, 8, 8, 1, false, 3)); // drawn as a texture
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(64).with_width(8), 3)); // drawn as a texture
     ui.frames(2);
     const long long rows = ui.textures().rows_written;
     CHECK(rows >= 64);

@@ -39,7 +39,7 @@ TEST_CASE("scenario edits keep every shape and the pin consistent") {
 }
 
 TEST_CASE("adding and removing heads keeps every table consistent") {
-    core::Scenario s = core::random_scenario(5, 6, 3, 2, 2, true, 1);
+    core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(6).with_d_k(3).with_d_v(2).with_heads(2).with_W_O(), 1);
     core::Scenario only_second = s;
     edits::remove_head(only_second, 0);
     CHECK(only_second.heads[0] == s.heads[1]);
@@ -82,7 +82,7 @@ TEST_CASE("add_token appends a zero row under an unused name; nothing computed b
     const core::Result old = core::compute(masked);
     CHECK((r.output.topRows(3) - old.output).cwiseAbs().maxCoeff() <= 1e-12);
 
-    core::Scenario full = core::random_scenario(core::Limits::max_tokens, 1, 1, 1, 1, false, 1);
+    core::Scenario full = core::random_scenario(core::Shape{}.with_tokens(core::Limits::max_tokens).with_width(1), 1);
     edits::add_token(full, "one too many");
     CHECK(full.n() == core::Limits::max_tokens);
 }
@@ -145,7 +145,7 @@ TEST_CASE("add_head and remove_head stop at the limits and change nothing there"
 }
 
 TEST_CASE("identity, random and no W_O") {
-    core::Scenario s = core::random_scenario(5, 4, 3, 2, 3, false, 8);
+    core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(4).with_d_k(3).with_d_v(2).with_heads(3), 8);
     const core::Result plain = core::compute(s);
     edits::identity_W_O(s);
     REQUIRE(s.W_O.rows() == 6);

@@ -122,7 +122,7 @@ TEST_CASE("export: the colour map of files is the window's, byte for byte") {
 }
 
 TEST_CASE("export: heatmap PNG has one pixel per cell in the window's colours") {
-    core::Scenario s = core::random_scenario(37, 8, 8, 8, 1, false, 5);
+    core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(37).with_width(8), 5);
     s.causal = true;
     const core::Result r = core::compute(s);
     const Decoded png = decode_png(core::io::png_bytes(core::io::heatmap_texels(r.heads[0].weights, true)));
@@ -166,7 +166,7 @@ TEST_CASE("export: the labelled PNG shows the map, a title and labels") {
 }
 
 TEST_CASE("export: the SVG is well-formed XML with n² cells and its text as text") {
-    core::Scenario s = core::random_scenario(20, 4, 4, 4, 1, false, 9);
+    core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(20).with_width(4), 9);
     s.causal = true;
     s.tokens[3] = "<&\"x'>";
     const core::Result r = core::compute(s);

@@ -46,7 +46,7 @@ std::string read_all(const std::string& path) {
 
 } // namespace
 
-TEST_CASE("the file of the issue reads as seed 000") {
+TEST_CASE("the three-token article's file reads as the worked example") {
     CHECK(core::parse_scenario(seed_file) == core::preset_three_tokens());
     // causal and scale may be left out; tokens default to t1, t2, …
     const core::Scenario s = core::parse_scenario(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})");
@@ -58,7 +58,7 @@ TEST_CASE("the file of the issue reads as seed 000") {
 TEST_CASE("save then load gives back the same scenario, doubles exact") {
     const std::string dir = temp_dir();
     for (core::Scenario s : {core::preset_three_tokens(), core::preset_numpy_random(), core::preset_it_sentence(),
-                             core::random_scenario(5, 3, 2, 4, 3, true, 99)}) {
+                             core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(3).with_d_k(2).with_d_v(4).with_heads(3).with_W_O(), 99)}) {
         s.causal = true;
         s.scale = false;
         s.positional = core::Positional::sinusoidal;

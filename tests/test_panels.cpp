@@ -44,23 +44,51 @@ TEST_CASE("panel table: each row's menu item opens or closes exactly that panel'
     }
 }
 
-TEST_CASE("panel table: a panel that shares its slot opens exactly over the panel it covers") {
-    Ui ui(core::preset_three_tokens());
-    for (const ui::PanelSpec& p : ui::panel_table()) ui.st().view.open[p.id] = true;
-    ui.frames(3);
-    for (const ui::PanelSpec& p : ui::panel_table()) {
-        INFO(p.id);
-        const ImGuiWindow* w = ImGui::FindWindowByName(p.title);
-        REQUIRE(w != nullptr);
-        CHECK(w->Active);
-        for (const ui::PanelSpec& q : ui::panel_table()) {
-            if (&q == &p) break;
-            if (q.slot != p.slot) continue;
-            const ImGuiWindow* under = ImGui::FindWindowByName(q.title);
-            CHECK(w->Rect().Min.x == under->Rect().Min.x);
-            CHECK(w->Rect().Min.y == under->Rect().Min.y);
-            CHECK(w->Rect().Max.x == under->Rect().Max.x);
-            CHECK(w->Rect().Max.y == under->Rect().Max.y);
+TEST_CASE("panel table: a panel that shares its slot opens exactly over the one it covers, all fitting") {
+    for (core::Scenario s : {core::preset_three_tokens(), core::preset_eight_heads()}) {
+        Ui ui(s);
+        headless::open_topic_panels(ui);
+        std::vector<ImRect> covers;
+        for (const ui::PanelSpec& p : ui::panel_table()) {
+            if (p.menu != ui::Menu::view_topics || p.slot == ui::Slot::centre) continue; // centred ones float over the rest
+            INFO(p.id);
+            const ImGuiWindow* w = ImGui::FindWindowByName(p.title);
+            REQUIRE(w != nullptr);
+            CHECK(w->Active);
+            const ImRect r = w->Rect();
+            CHECK(r.Max.x <= 1600.0f);
+            CHECK(r.Max.y <= 1000.0f);
+            CHECK(w->ScrollMax.x == 0.0f); // everything fits; big tables scroll inside their own grids
+            CHECK(w->ScrollMax.y == 0.0f);
+            for (const ui::PanelSpec& q : ui::panel_table()) {
+                if (&q == &p || q.slot == ui::Slot::centre) continue;
+                const ImRect o = ImGui::FindWindowByName(q.title)->Rect();
+                if (q.slot == p.slot) { // the panel it covers: exactly its place
+                    CHECK(r.Min.x == o.Min.x);
+                    CHECK(r.Min.y == o.Min.y);
+                    CHECK(r.Max.x == o.Max.x);
+                    CHECK(r.Max.y == o.Max.y);
+                } else { // any other: no overlap
+                    const ImRect overlap(ImMax(r.Min, o.Min), ImMin(r.Max, o.Max));
+                    CHECK((overlap.GetWidth() <= 0.5f || overlap.GetHeight() <= 0.5f));
+                }
+            }
         }
+    }
+}
+
+TEST_CASE("panels: every control of the topic panels has a tooltip") {
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(4).with_d_model(3).with_d_k(2).with_d_v(2).with_heads(2).with_W_O(), 3));
+    headless::open_panels(ui, {"heads", "decode", "scaling", "order"});
+    ui.click(ui.item("decode_step"));
+    ui.click(ui.item("shuffle"));
+    for (const char* name : {"add_head", "remove_head", "use_W_O", "W_O_identity", "W_O_random", "decode_back", "decode_step",
+                             "decode_play", "decode_reset", "scaling_d_k", "scaling_samples", "scaling_new_sample",
+                             "scaling_same_axis", "shuffle", "order_positions"}) {
+        CAPTURE(name);
+        ui.move(ui.item(name));
+        ui.frames(40); // past the tooltip delay
+        const ImGuiWindow* tooltip = ImGui::FindWindowByName("##Tooltip_00");
+        CHECK((tooltip != nullptr && tooltip->Active));
     }
 }

@@ -220,7 +220,7 @@ TEST_CASE("train: a short run on the previous-token task lowers the held-out los
     CHECK(best_previous > 0.5);
 }
 
-TEST_CASE("train: the tasks put the targets where the issue says") {
+TEST_CASE("train: the repeat and sort tasks put their targets on the right tokens") {
     ModelConfig m;
     m.vocab = 16;
     m.T = 32;

@@ -2,7 +2,6 @@
 #include "headless.h"
 
 #include "core/io/scenario_io.h"
-#include "ui/history.h"
 #include "ui/panel_table.h"
 #include "ui/panels/calculation.h"
 #include "ui/panels/heatmap.h"
@@ -225,12 +224,12 @@ TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
 
 TEST_CASE("ui: beyond 64 keys the query arrow draws each key as a dot and the 8 heaviest as arrows") {
     {
-        Ui few(core::random_scenario(64, 8, 4, 4, 1, false, 3)); // one ImGui context at a time
+        Ui few(core::random_scenario(core::Shape{}.with_tokens(64).with_d_model(8).with_d_k(4).with_d_v(4), 3)); // one ImGui context at a time
         few.frames(2);
         CHECK_FALSE(few.shows("keys: each a dot"));
     }
 
-    Ui ui(core::random_scenario(200, 8, 4, 4, 1, false, 3));
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(200).with_d_model(8).with_d_k(4).with_d_v(4), 3));
     ui.app().select_row(5);
     ui.frames(2);
     CHECK(ui.shows("200 keys: each a dot at its tip, the 8 heaviest as arrows", "Query arrow"));
@@ -286,31 +285,6 @@ TEST_CASE("ui: a letter typed into a number cell is refused, a too large number 
     CHECK(ui.st().view.status_is_error);
     CHECK(contains(ui.st().view.status, "limited to ±1e6"));
     CHECK(ui.shows("limited to ±1e6")); // said in the window, not only stored
-}
-
-TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag is one step") {
-    Ui ui;
-    ui.frames(2);
-    const core::Scenario start = ui.scenario();
-    ui.double_click(ui.grid_cell("X", 0, 0));
-    ui.type("3");
-    ui.key(headless::key_enter);
-    const core::Scenario typed = ui.scenario();
-    REQUIRE(typed.X(0, 0) == 3.0);
-
-    ui.key('Z', true);
-    CHECK(ui.scenario() == start);
-    CHECK(ui.head().Q(0, 0) == 1.0);
-    ui.key('Z', true, true);
-    CHECK(ui.scenario() == typed);
-    CHECK(ui.head().Q(0, 0) == 3.0);
-
-    // A drag over many frames changes the value many times but is undone in one step.
-    const ImVec2 cell = ui.grid_cell("W_K", 1, 1);
-    ui.drag(cell, ImVec2(cell.x + 60.0f, cell.y), 12);
-    CHECK(ui.scenario().heads[0].W_K(1, 1) > 1.3);
-    ui.key('Z', true);
-    CHECK(ui.scenario() == typed);
 }
 
 TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImGui assertion (monkey seed 1)") {
@@ -418,7 +392,7 @@ TEST_CASE("ui: adding a token adds a row everywhere") {
 }
 
 TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid stays clipped") {
-    Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(1024).with_d_model(16).with_d_k(8).with_d_v(8), 7));
     ui.frames(2);
     const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK(hm.textured);
@@ -446,7 +420,7 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
 }
 
 TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texel per cell") {
-    Ui ui(core::random_scenario(4096, 8, 4, 4, 1, true, 11));
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(4096).with_d_model(8).with_d_k(4).with_d_v(4).with_W_O(), 11));
     ui.frames(2);
     const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     REQUIRE(hm.textured);
@@ -470,7 +444,7 @@ TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texe
 }
 
 TEST_CASE("ui: the heatmap texture is written once per change of the weights, in place, in bands") {
-    Ui ui(core::random_scenario(1024, 16, 8, 8, 1, false, 7));
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(1024).with_d_model(16).with_d_k(8).with_d_v(8), 7));
     ui.frames(3);
     const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK(ui.textures().created == 1);
@@ -486,7 +460,7 @@ TEST_CASE("ui: the heatmap texture is written once per change of the weights, in
     CHECK(ui.textures().created == 1);
     CHECK(ui.textures().rows_written == 3 * 1024);
 
-    ui.st().scenario = core::random_scenario(600, 8, 4, 4, 1, false, 8); // another size: a new texture
+    ui.st().scenario = core::random_scenario(core::Shape{}.with_tokens(600).with_d_model(8).with_d_k(4).with_d_v(4), 8); // another size: a new texture
     ui.frames(2);
     CHECK(ui.textures().created == 2);
     CHECK(ui.textures().released == 1);
@@ -508,27 +482,6 @@ TEST_CASE("ui: presets, heads and the tooltip on a control") {
     ui.move(ui.item("causal"));
     ui.frames(40); // past the tooltip delay
     CHECK(ui.shows("Each token sees only itself"));
-}
-
-TEST_CASE("history: commit, undo, redo and the depth cap") {
-    core::Scenario s = core::preset_three_tokens();
-    ui::History h(s, 3);
-    CHECK_FALSE(h.can_undo(s));
-    for (int k = 1; k <= 5; ++k) {
-        s.X(0, 0) = k;
-        h.commit(s);
-    }
-    CHECK(h.undo_steps() == 3); // the oldest steps went first
-    CHECK(h.undo(s));
-    CHECK(s.X(0, 0) == 4);
-    CHECK(h.redo(s));
-    CHECK(s.X(0, 0) == 5);
-    while (h.undo(s)) {}
-    CHECK(s.X(0, 0) == 2);
-    // An edit after undo drops the redo steps.
-    s.causal = true;
-    h.commit(s);
-    CHECK_FALSE(h.can_redo());
 }
 
 TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the scenario invalid") {

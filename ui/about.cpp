@@ -22,6 +22,8 @@ constexpr Library libraries[] = {
     {"Eigen", "matrices", "MPL-2.0"},
     {"nlohmann/json", "scenario and settings files", "MIT"},
     {"libzip", ".npz files", "BSD-3-Clause"},
+    {"toml++", "lesson files", "MIT"},
+    {"MD4C", "lesson text (Markdown)", "MIT"},
     {"stb", "PNG reading and writing, font rasterising", "MIT or public domain"},
     {"DejaVu fonts", "text", "Bitstream Vera / public domain"},
 };

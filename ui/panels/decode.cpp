@@ -1,4 +1,4 @@
-// ui/panels/decode.cpp — generating text one token at a time with a KV cache (seed 002,
+// ui/panels/decode.cpp — generating text one token at a time with a KV cache (the every-token article,
 // "Generating text: never compute the same key twice"): step core::Decoder forward and back and
 // watch K and V grow by one row per step, with the counters and the memory the cache costs.
 #include "ui/panels/decode.h"

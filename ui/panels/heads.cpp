@@ -1,4 +1,4 @@
-// ui/panels/heads.cpp — multi-head attention (seed 001, "Many heads, many questions"): add and
+// ui/panels/heads.cpp — multi-head attention (the step-by-step article, "Many heads, many questions"): add and
 // remove heads, every head's weights as a small heatmap (click one to focus it everywhere), and
 // how the heads' outputs are concatenated and projected by W_O.
 #include "ui/panels/heads.h"

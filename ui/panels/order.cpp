@@ -1,4 +1,4 @@
-// ui/panels/order.cpp — order and position (seed 000, "Position"): attention by itself ignores
+// ui/panels/order.cpp — order and position (the three-token article, "Position"): attention by itself ignores
 // order. Shuffle the tokens and the outputs shuffle the same way; add positions to the embeddings
 // and they no longer do.
 #include "ui/panels/order.h"

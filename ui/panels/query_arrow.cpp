@@ -1,4 +1,4 @@
-// ui/panels/query_arrow.cpp — one query as an arrow among the keys (seed 002, "Steer the attention
+// ui/panels/query_arrow.cpp — one query as an arrow among the keys (the every-token article, "Steer the attention
 // yourself"): drag q's tip, or type it, and watch the weights and the output z follow.
 //
 // [SECTION] Plane geometry and drawing helpers

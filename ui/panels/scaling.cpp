@@ -1,4 +1,4 @@
-// ui/panels/scaling.cpp — why the scores are divided by √d_k (seeds 000 and 001): q·k of random
+// ui/panels/scaling.cpp — why the scores are divided by √d_k (the three-token and the step-by-step articles): q·k of random
 // unit-variance vectors has variance d_k, which makes softmax nearly one-hot; divided by √d_k it
 // has variance 1 and the weights stay spread out. core::run_scaling_experiment draws the samples.
 #include "ui/panels/scaling.h"
