@@ -361,7 +361,9 @@ void chooser(LessonView& lv, View& v) {
             std::string error;
             if (!start_lesson(v, l.path, 0, error)) v.tell(error, true);
         }
-        ImGui::TextDisabled("%s", l.summary.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", l.summary.c_str());
+        ImGui::PopStyleColor();
         ImGui::Spacing();
     }
     if (ImGui::Button("Open lesson file…")) lv.asking_path = true;
