@@ -483,14 +483,10 @@ int run_window(const Options& options) {
     std::string restore_notice;
     bool offer_default = false;
     if (autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
-        std::string problem;
-        if (std::optional<core::Scenario> restored = autosave->restore(problem); restored && *restored != scenario) {
-            scenario = std::move(*restored);
-            restore_notice = "attnviz restored the scenario you had open last time (" + autosave->path() + ").";
-            offer_default = true;
-        } else if (!problem.empty()) {
-            restore_notice = "Your last session could not be restored, so this is the worked example.\n\n" + problem;
-        }
+        Start start = choose_start(*autosave, std::move(scenario));
+        scenario = std::move(start.scenario);
+        restore_notice = std::move(start.notice);
+        offer_default = start.offer_default;
     }
     const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
     if (!options.row.empty() && row < 0) return 2;
