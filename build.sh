@@ -58,6 +58,7 @@ case "${1:-run}" in
       "fuzz_safetensors tests/corpus_safetensors"
       "fuzz_csv tests/corpus_csv"
       "fuzz_lesson tests/corpus_lesson"
+      "fuzz_review tests/corpus_review"
     )
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON \
       -DATTNVIZ_SANITIZE=ON -DATTNVIZ_WINDOW=OFF -DBUILD_TESTING=OFF >/dev/null

@@ -76,4 +76,12 @@ std::string Autosave::flush(const core::Scenario& current) {
     return save(current);
 }
 
+Start choose_start(Autosave& autosave, core::Scenario fallback) {
+    std::string problem;
+    if (std::optional<core::Scenario> restored = autosave.restore(problem); restored && *restored != fallback)
+        return {std::move(*restored), "attnviz restored the scenario you had open last time (" + autosave.path() + ").", true};
+    if (!problem.empty()) return {std::move(fallback), "Your last session could not be restored, so this is the worked example.\n\n" + problem, false};
+    return {std::move(fallback), "", false};
+}
+
 } // namespace app

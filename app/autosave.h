@@ -42,4 +42,14 @@ private:
     std::optional<Clock::time_point> dirty_since_; // first frame with unsaved changes
 };
 
+// How a window opened without a FILE starts: the autosaved session when there is one that differs
+// from `fallback` (the worked example), with the notice the user reads; or the fallback, with the
+// reason, when the session file did not load.
+struct Start {
+    core::Scenario scenario;
+    std::string notice;         // "" = nothing to say
+    bool offer_default = false; // the notice offers "Start from the worked example"
+};
+Start choose_start(Autosave& autosave, core::Scenario fallback);
+
 } // namespace app

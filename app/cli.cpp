@@ -315,10 +315,7 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
     }
     if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
         if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
-        if (!o.lesson.empty()) { // the Lesson panel comes with the panel table
-            err << "attnviz: --lesson opens no window yet; use --check or --answers\n";
-            return 2;
-        }
+        if (!o.lesson.empty() && !lesson_loads(o, err)) return 2; // before any window opens
         if (!run_window) {
             err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
             return 2;

@@ -27,4 +27,18 @@ int run_lesson_mode(const Options& o, std::ostream& out, std::ostream& err) {
     }
 }
 
+bool lesson_loads(const Options& o, std::ostream& err) {
+    try {
+        const core::learn::Lesson lesson = core::learn::find_lesson(o.lesson);
+        if (o.lesson_step > static_cast<int>(lesson.steps.size())) {
+            err << "attnviz: " << lesson.path << ": no step " << o.lesson_step << " (the lesson has " << lesson.steps.size() << ")\n";
+            return false;
+        }
+        return true;
+    } catch (const std::exception& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return false;
+    }
+}
+
 } // namespace app

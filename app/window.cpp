@@ -28,6 +28,8 @@
 #include "core/io/scenario_io.h"
 #include "ui/appearance.h"
 #include "ui/fonts.h"
+#include "ui/app_state.h"
+#include "ui/panels/lesson.h"
 #include "ui/panels/attention.h"
 #include "ui/ui.h"
 
@@ -480,15 +482,11 @@ int run_window(const Options& options) {
     if (!screenshot && !bench && !attention) autosave.emplace(default_session_path());
     std::string restore_notice;
     bool offer_default = false;
-    if (autosave && options.file.empty()) {
-        std::string problem;
-        if (std::optional<core::Scenario> restored = autosave->restore(problem); restored && *restored != scenario) {
-            scenario = std::move(*restored);
-            restore_notice = "attnviz restored the scenario you had open last time (" + autosave->path() + ").";
-            offer_default = true;
-        } else if (!problem.empty()) {
-            restore_notice = "Your last session could not be restored, so this is the worked example.\n\n" + problem;
-        }
+    if (autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
+        Start start = choose_start(*autosave, std::move(scenario));
+        scenario = std::move(start.scenario);
+        restore_notice = std::move(start.notice);
+        offer_default = start.offer_default;
     }
     const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
     if (!options.row.empty() && row < 0) return 2;
@@ -555,6 +553,15 @@ int run_window(const Options& options) {
     double all_thumbnails_ms = -1.0; // --bench-frames --attention
     if (row >= 0) app.select_row(row);
     if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
+    if (!options.lesson.empty()) {
+        // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
+        app.state().view.state<ui::LessonView>().keep_progress = !screenshot;
+        std::string problem;
+        if (!ui::start_lesson(app.state().view, options.lesson, options.lesson_step, problem)) {
+            std::cerr << "attnviz: " << problem << "\n";
+            return 2;
+        }
+    }
     std::string save_problem;
 
     Settling settling;

@@ -3,15 +3,10 @@
 #include "core/kernels.h"
 #include "core/parallel.h"
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 
-#if defined(ATTNVIZ_X86_KERNELS)
-#include <cpuid.h>
-#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -36,93 +31,7 @@ void resize_square(Matrix& m, Eigen::Index n) {
 #endif
 }
 
-#if defined(ATTNVIZ_X86_KERNELS)
-// x86-64-v3 and -v4 as GCC and Clang's -march define them, read from cpuid, with the OS saving
-// the AVX (and AVX-512) registers (xgetbv).
-struct X86Levels {
-    bool v3 = false, v4 = false;
-};
-
-X86Levels detect_x86_levels() {
-    X86Levels levels;
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    auto bit = [](unsigned reg, int n) { return (reg >> n & 1u) != 0; };
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return levels;
-    const bool fma = bit(c, 12), movbe = bit(c, 22), osxsave = bit(c, 27), avx = bit(c, 28), f16c = bit(c, 29);
-    if (!osxsave || !avx || __get_cpuid_max(0, nullptr) < 7) return levels;
-    unsigned xcr0 = 0, xcr0_high = 0;
-    __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
-    const bool ymm_saved = (xcr0 & 0x6u) == 0x6u, zmm_saved = (xcr0 & 0xe6u) == 0xe6u;
-    __cpuid_count(7, 0, a, b, c, d);
-    const bool bmi1 = bit(b, 3), avx2 = bit(b, 5), bmi2 = bit(b, 8);
-    const bool avx512f = bit(b, 16), avx512dq = bit(b, 17), avx512cd = bit(b, 28), avx512bw = bit(b, 30), avx512vl = bit(b, 31);
-    bool lzcnt = false;
-    if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) lzcnt = bit(c, 5);
-    levels.v3 = ymm_saved && avx2 && fma && bmi1 && bmi2 && f16c && movbe && lzcnt;
-    levels.v4 = levels.v3 && zmm_saved && avx512f && avx512dq && avx512cd && avx512bw && avx512vl;
-    return levels;
-}
-#endif
-
-bool cpu_has(const char* build) {
-    const std::string b = build;
-    if (b == "generic") return true;
-#if defined(ATTNVIZ_X86_KERNELS)
-    static const X86Levels levels = detect_x86_levels();
-    if (b == "x86-64-v3") return levels.v3;
-    if (b == "x86-64-v4") return levels.v4;
-#endif
-    return false;
-}
-
-// Every build in this binary, best first.
-std::vector<const kernels::Set*> all_builds() {
-    std::vector<const kernels::Set*> builds;
-#ifdef ATTNVIZ_X86_KERNELS
-    builds.push_back(kernels::x86_64_v4());
-    builds.push_back(kernels::x86_64_v3());
-#endif
-    builds.push_back(kernels::generic());
-    return builds;
-}
-
-const kernels::Set* find_build(const std::string& name) {
-    for (const kernels::Set* k : all_builds())
-        if (name == k->name && cpu_has(k->name)) return k;
-    return nullptr;
-}
-
-const kernels::Set* first_choice() {
-    if (const char* wanted = std::getenv("ATTNVIZ_KERNELS"))
-        if (const kernels::Set* k = find_build(wanted)) return k;
-    for (const kernels::Set* k : all_builds())
-        if (cpu_has(k->name)) return k;
-    return kernels::generic();
-}
-
-std::atomic<const kernels::Set*>& active_set() {
-    static std::atomic<const kernels::Set*> set{first_choice()};
-    return set;
-}
-
 } // namespace
-
-const kernels::Set& kernels::active() { return *active_set().load(); }
-
-std::string kernel_build() { return active_set().load()->name; }
-
-std::vector<std::string> kernel_builds() {
-    std::vector<std::string> names;
-    for (const kernels::Set* k : all_builds())
-        if (cpu_has(k->name)) names.push_back(k->name);
-    return names;
-}
-
-bool use_kernel_build(const std::string& name) {
-    const kernels::Set* k = find_build(name);
-    if (k) active_set().store(k);
-    return k != nullptr;
-}
 
 int compute_threads(int n) { return n < 256 ? 1 : parallel::threads(); }
 
@@ -147,7 +56,7 @@ void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width) {
 
 void compute_into(const Scenario& s, Result& r) {
     require_valid(s);
-    const kernels::Set& k = *active_set().load();
+    const kernels::Set& k = kernels::active();
     const Eigen::Index n = s.n(), d_model = s.d_model(), d_k = s.d_k(), d_v = s.d_v();
     const Eigen::Index heads = static_cast<Eigen::Index>(s.heads.size());
     const bool parallel = compute_threads(s.n()) > 1; // share row blocks with core::parallel's helpers

@@ -168,6 +168,7 @@ TEST_CASE("review deck: bad files name the place") {
     CHECK_THROWS_WITH(deck_from_json("{\"format\": \"attnviz-review\",\n \"version\": 1, \"cards\": [}", "r.json"),
                       doctest::Contains("r.json: line 2, column 26"));
     CHECK_THROWS_WITH(deck_from_json("{\"format\": \"x\"}", "r.json"), doctest::Contains("r.json: format: not an attnviz review file"));
+    CHECK_THROWS_WITH(deck_from_json("{\"version\": 1e400}", "r.json"), doctest::Contains("r.json: number overflow parsing '1e400'"));
     std::string ok = deck_to_json(sample_deck());
     std::string dup = ok;
     const size_t first_card = dup.find("\"id\": \"every-token/q-sum\"");

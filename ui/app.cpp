@@ -13,6 +13,7 @@
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
+#include "ui/panels/lesson.h"
 #include "ui/panels/review.h"
 #include "ui/panel_table.h"
 #include "ui/shortcuts.h"
@@ -81,6 +82,7 @@ ImRect default_rect(Slot slot, ImVec2 display, float top) {
     case Slot::left_top: return rect(x1, 0, c1, controls_h);
     case Slot::left_middle: return rect(x1, controls_h, c1, tokens_h);
     case Slot::left_bottom: return rect(x1, controls_h + tokens_h, c1, H - controls_h - tokens_h);
+    case Slot::left: return rect(x1, 0, c1, H);
     case Slot::middle_top: return rect(x2, 0, c2, matrices_h);
     case Slot::middle_bottom: return rect(x2, matrices_h, c2, H - matrices_h);
     case Slot::right_top: return rect(x3, 0, c3, heatmap_h);
@@ -281,6 +283,7 @@ void menu_bar(App::State& st) {
         ImGui::MenuItem("About attnviz", nullptr, &st.show_about);
         ImGui::EndMenu();
     }
+    draw_learn_menu(v);
     draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {

@@ -6,6 +6,7 @@
 #include "ui/panels/decode.h"
 #include "ui/panels/heads.h"
 #include "ui/panels/heatmap.h"
+#include "ui/panels/lesson.h"
 #include "ui/panels/help.h"
 #include "ui/panels/matrices.h"
 #include "ui/panels/order.h"
@@ -54,6 +55,9 @@ const std::vector<PanelSpec>& panel_table() {
         {"review", "Review", Slot::middle_bottom, Menu::view_topics, false, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
          [](C& c) { draw_review_panel(c.view); }},
+        {"lesson", "Lesson", Slot::left, Menu::view_topics, false, true,
+         "The open lesson: its step text, back and next, predictions, challenges and hints (Learn menu).",
+         [](C& c) { draw_lesson_panel(c.scenario, c.result, c.view); }},
         {"attention", "Attention weights of a model", Slot::centre, Menu::view_topics, false, false,
          "A real model's attention from a .npy, .npz or .safetensors file: every layer and head, one head's map, a query's top keys.",
          [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures); }},

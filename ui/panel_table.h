@@ -29,7 +29,8 @@ struct PanelContext {
 };
 
 // The default places: three columns (editors left, tables middle, pictures right), or centred.
-enum class Slot { left_top, left_middle, left_bottom, middle_top, middle_bottom, right_top, right_bottom, centre };
+// `left` is the whole left column (the Lesson panel, beside the panels a lesson drives).
+enum class Slot { left_top, left_middle, left_bottom, left, middle_top, middle_bottom, right_top, right_bottom, centre };
 
 // Where the panel is listed: the first group of the View menu (open at start), the second group
 // (the topics, closed at start, each opening over the panel of its slot), or the Help menu.

@@ -218,6 +218,10 @@ ReviewDeck deck_from_json(const std::string& text, const std::string& label) {
         const size_t colon = what.rfind(": ");
         throw std::runtime_error(label + ": " + place_of(text, e.byte == 0 ? 0 : e.byte - 1) + ": " +
                                  (colon == std::string::npos ? what : what.substr(colon + 2)));
+    } catch (const json::exception& e) { // a number too large for a double (1e400), …
+        const std::string what = e.what();
+        const size_t bracket = what.find("] ");
+        throw std::runtime_error(label + ": " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
     }
     const Reader r{label, ""};
     if (!root.is_object() || r.text(root, "format") != "attnviz-review") bad(label, "format", "not an attnviz review file");

@@ -46,8 +46,12 @@ struct AttentionView {
     std::atomic<bool> stop{false};
     std::thread worker;
     TextureUploader* uploader = nullptr; // the one that made the textures below
-    std::vector<ImTextureID> thumbs;     // one per summary, made on the UI thread
-    int uploaded = 0;
+    // Every thumbnail in one texture (layers × heads cells of thumb_side texels): a software
+    // rasteriser pays per texture drawn, and 144 of them cost more than the rest of a frame.
+    ImTextureID atlas = nullptr;
+    int thumb_side = 0;                  // texels of one thumbnail
+    std::vector<unsigned char> atlas_band; // RGBA of the layer being filled
+    int uploaded = 0;                    // thumbnails in the atlas
 
     // Which map: the grid (layer < 0), one head, or a layer's mean over heads.
     int layer = -1, head = 0;

@@ -1,0 +1,248 @@
+// The Lesson panel and the Learn menu, driven headless through real clicks, drags and typing:
+// every built-in lesson from its first step to its last, predictions right and wrong, challenges
+// solved with the query arrow, back restoring a step's state, progress resumed from disk.
+#include "headless.h"
+
+#include "core/learn/lesson_load.h"
+#include "core/explain.h"
+#include "ui/panel_table.h"
+#include "ui/panels/heatmap.h"
+#include "ui/panels/lesson.h"
+#include "ui/panels/query_arrow.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+using headless::Ui;
+using core::learn::Value;
+
+namespace {
+
+// Each test keeps its progress in a folder of its own.
+struct StateDir {
+    std::string dir;
+    explicit StateDir(const char* name) : dir("/tmp/attnviz_ui_lessons_" + std::to_string(getpid()) + "_" + name) {
+        std::filesystem::remove_all(dir);
+        setenv("XDG_STATE_HOME", dir.c_str(), 1);
+    }
+    ~StateDir() {
+        unsetenv("XDG_STATE_HOME");
+        std::filesystem::remove_all(dir);
+    }
+};
+
+ui::LessonView& lesson(Ui& ui) { return ui.st().view.state<ui::LessonView>(); }
+core::learn::Session& session(Ui& ui) { return *lesson(ui).session; }
+
+void open(Ui& ui, const std::string& id, int step = 0) {
+    std::string error;
+    REQUIRE(ui::start_lesson(ui.st().view, id, step, error));
+    ui.frames(3);
+}
+
+void next(Ui& ui) {
+    const int at = session(ui).index();
+    ui.click(ui.item("lesson_next"));
+    ui.frames(2);
+    REQUIRE(session(ui).index() == at + 1);
+}
+
+// The button of the choice whose text is (or, with `right` false, is not) the live answer.
+int choice_index(Ui& ui, bool right) {
+    const core::learn::Predict& p = *session(ui).step().predict;
+    const std::string actual = session(ui).live_answer(ui.scenario(), ui.app().result())->text();
+    const int count = p.choices.empty() ? ui.scenario().n() : static_cast<int>(p.choices.size());
+    // Number choices: the nearest is right; any other is wrong.
+    int nearest = 0;
+    for (int k = 0; k < count; ++k) {
+        const Value c = p.choices.empty() ? Value::of_token(ui.scenario().tokens[static_cast<size_t>(k)]) : p.choices[static_cast<size_t>(k)];
+        const Value best = p.choices.empty() ? Value::of_token(ui.scenario().tokens[static_cast<size_t>(nearest)]) : p.choices[static_cast<size_t>(nearest)];
+        if (c.kind == Value::Kind::token ? c.text() == actual : std::abs(c.number - std::stod(actual)) < std::abs(best.number - std::stod(actual))) nearest = k;
+    }
+    return right ? nearest : (nearest + 1) % count;
+}
+
+// Commits a prediction by clicking a choice (or the heatmap column), checking the lock and the reveal.
+void predict(Ui& ui, bool right, bool through_heatmap) {
+    const int at = session(ui).index();
+    ui.click(ui.item("lesson_next")); // locked
+    ui.frame();
+    CHECK(session(ui).index() == at);
+    CHECK_FALSE(session(ui).committed());
+    const std::string actual = session(ui).live_answer(ui.scenario(), ui.app().result())->text();
+    const int k = choice_index(ui, right);
+    std::string chosen;
+    if (through_heatmap) {
+        const ui::HeatmapView& hv = ui.st().view.state<ui::HeatmapView>();
+        ui.click(ImVec2(hv.origin.x + (static_cast<float>(k) + 0.5f) * hv.cell, hv.origin.y + 0.5f * hv.cell));
+        chosen = ui.scenario().tokens[static_cast<size_t>(k)];
+    } else {
+        ui.click(ui.item("lesson_choice_" + std::to_string(k)));
+        chosen = session(ui).prediction() ? session(ui).prediction()->answer : "";
+    }
+    ui.frames(2);
+    REQUIRE(session(ui).committed());
+    CHECK(session(ui).prediction()->correct == right);
+    CHECK(session(ui).prediction()->answer == chosen);
+    const std::string verdict = right ? "✓ Right." : "✗ Not this time.";
+    CHECK(ui.shows(verdict + " you: " + chosen + " · actual: " + actual, "Lesson"));
+    CHECK(ui.shows(session(ui).step().predict->why.substr(0, 40), "Lesson"));
+}
+
+// Types q = (x, y) into the query arrow's boxes, as a learner would.
+void type_q(Ui& ui, double x, double y) {
+    const char* boxes[] = {"q_x", "q_y"};
+    const double values[] = {x, y};
+    for (int k = 0; k < 2; ++k) {
+        ui.double_click(ui.item(boxes[k]));
+        ui.key('A', true);
+        ui.type(core::format_number(values[k]));
+        ui.key(headless::key_enter);
+    }
+}
+
+void hold_until_done(Ui& ui) {
+    ui.frames(40); // 0.67 s at 60 frames per second: more than the half second the goal must hold
+    CHECK(session(ui).is_done(session(ui).index()));
+    CHECK(ui.shows("✓ Done", "Lesson"));
+}
+
+// "Hint", "Another hint", then "Show me": the query arrow moves to the solution.
+void solve_with_show_me(Ui& ui) {
+    ui.click(ui.item("lesson_hint"));
+    ui.frame();
+    CHECK(ui.shows("Hint 1:", "Lesson"));
+    ui.click(ui.item("lesson_hint"));
+    ui.frame();
+    CHECK(ui.shows("Hint 2:", "Lesson"));
+    ui.click(ui.item("lesson_show_me"));
+    ui.frames(80); // 1.2 s of animation
+    hold_until_done(ui);
+}
+
+// Walks a lesson from step 1 to its last; predictions right or wrong, challenges solved by `solve`.
+template <class Solve>
+void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
+    open(ui, id, 1);
+    bool heatmap_used = false;
+    while (true) {
+        const core::learn::Step& step = session(ui).step();
+        INFO(id << " step " << session(ui).index() + 1 << " " << step.id);
+        CHECK(ui.shows(step.title, "Lesson"));
+        if (step.predict) {
+            const bool click_map = step.predict->choices.empty() && !heatmap_used;
+            predict(ui, right, click_map);
+            heatmap_used = heatmap_used || click_map;
+        }
+        if (step.challenge) solve(ui, step.id);
+        if (session(ui).index() + 1 == session(ui).size()) break;
+        next(ui);
+    }
+    CHECK(session(ui).predictions_made() == session(ui).predictions_total());
+}
+
+} // namespace
+
+TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dragging and typing q") {
+    StateDir state("right");
+    Ui ui;
+    ui.frame();
+    walk(ui, "every-token", true, [](Ui& u, const std::string& id) {
+        REQUIRE(u.scenario().pin);
+        if (id == "steer-ate") {
+            type_q(u, -0.5, 2.0); // towards the key of "ate"
+        } else if (id == "steer-zero") {
+            type_q(u, 0, 0);
+        } else { // steer-long: drag the tip of q far out along its own direction
+            const ui::ArrowView& av = u.st().view.state<ui::ArrowView>();
+            for (int k = 0; k < 8 && core::compute(u.scenario()).heads[0].weights.row(4).maxCoeff() <= 0.95; ++k) {
+                const ImVec2 tip = av.q_tip;
+                u.drag(tip, ImVec2(av.origin.x + (tip.x - av.origin.x) * 1.6f, av.origin.y + (tip.y - av.origin.y) * 1.6f));
+                u.frames(2); // the plane rescales to the longer q
+            }
+        }
+        hold_until_done(u);
+    });
+    CHECK(ui.shows("5 of 5 made", "Lesson"));
+    const core::learn::LessonProgress& p = session(ui).progress();
+    CHECK(p.predictions.size() == 5);
+    for (const auto& [step, rec] : p.predictions) CHECK(rec.correct);
+    CHECK(p.done.count("steer-ate") == 1);
+    CHECK(p.done.count("steer-zero") == 1);
+    CHECK(p.done.count("steer-long") == 1);
+}
+
+TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and show me; progress resumes") {
+    StateDir state("wrong");
+    {
+        Ui ui;
+        ui.frame();
+        walk(ui, "every-token", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+        for (const auto& [step, rec] : session(ui).progress().predictions) CHECK_FALSE(rec.correct);
+        ui.click(ui.item("lesson_back"));
+        ui.frames(2);
+    }
+    REQUIRE(std::filesystem::exists(state.dir + "/attnviz/progress.json"));
+    Ui again;
+    again.frame();
+    open(again, "every-token"); // 0: resume
+    CHECK(session(again).index() == session(again).size() - 2);
+    CHECK(session(again).predictions_made() == 5);
+    CHECK(session(again).is_done(10));
+    // A committed prediction stays committed: its step shows the reveal, and next is open.
+    open(again, "every-token", 5);
+    CHECK(session(again).can_next());
+    CHECK(again.shows("✗ Not this time.", "Lesson"));
+}
+
+TEST_CASE("lesson panel: the worked example and the step-by-step lesson, walked through") {
+    StateDir state("others");
+    Ui ui;
+    ui.frame();
+    walk(ui, "worked-example", true, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+    CHECK(ui.shows("3 of 3 made", "Lesson"));
+    walk(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
+    const auto& steps = session(ui).lesson().steps;
+    const auto heads_step = std::find_if(steps.begin(), steps.end(), [](const core::learn::Step& st) { return st.id == "predict-heads"; });
+    REQUIRE(heads_step != steps.end());
+    open(ui, "step-by-step", static_cast<int>(heads_step - steps.begin()) + 1);
+    CHECK(ui.scenario().heads.size() == 8); // 8 heads × 64, d_model 512
+    CHECK(ui.scenario().d_k() == 64);
+    CHECK(ui.shows("✓ Right.", "Lesson") != ui.shows("✗ Not this time.", "Lesson")); // committed: the reveal shows
+}
+
+TEST_CASE("lesson panel: back restores the state a step opened on; the learner's edit stays undoable") {
+    StateDir state("back");
+    Ui ui;
+    ui.frame();
+    open(ui, "every-token", 1);
+    next(ui);
+    const core::Scenario opened = ui.scenario();
+    type_q(ui, 3, 3); // an edit: pins the query of "it"
+    REQUIRE(ui.scenario().pin);
+    next(ui);
+    ui.click(ui.item("lesson_back"));
+    ui.frames(2);
+    CHECK(session(ui).index() == 1);
+    CHECK(ui.scenario() == opened);
+    ui.key('Z', true); // undo: back to the learner's edit
+    REQUIRE(ui.scenario().pin);
+    CHECK(ui.scenario().pin->q[0] == 3.0);
+    // Closing the lesson leaves the scenario as it is.
+    const core::Scenario before = ui.scenario();
+    ui.click(ui.item("lesson_close"));
+    ui.frames(2);
+    CHECK_FALSE(lesson(ui).session.has_value());
+    CHECK_FALSE(ui.st().view.open["lesson"]);
+    CHECK(ui.scenario() == before);
+}
+
+TEST_CASE("lesson panel: every lesson id a step may open is a panel of the table") {
+    for (const std::string& id : core::learn::panel_ids()) {
+        INFO(id);
+        CHECK(ui::find_panel(id) != nullptr);
+    }
+}

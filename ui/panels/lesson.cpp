@@ -1,0 +1,457 @@
+// ui/panels/lesson.cpp — the Lesson panel and the Learn menu.
+//
+// [SECTION] Starting, applying and saving
+// [SECTION] Text
+// [SECTION] Predictions
+// [SECTION] Challenges
+// [SECTION] Highlights
+// [SECTION] Panel and menu
+#include "ui/panels/lesson.h"
+
+#include "core/edits.h"
+#include "core/learn/lesson_load.h"
+#include "ui/panel_table.h"
+#include "ui/panels/heatmap.h"
+#include "ui/panels/lesson_checks.h"
+#include "ui/widgets.h"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace ui {
+
+using namespace core::learn;
+
+namespace {
+
+const ImVec4 right_colour(0.45f, 0.85f, 0.45f, 1.0f);
+const ImVec4 wrong_colour(1.0f, 0.55f, 0.35f, 1.0f);
+
+//-----------------------------------------------------------------------------
+// [SECTION] Starting, applying and saving
+//-----------------------------------------------------------------------------
+
+void save(LessonView& lv, View& v) {
+    if (!lv.keep_progress) return;
+    const std::string problem = lv.store.save();
+    if (!problem.empty()) v.tell("lesson progress: " + problem, true);
+}
+
+void load_store(LessonView& lv, View& v) {
+    if (lv.store_loaded) return;
+    lv.store_loaded = true;
+    if (!lv.keep_progress) return;
+    const std::string problem = lv.store.load();
+    if (!problem.empty()) v.tell("lesson progress: " + problem, true);
+}
+
+// The state of the learner's app right now, as a step would open on it.
+StepState live_state(const core::Scenario& s, const View& v) {
+    StepState st;
+    st.scenario = s;
+    st.selected_row = v.selected_row;
+    st.selected_head = v.selected_head;
+    return st;
+}
+
+void go(LessonView& lv, View& v, const core::Scenario& s, int k) {
+    std::vector<std::string> problems;
+    lv.pending = lv.session->go(k, live_state(s, v), &problems);
+    if (!problems.empty()) v.tell("this step could not apply everything to your edited scenario: " + problems.front(), true);
+    save(lv, v);
+}
+
+// Carries a step's state into the App: one undoable change of the scenario, the selection, the
+// panels it opens (brought to the front) and its highlights.
+void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
+    if (!lv.pending) return;
+    core::edits::replace_scenario(s, lv.pending->scenario);
+    v.selected_row = lv.pending->selected_row;
+    v.selected_head = lv.pending->selected_head;
+    for (const std::string& id : lv.pending->open_panels) {
+        v.open[id] = true;
+        // Brought to the front, unless it sits in the left column, which the Lesson panel fills.
+        const PanelSpec* p = find_panel(id);
+        if (p && p->slot != Slot::left_top && p->slot != Slot::left_middle && p->slot != Slot::left_bottom) ImGui::SetWindowFocus(p->title);
+    }
+    lv.highlights = lv.pending->highlights;
+    lv.pending.reset();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Text
+//-----------------------------------------------------------------------------
+
+// Spans laid out word by word, wrapping at the panel's edge.
+void flow(const std::vector<Span>& spans, float indent) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    const float left = start.x + indent, right = start.x + std::max(ImGui::GetContentRegionAvail().x, 4.0f * em());
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    ImVec2 pen(left, start.y);
+    const ImU32 plain = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 bold = selection_color();
+    const ImU32 math = ImGui::ColorConvertFloat4ToU32(ImVec4(0.55f, 0.78f, 1.0f, 1.0f));
+    for (const Span& sp : spans) {
+        ImFont* font = sp.code ? number_font() : ImGui::GetFont();
+        const ImU32 colour = sp.bold ? bold : sp.math || sp.code ? math : plain;
+        for (size_t i = 0; i < sp.text.size();) {
+            size_t end = sp.text.find(' ', i);
+            end = end == std::string::npos ? sp.text.size() : end + 1; // a word with its space
+            const char* b = sp.text.c_str() + i;
+            const char* e = sp.text.c_str() + end;
+            const float w = font->CalcTextSizeA(ImGui::GetFontSize(), FLT_MAX, 0.0f, b, e).x;
+            const float ink = font->CalcTextSizeA(ImGui::GetFontSize(), FLT_MAX, 0.0f, b, end > i && e[-1] == ' ' ? e - 1 : e).x;
+            if (pen.x + ink > right && pen.x > left) pen = ImVec2(left, pen.y + line);
+            if (!(pen.x == left && *b == ' ')) {
+                dl->AddText(font, ImGui::GetFontSize(), pen, colour, b, e);
+                pen.x += w;
+            }
+            i = end;
+        }
+    }
+    ImGui::Dummy(ImVec2(right - start.x, pen.y + line - start.y));
+}
+
+void draw_blocks(const std::vector<Block>& blocks) {
+    for (const Block& b : blocks) {
+        const float indent = 1.2f * em() * static_cast<float>(std::max(0, b.depth - 1));
+        std::vector<Span> spans = b.spans;
+        if (b.kind == Block::Kind::bullet) spans.insert(spans.begin(), Span{"•  "});
+        if (b.kind == Block::Kind::numbered) spans.insert(spans.begin(), Span{std::to_string(b.number) + ".  "});
+        if (b.kind == Block::Kind::heading)
+            for (Span& s : spans) s.bold = true;
+        flow(spans, indent);
+        if (b.kind == Block::Kind::paragraph || b.kind == Block::Kind::heading) ImGui::Spacing();
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Predictions
+//-----------------------------------------------------------------------------
+
+void commit(LessonView& lv, View& v, const Value& choice, const core::Scenario& s, const core::Result& r) {
+    lv.session->commit(choice, s, r);
+    save(lv, v);
+}
+
+// The token whose heatmap column the learner clicked this frame, or -1.
+int clicked_heatmap_column(View& v, const core::Scenario& s) {
+    const HeatmapView& hv = v.state<HeatmapView>();
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const ImGuiWindow* hovered = GImGui->HoveredWindow;
+    const PanelSpec* heatmap = find_panel("heatmap");
+    if (!ImGui::IsMouseClicked(0) || hv.cell <= 0.0f || !hv.area.Contains(m) || !hovered || !heatmap || std::string(hovered->RootWindow->Name) != heatmap->title)
+        return -1;
+    const int col = static_cast<int>(std::floor((m.x - hv.origin.x) / hv.cell));
+    return col >= 0 && col < s.n() ? col : -1;
+}
+
+void prediction_choices(LessonView& lv, View& v, const Predict& p, const core::Scenario& s, const core::Result& r) {
+    if (p.choices.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("Click a column of the heatmap, or pick the token here:");
+        ImGui::PopStyleColor();
+        const int col = clicked_heatmap_column(v, s);
+        if (col >= 0) commit(lv, v, Value::of_token(s.tokens[static_cast<size_t>(col)]), s, r);
+    }
+    const int count = p.choices.empty() ? std::min(s.n(), 64) : static_cast<int>(p.choices.size());
+    for (int k = 0; k < count && !lv.session->committed(); ++k) {
+        const Value choice = p.choices.empty() ? Value::of_token(s.tokens[static_cast<size_t>(k)]) : p.choices[static_cast<size_t>(k)];
+        const std::string label = choice.text() + "##choice" + std::to_string(k);
+        const float w = ImGui::CalcTextSize(choice.text().c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+        if (k > 0 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+            ImGui::SameLine();
+        if (ImGui::Button(label.c_str())) commit(lv, v, choice, s, r);
+        remember(v, ("lesson_choice_" + std::to_string(k)).c_str());
+    }
+}
+
+void reveal(const LessonView& lv, const Predict& p, const core::Scenario& s, const core::Result& r) {
+    const PredictionRecord& rec = *lv.session->prediction();
+    ImGui::PushStyleColor(ImGuiCol_Text, rec.correct ? right_colour : wrong_colour);
+    ImGui::TextWrapped("%s  you: %s · actual: %s", rec.correct ? "✓ Right." : "✗ Not this time.", rec.answer.c_str(), rec.actual.c_str());
+    ImGui::PopStyleColor();
+    const std::optional<Value> now = lv.session->live_answer(s, r);
+    if (now && now->text() != rec.actual) ImGui::TextDisabled("After your edits the answer is now %s.", now->text().c_str());
+    if (const std::optional<Labelled> numbers = lv.session->live_numbers(s, r)) {
+        const NumberFont mono;
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", numbers->text().c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::TextWrapped("%s", p.why.c_str());
+}
+
+void draw_predict(LessonView& lv, View& v, const Predict& p, const core::Scenario& s, const core::Result& r) {
+    ImGui::Separator();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(selection_color()));
+    ImGui::TextWrapped("%s", p.question.c_str());
+    ImGui::PopStyleColor();
+    if (lv.session->committed()) reveal(lv, p, s, r);
+    else prediction_choices(lv, v, p, s, r);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Challenges
+//-----------------------------------------------------------------------------
+
+void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Scenario& s) {
+    Session& session = *lv.session;
+    const ChallengeStatus& st = session.status();
+    ImGui::Separator();
+    const bool done = session.is_done(session.index());
+    if (done) ImGui::TextColored(right_colour, "✓ Done");
+    else if (st.holds) ImGui::TextColored(right_colour, "Holding… %.1f s", std::max(0.0, Challenge::hold_seconds - st.held));
+    else ImGui::TextDisabled("Goal: %s", c.goal.text().c_str());
+    if (st.shown) {
+        ImGui::SameLine();
+        ImGui::TextDisabled(" now: %s", st.shown->text().c_str());
+    }
+    if (!st.error.empty()) ImGui::TextColored(wrong_colour, "%s", st.error.c_str());
+    for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
+    if (st.hints_shown < static_cast<int>(c.hints.size())) {
+        if (ImGui::Button(st.hints_shown == 0 ? "Hint" : "Another hint")) session.request_hint();
+        remember(v, "lesson_hint");
+    } else if (session.can_show_me()) {
+        if (ImGui::Button(session.showing() ? "Showing…" : "Show me")) session.show_me(s);
+        remember(v, "lesson_show_me");
+        tip("Moves the query arrow to a solution");
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Highlights
+//-----------------------------------------------------------------------------
+
+// Whether a window in front of `owner` (a panel's title) covers part of `box`.
+bool covered(const char* owner, const ImRect& box) {
+    constexpr ImGuiWindowFlags transient = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip;
+    bool in_front = false;
+    for (const ImGuiWindow* w : GImGui->Windows) { // back to front
+        if (in_front && w->WasActive && !w->Hidden && !(w->Flags & transient) && w->Rect().Overlaps(box)) return true;
+        in_front = in_front || std::string(w->Name) == owner;
+    }
+    return !in_front; // the owner is not drawn at all
+}
+
+// One outline around rows × cols cells of a grid (or the part named), where its panel shows it.
+void outline(const MatrixPlace& p, const GridGeometry& g, int rows, int cols, const char* owner, ImU32 colour) {
+    const ImVec2 o = g.cell_origin, c = g.cell_size;
+    const float r0 = static_cast<float>(std::max(p.row, 0)), r1 = static_cast<float>(p.row >= 0 ? p.row + 1 : rows);
+    const float c0 = static_cast<float>(std::max(p.col, 0)), c1 = static_cast<float>(p.col >= 0 ? p.col + 1 : cols);
+    ImRect box(ImVec2(o.x + c.x * c0, o.y + c.y * r0), ImVec2(o.x + c.x * c1, o.y + c.y * r1));
+    box.ClipWith(g.visible);
+    if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f || covered(owner, box)) return;
+    ImGui::GetForegroundDrawList()->AddRect(box.Min, box.Max, colour, 0.0f, 0, 3.0f);
+}
+
+int columns_of(const std::string& matrix, const core::Scenario& s) {
+    if (matrix == "X") return s.d_model();
+    if (matrix == "Q" || matrix == "K") return s.d_k();
+    if (matrix == "V" || matrix == "Z") return s.d_v();
+    return s.n(); // scores, scaled, A
+}
+
+// An outline around each highlighted matrix, row or cell, wherever a panel shows that matrix (the
+// Matrices panel, and the heatmap for A), pulsing so it is told apart from the selection.
+void draw_highlights(const LessonView& lv, View& v, const core::Scenario& s) {
+    const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
+    const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(0.35f, 0.9f, 1.0f, pulse));
+    const HeatmapView& hv = v.state<HeatmapView>();
+    const PanelSpec* matrices = find_panel("matrices");
+    const PanelSpec* heatmap = find_panel("heatmap");
+    for (const MatrixPlace& p : lv.highlights) {
+        if (p.head != v.selected_head && p.matrix != "X") continue;
+        const int cols = columns_of(p.matrix, s);
+        const auto it = v.grids.find(p.matrix == "scores" ? "QKT" : p.matrix);
+        if (it != v.grids.end() && matrices && v.open[matrices->id]) outline(p, it->second, s.n(), cols, matrices->title, colour);
+        if (p.matrix == "A" && hv.cell > 0.0f && heatmap && v.open[heatmap->id])
+            outline(p, GridGeometry{hv.origin, ImVec2(hv.cell, hv.cell), hv.area}, s.n(), cols, heatmap->title, colour);
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Panel and menu
+//-----------------------------------------------------------------------------
+
+void ask_path(LessonView& lv, View& v) {
+    ImGui::TextWrapped("Path of a lesson file (TOML; docs/lessons.md describes it):");
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    const bool entered = ImGui::InputText("##lesson_path", &lv.path, ImGuiInputTextFlags_EnterReturnsTrue);
+    remember(v, "lesson_path");
+    if (!lv.path_error.empty()) ImGui::TextColored(wrong_colour, "%s", lv.path_error.c_str());
+    if (ImGui::Button("Open") || entered) {
+        std::string error;
+        if (start_lesson(v, lv.path, 0, error)) lv.asking_path = false;
+        else lv.path_error = error;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) lv.asking_path = false;
+}
+
+void step_list(LessonView& lv, View& v, const core::Scenario& s) {
+    Session& session = *lv.session;
+    const std::string preview = "Step " + std::to_string(session.index() + 1) + " of " + std::to_string(session.size());
+    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 9.0f * em()));
+    if (ImGui::BeginCombo("##steps", preview.c_str(), ImGuiComboFlags_HeightLarge)) {
+        for (int k = 0; k < session.size(); ++k) {
+            const Step& step = session.lesson().steps[static_cast<size_t>(k)];
+            const std::string label = std::string(session.is_done(k) ? "✓ " : "   ") + std::to_string(k + 1) + ". " + step.title + "##step" + std::to_string(k);
+            if (ImGui::Selectable(label.c_str(), k == session.index()) && k != session.index()) go(lv, v, s, k);
+        }
+        ImGui::EndCombo();
+    }
+    remember(v, "lesson_steps");
+}
+
+void footer(LessonView& lv, View& v, const core::Scenario& s) {
+    Session& session = *lv.session;
+    ImGui::Separator();
+    ImGui::BeginDisabled(session.index() == 0);
+    if (ImGui::Button("◀ Back")) go(lv, v, s, session.index() - 1);
+    ImGui::EndDisabled();
+    remember(v, "lesson_back");
+    ImGui::SameLine();
+    const bool last = session.index() + 1 >= session.size();
+    ImGui::BeginDisabled(!session.can_next());
+    if (ImGui::Button(last ? "Last step" : "Next ▶")) go(lv, v, s, session.index() + 1);
+    ImGui::EndDisabled();
+    remember(v, "lesson_next");
+    if (!last && !session.can_next() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("Commit your prediction first");
+    ImGui::SameLine();
+    if (ImGui::Button("Close lesson")) close_lesson(v);
+    remember(v, "lesson_close");
+    tip("The scenario stays as it is; reopen the lesson from the Learn menu to resume");
+}
+
+void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r) {
+    Session& session = *lv.session;
+    const Step& step = session.step();
+    ImGui::TextDisabled("%s", session.lesson().title.c_str());
+    step_list(lv, v, s);
+    if (session.predictions_total() > 0) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%d of %d made", session.predictions_made(), session.predictions_total());
+    }
+    ImGui::Separator();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(selection_color()));
+    ImGui::TextWrapped("%s%s", session.is_done(session.index()) ? "✓ " : "", step.title.c_str());
+    ImGui::PopStyleColor();
+    ImGui::Spacing();
+    const float footer_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
+    ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
+    draw_blocks(step.blocks);
+    if (step.predict) draw_predict(lv, v, *step.predict, s, r);
+    if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
+    const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
+    ImGui::EndChild();
+    if (link >= 0) go(lv, v, s, link);
+    footer(lv, v, s);
+}
+
+void chooser(LessonView& lv, View& v) {
+    ImGui::TextWrapped("Pick a lesson: the panels move under its text as you go.");
+    ImGui::Spacing();
+    for (const Lesson& l : lv.builtin) {
+        if (ImGui::Button(l.title.c_str())) {
+            std::string error;
+            if (!start_lesson(v, l.path, 0, error)) v.tell(error, true);
+        }
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", l.summary.c_str());
+        ImGui::PopStyleColor();
+        ImGui::Spacing();
+    }
+    if (ImGui::Button("Open lesson file…")) lv.asking_path = true;
+}
+
+void list_builtin(LessonView& lv, View& v) {
+    if (lv.builtin_loaded) return;
+    lv.builtin_loaded = true;
+    try {
+        lv.builtin = builtin_lessons();
+    } catch (const LessonError& e) {
+        v.tell(e.what(), true);
+    }
+}
+
+} // namespace
+
+bool start_lesson(View& v, const std::string& id_or_file, int step, std::string& error) {
+    LessonView& lv = v.state<LessonView>();
+    load_store(lv, v);
+    try {
+        Lesson lesson = find_lesson(id_or_file);
+        LessonProgress& progress = lv.store.lesson(lesson.id);
+        const int resume = step > 0 ? step - 1 : progress.current;
+        lv.session.emplace(std::move(lesson), progress);
+        lv.pending = lv.session->go(std::clamp(resume, 0, lv.session->size() - 1), StepState{});
+        save(lv, v);
+    } catch (const LessonError& e) {
+        error = e.what();
+        return false;
+    }
+    v.open["lesson"] = true;
+    return true;
+}
+
+void close_lesson(View& v) {
+    LessonView& lv = v.state<LessonView>();
+    lv.session.reset();
+    lv.pending.reset();
+    lv.highlights.clear();
+    v.open["lesson"] = false;
+}
+
+void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v) {
+    LessonView& lv = v.state<LessonView>();
+    list_builtin(lv, v);
+    if (lv.asking_path) {
+        ask_path(lv, v);
+        return;
+    }
+    if (!lv.session) {
+        chooser(lv, v);
+        return;
+    }
+    if (lv.pending) {
+        apply_pending(lv, s, v);
+        return; // this frame's Result is of the old scenario
+    }
+    const size_t done_before = lv.session->progress().done.size();
+    if (const std::optional<core::QueryPin> pin = lv.session->tick(ImGui::GetIO().DeltaTime, s, r))
+        core::edits::pin_query(s, pin->head, pin->row, pin->q);
+    if (lv.session->progress().done.size() != done_before) save(lv, v);
+    draw_step(lv, v, s, r);
+    draw_highlights(lv, v, s);
+}
+
+void draw_learn_menu(View& v) {
+    LessonView& lv = v.state<LessonView>();
+    if (!ImGui::BeginMenu("Learn")) return;
+    list_builtin(lv, v);
+    load_store(lv, v);
+    for (const Lesson& l : lv.builtin) {
+        const LessonProgress& p = lv.store.lesson(l.id);
+        const std::string done = p.done.empty() ? "" : std::to_string(p.done.size()) + " of " + std::to_string(l.steps.size()) + " done";
+        if (ImGui::MenuItem(l.title.c_str(), done.c_str())) {
+            std::string error;
+            if (!start_lesson(v, l.path, 0, error)) v.tell(error, true);
+        }
+        tip(l.summary.c_str());
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Open lesson file…")) {
+        lv.asking_path = true;
+        lv.path_error.clear();
+        v.open["lesson"] = true;
+    }
+    if (ImGui::MenuItem("Close lesson", nullptr, false, lv.session.has_value())) close_lesson(v);
+    ImGui::EndMenu();
+}
+
+} // namespace ui
