@@ -4,6 +4,7 @@
 #include "headless.h"
 
 #include "core/io/scenario_io.h"
+#include "ui/about.h"
 #include "ui/appearance.h"
 #include "ui/colour_maps.h"
 #include "ui/panel_table.h"
@@ -299,4 +300,21 @@ TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme; th
     CHECK(ui.textures().rows_written == rows + 64); // coloured again with cividis
     CHECK(ui::weights_colour(0.0) != IM_COL32(68, 1, 84, 255));
     ui::use_colour_maps({});
+}
+
+TEST_CASE("desktop: Help > About shows the version, the libraries' licences and where the files live") {
+    Ui ui(core::preset_three_tokens());
+    ui.app().set_file_locations({"/home/u/.local/state/attnviz/session.json", "/home/u/.config/attnviz/settings.json",
+                                 "/home/u/.config/attnviz/imgui.ini"});
+    ui.frames(2);
+    CHECK_FALSE(ui.shows("Where attnviz keeps your files"));
+    headless::menu_click(ui, "Help", "About attnviz");
+    ui.frames(2);
+    const char* about = ui::about_window_title;
+    CHECK(ui.shows(std::string("attnviz ") + ATTNVIZ_VERSION, about));
+    CHECK(ui.shows("Eigen", about));
+    CHECK(ui.shows("MPL-2.0", about));
+    CHECK(ui.shows("/home/u/.local/state/attnviz/session.json", about));
+    CHECK(ui.shows("/home/u/.config/attnviz/settings.json", about));
+    CHECK(ui.shows("/home/u/.config/attnviz/imgui.ini", about));
 }
