@@ -10,6 +10,8 @@
 #include "ui/fonts.h"
 #include "ui/panels/attention.h"
 
+#include "cli_run.h"
+
 #include <doctest/doctest.h>
 #include <imgui.h>
 
@@ -261,24 +263,6 @@ TEST_CASE("attention viewer: labels from a file, and a bad file leaves the open 
     CHECK(ui.view.labels.size() == 4);
     ui.wait_for_thumbnails();
 }
-
-namespace {
-
-struct Run {
-    int code;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-    args.insert(args.begin(), "attnviz");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
-    return {code, out.str(), err.str()};
-}
-
-} // namespace
 
 TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window opens") {
     const std::string dir = test_python::temp_dir();

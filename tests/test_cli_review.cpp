@@ -3,6 +3,8 @@
 #include "app/cli.h"
 #include "core/learn/review_deck.h"
 
+#include "cli_run.h"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -15,20 +17,6 @@
 using namespace core::learn;
 
 namespace {
-
-struct Run {
-    int code;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-    args.insert(args.begin(), "attnviz");
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
-    return {code, out.str(), err.str()};
-}
 
 
 const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");

@@ -7,6 +7,8 @@
 #include "core/io/scenario_io.h"
 #include "tests/python.h"
 
+#include "cli_run.h"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -16,20 +18,6 @@
 #include <sstream>
 
 namespace {
-
-struct Run {
-    int code;
-    std::string out, err;
-};
-
-Run run(std::vector<std::string> args) {
-    args.insert(args.begin(), "attnviz");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = app::main_with(static_cast<int>(argv.size()), argv.data(), out, err, nullptr);
-    return {code, out.str(), err.str()};
-}
 
 std::string read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
