@@ -11,6 +11,7 @@
 #include "ui/app_state.h"
 
 #include "core/io/scenario_io.h"
+#include "core/edits.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
 #include "ui/panels/lesson.h"
@@ -317,8 +318,7 @@ void save_to(App::State& st, const std::string& path) {
 // Reads `path` (fully validated before anything changes) and makes it the scenario. Throws
 // ScenarioError naming the file; the scenario is then unchanged.
 void open_file(App::State& st, const std::string& path) {
-    core::Scenario loaded = core::load_scenario_file(path);
-    st.scenario = std::move(loaded);
+    core::edits::replace_scenario(st.scenario, core::load_scenario_file(path));
     st.path = path;
     st.saved = st.scenario;
     core::remember_recent_file(st.settings, path);
@@ -330,12 +330,12 @@ void carry_out_requests(App::State& st) {
     if (v.request_undo) v.tell(st.history.undo(st.scenario) ? "undone" : "nothing to undo", false);
     if (v.request_redo) v.tell(st.history.redo(st.scenario) ? "redone" : "nothing to redo", false);
     if (v.request_reset) {
-        st.scenario = st.initial;
+        core::edits::replace_scenario(st.scenario, st.initial);
         v.tell("reset to the starting scenario", false);
     }
     if (v.request_preset >= 0 && v.request_preset < static_cast<int>(core::presets().size())) {
         const core::PresetInfo& p = core::presets()[v.request_preset];
-        st.scenario = p.make();
+        core::edits::replace_scenario(st.scenario, p.make());
         v.tell(std::string("preset: ") + p.name, false);
     }
     if (v.request_open) open_dialog(st, FileDialog::Mode::open);

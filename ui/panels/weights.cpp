@@ -11,8 +11,8 @@ namespace ui {
 
 namespace {
 
-GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
-    GridSpec g = number_grid(name, W, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
+GridSpec weight_spec(const char* name, core::Scenario& s, core::edits::Which which, float max_h, View& v) {
+    GridSpec g = number_grid(name, s, which, v.selected_head, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
     g.row_header_w = ImGui::CalcTextSize("512").x + em();
     g.col_label = [](int c) { return std::to_string(c + 1); };
     g.row_label = [](int r) { return std::to_string(r + 1); };
@@ -50,17 +50,17 @@ void draw_weights_panel(core::Scenario& s, View& v) {
         tip("Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
     }
 
-    core::Head& head = s.heads[v.selected_head];
     // Side by side when they fit, otherwise one under the other; each scrolls past a third of the panel.
     const float max_h = std::max(6.0f * ImGui::GetFrameHeight(), ImGui::GetContentRegionAvail().y / 3.0f - ImGui::GetFrameHeightWithSpacing());
-    struct Item { const char* name; const char* role; core::Matrix* W; };
+    using core::edits::Which;
+    struct Item { const char* name; const char* role; Which which; };
     const Item items[] = {
-        {"W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", &head.W_Q},
-        {"W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", &head.W_K},
-        {"W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", &head.W_V},
+        {"W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", Which::W_Q},
+        {"W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", Which::W_K},
+        {"W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", Which::W_V},
     };
     for (size_t i = 0; i < 3; ++i) {
-        const GridSpec g = weight_spec(items[i].name, *items[i].W, max_h, v);
+        const GridSpec g = weight_spec(items[i].name, s, items[i].which, max_h, v);
         const std::string title = std::string(items[i].name) + "  (" + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ")";
         flow(std::max(grid_size(g).x, ImGui::CalcTextSize(title.c_str()).x), i == 0);
         ImGui::BeginGroup();
