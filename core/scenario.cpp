@@ -51,6 +51,18 @@ bool Scenario::operator==(const Scenario& o) const {
            causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin && direct == o.direct;
 }
 
+Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
+    Matrix m(static_cast<Eigen::Index>(values.size()), static_cast<Eigen::Index>(values.begin()->size()));
+    Eigen::Index r = 0;
+    for (const auto& row : values) {
+        if (static_cast<Eigen::Index>(row.size()) != m.cols()) throw std::invalid_argument("rows: rows of different lengths");
+        Eigen::Index c = 0;
+        for (double v : row) m(r, c++) = v;
+        ++r;
+    }
+    return m;
+}
+
 bool is_acceptable_value(double v) { return std::isfinite(v) && std::abs(v) <= Limits::max_abs_value; }
 
 namespace {
