@@ -1,11 +1,16 @@
 // Scenarios that give Q, K and V directly, in the window: Q, K and V are the editable inputs (in
 // the Weights panel), the Tokens and Weights panels and the Matrices panel say so, and typing into
-// a cell changes the scores and weights in the same frame, per head.
+// a cell changes the scores and weights in the same frame, per head. The NumPy presets' seed, n
+// and d redraw them as NumPy does.
+#include "fixture_files.h"
 #include "headless.h"
 #include "reference.h"
 
 #include "core/explain.h"
 #include "core/io/scenario_io.h"
+#include "core/presets.h"
+
+#include <nlohmann/json.hpp>
 
 #include <doctest/doctest.h>
 
@@ -107,4 +112,77 @@ TEST_CASE("ui: a letter typed into a given Q cell is refused and the scenario st
     const core::Scenario before = ui.scenario();
     type_into(ui, "Q given", 1, 1, "x");
     CHECK(ui.scenario() == before);
+}
+
+namespace {
+
+// Q, K, V of the "NumPy random" preset that NumPy drew, for a seed, n and d (tests/fixtures/normal.json).
+const nlohmann::json& numpy_preset_fixture(const std::string& seed) {
+    static const nlohmann::json all = nlohmann::json::parse(fixtures::read(fixtures::path("normal.json")))["numpy_random_preset"];
+    for (const nlohmann::json& p : all)
+        if (p["seed"] == seed) return p;
+    FAIL("no fixture for seed " << seed);
+    return all;
+}
+
+core::Matrix matrix_of(const nlohmann::json& rows) {
+    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+    return m;
+}
+
+void type_into_item(Ui& ui, const char* item, const char* text) {
+    ui.double_click(ui.item(item));
+    ui.type(text);
+    ui.key(headless::key_enter);
+}
+
+} // namespace
+
+TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as NumPy draws them") {
+    Ui ui(core::preset_numpy_example());
+    ui.frames(2);
+    CHECK(ui.shows("seed", "Controls"));
+    type_into_item(ui, "numpy_seed", "1");
+    const nlohmann::json& one = numpy_preset_fixture("1");
+    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"])); // (4, 8), bit for bit
+    CHECK(ui.scenario().heads[0].K == matrix_of(one["K"]));
+    CHECK(ui.scenario().heads[0].V == matrix_of(one["V"]));
+    CHECK(ui.st().result.heads[0].Q == matrix_of(one["Q"])); // and what is shown follows
+
+    const nlohmann::json& three = numpy_preset_fixture("3"); // seed 3, 6 × 5
+    type_into_item(ui, "numpy_seed", "3");
+    type_into_item(ui, "n", "6");
+    type_into_item(ui, "d", "5");
+    REQUIRE(ui.scenario().n() == 6);
+    CHECK(ui.scenario().heads[0].Q == matrix_of(three["Q"]));
+    CHECK(ui.scenario().heads[0].V == matrix_of(three["V"]));
+    CHECK(ui.shows("6 tokens, no X", "Tokens & embeddings"));
+
+    ui.st().view.request_undo = true; // one step back: seed 3, 6 × 8, still a NumPy draw
+    ui.frames(2);
+    CHECK(ui.scenario().d_k() == 8);
+    CHECK(ui.shows("seed", "Controls"));
+    ui.st().view.request_undo = true; // seed 3, 4 × 8: n goes back too
+    ui.frames(2);
+    type_into_item(ui, "numpy_seed", "1");
+    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"]));
+}
+
+TEST_CASE("ui: the NumPy draw's controls are not offered for a scenario of its own shape that NumPy did not draw") {
+    core::Scenario mine = core::preset_numpy_example();
+    mine.heads[0].Q(0, 0) = 9.0;
+    {
+        Ui ui(mine);
+        ui.frames(2);
+        CHECK_FALSE(ui.shows("seed", "Controls"));
+    }
+    Ui ui; // the worked example: X and W's
+    ui.frames(2);
+    CHECK_FALSE(ui.shows("seed", "Controls"));
+    ui.st().view.request_preset = 1; // the NumPy example, from the presets list
+    ui.frames(2);
+    REQUIRE(std::string(core::presets()[1].id) == "numpy-example");
+    CHECK(ui.shows("seed", "Controls"));
 }
