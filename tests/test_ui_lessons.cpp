@@ -153,7 +153,12 @@ TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dr
     walk(ui, "every-token", true, [](Ui& u, const std::string& id) {
         REQUIRE(u.scenario().pin);
         if (id == "steer-ate") {
+            // The goal as a sentence, with the live values beside it.
+            CHECK(u.shows("Goal: the row of “it” in A has its largest weight", "Lesson"));
+            CHECK(u.shows("now: “cat” · the weight “it” gives “ate”", "Lesson"));
             type_q(u, -0.5, 2.0); // towards the key of "ate"
+            u.frame();
+            CHECK(u.shows("now: “ate” · the weight “it” gives “ate”", "Lesson"));
         } else if (id == "steer-zero") {
             type_q(u, 0, 0);
         } else { // steer-long: drag the tip of q far out along its own direction

@@ -120,9 +120,11 @@ std::optional<QueryPin> Session::tick(double dt, const Scenario& s, const Result
     try {
         const Value goal = c.goal.evaluate(s, r);
         status_.holds = goal.kind == Value::Kind::boolean && goal.boolean;
-        status_.shown = c.show ? c.show->evaluate(s, r) : c.goal.left_value(s, r);
+        status_.left = c.goal.left_value(s, r);
+        status_.shown = c.show ? std::optional<Value>(c.show->evaluate(s, r)) : std::nullopt;
     } catch (const ExprError& e) {
         status_.holds = false;
+        status_.left.reset();
         status_.shown.reset();
         status_.error = e.what();
     }

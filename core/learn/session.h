@@ -18,7 +18,8 @@ struct ChallengeStatus {
     double held = 0.0;         // seconds it has held without a break
     double elapsed = 0.0;      // seconds on this step
     int hints_shown = 0;
-    std::optional<Value> shown; // the live value of `show` (or the goal's left side)
+    std::optional<Value> left;  // the live value of the goal's left side ("cat" for argmax(A["it"]) == "ate")
+    std::optional<Value> shown; // the live value of `show`, when the step has one
     std::string error;         // the goal cannot be evaluated on the live scenario (a token renamed, …)
 };
 

@@ -199,6 +199,14 @@ void draw_predict(LessonView& lv, View& v, const Predict& p, const core::Scenari
 // [SECTION] Challenges
 //-----------------------------------------------------------------------------
 
+// "“cat” · the weight “it” gives “ate” 0.12": the goal's left side now, and the value the step
+// shows as progress when it names one.
+std::string live_value(const Challenge& c, const ChallengeStatus& st) {
+    std::string out = st.left ? (st.left->kind == Value::Kind::token ? "“" + st.left->token + "”" : st.left->text()) : "";
+    if (st.shown && c.show) out += (out.empty() ? "" : " · ") + c.show->describe() + " " + st.shown->text();
+    return out;
+}
+
 void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Scenario& s) {
     Session& session = *lv.session;
     const ChallengeStatus& st = session.status();
@@ -206,10 +214,13 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
     const bool done = session.is_done(session.index());
     if (done) ImGui::TextColored(right_colour, "✓ Done");
     else if (st.holds) ImGui::TextColored(right_colour, "Holding… %.1f s", std::max(0.0, Challenge::hold_seconds - st.held));
-    else ImGui::TextDisabled("Goal: %s", c.goal.text().c_str());
-    if (st.shown) {
-        ImGui::SameLine();
-        ImGui::TextDisabled(" now: %s", st.shown->text().c_str());
+    ImGui::TextWrapped("Goal: %s.", c.goal.describe().c_str());
+    tip(c.goal.text().c_str()); // the expression as the lesson file writes it
+    const std::string now = live_value(c, st);
+    if (!now.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("now: %s", now.c_str());
+        ImGui::PopTextWrapPos();
     }
     if (!st.error.empty()) ImGui::TextColored(wrong_colour, "%s", st.error.c_str());
     for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
