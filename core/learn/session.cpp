@@ -25,7 +25,7 @@ StepState Session::go(int k, const StepState& live, std::vector<std::string>* pr
     k = std::clamp(k, 0, size() - 1);
     StepState state;
     if (k == index_ + 1) {
-        if (step().kind.empty()) mark_done(step().id); // read to the end
+        if (step().kind.empty() || step().kind == "recap") mark_done(step().id); // read to the end
         state = live;
         std::vector<std::string> p = apply(lesson_.steps[static_cast<size_t>(k)].actions, state);
         if (problems) *problems = std::move(p);

@@ -39,6 +39,8 @@ public:
     // A prediction locks "next" until it is committed.
     bool can_next() const;
     bool is_done(int k) const;
+    // The open step is done: a question answered, an explanation checked (the panel judges those).
+    void complete() { mark_done(step().id); }
 
     // predict: the learner's answer, judged against the answer on the live scenario. Once only.
     bool committed() const;

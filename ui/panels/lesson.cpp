@@ -11,6 +11,7 @@
 #include "core/edits.h"
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
+#include "ui/panels/controls.h"
 #include "ui/panels/heatmap.h"
 #include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
@@ -339,6 +340,18 @@ void footer(LessonView& lv, View& v, const core::Scenario& s) {
     tip("The scenario stays as it is; reopen the lesson from the Learn menu to resume");
 }
 
+// The Controls panel sits in the left column, under the Lesson panel: when a step opens it (to
+// switch the mask or the scaling), its switches are drawn here, under the step's text.
+void inline_controls(const Step& step, core::Scenario& s, View& v) {
+    const std::vector<std::string>& open = step.actions.open;
+    if (std::find(open.begin(), open.end(), "controls") == open.end()) return;
+    ImGui::Separator();
+    ImGui::TextDisabled("Controls");
+    ImGui::PushID("lesson_controls");
+    draw_controls_panel(s, v);
+    ImGui::PopID();
+}
+
 void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r) {
     Session& session = *lv.session;
     const Step& step = session.step();
@@ -356,9 +369,14 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     const float footer_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
+    inline_controls(step, s, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
+    if (!session.is_done(session.index()) && lesson_check_finished(v, session.lesson(), step)) {
+        session.complete();
+        save(lv, v);
+    }
     ImGui::EndChild();
     if (link >= 0) go(lv, v, s, link);
     footer(lv, v, s);
