@@ -8,8 +8,6 @@
 #include <array>
 #include <cmath>
 
-#include <quadmath.h>
-
 namespace core {
 
 // [SECTION] SeedSequence ------------------------------------------------------------------------
@@ -117,7 +115,16 @@ constexpr double two_52 = 4503599627370496.0;              // magnitudes are 52-
 // thresholds nearer the peak come out one or more units off.
 constexpr double exp_arg_rounded_up = -0x1.8edbf8bb15d43p-2;
 
+#if defined(__x86_64__)
+// binary128 from libquadmath, declared here: clang does not see gcc's quadmath.h.
 __extension__ typedef __float128 quad;
+extern "C" quad expq(quad);
+extern "C" quad logq(quad);
+#else
+typedef long double quad; // binary128 on aarch64
+quad expq(quad a) { return std::exp(a); }
+quad logq(quad a) { return std::log(a); }
+#endif
 
 double exp_as_generated(double a) {
     const double e = static_cast<double>(expq(static_cast<quad>(a)));
