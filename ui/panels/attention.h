@@ -5,6 +5,7 @@
 
 #include "core/io/attention_file.h"
 #include "ui/ui.h"
+#include "ui/view.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -38,7 +39,7 @@ struct AttentionView {
     std::unique_ptr<core::io::AttentionFile> file;
     std::vector<std::string> labels; // n names
     std::string error;               // the last open() that failed
-    std::string path_input, labels_input; // the open prompt's text
+    std::string labels_input;        // the open prompt's labels file
 
     // The worker fills summaries[k] (k = layer * heads + head), then raises `done` past k.
     std::vector<core::io::HeadSummary> summaries;
@@ -78,7 +79,10 @@ struct AttentionView {
     float cell = 0.0f;
 };
 
-// Draws the viewer into the current window.
-void draw_attention_viewer(AttentionView& st, TextureUploader& textures);
+// Draws the viewer into the current window. With `v`, the open prompt asks for files through the
+// file dialog (View::file_request).
+void draw_attention_viewer(AttentionView& st, TextureUploader& textures, View* v = nullptr);
+// File ▸ Open attention weights…: opens the panel and asks for the file.
+void ask_attention_file(View& v);
 
 } // namespace ui
