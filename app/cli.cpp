@@ -211,11 +211,14 @@ bool load_scenario(const Options& o, core::Scenario& s, std::ostream& err) {
     }
 }
 
+std::string scenario_name(const Options& o) {
+    return !o.preset.empty() ? "preset " + o.preset : o.file.empty() ? "default scenario" : o.file;
+}
+
 int row_of(const Options& o, const core::Scenario& s, std::ostream& err) {
     const int row = core::find_row(s, o.row);
     if (row < 0) {
-        const std::string where = o.file.empty() ? "default scenario" : o.file;
-        err << "attnviz: " << where << ": no row \"" << o.row << "\" (give 1.." << s.n() << " or a token name)\n";
+        err << "attnviz: " << scenario_name(o) << ": no row \"" << o.row << "\" (give 1.." << s.n() << " or a token name)\n";
     }
     return row;
 }

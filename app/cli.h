@@ -68,6 +68,8 @@ int run_text_mode(const Options& options, std::ostream& out, std::ostream& err);
 // The scenario `options` names: its file, or the worked example without one. A bad file writes one
 // line "attnviz: FILE: reason" on `err` and returns false.
 bool load_scenario(const Options& options, core::Scenario& scenario, std::ostream& err);
+// How messages name that scenario: "preset ID", FILE or "default scenario".
+std::string scenario_name(const Options& options);
 // The 0-based row that options.row names; -1 after one line "attnviz: FILE: no row …" on `err`.
 int row_of(const Options& options, const core::Scenario& scenario, std::ostream& err);
 

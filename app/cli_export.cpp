@@ -132,7 +132,7 @@ void check_export_options(const Options& o) {
 int run_export(const Options& o, std::ostream& err) {
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
-    const std::string where = o.file.empty() ? "default scenario" : o.file;
+    const std::string where = scenario_name(o);
     const int heads = static_cast<int>(s.heads.size());
     if (o.head > heads) {
         err << "attnviz: " << where << ": --head " << o.head << ", but the scenario has " << heads << (heads == 1 ? " head\n" : " heads\n");

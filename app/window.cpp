@@ -11,7 +11,13 @@
 // [SECTION] Textures for the panels
 // [SECTION] Screenshot
 // [SECTION] Autosave
-// [SECTION] run_window: the main loop
+// [SECTION] Launch: what the window shows, decided before it opens
+// [SECTION] Window set-up
+// [SECTION] One frame
+// [SECTION] The screenshot path
+// [SECTION] The bench path
+// [SECTION] The frame loop
+// [SECTION] run_window
 
 //-----------------------------------------------------------------------------
 // [SECTION] Includes and constants
@@ -459,54 +465,76 @@ void report_save_problem(const std::string& problem, std::string& last_reported,
     last_reported = problem;
 }
 
-} // namespace
-
 //-----------------------------------------------------------------------------
-// [SECTION] run_window: the main loop
+// [SECTION] Launch: what the window shows, decided before it opens
 //-----------------------------------------------------------------------------
 
-int run_window(const Options& options) {
-    const bool screenshot = options.mode == Options::Mode::screenshot;
-    // --bench-frames: a random scenario, no vsync, no layout file, no autosave; times every frame.
-    const bool bench = options.mode == Options::Mode::bench_frames;
-    // --attention: the window shows a model's weights alone, and keeps no session or layout.
-    const bool attention = !options.attention_file.empty();
-
-    // A bad file or --select row fails exactly as in the text modes, before any window opens.
+struct Launch {
+    bool screenshot = false;
+    bool bench = false;     // --bench-frames: a random scenario, no vsync, no layout file, no autosave
+    bool attention = false; // --attention: a model's weights alone, and no session or layout
     core::Scenario scenario;
-    if (bench && !attention) scenario = core::bench_scenario(options.tokens, options.dim);
-    else if (!load_scenario(options, scenario, std::cerr)) return 2;
-    // The session file guards against crashes; --screenshot and --bench-frames leave it alone.
-    // Without a FILE the window starts where the last session ended, and says so.
-    std::optional<Autosave> autosave;
-    if (!screenshot && !bench && !attention) autosave.emplace(default_session_path());
+    std::optional<Autosave> autosave; // guards against crashes; --screenshot and --bench-frames leave it alone
     std::string restore_notice;
     bool offer_default = false;
-    if (autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
-        Start start = choose_start(*autosave, std::move(scenario));
-        scenario = std::move(start.scenario);
-        restore_notice = std::move(start.notice);
-        offer_default = start.offer_default;
+    int row = -1; // --select
+    std::string settings_file;
+    core::Settings settings;
+};
+
+// The scenario, the session and the settings. A bad file or --select row fails exactly as in the
+// text modes, before any window opens: false, with the exit code in `code`.
+bool prepare_launch(const Options& options, Launch& l, int& code) {
+    code = 2;
+    l.screenshot = options.mode == Options::Mode::screenshot;
+    l.bench = options.mode == Options::Mode::bench_frames;
+    l.attention = !options.attention_file.empty();
+    if (l.bench && !l.attention) l.scenario = core::bench_scenario(options.tokens, options.dim);
+    else if (!load_scenario(options, l.scenario, std::cerr)) return false;
+    // Without a FILE the window starts where the last session ended, and says so.
+    if (!l.screenshot && !l.bench && !l.attention) l.autosave.emplace(default_session_path());
+    if (l.autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
+        Start start = choose_start(*l.autosave, std::move(l.scenario));
+        l.scenario = std::move(start.scenario);
+        l.restore_notice = std::move(start.notice);
+        l.offer_default = start.offer_default;
     }
-    const int row = options.row.empty() ? -1 : row_of(options, scenario, std::cerr);
-    if (!options.row.empty() && row < 0) return 2;
+    l.row = options.row.empty() ? -1 : row_of(options, l.scenario, std::cerr);
+    if (!options.row.empty() && l.row < 0) return false;
 
     // --screenshot and --bench-frames read no settings (as they read no layout), so their pictures
     // and figures do not depend on the machine's user; --theme and --zoom apply to every mode.
-    const std::string settings_file = screenshot || bench ? std::string() : core::settings_path();
-    core::Settings settings = read_settings(settings_file);
-    if (!options.theme.empty()) settings.theme = options.theme == "light" ? core::Theme::light : core::Theme::dark;
-    if (options.zoom_percent) settings.zoom_percent = options.zoom_percent;
+    l.settings_file = l.screenshot || l.bench ? std::string() : core::settings_path();
+    l.settings = read_settings(l.settings_file);
+    if (!options.theme.empty()) l.settings.theme = options.theme == "light" ? core::Theme::light : core::Theme::dark;
+    if (options.zoom_percent) l.settings.zoom_percent = options.zoom_percent;
+    return true;
+}
 
+//-----------------------------------------------------------------------------
+// [SECTION] Window set-up
+//-----------------------------------------------------------------------------
+
+// Everything the frame loop draws with, taken down in reverse order: the viewer's textures go
+// first, then the App's, then the GL context with the window.
+struct Desktop {
     Backend backend;
-    if (!start_glfw(backend, std::cerr)) return 1;
-    backend.appearance = {monitor_scale(), settings.zoom_percent, settings.theme};
-    const ui::Appearance first_look = backend.appearance;
+    GlTextures textures;
+    std::unique_ptr<ui::App> app;
+    ui::AttentionView viewer; // --attention
+    bool attention = false;
+    bool unattended = false;  // --screenshot, --bench-frames: nothing is hovered, the close box ends the run
+    int width = 0, height = 0; // of the framebuffer last drawn
+};
 
-    // Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
-    // keeps one core busy; the fonts and the first Result need no window, so a helper makes them
-    // meanwhile on the other.
-    GlTextures textures; // declared after backend: its textures go while the GL context lives
+// Opens the window with the fonts, the App and the ImGui context. Opening it (X, GLX and Mesa
+// loading LLVM) is most of the time to the first frame and keeps one core busy; the fonts and the
+// first Result need no window, so a helper makes them meanwhile on the other. False: exit code 1.
+bool open_desktop(const Options& options, Launch& l, Desktop& d) {
+    Backend& backend = d.backend;
+    if (!start_glfw(backend, std::cerr)) return false;
+    backend.appearance = {monitor_scale(), l.settings.zoom_percent, l.settings.theme};
+    const ui::Appearance first_look = backend.appearance;
     struct Prepared {
         std::unique_ptr<ImFontAtlas> fonts = std::make_unique<ImFontAtlas>();
         std::unique_ptr<ui::App> app;
@@ -514,25 +542,26 @@ int run_window(const Options& options) {
     std::future<Prepared> preparing = std::async(std::launch::async, [&] {
         Prepared p;
         ui::rebuild_fonts(*p.fonts, backend.glyph_ranges, first_look, std::cerr);
-        p.app = std::make_unique<ui::App>(std::move(scenario), textures, options.file);
+        p.app = std::make_unique<ui::App>(std::move(l.scenario), d.textures, options.file);
         return p;
     });
-    const std::string shown_file = attention ? options.attention_file : options.file;
+    const std::string shown_file = l.attention ? options.attention_file : options.file;
     const std::string title = shown_file.empty() ? "attnviz" : "attnviz — " + std::filesystem::path(shown_file).filename().string();
-    const core::WindowGeometry place = bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
-                                             : first_placement(screenshot ? std::nullopt : settings.window);
+    const core::WindowGeometry place = l.bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
+                                               : first_placement(l.screenshot ? std::nullopt : l.settings.window);
     const bool window_open = open_window(backend, title, place, std::cerr);
     Prepared prepared = preparing.get();
     backend.fonts = std::move(prepared.fonts);
-    if (!window_open) return 1;
-    if (bench) glfwSwapInterval(0);
+    d.app = std::move(prepared.app);
+    if (!window_open) return false;
+    if (l.bench) glfwSwapInterval(0);
 
     IMGUI_CHECKVERSION();
     backend.imgui = ImGui::CreateContext(backend.fonts.get());
     ImGuiIO& io = ImGui::GetIO();
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
-    backend.ini_path = screenshot || bench || attention ? std::string() : layout_file(std::cerr);
+    backend.ini_path = l.screenshot || l.bench || l.attention ? std::string() : layout_file(std::cerr);
     io.IniFilename = backend.ini_path.empty() ? nullptr : backend.ini_path.c_str();
     ui::apply_style(backend.appearance);
     glfwGetWindowContentScale(backend.window, &window_scale, nullptr);
@@ -540,92 +569,163 @@ int run_window(const Options& options) {
     backend.imgui_glfw_up = ImGui_ImplGlfw_InitForOpenGL(backend.window, true);
     backend.imgui_opengl_up = ImGui_ImplOpenGL3_Init("#version 330 core");
     if (backend.imgui_opengl_up) upload_device_objects();
+    d.attention = l.attention;
+    d.unattended = l.screenshot || l.bench;
+    return true;
+}
 
-    ui::App& app = *prepared.app;
-    app.settings() = settings;
-    app.set_file_locations({autosave ? autosave->path() : default_session_path(), settings_file, backend.ini_path});
-    DesktopState desktop{app.window_title(), settings_file, settings};
-    ui::AttentionView viewer; // --attention; after `textures`, so its textures go first
-    if (attention && !viewer.open(options.attention_file, options.labels_file)) {
-        std::cerr << "attnviz: " << viewer.error << "\n";
-        return 2;
+// The App's settings, selection, notice and lesson, or the viewer's file. False: exit code 2.
+bool start_content(const Options& options, const Launch& l, Desktop& d) {
+    ui::App& app = *d.app;
+    app.settings() = l.settings;
+    app.set_file_locations({l.autosave ? l.autosave->path() : default_session_path(), l.settings_file, d.backend.ini_path});
+    if (l.attention && !d.viewer.open(options.attention_file, options.labels_file)) {
+        std::cerr << "attnviz: " << d.viewer.error << "\n";
+        return false;
     }
-    double all_thumbnails_ms = -1.0; // --bench-frames --attention
-    if (row >= 0) app.select_row(row);
-    if (!restore_notice.empty()) app.notify_restored(restore_notice, offer_default);
-    if (!options.lesson.empty()) {
-        // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
-        app.state().view.state<ui::LessonView>().keep_progress = !screenshot;
-        std::string problem;
-        if (!ui::start_lesson(app.state().view, options.lesson, options.lesson_step, problem)) {
-            std::cerr << "attnviz: " << problem << "\n";
-            return 2;
-        }
+    if (l.row >= 0) app.select_row(l.row);
+    if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);
+    if (options.lesson.empty()) return true;
+    // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
+    app.state().view.state<ui::LessonView>().keep_progress = !l.screenshot;
+    std::string problem;
+    if (!ui::start_lesson(app.state().view, options.lesson, options.lesson_step, problem)) {
+        std::cerr << "attnviz: " << problem << "\n";
+        return false;
     }
-    std::string save_problem;
+    return true;
+}
 
+//-----------------------------------------------------------------------------
+// [SECTION] One frame
+//-----------------------------------------------------------------------------
+
+enum class Drawn { frame, nothing, closed };
+
+// Events, then the App (or the viewer) drawn into the back buffer, not yet shown. `closed` only
+// when unattended: otherwise the close box quits as File ▸ Quit does.
+Drawn draw_frame(Desktop& d) {
+    GLFWwindow* window = d.backend.window;
+    glfwPollEvents();
+    if (glfwWindowShouldClose(window)) {
+        if (d.unattended) return Drawn::closed;
+        glfwSetWindowShouldClose(window, GLFW_FALSE);
+        d.app->request_quit();
+    }
+    if (glfwGetWindowAttrib(window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
+        glfwWaitEventsTimeout(0.1);
+        return Drawn::nothing;
+    }
+    apply_appearance(d.backend, {window_scale, d.app->settings().zoom_percent, d.app->settings().theme});
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    if (d.unattended) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
+    ImGui::NewFrame();
+    if (d.attention) draw_attention_window(d.viewer, d.textures);
+    else d.app->frame();
+    ImGui::Render();
+
+    glfwGetFramebufferSize(window, &d.width, &d.height);
+    glViewport(0, 0, d.width, d.height);
+    const ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(background.x, background.y, background.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return Drawn::frame;
+}
+
+int closed_early(const char* before) {
+    std::cerr << "attnviz: the window closed before " << before << "\n";
+    return 1;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The screenshot path
+//-----------------------------------------------------------------------------
+
+// Draws until the layout has settled, then writes the frame instead of showing it.
+int screenshot_loop(Desktop& d, const std::string& path) {
     Settling settling;
-    std::vector<double> frame_ms; // --bench-frames
+    while (!d.app->wants_to_quit()) {
+        const Drawn drawn = draw_frame(d);
+        if (drawn == Drawn::closed) break;
+        if (drawn == Drawn::nothing) continue;
+        if (settling.done(*ImGui::GetDrawData())) return save_screenshot(path, d.width, d.height, std::cerr) ? 0 : 2;
+        glfwSwapBuffers(d.backend.window);
+    }
+    return closed_early("the screenshot was taken");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The bench path
+//-----------------------------------------------------------------------------
+
+// Times options.frames frames after the warm-up and prints the figures as JSON. The viewer's
+// frames are timed from the second on: its thumbnails fill in meanwhile.
+int bench_loop(Desktop& d, const Options& options) {
+    std::vector<double> frame_ms;
     int frames_drawn = 0;
-    double first_frame_ms = -1.0; // --bench-frames: until the first frame is on screen
-    while (!app.wants_to_quit()) {
+    double first_frame_ms = -1.0;     // until the first frame is on screen
+    double all_thumbnails_ms = -1.0;  // --attention
+    const int warmup = d.attention ? 1 : bench_frames_warmup;
+    while (!d.app->wants_to_quit()) {
         const auto frame_start = std::chrono::steady_clock::now();
-        glfwPollEvents();
-        if (glfwWindowShouldClose(backend.window)) { // the close box: quit as File ▸ Quit does
-            if (screenshot || bench) break;
-            glfwSetWindowShouldClose(backend.window, GLFW_FALSE);
-            app.request_quit();
-        }
-        if (glfwGetWindowAttrib(backend.window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
-            glfwWaitEventsTimeout(0.1);
-            continue;
-        }
-        apply_appearance(backend, {window_scale, app.settings().zoom_percent, app.settings().theme});
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        if (screenshot || bench) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
-        ImGui::NewFrame();
-        if (attention) draw_attention_window(viewer, textures);
-        else app.frame();
-        ImGui::Render();
-
-        int width = 0, height = 0;
-        glfwGetFramebufferSize(backend.window, &width, &height);
-        glViewport(0, 0, width, height);
-        const ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-        glClearColor(background.x, background.y, background.z, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-
-        if (screenshot && settling.done(*ImGui::GetDrawData()))
-            return save_screenshot(options.screenshot_path, width, height, std::cerr) ? 0 : 2;
-        glfwSwapBuffers(backend.window);
-        if (bench && first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
-        if (autosave) report_save_problem(autosave->tick(app.scenario()), save_problem, std::cerr);
-        if (!screenshot && !bench) keep_in_step(backend.window, app, desktop);
-        if (attention && all_thumbnails_ms < 0.0 && viewer.uploaded == viewer.total()) all_thumbnails_ms = ms_since_process_start();
-        // The viewer's frames are timed from the second on: the thumbnails fill in meanwhile.
-        if (bench && ++frames_drawn > (attention ? 1 : bench_frames_warmup)) {
-            frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
-            if (attention && static_cast<int>(frame_ms.size()) == options.frames) {
-                std::cout << attention_bench_json(viewer, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms) << std::flush;
-                return 0;
-            }
-            if (static_cast<int>(frame_ms.size()) == options.frames) {
-                std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms) << std::flush;
-                return 0;
-            }
-        }
+        const Drawn drawn = draw_frame(d);
+        if (drawn == Drawn::closed) break;
+        if (drawn == Drawn::nothing) continue;
+        glfwSwapBuffers(d.backend.window);
+        if (first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
+        if (d.attention && all_thumbnails_ms < 0.0 && d.viewer.uploaded == d.viewer.total()) all_thumbnails_ms = ms_since_process_start();
+        if (++frames_drawn <= warmup) continue;
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+        if (static_cast<int>(frame_ms.size()) < options.frames) continue;
+        if (d.attention) std::cout << attention_bench_json(d.viewer, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
+        else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms);
+        std::cout << std::flush;
+        return 0;
     }
-    if (attention && !bench) return 0;
-    if (screenshot || bench) {
-        std::cerr << "attnviz: the window closed before " << (bench ? "the last frame was timed" : "the screenshot was taken") << "\n";
-        return 1;
+    return closed_early("the last frame was timed");
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The frame loop
+//-----------------------------------------------------------------------------
+
+// Until the user quits: each frame shown, the session autosaved, the title and settings kept in
+// step; at the end the session flushed and the window's place remembered (not for the viewer).
+int frame_loop(Desktop& d, Launch& l) {
+    ui::App& app = *d.app;
+    DesktopState desktop{app.window_title(), l.settings_file, l.settings};
+    std::string save_problem;
+    while (!app.wants_to_quit()) {
+        if (draw_frame(d) != Drawn::frame) continue;
+        glfwSwapBuffers(d.backend.window);
+        if (l.autosave) report_save_problem(l.autosave->tick(app.scenario()), save_problem, std::cerr);
+        keep_in_step(d.backend.window, app, desktop);
     }
-    report_save_problem(autosave->flush(app.scenario()), save_problem, std::cerr);
-    remember_geometry(backend.window, app.settings());
-    write_settings(settings_file, app.settings());
+    if (l.attention) return 0;
+    report_save_problem(l.autosave->flush(app.scenario()), save_problem, std::cerr);
+    remember_geometry(d.backend.window, app.settings());
+    write_settings(l.settings_file, app.settings());
     return 0;
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] run_window
+//-----------------------------------------------------------------------------
+
+int run_window(const Options& options) {
+    Launch launch;
+    int code = 0;
+    if (!prepare_launch(options, launch, code)) return code;
+    Desktop desktop;
+    if (!open_desktop(options, launch, desktop)) return 1;
+    if (!start_content(options, launch, desktop)) return 2;
+    if (launch.screenshot) return screenshot_loop(desktop, options.screenshot_path);
+    if (launch.bench) return bench_loop(desktop, options);
+    return frame_loop(desktop, launch);
 }
 
 } // namespace app

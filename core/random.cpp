@@ -95,18 +95,47 @@ std::uint64_t NumpyRng::next_uint64() {
 double NumpyRng::next_double() { return static_cast<double>(next_uint64() >> 11) * (1.0 / 9007199254740992.0); }
 
 // [SECTION] the normal ziggurat -----------------------------------------------------------------
-// 256 layers of equal area v under exp(-x²/2), the base one ending in the tail past r. The tables
-// are computed once from their defining recurrence (Marsaglia and Tsang), for 52-bit magnitudes,
-// in long double. NumPy ships tables made with a slightly different recipe: ours differ from them
-// by at most ~80 units in the last place, so a draw can differ from NumPy's in its last digits
-// (relative 2e-14), and which branch a draw takes differs with odds of about 1e-14.
+// 256 layers of equal area v under exp(-x²/2), the base one ending in the tail past r. NumPy ships
+// its tables as literals made once by a script that runs Marsaglia and Tsang's recurrence in
+// double precision; we run the same recurrence with the same roundings at start-up, so the tables
+// (and every draw) are NumPy's bit for bit. exp and log are rounded correctly (evaluated in
+// binary128, then rounded once), so the result does not depend on this machine's libm.
 
 namespace {
 
-constexpr long double zig_r_exact = 3.6541528853610087963519472518L; // where the tail starts
-constexpr long double zig_v = 4.92867323397465524494e-3L;             // area of each layer
-constexpr long double two_52 = 4503599627370496.0L;                   // magnitudes are 52-bit integers
-constexpr double zig_r = static_cast<double>(zig_r_exact);
+constexpr double zig_r = 3.6541528853610087963519472518;  // where the tail starts
+constexpr double zig_inv_r = 0.27366123732975827203338247596;
+constexpr double zig_v = 0.0049286732339746519;            // area of each layer
+constexpr double two_52 = 4503599627370496.0;              // magnitudes are 52-bit integers
+
+// The one place where the libm that made NumPy's tables did not round correctly: exp at this
+// argument (x²/2 at the 218th layer edge from the tail) lies 0.0017 units in the last place below a
+// midpoint, and that libm returned the double above it. The recurrence meets this argument twice
+// (the next edge, and that edge's density); with the double below, 37 edges, 38 densities and 17
+// thresholds nearer the peak come out one or more units off.
+constexpr double exp_arg_rounded_up = -0x1.8edbf8bb15d43p-2;
+
+#if defined(__x86_64__)
+// binary128 from libquadmath, declared here: clang does not see gcc's quadmath.h.
+__extension__ typedef __float128 quad;
+extern "C" quad expq(quad);
+extern "C" quad logq(quad);
+#else
+typedef long double quad; // binary128 on aarch64
+quad expq(quad a) { return std::exp(a); }
+quad logq(quad a) { return std::log(a); }
+#endif
+
+double exp_as_generated(double a) {
+    const double e = static_cast<double>(expq(static_cast<quad>(a)));
+    return a == exp_arg_rounded_up ? std::nextafter(e, 1.0) : e;
+}
+
+double log_rounded(double a) { return static_cast<double>(logq(static_cast<quad>(a))); }
+
+double pdf(double x) { return exp_as_generated(-0.5 * x * x); }
+
+std::uint64_t round_even(double a) { return static_cast<std::uint64_t>(std::nearbyint(a)); } // ties to even, as np.round
 
 struct Ziggurat {
     std::array<std::uint64_t, 256> k{}; // accept at once when the magnitude is below k[i]
@@ -114,22 +143,22 @@ struct Ziggurat {
     std::array<double, 256> f{};        // exp(-x²/2) at each layer's edge
 
     Ziggurat() {
-        long double x1 = zig_r_exact;
-        long double f_next = std::exp(-0.5L * x1 * x1);
-        w[255] = static_cast<double>(x1 / two_52);
-        f[255] = static_cast<double>(f_next);
-        k[0] = static_cast<std::uint64_t>(x1 * f_next / zig_v * two_52);
-        w[0] = static_cast<double>(zig_v / f_next / two_52);
-        f[0] = 1.0;
-        for (std::size_t i = 254; i > 0; --i) { // x_i from x_(i+1): the layer between them has area v
-            const long double x = std::sqrt(-2.0L * std::log(zig_v / x1 + f_next));
-            k[i + 1] = static_cast<std::uint64_t>(x / x1 * two_52);
-            w[i] = static_cast<double>(x / two_52);
-            f_next = std::exp(-0.5L * x * x);
-            f[i] = static_cast<double>(f_next);
-            x1 = x;
+        // Layer edges from the tail inwards: x_0 = r, and the layer between x_(i-1) and x_i has
+        // area v. Stored peak first: edge[j] = x_(255-j), edge[0] = 0.
+        std::array<double, 256> edge{};
+        double x = zig_r;
+        edge[255] = x;
+        for (std::size_t j = 254; j > 0; --j) {
+            x = std::sqrt(-2.0 * log_rounded(pdf(x) + zig_v / x));
+            edge[j] = x;
         }
-        k[1] = 0;
+        for (std::size_t j = 1; j < 256; ++j) {
+            k[j] = round_even(edge[j - 1] / edge[j] * two_52);
+            w[j] = edge[j] / two_52;
+        }
+        k[0] = round_even(zig_r * pdf(zig_r) / zig_v * two_52); // the base layer's rectangle part
+        w[0] = zig_v / pdf(zig_r) / two_52;
+        for (std::size_t j = 0; j < 256; ++j) f[j] = pdf(edge[j]);
     }
 };
 
@@ -153,7 +182,7 @@ double NumpyRng::standard_normal() {
         if (magnitude < z.k[idx]) return x; // inside the layer's rectangle: most draws end here
         if (idx == 0) {                     // the tail beyond r
             for (;;) {
-                const double xx = -(1.0 / zig_r) * std::log1p(-next_double());
+                const double xx = -zig_inv_r * std::log1p(-next_double());
                 const double yy = -std::log1p(-next_double());
                 if (yy + yy > xx * xx) return ((magnitude >> 8) & 1) ? -(zig_r + xx) : zig_r + xx;
             }

@@ -231,7 +231,7 @@ TEST_CASE("attention viewer: the grid fills in, flags the non-causal head, and a
     CHECK(ui.view.map_rows_done == 8);
 
     // Click row 6 (0-based 5) of the map: its top keys are listed, largest first.
-    const ImVec2 cell_centre(ui.view.map_origin.x + 2.5f * ui.view.cell, ui.view.map_origin.y + 5.5f * ui.view.cell);
+    const ImVec2 cell_centre(ui.view.origin.x + 2.5f * ui.view.cell, ui.view.origin.y + 5.5f * ui.view.cell);
     ui.click(cell_centre);
     CHECK(ui.view.selected_row == 5);
     REQUIRE(ui.view.top.size() == 8); // n < 10 keys

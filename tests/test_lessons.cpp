@@ -104,6 +104,31 @@ TEST_CASE("lesson expressions: mistakes are named with their column") {
     CHECK(eval_error("cache_rows(4)") == "decoding step 4 is out of range: give 1 to 3");
 }
 
+TEST_CASE("lesson expressions: read out as English, and the places they read") {
+    auto says = [](const std::string& text) { return Expr::parse(text).describe(); };
+    CHECK(says("argmax(A[\"it\"]) == \"ate\"") == "the row of “it” in A has its largest weight on “ate”");
+    CHECK(says("spread(A[\"it\"]) < 0.01") == "the gap between the largest and smallest weight in the row of “it” in A is below 0.01");
+    CHECK(says("max(A[\"it\"]) > 0.95") == "the largest weight in the row of “it” in A is above 0.95");
+    CHECK(says("argmin(scores@2[3]) != \"cat\"") == "row 3 in scores of head 2 does not have its smallest score on “cat”");
+    CHECK(says("weight(\"sat\", \"cat\") >= 0.5 and A[\"sat\", \"the\"] <= 0.2") ==
+          "the weight “sat” gives “cat” is at least 0.5, and the weight “sat” gives “the” is at most 0.2");
+    CHECK(says("norm(Q[\"sat\"]) * 2 == n - 1") == "the length of the row of “sat” in Q times 2 is the number of tokens minus 1");
+    CHECK(says("cache_rows(5)") == "the new rows of K at decoding step 5 with a KV cache");
+    CHECK(says("not (sum(A[:, \"the\"]) < 1)") == "it is not so that the sum of the column of “the” in A is below 1");
+    CHECK(says("score(\"it\", \"cat\")") == "the score of “it” against “cat”");
+
+    const core::Scenario s = core::preset_three_tokens();
+    const core::Result r = core::compute(s);
+    const std::vector<MatrixPlace> read = Expr::parse("argmax(A[\"cat\"]) == \"sat\" or weight(\"the\", \"sat\") > Z[3, 1]").places_read(s, r);
+    REQUIRE(read.size() == 3);
+    CHECK((read[0].matrix == "A" && read[0].row == 1 && read[0].col == -1));
+    CHECK((read[1].matrix == "A" && read[1].row == 0));
+    CHECK((read[2].matrix == "Z" && read[2].row == 2 && read[2].col == 0));
+    CHECK(Expr::parse("cache_rows(2) + 1").reads_decoder());
+    CHECK_FALSE(Expr::parse("n * n").reads_decoder());
+    CHECK(Expr::parse("n * n").places_read(s, r).empty());
+}
+
 TEST_CASE("lesson text: Markdown with bold, lists and inline math as Unicode") {
     const std::vector<Block> b = parse_markdown("Divide by $\\sqrt{d_k}$, **not** d_k.\n\n- one\n- $QK^\\top$ two\n\n1. first\n2. second\n");
     REQUIRE(b.size() == 5);

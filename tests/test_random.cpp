@@ -1,12 +1,12 @@
-// NumPy's default_rng in core/random: raw PCG64 output equal to NumPy's, normals equal to NumPy's
-// to the last digits, and arrays printed as NumPy prints them.
+// NumPy's default_rng in core/random: raw PCG64 output and normals bit-equal to NumPy's (fixtures
+// printed by NumPy: tests/fixtures/make_fixtures.py), and arrays printed as NumPy prints them.
 #include "core/numpy_print.h"
 #include "core/random.h"
 #include "tests/fixture_files.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
+#include <cstring>
 
 using nlohmann::json;
 
@@ -56,20 +56,61 @@ TEST_CASE("PCG64 seeded through SeedSequence gives NumPy's raw numbers, for smal
 }
 
 TEST_CASE("default_rng(seed).normal() draws NumPy's numbers") {
-    int exact = 0, total = 0;
+    int total = 0;
     for (const auto& [seed, draws] : rng_fixture()["seeds"].items()) {
         INFO("seed " << seed);
         core::NumpyRng rng(seed_words(seed));
         for (const json& want : draws["normal"]) {
-            const double w = want.get<double>(), got = rng.standard_normal();
-            // The ziggurat tables are computed, not copied: equal up to a few units in the last place.
-            CHECK(std::fabs(got - w) <= 2e-14 * std::fabs(w) + 1e-300);
-            exact += got == w;
+            CHECK(rng.standard_normal() == want.get<double>());
             ++total;
         }
     }
     CHECK(total == 1400);
-    MESSAGE(exact << " of " << total << " normals are bit-equal to NumPy's");
+}
+
+namespace {
+
+const json& normal_fixture() {
+    static const json j = json::parse(fixtures::read(fixtures::path("normal.json")));
+    return j;
+}
+
+std::uint64_t bits_of(double x) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+} // namespace
+
+TEST_CASE("10^6 normals per seed are NumPy's bit for bit, through the rectangles, the wedges and the tail") {
+    for (const auto& [seed, want] : normal_fixture()["seeds"].items()) {
+        INFO("seed " << seed);
+        const auto count = want["count"].get<std::size_t>();
+        std::vector<double> got(count);
+        core::NumpyRng rng(seed_words(seed));
+        std::uint64_t hash = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            got[i] = rng.standard_normal();
+            hash += bits_of(got[i]) * (2 * i + 1); // wraps modulo 2^64, as the fixture's sum
+        }
+        for (std::size_t i = 0; i < want["first"].size(); ++i) CHECK(got[i] == want["first"][i].get<double>());
+        REQUIRE(want["tail"].size() > 200); // past r ≈ 3.654: the tail sampler's draws
+        for (const json& t : want["tail"]) CHECK(got[t[0].get<std::size_t>()] == t[1].get<double>());
+        REQUIRE(want["wedge"].size() > 20); // outside a rectangle, accepted under the curve
+        for (const json& w : want["wedge"]) CHECK(got[w[0].get<std::size_t>()] == w[1].get<double>());
+        CHECK(std::to_string(hash) == want["bits_hash"].get<std::string>());
+        CHECK(std::to_string(rng.next_uint64()) == want["next_raw"].get<std::string>()); // as many raw numbers used
+    }
+}
+
+TEST_CASE("normal(rows, cols) fills row by row, as NumPy's normal(size=(rows, cols)) one call after another") {
+    core::NumpyRng rng(7);
+    for (const json& s : normal_fixture()["shapes_seed_7"]) {
+        const core::Matrix want = matrix_of(s["values"]);
+        INFO("shape " << want.rows() << " x " << want.cols());
+        CHECK(rng.normal(static_cast<int>(want.rows()), static_cast<int>(want.cols())) == want);
+    }
 }
 
 TEST_CASE("the article's Q, K, V: default_rng(0).normal(size=(4, 8)) three times") {
@@ -78,8 +119,7 @@ TEST_CASE("the article's Q, K, V: default_rng(0).normal(size=(4, 8)) three times
     for (const char* name : {"Q", "K", "V"}) {
         INFO(name);
         const core::Matrix want = matrix_of(art[name]); // (4, 8)
-        const core::Matrix got = rng.normal(4, 8);      // (4, 8)
-        CHECK((got - want).cwiseAbs().maxCoeff() <= 1e-14);
+        CHECK(rng.normal(4, 8) == want); // (4, 8)
     }
 }
 

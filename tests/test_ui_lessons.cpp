@@ -9,11 +9,14 @@
 #include "ui/panels/heatmap.h"
 #include "ui/panels/lesson.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/panels/review.h"
 
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 using headless::Ui;
@@ -123,6 +126,74 @@ void solve_with_show_me(Ui& ui) {
     hold_until_done(ui);
 }
 
+// The first words of `text`, as many as fit on one line of the Lesson panel.
+std::string first_words(const std::string& text) {
+    const size_t cut = text.rfind(' ', 22);
+    return text.substr(0, cut == std::string::npos ? text.find(' ') : cut);
+}
+
+// What a learner does in the panels to answer an act-in-the-app question: the query arrow's
+// boxes, or the switches of the Controls panel.
+void act(Ui& ui, const std::string& step) {
+    if (step == "check-steer") {
+        type_q(ui, -0.4, 1.8); // towards the key of "ate"
+    } else {
+        const bool mask = step == "check-mask"; // the worked example: the mask; step-by-step: no scaling
+        const bool before = mask ? ui.scenario().causal : ui.scenario().scale;
+        ui.click(ui.item(mask ? "causal" : "scale"));
+        ui.frame();
+        REQUIRE((mask ? ui.scenario().causal : ui.scenario().scale) != before);
+    }
+}
+
+// Answers a "check yourself" question right or wrong through the Lesson panel; it then counts as done.
+void answer_question(Ui& ui, bool right) {
+    const core::learn::Step& step = session(ui).step();
+    const core::learn::Question& q = *step.question;
+    using Form = core::learn::Question::Form;
+    if (q.form == Form::single || q.form == Form::multiple) {
+        bool wrong_picked = false;
+        for (size_t i = 0; i < q.choices.size(); ++i) {
+            const bool pick = right ? q.choices[i].correct : !q.choices[i].correct && !wrong_picked;
+            wrong_picked = wrong_picked || (pick && !q.choices[i].correct);
+            if (pick) ui.click(ui.item("question_choice_" + std::to_string(i)));
+        }
+    } else if (q.form == Form::number) {
+        ui.click(ui.item("question_number"));
+        ui.type(core::format_number(right ? q.answer : q.answer + q.tolerance + 2.0));
+    } else if (right) {
+        act(ui, step.id);
+    }
+    CHECK_FALSE(session(ui).is_done(session(ui).index()));
+    ui.click(ui.item("question_check"));
+    ui.frames(2);
+    CHECK(ui.shows(right ? "Right." : "Not quite.", "Lesson"));
+    CHECK(ui.shows(first_words(q.why), "Lesson"));
+    CHECK(session(ui).is_done(session(ui).index()));
+}
+
+// Every question of the lesson became a review card, filed with the rating its answer proposed
+// (right: Good, wrong: Again) when the learner moved on without choosing one.
+void check_cards(Ui& ui, bool right) {
+    const core::learn::Lesson& l = session(ui).lesson();
+    for (const core::learn::Step& step : l.steps) {
+        if (!step.question) continue;
+        INFO(step.id);
+        const core::learn::ReviewCard* card = ui.st().view.state<ui::ReviewState>().store.deck().find(l.id + "/" + step.id);
+        REQUIRE(card != nullptr);
+        CHECK(card->log.back().rating == (right ? core::learn::Rating::Good : core::learn::Rating::Again));
+    }
+}
+
+void explain_back(Ui& ui) {
+    ui.click(ui.item("explain_text"));
+    ui.type("The query is compared with every key.");
+    ui.click(ui.item("explain_check"));
+    ui.frames(2);
+    CHECK(ui.shows("A model answer", "Lesson"));
+    CHECK(session(ui).is_done(session(ui).index()));
+}
+
 // Walks a lesson from step 1 to its last; predictions right or wrong, challenges solved by `solve`.
 template <class Solve>
 void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
@@ -138,10 +209,13 @@ void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
             heatmap_used = heatmap_used || click_map;
         }
         if (step.challenge) solve(ui, step.id);
+        if (step.question) answer_question(ui, right);
+        if (step.explain) explain_back(ui);
         if (session(ui).index() + 1 == session(ui).size()) break;
         next(ui);
     }
     CHECK(session(ui).predictions_made() == session(ui).predictions_total());
+    check_cards(ui, right);
 }
 
 } // namespace
@@ -153,7 +227,12 @@ TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dr
     walk(ui, "every-token", true, [](Ui& u, const std::string& id) {
         REQUIRE(u.scenario().pin);
         if (id == "steer-ate") {
+            // The goal as a sentence, with the live values beside it.
+            CHECK(u.shows("Goal: the row of “it” in A has its largest weight", "Lesson"));
+            CHECK(u.shows("now: “cat” · the weight “it” gives “ate”", "Lesson"));
             type_q(u, -0.5, 2.0); // towards the key of "ate"
+            u.frame();
+            CHECK(u.shows("now: “ate” · the weight “it” gives “ate”", "Lesson"));
         } else if (id == "steer-zero") {
             type_q(u, 0, 0);
         } else { // steer-long: drag the tip of q far out along its own direction
@@ -192,6 +271,23 @@ TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and
     CHECK(session(again).index() == session(again).size() - 2);
     CHECK(session(again).predictions_made() == 5);
     CHECK(session(again).is_done(10));
+    // Answered questions and the checked explanation count as done, on disk and in the step list.
+    std::ifstream saved(state.dir + "/attnviz/progress.json");
+    const nlohmann::json progress = nlohmann::json::parse(saved);
+    const auto& lesson_steps = session(again).lesson().steps;
+    for (size_t k = 0; k < lesson_steps.size(); ++k) {
+        const core::learn::Step& step = lesson_steps[k];
+        if (!step.question && !step.explain) continue;
+        INFO(step.id);
+        CHECK(session(again).is_done(static_cast<int>(k)));
+        const auto& done = progress["lessons"]["every-token"]["done"];
+        CHECK(std::find(done.begin(), done.end(), step.id) != done.end());
+    }
+    again.click(again.item("lesson_steps"));
+    again.frames(2);
+    CHECK(again.shows("✓ 14. Check yourself · 1 of 6", "##Combo_00"));
+    CHECK(again.shows("✓ 21. Explain it back", "##Combo_00"));
+    again.key(headless::key_escape);
     // A committed prediction stays committed: its step shows the reveal, and next is open.
     open(again, "every-token", 5);
     CHECK(session(again).can_next());

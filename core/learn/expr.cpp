@@ -7,6 +7,7 @@
 // [SECTION] Evaluation
 // [SECTION] Expr
 #include "core/learn/expr.h"
+#include "core/learn/expr_node.h"
 
 #include "core/decoder.h"
 #include "core/explain.h"
@@ -22,16 +23,7 @@ namespace core::learn {
 // [SECTION] Syntax tree
 //-----------------------------------------------------------------------------
 
-struct Node {
-    enum class Op { number, string, name, matrix, index, call, negate, logical_not, binary };
-    Op op = Op::number;
-    int column = 1;
-    double number = 0.0;
-    std::string text; // the string, name, matrix, function or operator
-    int head = 1;     // matrix: 1-based head
-    std::vector<std::shared_ptr<const Node>> kids; // index: matrix, row, col (null = ':' or absent)
-};
-using NodePtr = std::shared_ptr<const Node>;
+// The syntax tree (Node) is in core/learn/expr_node.h, shared with the describer.
 
 namespace {
 
@@ -286,6 +278,7 @@ private:
             n->op = Node::Op::number;
             n->column = l.column;
             n->number = l.number;
+            n->text = l.text; // as written, for the describer
             return n;
         }
         case Lexeme::Kind::string: return make(Node::Op::string, l.column, l.text, {});
@@ -600,6 +593,36 @@ std::optional<Labelled> Expr::evidence(const Scenario& s, const Result& r) const
     if (p.row >= 0 && p.col >= 0) p.col = -1;
     return numbers_at(p, s, r);
 }
+
+namespace {
+
+void collect_places(const Node& n, const Evaluator& ev, const Scenario& s, std::vector<MatrixPlace>& out) {
+    if (n.op == Node::Op::matrix || n.op == Node::Op::index) {
+        out.push_back(ev.place_of(n));
+        return;
+    }
+    if (n.op == Node::Op::call && (n.text == "weight" || n.text == "score")) {
+        const int row = find_row(s, ev.value(*n.kids[0]).text());
+        if (row >= 0) out.push_back(MatrixPlace{n.text == "weight" ? "A" : "scores", 0, row, -1});
+    }
+    for (const NodePtr& k : n.kids)
+        if (k) collect_places(*k, ev, s, out);
+}
+
+bool calls_decoder(const Node& n) {
+    if (n.op == Node::Op::call && (n.text == "cache_rows" || n.text == "nocache_rows")) return true;
+    return std::any_of(n.kids.begin(), n.kids.end(), [](const NodePtr& k) { return k && calls_decoder(*k); });
+}
+
+} // namespace
+
+std::vector<MatrixPlace> Expr::places_read(const Scenario& s, const Result& r) const {
+    std::vector<MatrixPlace> out;
+    collect_places(*root_, Evaluator(s, r), s, out);
+    return out;
+}
+
+bool Expr::reads_decoder() const { return calls_decoder(*root_); }
 
 std::optional<Value> Expr::left_value(const Scenario& s, const Result& r) const {
     static const char* const comparisons[] = {"==", "!=", "<", "<=", ">", ">="};

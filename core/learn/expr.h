@@ -81,6 +81,14 @@ public:
     std::optional<Labelled> evidence(const Scenario& s, const Result& r) const;
     // For a comparison "left OP right" at the top, the value of `left` (what a challenge shows).
     std::optional<Value> left_value(const Scenario& s, const Result& r) const;
+    // Every place the expression reads (weight(q, k) and score(q, k) read q's row of A or of the
+    // scores), resolved on `s`: what a panel must not show before a prediction is committed.
+    std::vector<MatrixPlace> places_read(const Scenario& s, const Result& r) const;
+    // It calls cache_rows or nocache_rows: the decoder's counts decide it.
+    bool reads_decoder() const;
+    // The expression as an English sentence or phrase (core/learn/expr_describe.cpp):
+    // argmax(A["it"]) == "ate" → the row of “it” in A has its largest weight on “ate”.
+    std::string describe() const;
 
 private:
     std::string text_;

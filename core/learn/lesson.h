@@ -10,6 +10,7 @@
 #include "core/learn/question.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,7 +35,7 @@ const std::vector<NamedPreset>& named_presets();
 
 // What a step does when it opens. Every field is optional; they apply in this order.
 struct Actions {
-    std::optional<Scenario> load;            // preset = "…" or file = "…" (read when the lesson loads)
+    std::shared_ptr<const Scenario> load;    // preset = "…" or file = "…" (read when the lesson loads; shared, not copied)
     std::optional<bool> causal, scale;
     std::optional<int> head;                 // 1-based
     std::string select;                      // a token or 1-based row; "" keeps the selection

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace core::learn {
@@ -97,21 +98,33 @@ std::map<std::string, int> key_lines(const toml::table& t) {
 // [SECTION] Actions
 //-----------------------------------------------------------------------------
 
+// A named preset, made the first time a lesson asks for it and shared after: "8 heads × 64,
+// d_model 512" holds 800,000 random weights, which every load (and every fuzzing input) would
+// otherwise draw and copy again.
+std::shared_ptr<const Scenario> preset_once(const NamedPreset& p) {
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<const Scenario>> made;
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<const Scenario>& slot = made[p.id];
+    if (!slot) slot = std::make_shared<const Scenario>(p.make());
+    return slot;
+}
+
 // preset = "…" or file = "…" (relative to the lesson's folder).
-std::optional<Scenario> scenario_from(const toml::table& t, const LessonReader& r, int table_line) {
+std::shared_ptr<const Scenario> scenario_from(const toml::table& t, const LessonReader& r, int table_line) {
     const std::string preset = r.string(t, "preset", false, table_line), file = r.string(t, "file", false, table_line);
     if (!preset.empty() && !file.empty()) r.fail(LessonReader::line(*t.get("file")), "give preset or file, not both");
     if (!preset.empty()) {
         for (const NamedPreset& p : named_presets())
-            if (preset == p.id) return p.make();
+            if (preset == p.id) return preset_once(p);
         std::string list;
         for (const NamedPreset& p : named_presets()) list += (list.empty() ? "" : ", ") + std::string(p.id);
         r.fail(LessonReader::line(*t.get("preset")), "unknown preset \"" + preset + "\" (known: " + list + ")");
     }
-    if (file.empty()) return std::nullopt;
+    if (file.empty()) return nullptr;
     const fs::path full = fs::path(file).is_absolute() ? fs::path(file) : fs::path(r.path()).parent_path() / file;
     try {
-        return load_scenario_file(full.string());
+        return std::make_shared<const Scenario>(load_scenario_file(full.string()));
     } catch (const ScenarioError& e) {
         r.fail(LessonReader::line(*t.get("file")), std::string("scenario file: ") + e.what());
     }
@@ -189,9 +202,8 @@ Actions read_actions(const toml::node& node, const LessonReader& r) {
     return a;
 }
 
-// The actions as they apply to the state the lesson reaches: tokens and places must exist there.
-void check_actions(const Actions& a, const StepState& before, const LessonReader& r) {
-    StepState st = before;
+// Applies the actions to the state the lesson reaches: tokens and places must exist there.
+void apply_checked(const Actions& a, StepState& st, const LessonReader& r) {
     const std::vector<std::string> problems = apply(a, st);
     if (problems.empty()) return;
     const std::string& p = problems.front();
@@ -242,8 +254,7 @@ void check_walk(const Lesson& lesson, const LessonReader& r) {
     StepState st;
     st.scenario = lesson.start;
     for (const Step& step : lesson.steps) {
-        check_actions(step.actions, st, r);
-        apply(step.actions, st);
+        apply_checked(step.actions, st, r);
         if (const StepKind* kind = kind_named(step.kind)) kind->check(step, st, r);
     }
 }
@@ -269,7 +280,8 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
         if (!o->is_integer()) r.fail(LessonReader::line(*o), "\"order\" must be a whole number");
         lesson.order = static_cast<int>(std::clamp<int64_t>(o->value<int64_t>().value_or(100), -1000000, 1000000));
     }
-    lesson.start = scenario_from(root, r, 1).value_or(preset_three_tokens());
+    const std::shared_ptr<const Scenario> start = scenario_from(root, r, 1);
+    lesson.start = start ? *start : preset_three_tokens();
     const toml::array* steps = root["step"].as_array();
     if (!steps || steps->empty()) r.fail(root.get("step") ? LessonReader::line(*root.get("step")) : 1, "a lesson needs at least one [[step]]");
     for (const toml::node& node : *steps) {

@@ -25,7 +25,7 @@ StepState Session::go(int k, const StepState& live, std::vector<std::string>* pr
     k = std::clamp(k, 0, size() - 1);
     StepState state;
     if (k == index_ + 1) {
-        if (step().kind.empty()) mark_done(step().id); // read to the end
+        if (step().kind.empty() || step().kind == "recap") mark_done(step().id); // read to the end
         state = live;
         std::vector<std::string> p = apply(lesson_.steps[static_cast<size_t>(k)].actions, state);
         if (problems) *problems = std::move(p);
@@ -120,9 +120,11 @@ std::optional<QueryPin> Session::tick(double dt, const Scenario& s, const Result
     try {
         const Value goal = c.goal.evaluate(s, r);
         status_.holds = goal.kind == Value::Kind::boolean && goal.boolean;
-        status_.shown = c.show ? c.show->evaluate(s, r) : c.goal.left_value(s, r);
+        status_.left = c.goal.left_value(s, r);
+        status_.shown = c.show ? std::optional<Value>(c.show->evaluate(s, r)) : std::nullopt;
     } catch (const ExprError& e) {
         status_.holds = false;
+        status_.left.reset();
         status_.shown.reset();
         status_.error = e.what();
     }

@@ -18,7 +18,8 @@ struct ChallengeStatus {
     double held = 0.0;         // seconds it has held without a break
     double elapsed = 0.0;      // seconds on this step
     int hints_shown = 0;
-    std::optional<Value> shown; // the live value of `show` (or the goal's left side)
+    std::optional<Value> left;  // the live value of the goal's left side ("cat" for argmax(A["it"]) == "ate")
+    std::optional<Value> shown; // the live value of `show`, when the step has one
     std::string error;         // the goal cannot be evaluated on the live scenario (a token renamed, …)
 };
 
@@ -38,6 +39,8 @@ public:
     // A prediction locks "next" until it is committed.
     bool can_next() const;
     bool is_done(int k) const;
+    // The open step is done: a question answered, an explanation checked (the panel judges those).
+    void complete() { mark_done(step().id); }
 
     // predict: the learner's answer, judged against the answer on the live scenario. Once only.
     bool committed() const;

@@ -9,6 +9,7 @@
 
 #include "core/colormap.h"
 #include "ui/widgets.h"
+#include "ui/zoom_map.h"
 
 #include <imgui_stdlib.h>
 
@@ -84,7 +85,7 @@ void AttentionView::close() {
     atlas = nullptr, uploaded = 0, map = nullptr, map_layer = -1;
     summaries.clear(), done.store(0);
     file.reset(), labels.clear();
-    layer = -1, head = 0, mean = false, zoom = 1.0f, pan = ImVec2(0, 0), selected_row = -1, top.clear();
+    layer = -1, head = 0, mean = false, fit(), selected_row = -1, top.clear();
 }
 
 int AttentionView::non_causal_heads() const {
@@ -207,7 +208,7 @@ void header(AttentionView& st) {
 
 void open_map(AttentionView& st, int layer, int head, bool mean) {
     st.layer = layer, st.head = head, st.mean = mean;
-    st.zoom = 1.0f, st.pan = ImVec2(0, 0), st.selected_row = -1, st.top.clear();
+    st.fit(), st.selected_row = -1, st.top.clear();
 }
 
 void grid(AttentionView& st) {
@@ -284,9 +285,7 @@ void map_toolbar(AttentionView& st) {
     ImGui::Checkbox("stretch", &st.stretch);
     tip("Colour from 0 to the largest weight instead of 0 to 1.");
     ImGui::SameLine();
-    ImGui::BeginDisabled(st.zoom == 1.0f);
-    if (ImGui::SmallButton("Fit")) st.zoom = 1.0f, st.pan = ImVec2(0, 0);
-    ImGui::EndDisabled();
+    fit_button(st);
     if (!st.mean && st.layer * f.heads() + st.head < st.summarised()) {
         const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(st.layer * f.heads() + st.head)];
         if (s.above_max > core::io::causal_tolerance)
@@ -300,52 +299,36 @@ void map_view(AttentionView& st, TextureUploader& textures) {
     const int n = st.file->n();
     const float e = em(), n_f = static_cast<float>(n);
     fill_map(st, textures);
-    const ImGuiIO& io = ImGui::GetIO();
     const float label_w = 6.0f * e, top_h = ImGui::GetTextLineHeightWithSpacing();
     const float list_h = (AttentionView::top_count + 2) * ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - list_h));
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const ImRect area(ImVec2(p0.x + label_w, p0.y + top_h), ImVec2(p0.x + label_w + side, p0.y + top_h + side));
-    const bool released = ImGui::InvisibleButton("map", ImVec2(label_w + side, top_h + side));
-    ImGui::SetItemUsingMouseWheel();
-    const bool hovered = ImGui::IsItemHovered();
-    const bool clicked = released && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
-    float cells = n_f / st.zoom, cell = side / cells;
-    const ImVec2 mouse = io.MousePos;
-    if (hovered && io.MouseWheel != 0.0f && area.Contains(mouse)) { // zoom about the mouse
-        const ImVec2 anchor(st.pan.x + (mouse.x - area.Min.x) / cell, st.pan.y + (mouse.y - area.Min.y) / cell);
-        st.zoom = std::clamp(st.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, n_f / 2.0f));
-        cells = n_f / st.zoom, cell = side / cells;
-        st.pan = ImVec2(anchor.x - (mouse.x - area.Min.x) / cell, anchor.y - (mouse.y - area.Min.y) / cell);
-    }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left))
-        st.pan = ImVec2(st.pan.x - io.MouseDelta.x / cell, st.pan.y - io.MouseDelta.y / cell);
-    st.pan.x = std::clamp(st.pan.x, 0.0f, n_f - cells);
-    st.pan.y = std::clamp(st.pan.y, 0.0f, n_f - cells);
-    st.cell = cell, st.map_area = area;
-    st.map_origin = ImVec2(area.Min.x - st.pan.x * cell, area.Min.y - st.pan.y * cell);
+    const MapMouse input = zoom_and_pan("map", st, n, p0, area);
+    const float cells = input.cells, cell = st.cell;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
 
     int hover_row = -1, hover_col = -1;
-    if ((hovered || clicked) && area.Contains(mouse)) {
-        hover_row = std::clamp(static_cast<int>((mouse.y - st.map_origin.y) / cell), 0, n - 1);
-        hover_col = std::clamp(static_cast<int>((mouse.x - st.map_origin.x) / cell), 0, n - 1);
+    if ((input.hovered || input.clicked) && area.Contains(mouse)) {
+        hover_row = std::clamp(static_cast<int>((mouse.y - st.origin.y) / cell), 0, n - 1);
+        hover_col = std::clamp(static_cast<int>((mouse.x - st.origin.x) / cell), 0, n - 1);
     }
-    if (clicked && hover_row >= 0) st.selected_row = hover_row;
+    if (input.clicked && hover_row >= 0) st.selected_row = hover_row;
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->AddImage(st.map, area.Min, area.Max, ImVec2(st.pan.x / n_f, st.pan.y / n_f), ImVec2((st.pan.x + cells) / n_f, (st.pan.y + cells) / n_f));
     draw->PushClipRect(ImVec2(p0.x, area.Min.y), area.Max, true);
     if (st.selected_row >= 0) {
-        const float y = st.map_origin.y + static_cast<float>(st.selected_row) * cell;
+        const float y = st.origin.y + static_cast<float>(st.selected_row) * cell;
         draw->AddRect(ImVec2(area.Min.x, y), ImVec2(area.Max.x, y + std::max(cell, 2.0f)), selection_color(), 0, 0, 2.0f);
     }
     // Row labels where there is room for them, the selected one always.
     const float line = ImGui::GetTextLineHeight();
-    const int first = std::clamp(static_cast<int>(st.pan.y), 0, n - 1), last = std::min(n, static_cast<int>(std::ceil(st.pan.y + cells)));
-    for (int i = first; i < last; ++i) {
+    const VisibleCells rows = visible_cells(st.pan.y, cells, n);
+    for (int i = rows.first; i < rows.last; ++i) {
         if (cell < line && i != st.selected_row) continue;
-        const float y = st.map_origin.y + static_cast<float>(i) * cell + 0.5f * (cell - line);
+        const float y = st.origin.y + static_cast<float>(i) * cell + 0.5f * (cell - line);
         draw->AddText(ImVec2(p0.x + 0.2f * e, std::clamp(y, area.Min.y, area.Max.y - line)),
                       i == st.selected_row ? selection_color() : ImGui::GetColorU32(ImGuiCol_Text), token(st, i).c_str());
     }

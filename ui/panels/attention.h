@@ -6,6 +6,7 @@
 #include "core/io/attention_file.h"
 #include "ui/ui.h"
 #include "ui/view.h"
+#include "ui/zoom_map.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -18,7 +19,7 @@
 
 namespace ui {
 
-struct AttentionView {
+struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, panned by dragging
     AttentionView() = default;
     AttentionView(const AttentionView&) = delete;
     AttentionView& operator=(const AttentionView&) = delete;
@@ -58,8 +59,6 @@ struct AttentionView {
     int layer = -1, head = 0;
     bool mean = false;
     bool stretch = true;   // colours span 0 … the largest weight (attention over many keys is small)
-    float zoom = 1.0f;     // cells across = n / zoom
-    ImVec2 pan{0, 0};      // first visible cell, in cells
     int selected_row = -1; // the query whose top keys are listed
     static constexpr int top_count = 10;
     std::vector<std::pair<int, float>> top; // the selected row's top keys, largest first
@@ -72,11 +71,8 @@ struct AttentionView {
     std::vector<unsigned char> band;
     std::vector<float> row, scratch;
 
-    // Recorded each frame, for the tests: where thumbnail (layer, head) k is, and the map.
+    // Recorded each frame, for the tests: where thumbnail (layer, head) k is.
     std::vector<ImRect> thumb_rects;
-    ImRect map_area;
-    ImVec2 map_origin{0, 0};
-    float cell = 0.0f;
 };
 
 // Draws the viewer into the current window. With `v`, the open prompt asks for files through the

@@ -1,6 +1,8 @@
 // ui/panels/heatmap.cpp — the attention weights A as a heatmap: hover to read, click to select a row.
 //
 // [SECTION] Colours and texture
+// [SECTION] Toolbar
+// [SECTION] Cells and labels
 // [SECTION] Panel
 //
 // Up to 48 tokens each cell is a rectangle; beyond that the map is one texture with a texel per
@@ -12,6 +14,7 @@
 #include "ui/grid.h"
 #include "ui/matrix_menu.h"
 #include "ui/widgets.h"
+#include "ui/zoom_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -109,20 +112,14 @@ void legend(const ImVec2 pos, float width, bool masked, double top) {
     }
 }
 
-} // namespace
-
 //-----------------------------------------------------------------------------
-// [SECTION] Panel
+// [SECTION] Toolbar
 //-----------------------------------------------------------------------------
 
-void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures) {
-    HeatmapView& hm = v.state<HeatmapView>();
-    const int n = s.n();
+// The title, the matrix menu, Fit and stretch; returns the weight drawn in the top colour.
+double draw_toolbar(const core::Scenario& s, const core::Result& r, View& v, HeatmapView& hm) {
     const int head = v.selected_head;
     const core::HeadResult& hr = r.heads[head];
-    const ImGuiIO& io = ImGui::GetIO();
-    const float e = em();
-
     if (r.heads.size() > 1) ImGui::Text("A, head %d of %d", head + 1, static_cast<int>(r.heads.size()));
     else ImGui::TextUnformatted("A = softmax(QKᵀ / √d_k)");
     {
@@ -133,17 +130,128 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     }
     ImGui::SameLine();
     ImGui::TextDisabled("rows: queries · columns: keys");
-    // Always there (disabled when not zoomed), so the map does not shift when zooming starts.
     ImGui::SameLine();
-    ImGui::BeginDisabled(hm.zoom == 1.0f);
-    if (ImGui::SmallButton("Fit")) hm.zoom = 1.0f, hm.pan = ImVec2(0, 0);
-    ImGui::EndDisabled();
-    tip("Zoom with the mouse wheel, pan by dragging; this shows the whole map again.");
+    fit_button(hm);
     ImGui::SameLine();
     ImGui::Checkbox("stretch", &hm.stretch);
     tip("Colour from 0 to the largest weight instead of 0 to 1: with many tokens every weight is small, "
         "and stretching shows their differences.");
-    const double top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
+    return hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Cells and labels
+//-----------------------------------------------------------------------------
+
+// What one frame of the map shares: the head drawn, the visible cells and the cell under the mouse.
+struct Frame {
+    const core::Scenario& s;
+    const core::HeadResult& hr;
+    double top;              // the weight drawn in the top colour
+    VisibleCells rows, cols; // in view
+    int hover_row = -1, hover_col = -1; // the label column counts as the row (hover_col < 0)
+};
+
+// The cells (rectangles, or one texture beyond max_rect_cells), their weights when they are big
+// enough to read, the selected row's outline and the hovered cell's.
+void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, TextureUploader& textures) {
+    const float cell = hm.cell, e = em(), n_f = static_cast<float>(f.s.n()), cells = n_f / hm.zoom;
+    draw->PushClipRect(hm.area.Min, hm.area.Max, true);
+    if (hm.textured) {
+        refresh_texture(hm, f.s, f.hr, v.selected_head, v.result_version, f.top, textures);
+        draw->AddImage(hm.texture, hm.area.Min, hm.area.Max, ImVec2(hm.pan.x / n_f, hm.pan.y / n_f),
+                       ImVec2((hm.pan.x + cells) / n_f, (hm.pan.y + cells) / n_f));
+    } else {
+        for (int i = f.rows.first; i < f.rows.last; ++i)
+            for (int j = f.cols.first; j < f.cols.last; ++j) {
+                const ImVec2 a = hm.cell_min(i, j);
+                draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), weight_color(f.s, f.hr, i, j, f.top));
+            }
+    }
+    if (cell >= 2.2f * e) {
+        NumberFont mono;
+        for (int i = f.rows.first; i < f.rows.last; ++i)
+            for (int j = f.cols.first; j < f.cols.last; ++j) {
+                if (core::is_masked(f.s, i, j)) continue;
+                const std::string text = fitting_weight(f.hr.weights(i, j), cell - 0.3f * e);
+                if (text.empty()) continue;
+                const ImVec2 a = hm.cell_min(i, j);
+                const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+                draw->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f),
+                              text_color_on(weight_color(f.s, f.hr, i, j, f.top)), text.c_str());
+            }
+    }
+    const float thick = std::max(2.0f, 0.12f * e);
+    if (v.selected_row >= f.rows.first && v.selected_row < f.rows.last) {
+        const ImVec2 a = hm.cell_min(v.selected_row, 0);
+        draw->AddRect(a, ImVec2(a.x + n_f * cell, a.y + cell), selection_color(), 0.0f, 0, thick);
+    }
+    if (f.hover_col >= 0) {
+        const ImVec2 a = hm.cell_min(f.hover_row, f.hover_col);
+        draw->AddRect(a, ImVec2(a.x + cell, a.y + cell), IM_COL32_WHITE, 0.0f, 0, 0.5f * thick);
+    }
+    draw->PopClipRect();
+}
+
+// Row labels (clickable) and column labels, where the cells leave room for them.
+void draw_labels(ImDrawList* draw, const Frame& f, int selected_row, const HeatmapView& hm) {
+    const float cell = hm.cell, e = em(), line = ImGui::GetTextLineHeight(), left = hm.label_left;
+    const ImRect& map = hm.area;
+    draw->PushClipRect(ImVec2(left, map.Min.y), ImVec2(map.Min.x, map.Max.y), true);
+    for (int i = f.rows.first; i < f.rows.last; ++i) {
+        if (cell < 0.8f * line && i != selected_row) continue;
+        const ImU32 color = i == selected_row ? selection_color() : i == f.hover_row ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text);
+        // Rows thinner than a line show only the selected label, kept whole inside the map's height.
+        const float y = hm.cell_min(i, 0).y + (cell - line) * 0.5f;
+        draw->AddText(ImVec2(left + 0.2f * e, cell < line ? std::clamp(y, map.Min.y, map.Max.y - line) : y), color, f.s.tokens[i].c_str());
+    }
+    draw->PopClipRect();
+    if (cell < 1.6f * e) return;
+    const float label_top = map.Min.y - ImGui::GetTextLineHeightWithSpacing();
+    for (int j = f.cols.first; j < f.cols.last; ++j) {
+        const ImVec2 a = hm.cell_min(0, j);
+        const float x0 = std::max(a.x, map.Min.x), x1 = std::min(a.x + cell, map.Max.x);
+        const ImVec4 clip(x0, label_top, x1, map.Min.y);
+        const ImVec2 size = ImGui::CalcTextSize(f.s.tokens[j].c_str());
+        draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(std::max(x0, a.x + (cell - size.x) * 0.5f), label_top),
+                      j == f.hover_col ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text), f.s.tokens[j].c_str(), nullptr, 0.0f, &clip);
+    }
+}
+
+// The hovered cell's query, key, score and weight (or the hovered row label's token).
+void hover_tooltip(const Frame& f) {
+    if (f.hover_row < 0 || ImGui::IsItemActive()) return;
+    const core::Scenario& s = f.s;
+    const int i = f.hover_row, j = f.hover_col;
+    if (j < 0) {
+        ImGui::SetTooltip("%s: click to explain this row", s.tokens[i].c_str());
+        return;
+    }
+    ImGui::BeginTooltip();
+    ImGui::Text("query: %s (row %d)", s.tokens[i].c_str(), i + 1);
+    ImGui::Text("key: %s (column %d)", s.tokens[j].c_str(), j + 1);
+    if (core::is_masked(s, i, j)) {
+        ImGui::TextUnformatted("masked: this key comes after the query");
+        ImGui::TextUnformatted("score −∞, weight 0");
+    } else {
+        ImGui::Text("score%s: %s", s.scale ? " (scaled)" : "", core::format_number(f.hr.scaled(i, j)).c_str());
+        ImGui::Text("weight: %s", core::format_number(f.hr.weights(i, j)).c_str());
+    }
+    ImGui::TextDisabled("click to explain this row");
+    ImGui::EndTooltip();
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Panel
+//-----------------------------------------------------------------------------
+
+void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures) {
+    HeatmapView& hm = v.state<HeatmapView>();
+    const int n = s.n();
+    const float e = em();
+    Frame f{s, r.heads[v.selected_head], draw_toolbar(s, r, v, hm), {}, {}};
 
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;
@@ -155,127 +263,23 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     const ImRect map(ImVec2(p0.x + label_w, p0.y + top_h), ImVec2(p0.x + label_w + side, p0.y + top_h + side));
 
-    // A release without a drag is a click; a drag pans.
-    const bool released = ImGui::InvisibleButton("heatmap", ImVec2(label_w + side, top_h + side));
-    ImGui::SetItemUsingMouseWheel();
-    const bool hovered = ImGui::IsItemHovered();
-    const bool clicked = released && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
-    const ImVec2 mouse = io.MousePos;
-
-    // Zoom about the mouse, pan by dragging; the view never leaves the matrix.
-    const float n_f = static_cast<float>(n);
-    float cells = n_f / hm.zoom;
-    float cell = side / cells;
-    if (hovered && io.MouseWheel != 0.0f && map.Contains(mouse)) {
-        const ImVec2 anchor(hm.pan.x + (mouse.x - map.Min.x) / cell, hm.pan.y + (mouse.y - map.Min.y) / cell);
-        hm.zoom = std::clamp(hm.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, n_f / 2.0f));
-        cells = n_f / hm.zoom;
-        cell = side / cells;
-        hm.pan = ImVec2(anchor.x - (mouse.x - map.Min.x) / cell, anchor.y - (mouse.y - map.Min.y) / cell);
-    }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left))
-        hm.pan = ImVec2(hm.pan.x - io.MouseDelta.x / cell, hm.pan.y - io.MouseDelta.y / cell);
-    hm.pan.x = std::clamp(hm.pan.x, 0.0f, n_f - cells);
-    hm.pan.y = std::clamp(hm.pan.y, 0.0f, n_f - cells);
-
-    hm.cell = cell;
-    hm.origin = ImVec2(map.Min.x - hm.pan.x * cell, map.Min.y - hm.pan.y * cell);
-    hm.area = map;
+    const MapMouse mouse = zoom_and_pan("heatmap", hm, n, p0, map);
     hm.label_left = p0.x;
     hm.textured = n > max_rect_cells;
-    auto cell_min = [&](int i, int j) { return ImVec2(hm.origin.x + static_cast<float>(j) * cell, hm.origin.y + static_cast<float>(i) * cell); };
-    const int first_row = std::clamp(static_cast<int>(hm.pan.y), 0, n - 1);
-    const int first_col = std::clamp(static_cast<int>(hm.pan.x), 0, n - 1);
-    const int last_row = std::min(n, static_cast<int>(std::ceil(hm.pan.y + cells)));
-    const int last_col = std::min(n, static_cast<int>(std::ceil(hm.pan.x + cells)));
-
-    // Which cell the mouse is over; the label column counts as the row.
-    int hover_row = -1, hover_col = -1;
-    if ((hovered || clicked) && mouse.y >= map.Min.y && mouse.y < map.Max.y && mouse.x >= p0.x && mouse.x < map.Max.x) {
-        hover_row = std::clamp(static_cast<int>((mouse.y - hm.origin.y) / cell), 0, n - 1);
-        if (mouse.x >= map.Min.x) hover_col = std::clamp(static_cast<int>((mouse.x - hm.origin.x) / cell), 0, n - 1);
+    f.rows = visible_cells(hm.pan.y, mouse.cells, n);
+    f.cols = visible_cells(hm.pan.x, mouse.cells, n);
+    const ImVec2 at = ImGui::GetIO().MousePos;
+    if ((mouse.hovered || mouse.clicked) && at.y >= map.Min.y && at.y < map.Max.y && at.x >= p0.x && at.x < map.Max.x) {
+        f.hover_row = std::clamp(static_cast<int>((at.y - hm.origin.y) / hm.cell), 0, n - 1);
+        if (at.x >= map.Min.x) f.hover_col = std::clamp(static_cast<int>((at.x - hm.origin.x) / hm.cell), 0, n - 1);
     }
-    if (clicked && hover_row >= 0) v.selected_row = hover_row;
+    if (mouse.clicked && f.hover_row >= 0) v.selected_row = f.hover_row;
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->PushClipRect(map.Min, map.Max, true);
-    if (hm.textured) {
-        refresh_texture(hm, s, hr, head, v.result_version, top, textures);
-        draw->AddImage(hm.texture, map.Min, map.Max, ImVec2(hm.pan.x / n_f, hm.pan.y / n_f),
-                       ImVec2((hm.pan.x + cells) / n_f, (hm.pan.y + cells) / n_f));
-    } else {
-        for (int i = first_row; i < last_row; ++i)
-            for (int j = first_col; j < last_col; ++j) {
-                const ImVec2 a = cell_min(i, j);
-                draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), weight_color(s, hr, i, j, top));
-            }
-    }
-    // Each weight written in its cell once the cells are big enough to read.
-    if (cell >= 2.2f * e) {
-        NumberFont mono;
-        for (int i = first_row; i < last_row; ++i)
-            for (int j = first_col; j < last_col; ++j) {
-                if (core::is_masked(s, i, j)) continue;
-                const std::string text = fitting_weight(hr.weights(i, j), cell - 0.3f * e);
-                if (text.empty()) continue;
-                const ImVec2 a = cell_min(i, j);
-                const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-                draw->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f),
-                              text_color_on(weight_color(s, hr, i, j, top)), text.c_str());
-            }
-    }
-    const float thick = std::max(2.0f, 0.12f * e);
-    if (v.selected_row >= first_row && v.selected_row < last_row) {
-        const ImVec2 a = cell_min(v.selected_row, 0);
-        draw->AddRect(a, ImVec2(a.x + n_f * cell, a.y + cell), selection_color(), 0.0f, 0, thick);
-    }
-    if (hover_col >= 0) {
-        const ImVec2 a = cell_min(hover_row, hover_col);
-        draw->AddRect(a, ImVec2(a.x + cell, a.y + cell), IM_COL32_WHITE, 0.0f, 0, 0.5f * thick);
-    }
-    draw->PopClipRect();
-
-    // Row labels (clickable, see above) and column labels, where the cells leave room for them.
-    const float line = ImGui::GetTextLineHeight();
-    draw->PushClipRect(ImVec2(p0.x, map.Min.y), ImVec2(map.Min.x, map.Max.y), true);
-    for (int i = first_row; i < last_row; ++i) {
-        if (cell < 0.8f * line && i != v.selected_row) continue;
-        const ImU32 color = i == v.selected_row ? selection_color() : i == hover_row ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text);
-        // Rows thinner than a line show only the selected label, kept whole inside the map's height.
-        const float y = cell_min(i, 0).y + (cell - line) * 0.5f;
-        draw->AddText(ImVec2(p0.x + 0.2f * e, cell < line ? std::clamp(y, map.Min.y, map.Max.y - line) : y), color, s.tokens[i].c_str());
-    }
-    draw->PopClipRect();
-    if (cell >= 1.6f * e) {
-        for (int j = first_col; j < last_col; ++j) {
-            const ImVec2 a = cell_min(0, j);
-            const float x0 = std::max(a.x, map.Min.x), x1 = std::min(a.x + cell, map.Max.x);
-            const ImVec4 clip(x0, p0.y, x1, map.Min.y);
-            const ImVec2 size = ImGui::CalcTextSize(s.tokens[j].c_str());
-            draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(std::max(x0, a.x + (cell - size.x) * 0.5f), p0.y),
-                          j == hover_col ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text), s.tokens[j].c_str(), nullptr, 0.0f, &clip);
-        }
-    }
-
-    if (hover_col >= 0 && !ImGui::IsItemActive()) {
-        const int i = hover_row, j = hover_col;
-        ImGui::BeginTooltip();
-        ImGui::Text("query: %s (row %d)", s.tokens[i].c_str(), i + 1);
-        ImGui::Text("key: %s (column %d)", s.tokens[j].c_str(), j + 1);
-        if (core::is_masked(s, i, j)) {
-            ImGui::TextUnformatted("masked: this key comes after the query");
-            ImGui::TextUnformatted("score −∞, weight 0");
-        } else {
-            ImGui::Text("score%s: %s", s.scale ? " (scaled)" : "", core::format_number(hr.scaled(i, j)).c_str());
-            ImGui::Text("weight: %s", core::format_number(hr.weights(i, j)).c_str());
-        }
-        ImGui::TextDisabled("click to explain this row");
-        ImGui::EndTooltip();
-    } else if (hover_row >= 0 && hover_col < 0 && !ImGui::IsItemActive()) {
-        ImGui::SetTooltip("%s: click to explain this row", s.tokens[hover_row].c_str());
-    }
-
-    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal, top);
+    draw_cells(draw, f, v, hm, textures);
+    draw_labels(draw, f, v.selected_row, hm);
+    hover_tooltip(f);
+    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal, f.top);
     ImGui::SetCursorScreenPos(ImVec2(p0.x, map.Max.y + legend_h));
     if (hm.textured) ImGui::TextDisabled("%d × %d: wheel to zoom, drag to pan", n, n);
 }

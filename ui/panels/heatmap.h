@@ -3,12 +3,13 @@
 
 #include "ui/ui.h"
 #include "ui/view.h"
+#include "ui/zoom_map.h"
 
 #include <vector>
 
 namespace ui {
 
-struct HeatmapView {
+struct HeatmapView : ZoomMap { // zoomed by the wheel, panned by dragging
     HeatmapView() = default;
     HeatmapView(const HeatmapView&) = delete;
     HeatmapView& operator=(const HeatmapView&) = delete;
@@ -17,12 +18,7 @@ struct HeatmapView {
     }
 
     bool stretch = false;     // colours span 0 … the largest weight instead of 0 … 1
-    float zoom = 1.0f;        // cells across = n / zoom
-    ImVec2 pan{0, 0};         // first visible cell (fractional), in cells
     // Recorded each frame:
-    ImVec2 origin{0, 0};      // screen position of cell (0, 0)'s top-left corner (may be off the map when panned)
-    float cell = 0.0f;        // cell side in pixels
-    ImRect area;              // the map on screen
     float label_left = 0.0f;  // row labels (clickable) span label_left … area.Min.x
     bool textured = false;    // drawn as one texture rather than one rectangle per cell
     // The texture for large n, refreshed when the weights or the head change; released with the view.

@@ -11,6 +11,7 @@
 #include "core/edits.h"
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
+#include "ui/panels/controls.h"
 #include "ui/panels/heatmap.h"
 #include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
@@ -199,6 +200,14 @@ void draw_predict(LessonView& lv, View& v, const Predict& p, const core::Scenari
 // [SECTION] Challenges
 //-----------------------------------------------------------------------------
 
+// "“cat” · the weight “it” gives “ate” 0.12": the goal's left side now, and the value the step
+// shows as progress when it names one.
+std::string live_value(const Challenge& c, const ChallengeStatus& st) {
+    std::string out = st.left ? (st.left->kind == Value::Kind::token ? "“" + st.left->token + "”" : st.left->text()) : "";
+    if (st.shown && c.show) out += (out.empty() ? "" : " · ") + c.show->describe() + " " + st.shown->text();
+    return out;
+}
+
 void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Scenario& s) {
     Session& session = *lv.session;
     const ChallengeStatus& st = session.status();
@@ -206,10 +215,13 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
     const bool done = session.is_done(session.index());
     if (done) ImGui::TextColored(right_colour, "✓ Done");
     else if (st.holds) ImGui::TextColored(right_colour, "Holding… %.1f s", std::max(0.0, Challenge::hold_seconds - st.held));
-    else ImGui::TextDisabled("Goal: %s", c.goal.text().c_str());
-    if (st.shown) {
-        ImGui::SameLine();
-        ImGui::TextDisabled(" now: %s", st.shown->text().c_str());
+    ImGui::TextWrapped("Goal: %s.", c.goal.describe().c_str());
+    tip(c.goal.text().c_str()); // the expression as the lesson file writes it
+    const std::string now = live_value(c, st);
+    if (!now.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("now: %s", now.c_str());
+        ImGui::PopTextWrapPos();
     }
     if (!st.error.empty()) ImGui::TextColored(wrong_colour, "%s", st.error.c_str());
     for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
@@ -322,6 +334,18 @@ void footer(LessonView& lv, View& v, const core::Scenario& s) {
     tip("The scenario stays as it is; reopen the lesson from the Learn menu to resume");
 }
 
+// The Controls panel sits in the left column, under the Lesson panel: when a step opens it (to
+// switch the mask or the scaling), its switches are drawn here, under the step's text.
+void inline_controls(const Step& step, core::Scenario& s, View& v) {
+    const std::vector<std::string>& open = step.actions.open;
+    if (std::find(open.begin(), open.end(), "controls") == open.end()) return;
+    ImGui::Separator();
+    ImGui::TextDisabled("Controls");
+    ImGui::PushID("lesson_controls");
+    draw_controls_panel(s, v);
+    ImGui::PopID();
+}
+
 void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r) {
     Session& session = *lv.session;
     const Step& step = session.step();
@@ -339,9 +363,14 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     const float footer_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
+    inline_controls(step, s, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
+    if (!session.is_done(session.index()) && lesson_check_finished(v, session.lesson(), step)) {
+        session.complete();
+        save(lv, v);
+    }
     ImGui::EndChild();
     if (link >= 0) go(lv, v, s, link);
     footer(lv, v, s);

@@ -268,6 +268,13 @@ int draw_lesson_check(View& v, const core::learn::Lesson& lesson, const Step& st
     return -1;
 }
 
+bool lesson_check_finished(View& v, const core::learn::Lesson& lesson, const Step& step) {
+    const auto& steps = v.state<LessonChecksView>().steps;
+    const auto it = steps.find(lesson.id + "/" + step.id);
+    if (it == steps.end()) return false;
+    return (step.question && it->second.verdict) || (step.explain && it->second.checked);
+}
+
 void settle_pending_answer(View& v) {
     LessonChecksView& lv = v.state<LessonChecksView>();
     if (!lv.pending || ImGui::GetFrameCount() - lv.pending_frame < 2) return;

@@ -41,6 +41,10 @@ struct LessonChecksView {
 int draw_lesson_check(View& v, const core::learn::Lesson& lesson, const core::learn::Step& step,
                       const core::Scenario& s, const core::Result& r);
 
+// Whether the learner has finished this step of kind question (answered and checked) or explain
+// (checked) in this run: the Lesson panel then marks it done.
+bool lesson_check_finished(View& v, const core::learn::Lesson& lesson, const core::learn::Step& step);
+
 // Call once a frame (the menu bar does): files an answer whose step is no longer shown.
 void settle_pending_answer(View& v);
 

@@ -82,6 +82,10 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
     const core::HeadResult& hr = r.heads[h];
     if (r.heads.size() > 1) ImGui::Text("Head %d of %d", h + 1, static_cast<int>(r.heads.size()));
     const std::string x = s.positional == core::Positional::sinusoidal ? "(X + PE)" : "X";
+    if (s.direct) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(selection_color()), "Q, K and V are given directly by this scenario.");
+        tip("There is no X and there are no W's: edit Q, K and V in the Weights panel.");
+    }
     if (s.positional == core::Positional::sinusoidal) {
         ImGui::TextDisabled("X + PE: sinusoidal positions are added to the embeddings first.");
     }
@@ -93,9 +97,9 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
     const std::string divisor = "√" + core::format_number(static_cast<double>(s.d_k()));
     const std::string scaled = s.scale ? "QKᵀ / " + divisor : "QKᵀ (not scaled)";
     const MatrixView views[] = {
-        {"Q", "Q", x + " · W_Q", &hr.Q, false, Colors::diverging, false},
-        {"K", "K", x + " · W_K", &hr.K, false, Colors::diverging, false},
-        {"V", "V", x + " · W_V", &hr.V, false, Colors::diverging, false},
+        {"Q", "Q", s.direct ? "given" : x + " · W_Q", &hr.Q, false, Colors::diverging, false},
+        {"K", "K", s.direct ? "given" : x + " · W_K", &hr.K, false, Colors::diverging, false},
+        {"V", "V", s.direct ? "given" : x + " · W_V", &hr.V, false, Colors::diverging, false},
         {"QKT", "QKᵀ", "scores q_i · k_j", &hr.scores, true, Colors::diverging, false},
         {"scaled", scaled, s.causal ? "masked: −∞ above the diagonal" : "", &hr.scaled, true, Colors::diverging, true},
         {"A", "A", "softmax of each row", &hr.weights, true, Colors::weights, true},

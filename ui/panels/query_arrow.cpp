@@ -5,6 +5,7 @@
 // [SECTION] Header: pin, exact q, dimensions
 // [SECTION] Plane
 // [SECTION] Weight bars and notes
+// [SECTION] Panel
 #include "ui/panels/query_arrow.h"
 
 #include "core/edits.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace ui {
@@ -112,52 +114,58 @@ Dims dims_in(int width, const int chosen[2]) {
     return a == b ? Dims{0, 1} : Dims{a, b};
 }
 
-} // namespace
+//-----------------------------------------------------------------------------
+// [SECTION] Header: pin, exact q, dimensions
+//-----------------------------------------------------------------------------
 
-void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
-    ArrowView& av = v.state<ArrowView>();
-    const int h = v.selected_head, i = v.selected_row, n = s.n(), d_k = s.d_k();
-    for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
-    const core::HeadResult& hr = r.heads[h];
-    const std::string& token = s.tokens[i];
-    const float e = em();
-    const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(selection_color());
+// What the parts of the panel share in one frame: the focused query, its head and the axes drawn.
+struct Focus {
+    core::Scenario& s;
+    const core::HeadResult& hr;
+    int h, i, n;
+    std::string token;
+    core::Vector q; // (d_k) Q's row, which already is the pinned vector when this row is pinned
+    core::Vector z; // (d_v) the output of this query
+    Dims qd, vd;    // the dimensions drawn of q and the keys, and of the values and z
+};
 
-    //-----------------------------------------------------------------------------
-    // [SECTION] Header: pin, exact q, dimensions
-    //-----------------------------------------------------------------------------
-    if (s.pin) {
-        ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(accent.x * 0.55f, accent.y * 0.55f, accent.z * 0.55f, 1.0f));
-        if (ImGui::Button("q pinned — click to release")) core::edits::unpin_query(s);
-        ImGui::PopStyleColor();
-        remember(v, "release_pin");
-        tip("The query was set by hand and no longer comes from X · W_Q. One click gives it back.");
-        if (s.pin) {
-            ImGui::SameLine();
-            ImGui::TextColored(accent, "\"%s\"%s", s.tokens[s.pin->row].c_str(),
-                               s.heads.size() > 1 ? (", head " + std::to_string(s.pin->head + 1)).c_str() : "");
-        }
-    } else {
-        ImGui::AlignTextToFramePadding(); // as tall as the button above, so the plane stays put when q is pinned
-        ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", token.c_str());
+void draw_pin_line(Focus& f, View& v) {
+    core::Scenario& s = f.s;
+    if (!s.pin) {
+        ImGui::AlignTextToFramePadding(); // as tall as the button, so the plane stays put when q is pinned
+        ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", f.token.c_str());
+        return;
     }
+    const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(selection_color());
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(accent.x * 0.55f, accent.y * 0.55f, accent.z * 0.55f, 1.0f));
+    if (ImGui::Button("q pinned — click to release")) core::edits::unpin_query(s);
+    ImGui::PopStyleColor();
+    remember(v, "release_pin");
+    tip("The query was set by hand and no longer comes from X · W_Q. One click gives it back.");
+    if (s.pin) {
+        ImGui::SameLine();
+        ImGui::TextColored(accent, "\"%s\"%s", s.tokens[s.pin->row].c_str(),
+                           s.heads.size() > 1 ? (", head " + std::to_string(s.pin->head + 1)).c_str() : "");
+    }
+}
 
-    // q = Q's row, which already is the pinned vector when this row is pinned.
-    core::Vector q = hr.Q.row(i).transpose();
-    const Dims qd = dims_in(d_k, av.dims);
+// The drawn entries of q as number fields: typing one pins q to exactly that.
+void draw_exact_q(Focus& f, View& v) {
+    ArrowView& av = v.state<ArrowView>();
+    const float e = em();
     ImGui::TextUnformatted("q =");
-    for (int k = 0; k < (qd.b < 0 ? 1 : 2); ++k) {
-        const int dim = k == 0 ? qd.a : qd.b;
+    for (int k = 0; k < (f.qd.b < 0 ? 1 : 2); ++k) {
+        const int dim = k == 0 ? f.qd.a : f.qd.b;
         ImGui::SameLine();
         ImGui::SetNextItemWidth(5.5f * e);
-        double value = q[dim];
+        double value = f.q[dim];
         ImGui::PushID(k);
         NumberFont mono;
         if (ImGui::InputScalar("##q", ImGuiDataType_Double, &value, nullptr, nullptr, "%.3f", ImGuiInputTextFlags_CharsScientific)) {
             if (core::is_acceptable_value(value)) {
-                core::Vector edited = q;
+                core::Vector edited = f.q;
                 edited[dim] = value;
-                core::edits::pin_query(s, h, i, std::move(edited));
+                core::edits::pin_query(f.s, f.h, f.i, std::move(edited));
             } else {
                 v.tell("refused: q's entries must be finite and within ±1e6", true);
             }
@@ -167,16 +175,19 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
         tip(("Entry " + std::to_string(dim + 1) + " of the query: typing a number pins q to exactly that.").c_str());
     }
     ImGui::SameLine(0, 1.5f * e);
-    ImGui::Text("|q| = %s", core::format_number(q.norm()).c_str());
+    ImGui::Text("|q| = %s", core::format_number(f.q.norm()).c_str());
     tip("The length of q. Longer queries spread the scores apart: softmax then picks one winner.");
     ImGui::SameLine(0, 1.5f * e);
     ImGui::Checkbox("values", &av.show_values);
     tip("Also draw each token's value vector v_j (the output z is their weighted average).");
+}
 
+// Which two of d_k dimensions the plane shows, when it cannot show them all.
+void draw_dimension_pickers(ArrowView& av, int d_k, int n) {
     if (d_k > 1 && d_k != 2) {
         for (int k = 0; k < 2; ++k) {
             if (k) ImGui::SameLine();
-            ImGui::SetNextItemWidth(5.0f * e);
+            ImGui::SetNextItemWidth(5.0f * em());
             ImGui::PushID(k + 10);
             const std::string current = "dim " + std::to_string(av.dims[k] + 1);
             if (ImGui::BeginCombo("##dim", current.c_str())) {
@@ -192,83 +203,81 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     } else if (d_k == 1) {
         ImGui::TextDisabled("d_k = 1: every vector lies on one line");
     }
-    const bool dots = n > max_key_arrows;
-    if (dots) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
+    if (n > max_key_arrows) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
+}
 
-    //-----------------------------------------------------------------------------
-    // [SECTION] Plane
-    //-----------------------------------------------------------------------------
-    const Dims vd = dims_in(s.d_v(), av.dims);
-    const core::Vector z = hr.output.row(i).transpose();
-    const float bars_w = std::min(13.0f * e, ImGui::GetContentRegionAvail().x * 0.32f);
-    const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(6.0f * e, std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
-    const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    const ImRect plane_rect(p0, ImVec2(p0.x + side, p0.y + side));
+//-----------------------------------------------------------------------------
+// [SECTION] Plane
+//-----------------------------------------------------------------------------
 
-    // Fit the axes to every vector drawn (and the origin), unless q is being dragged.
-    if (!av.dragging) {
-        double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
-        auto fit = [&](double x, double y) {
-            lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
-        };
-        for (int j = 0; j < n; ++j) fit(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()));
-        fit(qd.x(q.data()), qd.y(q.data()));
-        fit(vd.x(z.data()), vd.y(z.data()));
-        if (av.show_values)
-            for (int j = 0; j < n; ++j) fit(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()));
-        const double half = std::max({hi_x - lo_x, hi_y - lo_y, 1.0}) * 0.5 * 1.3;
-        const double cx = (lo_x + hi_x) * 0.5, cy = (lo_y + hi_y) * 0.5;
-        av.world_min = ImVec2(static_cast<float>(cx - half), static_cast<float>(cy - half));
-        av.world_max = ImVec2(static_cast<float>(cx + half), static_cast<float>(cy + half));
-    }
-    const float scale = side / (av.world_max.x - av.world_min.x);
-    const Plane plane{ImVec2(p0.x - av.world_min.x * scale, p0.y + av.world_max.y * scale), scale};
-    av.origin = plane.origin;
-    av.scale = scale;
-    av.plane = plane_rect;
-    av.q_tip = plane.to_screen(qd.x(q.data()), qd.y(q.data()));
+// Fits the axes to every vector drawn (and the origin), unless q is being dragged.
+void fit_axes(ArrowView& av, const Focus& f) {
+    if (av.dragging) return;
+    const core::HeadResult& hr = f.hr;
+    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+    auto fit = [&](double x, double y) {
+        lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+    };
+    for (int j = 0; j < f.n; ++j) fit(f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()));
+    fit(f.qd.x(f.q.data()), f.qd.y(f.q.data()));
+    fit(f.vd.x(f.z.data()), f.vd.y(f.z.data()));
+    if (av.show_values)
+        for (int j = 0; j < f.n; ++j) fit(f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()));
+    const double half = std::max({hi_x - lo_x, hi_y - lo_y, 1.0}) * 0.5 * 1.3;
+    const double cx = (lo_x + hi_x) * 0.5, cy = (lo_y + hi_y) * 0.5;
+    av.world_min = ImVec2(static_cast<float>(cx - half), static_cast<float>(cy - half));
+    av.world_max = ImVec2(static_cast<float>(cx + half), static_cast<float>(cy + half));
+}
 
+// The plane as a button: dragging near q's tip pins q where the mouse is. True when the mouse is near the tip.
+bool drag_q(Focus& f, ArrowView& av, const Plane& plane, float side, double step) {
     ImGui::InvisibleButton("plane", ImVec2(side, side));
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const float grab = 1.2f * e;
-    const bool near_tip = std::hypot(mouse.x - av.q_tip.x, mouse.y - av.q_tip.y) <= grab;
+    const bool near_tip = std::hypot(mouse.x - av.q_tip.x, mouse.y - av.q_tip.y) <= 1.2f * em();
     if (ImGui::IsItemActivated()) av.dragging = near_tip;
     if (!ImGui::IsItemActive()) av.dragging = false;
     if ((ImGui::IsItemHovered() && near_tip) || av.dragging) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
-    const double step = nice_step(av.world_max.x - av.world_min.x);
     if (av.dragging) {
         // Snap to a hundredth of a grid step, so dragged queries read as short numbers.
         const double snap = step / 100.0;
-        core::Vector edited = q;
-        edited[qd.a] = std::round((mouse.x - plane.origin.x) / scale / snap) * snap;
-        if (qd.b >= 0) edited[qd.b] = std::round((plane.origin.y - mouse.y) / scale / snap) * snap;
-        if (edited != q) core::edits::pin_query(s, h, i, std::move(edited));
+        core::Vector edited = f.q;
+        edited[f.qd.a] = std::round((mouse.x - plane.origin.x) / plane.scale / snap) * snap;
+        if (f.qd.b >= 0) edited[f.qd.b] = std::round((plane.origin.y - mouse.y) / plane.scale / snap) * snap;
+        if (edited != f.q) core::edits::pin_query(f.s, f.h, f.i, std::move(edited));
     }
-    if (ImGui::IsItemHovered() && !av.dragging)
-        ImGui::SetTooltip(near_tip ? "drag to move q" : "drag the tip of q (the orange arrow)");
+    if (ImGui::IsItemHovered() && !av.dragging) ImGui::SetTooltip(near_tip ? "drag to move q" : "drag the tip of q (the orange arrow)");
+    return near_tip;
+}
 
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->PushClipRect(plane_rect.Min, plane_rect.Max, true);
-    draw->AddRectFilled(plane_rect.Min, plane_rect.Max, plane_rgb);
+// The dark background, a grid line every `step` with its number, and the axes through the origin.
+void draw_grid(ImDrawList* draw, const Plane& plane, const ArrowView& av, double step) {
+    const ImRect& r = av.plane;
+    const float e = em();
+    draw->AddRectFilled(r.Min, r.Max, plane_rgb);
     const ImU32 grid = IM_COL32(255, 255, 255, 22), axis = IM_COL32(255, 255, 255, 70), tick = IM_COL32(255, 255, 255, 110);
     char label[32];
     for (double g = std::ceil(av.world_min.x / step) * step; g <= av.world_max.x; g += step) {
         const float x = plane.to_screen(g, 0).x;
         const bool zero = std::abs(g) < step * 1e-6;
-        draw->AddLine(ImVec2(x, plane_rect.Min.y), ImVec2(x, plane_rect.Max.y), zero ? axis : grid);
+        draw->AddLine(ImVec2(x, r.Min.y), ImVec2(x, r.Max.y), zero ? axis : grid);
         std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
-        draw->AddText(ImVec2(x + 0.2f * e, plane_rect.Max.y - ImGui::GetTextLineHeight()), tick, label);
+        draw->AddText(ImVec2(x + 0.2f * e, r.Max.y - ImGui::GetTextLineHeight()), tick, label);
     }
     for (double g = std::ceil(av.world_min.y / step) * step; g <= av.world_max.y; g += step) {
         const float y = plane.to_screen(0, g).y;
         const bool zero = std::abs(g) < step * 1e-6;
-        draw->AddLine(ImVec2(plane_rect.Min.x, y), ImVec2(plane_rect.Max.x, y), zero ? axis : grid);
+        draw->AddLine(ImVec2(r.Min.x, y), ImVec2(r.Max.x, y), zero ? axis : grid);
         std::snprintf(label, sizeof label, "%g", zero ? 0.0 : g);
-        draw->AddText(ImVec2(plane_rect.Min.x + 0.2f * e, y), tick, label);
+        draw->AddText(ImVec2(r.Min.x + 0.2f * e, y), tick, label);
     }
+}
 
+// The keys (and values) as arrows, or as dots beyond max_key_arrows; then z and q on top.
+void draw_vectors(ImDrawList* draw, const Plane& plane, const Focus& f, const ArrowView& av, bool near_tip) {
+    const core::Scenario& s = f.s;
+    const core::HeadResult& hr = f.hr;
+    const int i = f.i, n = f.n;
+    const ImRect& bounds = av.plane;
     const double top = hr.weights.row(i).maxCoeff();
     const bool label_all = n <= 24;
     auto strength = [&](int j) {
@@ -277,62 +286,119 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     auto key_arrow = [&](int j) {
         const bool labelled = label_all || hr.weights(i, j) == top;
         const float k_strength = strength(j);
-        arrow(draw, plane, plane_rect, qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, k_strength),
+        arrow(draw, plane, bounds, f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()), with_alpha(key_rgb, k_strength),
               1.0f + 2.0f * k_strength, labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
     };
-    if (dots) {
+    if (n > max_key_arrows) {
         // Hundreds of overlapping arrows read as a hairball and cost more to draw than the rest
         // of the window: a dot per vector, arrows only where the weight goes.
-        const float half = 0.12f * e;
+        const float half = 0.12f * em();
         auto dot = [&](double x, double y, ImU32 color) {
             const ImVec2 c = plane.to_screen(x, y);
             draw->AddRectFilled(ImVec2(c.x - half, c.y - half), ImVec2(c.x + half, c.y + half), color);
         };
         if (av.show_values)
-            for (int j = 0; j < n; ++j) dot(vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f));
-        for (int j = 0; j < n; ++j) dot(qd.x(hr.K.row(j).data()), qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)));
+            for (int j = 0; j < n; ++j) dot(f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f));
+        for (int j = 0; j < n; ++j) dot(f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)));
         for (int j : heaviest_keys(s, hr, i, heaviest_arrows)) key_arrow(j);
     } else {
         if (av.show_values)
             for (int j = 0; j < n; ++j)
-                arrow(draw, plane, plane_rect, vd.x(hr.V.row(j).data()), vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
+                arrow(draw, plane, bounds, f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f), 1.0f,
                       label_all ? "v_" + s.tokens[j] : "");
         for (int j = 0; j < n; ++j) key_arrow(j);
     }
-    arrow(draw, plane, plane_rect, vd.x(z.data()), vd.y(z.data()), output_rgb, 2.5f, "z_" + token);
-    arrow(draw, plane, plane_rect, qd.x(q.data()), qd.y(q.data()), selection_color(), 3.0f, "q_" + token);
-    draw->AddCircle(av.q_tip, near_tip || av.dragging ? 0.55f * e : 0.35f * e, selection_color(), 0, 2.0f);
-    draw->PopClipRect();
-    draw->AddRect(plane_rect.Min, plane_rect.Max, IM_COL32(255, 255, 255, 60));
+    arrow(draw, plane, bounds, f.vd.x(f.z.data()), f.vd.y(f.z.data()), output_rgb, 2.5f, "z_" + f.token);
+    arrow(draw, plane, bounds, f.qd.x(f.q.data()), f.qd.y(f.q.data()), selection_color(), 3.0f, "q_" + f.token);
+    draw->AddCircle(av.q_tip, near_tip || av.dragging ? 0.55f * em() : 0.35f * em(), selection_color(), 0, 2.0f);
+}
 
-    //-----------------------------------------------------------------------------
-    // [SECTION] Weight bars and notes
-    //-----------------------------------------------------------------------------
-    ImGui::SameLine();
-    ImGui::BeginChild("bars", ImVec2(bars_w, side), false);
-    ImGui::TextDisabled("weights of \"%s\"", token.c_str());
+// The square plane, `side` wide, at the cursor: axes, grid, vectors, and q's draggable tip.
+void draw_plane(Focus& f, ArrowView& av, float side) {
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    av.plane = ImRect(p0, ImVec2(p0.x + side, p0.y + side));
+    fit_axes(av, f);
+    const float scale = side / (av.world_max.x - av.world_min.x);
+    const Plane plane{ImVec2(p0.x - av.world_min.x * scale, p0.y + av.world_max.y * scale), scale};
+    av.origin = plane.origin;
+    av.scale = scale;
+    av.q_tip = plane.to_screen(f.qd.x(f.q.data()), f.qd.y(f.q.data()));
+
+    const double step = nice_step(av.world_max.x - av.world_min.x);
+    const bool near_tip = drag_q(f, av, plane, side, step);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(av.plane.Min, av.plane.Max, true);
+    draw_grid(draw, plane, av, step);
+    draw_vectors(draw, plane, f, av, near_tip);
+    draw->PopClipRect();
+    draw->AddRect(av.plane.Min, av.plane.Max, IM_COL32(255, 255, 255, 60));
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Weight bars and notes
+//-----------------------------------------------------------------------------
+
+void draw_weight_bars(const Focus& f, float width, float height) {
+    const core::Scenario& s = f.s;
+    const core::HeadResult& hr = f.hr;
+    const int i = f.i;
+    ImGui::BeginChild("bars", ImVec2(width, height), false);
+    ImGui::TextDisabled("weights of \"%s\"", f.token.c_str());
     weight_bars(
-        n, std::min(5.0f * e, bars_w * 0.4f), key_rgb, top, [&s](int j) { return s.tokens[j].c_str(); },
+        f.n, std::min(5.0f * em(), width * 0.4f), key_rgb, hr.weights.row(i).maxCoeff(), [&s](int j) { return s.tokens[j].c_str(); },
         [&](int j) { return hr.weights(i, j); }, [&](int j) { return core::is_masked(s, i, j); });
     ImGui::EndChild();
+}
 
-    // The two extremes of the seed's "Try it", said plainly.
+// z, then the two extremes of the article's "Try it", said plainly.
+void draw_notes(const Focus& f) {
+    const core::Scenario& s = f.s;
+    const core::HeadResult& hr = f.hr;
     double lo = 1.0, hi = 0.0;
     int visible = 0, winner = 0;
-    for (int j = 0; j < n; ++j) {
-        if (core::is_masked(s, i, j)) continue;
+    for (int j = 0; j < f.n; ++j) {
+        if (core::is_masked(s, f.i, j)) continue;
         ++visible;
-        lo = std::min(lo, hr.weights(i, j));
-        if (hr.weights(i, j) > hi) hi = hr.weights(i, j), winner = j;
+        lo = std::min(lo, hr.weights(f.i, j));
+        if (hr.weights(f.i, j) > hi) hi = hr.weights(f.i, j), winner = j;
     }
     NumberFont mono;
-    ImGui::TextColored(good_text_colour(), "z_%s = %s", token.c_str(), core::format_vector(z.data(), z.size()).c_str());
+    ImGui::TextColored(good_text_colour(), "z_%s = %s", f.token.c_str(), core::format_vector(f.z.data(), f.z.size()).c_str());
     if (visible > 1 && hi - lo < 1e-9)
         ImGui::TextUnformatted("all weights equal: output = plain average of values");
     else if (visible > 1 && hi >= 0.95)
         ImGui::Text("one winner: w = %s → %s", core::format_number(hi).c_str(), s.tokens[winner].c_str());
     else if (visible == 1)
         ImGui::Text("only \"%s\" is visible (causal mask): w = 1", s.tokens[winner].c_str());
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] Panel
+//-----------------------------------------------------------------------------
+
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
+    ArrowView& av = v.state<ArrowView>();
+    const int h = v.selected_head, i = v.selected_row, d_k = s.d_k();
+    for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
+    const core::HeadResult& hr = r.heads[h];
+    Focus f{s, hr, h, i, s.n(), s.tokens[i], hr.Q.row(i).transpose(), hr.output.row(i).transpose(), dims_in(d_k, av.dims),
+            dims_in(s.d_v(), av.dims)};
+
+    draw_pin_line(f, v);
+    draw_exact_q(f, v);
+    draw_dimension_pickers(av, d_k, f.n);
+
+    // The plane as large a square as fits beside the bars and above the notes.
+    const float bars_w = std::min(13.0f * em(), ImGui::GetContentRegionAvail().x * 0.32f);
+    const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(6.0f * em(), std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
+    draw_plane(f, av, side);
+    ImGui::SameLine();
+    draw_weight_bars(f, bars_w, side);
+    draw_notes(f);
 }
 
 } // namespace ui

@@ -1,4 +1,5 @@
-// ui/panels/tokens.cpp — token names and embeddings (X), edited in place; d_model.
+// ui/panels/tokens.cpp — token names and embeddings (X), edited in place; d_model. A scenario that
+// gives Q, K and V directly has no X: then only the names are here.
 #include "ui/panels/tokens.h"
 
 #include "core/edits.h"
@@ -12,13 +13,18 @@
 namespace ui {
 
 void draw_tokens_panel(core::Scenario& s, View& v) {
-    int d_model = s.d_model();
-    if (dimension_input("d_model", d_model, 1, core::Limits::max_dim,
-                        "Width of each embedding. Adds or drops a column of X, a row of every W_Q, W_K, W_V "
-                        "(and a column of W_O) at once; new entries are 0.",
-                        v))
-        core::edits::set_d_model(s, d_model);
-    ImGui::SameLine(0, 1.5f * em());
+    if (s.direct) {
+        ImGui::TextWrapped("This scenario gives Q, K and V directly: there are no embeddings X. Edit Q, K and V in the "
+                           "Weights panel; name, add, move and remove tokens here.");
+    } else {
+        int d_model = s.d_model();
+        if (dimension_input("d_model", d_model, 1, core::Limits::max_dim,
+                            "Width of each embedding. Adds or drops a column of X, a row of every W_Q, W_K, W_V "
+                            "(and a column of W_O) at once; new entries are 0.",
+                            v))
+            core::edits::set_d_model(s, d_model);
+        ImGui::SameLine(0, 1.5f * em());
+    }
     ImGui::BeginDisabled(s.n() >= core::Limits::max_tokens);
     if (ImGui::Button("+ Token")) {
         core::edits::add_token(s, core::edits::unused_token_name(s));
@@ -26,10 +32,15 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
     }
     ImGui::EndDisabled();
     remember(v, "add_token");
-    tip("Append a token with a zero embedding; rename it and give it numbers in its row.");
+    tip(s.direct ? "Append a token whose query, key and value are 0; give them numbers in the Weights panel."
+                 : "Append a token with a zero embedding; rename it and give it numbers in its row.");
     ImGui::SameLine();
-    ImGui::TextDisabled("X: %d × %d", s.n(), s.d_model());
-    tip("Rows are tokens, columns are embedding dimensions.");
+    if (s.direct) {
+        ImGui::TextDisabled("%d tokens, no X", s.n());
+    } else {
+        ImGui::TextDisabled("X: %d × %d", s.n(), s.d_model());
+        tip("Rows are tokens, columns are embedding dimensions.");
+    }
 
     // Structural edits are applied after the grid, never while its rows are being drawn.
     int remove = -1, move = -1, move_by = 0;
@@ -38,6 +49,7 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
     const float name_w = 5.0f * em();
 
     GridSpec g = number_grid("X", s.X, ImGui::GetContentRegionAvail(), v);
+    g.rows = s.n(); // X has no rows when Q, K and V are given: the names still have theirs
     g.row_header_w = 3.0f * (button + spacing) + name_w + 0.5f * em();
     g.highlight_row = v.selected_row;
     g.col_label = [](int c) { return std::to_string(c + 1); };

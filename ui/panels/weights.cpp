@@ -1,4 +1,5 @@
-// ui/panels/weights.cpp — W_Q, W_K, W_V of the selected head, edited in place; d_k and d_v.
+// ui/panels/weights.cpp — W_Q, W_K, W_V of the selected head, edited in place; d_k and d_v. When
+// the scenario gives Q, K and V directly, they are the inputs and are edited here instead.
 #include "ui/panels/weights.h"
 
 #include "core/edits.h"
@@ -24,16 +25,34 @@ GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
     return g;
 }
 
+// Q, K or V given directly: one row per token, edited like the weights.
+GridSpec given_spec(const char* name, const char* grid_id, core::Matrix& m, const core::Scenario& s, float max_h, View& v) {
+    GridSpec g = number_grid(grid_id, m, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
+    g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
+    g.highlight_row = v.selected_row;
+    g.col_label = [](int c) { return std::to_string(c + 1); };
+    g.row_label = [&s](int r) { return s.tokens[r]; };
+    g.cell_tooltip = [name, &s](int r, int c) {
+        ImGui::SetTooltip("%s[%s][%d], given by the scenario.\nDrag (Shift: faster, Alt: slower), or double-click and type.",
+                          name, s.tokens[r].c_str(), c + 1);
+    };
+    return g;
+}
+
 } // namespace
 
 void draw_weights_panel(core::Scenario& s, View& v) {
     int d_k = s.d_k(), d_v = s.d_v();
     if (dimension_input("d_k", d_k, 1, core::Limits::max_dim,
-                        "Length of queries and keys: the columns of W_Q and W_K, in every head. New entries are 0.", v))
+                        s.direct ? "Length of queries and keys: the columns of Q and K, in every head. New entries are 0."
+                                 : "Length of queries and keys: the columns of W_Q and W_K, in every head. New entries are 0.",
+                        v))
         core::edits::set_d_k(s, d_k);
     ImGui::SameLine(0, 1.5f * em());
     if (dimension_input("d_v", d_v, 1, core::Limits::max_dim,
-                        "Length of values and outputs: the columns of W_V, in every head. New entries are 0.", v))
+                        s.direct ? "Length of values and outputs: the columns of V, in every head. New entries are 0."
+                                 : "Length of values and outputs: the columns of W_V, in every head. New entries are 0.",
+                        v))
         core::edits::set_d_v(s, d_v);
 
     const int heads = static_cast<int>(s.heads.size());
@@ -47,26 +66,37 @@ void draw_weights_panel(core::Scenario& s, View& v) {
             ImGui::EndCombo();
         }
         remember(v, "head");
-        tip("Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
+        tip(s.direct ? "Which head's Q, K and V to edit; the matrices, heatmap and query arrow show the same head."
+                     : "Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
     }
 
     core::Head& head = s.heads[v.selected_head];
+    if (s.direct)
+        ImGui::TextWrapped("This scenario gives Q, K and V directly: there are no W_Q, W_K and W_V. Q, K and V are the "
+                           "inputs; edit them here.");
     // Side by side when they fit, otherwise one under the other; each scrolls past a third of the panel.
     const float max_h = std::max(6.0f * ImGui::GetFrameHeight(), ImGui::GetContentRegionAvail().y / 3.0f - ImGui::GetFrameHeightWithSpacing());
-    struct Item { const char* name; const char* role; core::Matrix* W; };
-    const Item items[] = {
-        {"W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", &head.W_Q},
-        {"W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", &head.W_K},
-        {"W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", &head.W_V},
+    struct Item { const char* name; const char* grid; const char* role; core::Matrix* m; };
+    const Item weights[] = {
+        {"W_Q", "W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", &head.W_Q},
+        {"W_K", "W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", &head.W_K},
+        {"W_V", "W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", &head.W_V},
+    };
+    // Grid names of their own: the Matrices panel records "Q", "K" and "V" (its results).
+    const Item given[] = {
+        {"Q", "Q given", "The queries, given by the scenario: one row per token. Editing one changes its scores at once.", &head.Q},
+        {"K", "K given", "The keys, given by the scenario: one row per token.", &head.K},
+        {"V", "V given", "The values, given by the scenario: one row per token; the outputs mix them.", &head.V},
     };
     for (size_t i = 0; i < 3; ++i) {
-        const GridSpec g = weight_spec(items[i].name, *items[i].W, max_h, v);
-        const std::string title = std::string(items[i].name) + "  (" + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ")";
+        const Item& it = s.direct ? given[i] : weights[i];
+        const GridSpec g = s.direct ? given_spec(it.name, it.grid, *it.m, s, max_h, v) : weight_spec(it.name, *it.m, max_h, v);
+        const std::string title = std::string(it.name) + "  (" + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ")";
         flow(std::max(grid_size(g).x, ImGui::CalcTextSize(title.c_str()).x), i == 0);
         ImGui::BeginGroup();
         ImGui::TextUnformatted(title.c_str());
-        tip(items[i].role);
-        v.grids[items[i].name] = draw_grid(g);
+        tip(it.role);
+        v.grids[it.grid] = draw_grid(g);
         ImGui::EndGroup();
     }
 }
