@@ -45,7 +45,7 @@ const std::vector<core::io::FileFilter> scenarios = {{"Scenarios", {".json"}}, {
 
 } // namespace
 
-TEST_CASE("file browser: folders first, then files, by name without case; sizes; hidden files on demand") {
+TEST_CASE("file browser: folders first, then files, by name without case, with sizes, and hidden files on demand") {
     Tree t;
     FileBrowser b(FileBrowser::Mode::open, scenarios, t.root.string());
     CHECK(b.folder() == t.root.string());

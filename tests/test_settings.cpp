@@ -110,7 +110,7 @@ TEST_CASE("settings: recent files are absolute, most recent first, without dupli
     CHECK(fs::path(s.recent_files.front()).is_absolute());
 }
 
-TEST_CASE("settings: a recent file remembers its folder; recent folders are absolute and without duplicates") {
+TEST_CASE("settings: a recent file remembers its folder, and recent folders are absolute and without duplicates") {
     core::Settings s;
     core::remember_recent_file(s, "/tmp/a/x.json");
     core::remember_recent_file(s, "/tmp/b/y.npy");

@@ -206,7 +206,7 @@ TEST_CASE("file dialog: File ▸ Import puts a .npy into the matrix picked among
     CHECK(ui.scenario().heads[0].W_Q == core::preset_three_tokens().heads[0].W_Q);
 }
 
-TEST_CASE("drag and drop: an array fills the matrix picked; a wrong shape or a broken file changes nothing") {
+TEST_CASE("drag and drop: an array fills the matrix picked, and a wrong shape or a broken file changes nothing") {
     Tree t;
     Ui ui;
     ui.frames(2);
@@ -247,7 +247,7 @@ TEST_CASE("drag and drop: an array fills the matrix picked; a wrong shape or a b
     CHECK(ui.scenario() != start);
 }
 
-TEST_CASE("drag and drop: a scenario opens, asking first about unsaved changes; several files go in turn") {
+TEST_CASE("drag and drop: a scenario opens, asking first about unsaved changes, and several files go in turn") {
     Tree t;
     Ui ui;
     ui.frames(2);
