@@ -21,10 +21,6 @@ struct LessonView {
     std::vector<core::learn::MatrixPlace> highlights; // the open step's
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
-    // Learn ▸ Open lesson file…
-    bool asking_path = false;
-    std::string path;
-    std::string path_error;
 };
 
 // Opens a lesson (a built-in id or a file) at step `step` (1-based; 0 resumes where the learner
