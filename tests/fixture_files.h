@@ -22,7 +22,7 @@ inline std::string read(const std::string& file) {
 }
 
 inline std::string temp_dir() {
-    std::string dir = "/tmp/attnviz-tensors-XXXXXX";
+    std::string dir = "/tmp/attnviz-test-XXXXXX";
     REQUIRE(::mkdtemp(dir.data()) != nullptr);
     return dir;
 }

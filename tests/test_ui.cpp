@@ -32,26 +32,6 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 std::string temp_path(const char* name) { return "/tmp/attnviz_test_ui_" + std::to_string(getpid()) + "_" + name; }
 
-// Every matrix of every head has the shapes the scenario says.
-void check_consistent(const core::Scenario& s, const core::Result& r) {
-    REQUIRE(core::validate(s) == "");
-    CHECK(static_cast<int>(s.tokens.size()) == s.n());
-    for (const core::Head& h : s.heads) {
-        CHECK(h.W_Q.rows() == s.d_model());
-        CHECK(h.W_K.rows() == s.d_model());
-        CHECK(h.W_V.rows() == s.d_model());
-    }
-    for (const core::HeadResult& h : r.heads) {
-        CHECK(h.Q.rows() == s.n());
-        CHECK(h.Q.cols() == s.d_k());
-        CHECK(h.K.cols() == s.d_k());
-        CHECK(h.V.cols() == s.d_v());
-        CHECK(h.weights.rows() == s.n());
-        CHECK(h.weights.cols() == s.n());
-        CHECK(h.output.cols() == s.d_v());
-    }
-}
-
 // Whether a window drew its background: a rectangle in the background colour made opaque.
 bool draws_background(const char* title) {
     const ImGuiWindow* w = ImGui::FindWindowByName(title);
@@ -344,7 +324,7 @@ TEST_CASE("ui: changing d_model keeps every matrix consistent") {
     ui.key(headless::key_enter);
     const core::Scenario& s = ui.scenario();
     REQUIRE(s.d_model() == 4);
-    check_consistent(s, ui.app().result());
+    headless::check_shapes(s, ui.app().result());
     CHECK(ui.head().Q(2, 0) == 2.0); // the new dimensions are 0: nothing computed changed
     CHECK(ui.head().weights(2, 2) == doctest::Approx(0.768).epsilon(1e-3));
     ui.frames(2);
@@ -359,7 +339,7 @@ TEST_CASE("ui: changing d_model keeps every matrix consistent") {
     ui.type("1");
     ui.key(headless::key_enter);
     REQUIRE(ui.scenario().d_model() == 1);
-    check_consistent(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
 }
 
 TEST_CASE("ui: adding a token adds a row everywhere") {
@@ -369,7 +349,7 @@ TEST_CASE("ui: adding a token adds a row everywhere") {
     REQUIRE(ui.scenario().n() == 4);
     CHECK(ui.scenario().tokens[3] == "t4");
     CHECK(ui.st().view.selected_row == 3);
-    check_consistent(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     CHECK(ui.head().weights.rows() == 4);
 }
 
@@ -493,7 +473,7 @@ TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the 
             case 7: ui.key('Z', true, rng() % 2 == 0); break;
             }
             INFO("step " << step);
-            check_consistent(ui.scenario(), ui.app().result());
+            headless::check_shapes(ui.scenario(), ui.app().result());
             REQUIRE(ui.st().view.selected_row < ui.scenario().n());
             changes += ui.scenario() != before;
         }
