@@ -119,13 +119,6 @@ const nlohmann::json& numpy_preset_fixture(const std::string& seed) {
     return all;
 }
 
-core::Matrix matrix_of(const nlohmann::json& rows) {
-    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
-    return m;
-}
-
 } // namespace
 
 TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as NumPy draws them") {
@@ -134,18 +127,18 @@ TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as Nu
     CHECK(ui.shows("seed", "Controls"));
     ui.type_into(ui.item("numpy_seed"), "1");
     const nlohmann::json& one = numpy_preset_fixture("1");
-    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"])); // (4, 8), bit for bit
-    CHECK(ui.scenario().heads[0].K == matrix_of(one["K"]));
-    CHECK(ui.scenario().heads[0].V == matrix_of(one["V"]));
-    CHECK(ui.st().result.heads[0].Q == matrix_of(one["Q"])); // and what is shown follows
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(one["Q"])); // (4, 8), bit for bit
+    CHECK(ui.scenario().heads[0].K == fixtures::matrix(one["K"]));
+    CHECK(ui.scenario().heads[0].V == fixtures::matrix(one["V"]));
+    CHECK(ui.st().result.heads[0].Q == fixtures::matrix(one["Q"])); // and what is shown follows
 
     const nlohmann::json& three = numpy_preset_fixture("3"); // seed 3, 6 × 5
     ui.type_into(ui.item("numpy_seed"), "3");
     ui.type_into(ui.item("n"), "6");
     ui.type_into(ui.item("d"), "5");
     REQUIRE(ui.scenario().n() == 6);
-    CHECK(ui.scenario().heads[0].Q == matrix_of(three["Q"]));
-    CHECK(ui.scenario().heads[0].V == matrix_of(three["V"]));
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(three["Q"]));
+    CHECK(ui.scenario().heads[0].V == fixtures::matrix(three["V"]));
     CHECK(ui.shows("6 tokens, no X", "Tokens & embeddings"));
 
     ui.st().view.request_undo = true; // one step back: seed 3, 6 × 8, still a NumPy draw
@@ -155,7 +148,7 @@ TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as Nu
     ui.st().view.request_undo = true; // seed 3, 4 × 8: n goes back too
     ui.frames(2);
     ui.type_into(ui.item("numpy_seed"), "1");
-    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"]));
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(one["Q"]));
 }
 
 TEST_CASE("ui: the NumPy draw's controls are not offered for a scenario of its own shape that NumPy did not draw") {

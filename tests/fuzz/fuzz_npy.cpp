@@ -5,9 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace core::io;
-    Tensor t;
-    if (!fuzz::parses(parse_npy, data, size, "fuzz.npy", t)) return 0;
-    const std::string bytes = npy_bytes(t, "out.npy");
-    fuzz::require_same(parse_npy(bytes.data(), bytes.size(), "out.npy"), t);
-    return 0;
+    return fuzz::round_trip<Tensor>(
+        parse_npy, [](const Tensor& t) { return npy_bytes(t, "out.npy"); }, data, size, "fuzz.npy");
 }

@@ -5,9 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace core::io;
-    TensorFile f;
-    if (!fuzz::parses(parse_npz, data, size, "fuzz.npz", f)) return 0;
-    const std::string bytes = npz_bytes(f, size % 2 == 0, "out.npz");
-    fuzz::require_same(parse_npz(bytes.data(), bytes.size(), "out.npz"), f);
-    return 0;
+    return fuzz::round_trip<TensorFile>(
+        parse_npz, [size](const TensorFile& t) { return npz_bytes(t, size % 2 == 0, "out.npz"); }, data, size, "fuzz.npz");
 }

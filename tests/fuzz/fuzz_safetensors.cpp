@@ -5,9 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace core::io;
-    TensorFile f;
-    if (!fuzz::parses(parse_safetensors, data, size, "fuzz.safetensors", f)) return 0;
-    const std::string bytes = safetensors_bytes(f, "out.safetensors");
-    fuzz::require_same(parse_safetensors(bytes.data(), bytes.size(), "out.safetensors"), f);
-    return 0;
+    return fuzz::round_trip<TensorFile>(
+        parse_safetensors, [](const TensorFile& t) { return safetensors_bytes(t, "out.safetensors"); }, data, size, "fuzz.safetensors");
 }

@@ -40,4 +40,15 @@ inline void require_same(const core::io::TensorFile& a, const core::io::TensorFi
     }
 }
 
+// The whole check of a reader: parse `data` as `name`; when it is read, write it with `write` and
+// read that back (as "out"), which must give the same thing.
+template <class Result, class Parse, class Write>
+int round_trip(Parse parse, Write write, const std::uint8_t* data, std::size_t size, const std::string& name) {
+    Result first;
+    if (!parses(parse, data, size, name, first)) return 0;
+    const std::string bytes = write(first);
+    require_same(parse(bytes.data(), bytes.size(), "out"), first);
+    return 0;
+}
+
 } // namespace fuzz
