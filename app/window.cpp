@@ -691,12 +691,23 @@ int bench_loop(Desktop& d, const Options& options) {
 // [SECTION] The frame loop
 //-----------------------------------------------------------------------------
 
+// Files dropped on the window become a request to the App, which the next frames take in turn
+// (ui/file_drop.h): nothing is opened inside GLFW's callback.
+void queue_dropped_files(GLFWwindow* window, int count, const char** paths) {
+    if (auto* app = static_cast<ui::App*>(glfwGetWindowUserPointer(window)))
+        app->drop_files(std::vector<std::string>(paths, paths + std::max(count, 0)));
+}
+
 // Until the user quits: each frame shown, the session autosaved, the title and settings kept in
 // step; at the end the session flushed and the window's place remembered (not for the viewer).
 int frame_loop(Desktop& d, Launch& l) {
     ui::App& app = *d.app;
     DesktopState desktop{app.window_title(), l.settings_file, l.settings};
     std::string save_problem;
+    if (!l.attention) {
+        glfwSetWindowUserPointer(d.backend.window, &app);
+        glfwSetDropCallback(d.backend.window, queue_dropped_files);
+    }
     while (!app.wants_to_quit()) {
         if (draw_frame(d) != Drawn::frame) continue;
         glfwSwapBuffers(d.backend.window);

@@ -296,8 +296,12 @@ TEST_CASE("attention viewer: File ▸ Open attention weights… opens its panel 
     ui.frames(2);
     REQUIRE(ui.st().view.open["attention"]);
     CHECK(ui.shows("Openafileofattentionweights", "Attention weights of a model"));
+    REQUIRE(ui.st().dialog.title() == "Open attention weights");
+    ui.type(dir + "/att.npy");
+    ui.key(headless::key_enter);
+    CHECK_FALSE(ui.st().dialog.open());
     ui::AttentionView& view = ui.st().view.state<ui::AttentionView>();
-    REQUIRE(view.open(dir + "/att.npy", ""));
+    REQUIRE(view.file != nullptr);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (view.uploaded < view.total() && std::chrono::steady_clock::now() < deadline) ui.frame();
     ui.frame();

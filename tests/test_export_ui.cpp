@@ -47,27 +47,35 @@ TEST_CASE("window: right-click A's title, Copy as LaTeX puts the article's A on 
     CHECK(std::string(ImGui::GetClipboardText()).rfind(",the,cat,sat\nthe,1.414213562373095", 0) == 0);
 }
 
+// Picks `item` of the title's menu, then types `path` into the file dialog's name box and saves.
+void save_through_dialog(headless::Ui& ui, const std::string& name, const std::string& item, const std::string& path) {
+    right_click_then(ui, name, item);
+    ui.frames(2); // the modal appears, then its name box takes the keyboard
+    REQUIRE(ui.st().dialog.open());
+    ui.type(path); // the suggested name is selected: typing replaces it
+    ui.key(headless::key_enter);
+    CHECK_FALSE(ui.st().dialog.open());
+}
+
 TEST_CASE("window: save a matrix as .npy and the heatmap as SVG and PNG from the title's menu") {
     const std::string dir = test_python::temp_dir();
     headless::Ui ui;
     ui.frames(3);
-    auto& paths = ui.st().view.state<ui::MatrixMenuView>().paths;
-    paths["Z"] = dir + "/Z.npy";
-    right_click_then(ui, "Z", "Save");
+    right_click_then(ui, "Z", "Save as NumPy .npy…");
+    ui.frame();
+    CHECK(ui.st().dialog.title() == "Save Z");
+    CHECK(ui.st().dialog.typed == "Z.npy"); // suggested
+    ui.key(headless::key_escape);
+    save_through_dialog(ui, "Z", "Save as NumPy .npy…", dir + "/Z"); // the extension is added
     const core::io::Tensor z = core::io::read_npy(dir + "/Z.npy");
     const core::Matrix& Z = ui.head().output;
     CHECK(z.shape == std::vector<std::int64_t>{3, 2});
     CHECK(z.values == std::vector<double>(Z.data(), Z.data() + Z.size()));
     CHECK(ui.st().view.status == "Saved " + dir + "/Z.npy");
 
-    paths["heatmap"] = dir + "/A.svg";
-    right_click_then(ui, "heatmap", "Save");
+    save_through_dialog(ui, "heatmap", "Save as SVG figure…", dir + "/A.svg");
     CHECK(read_all(dir + "/A.svg").find(">sat</text>") != std::string::npos);
-    paths["heatmap"] = dir + "/A.png";
-    right_click_then(ui, "heatmap", "Save");
+    save_through_dialog(ui, "heatmap", "Save as PNG, a pixel per cell…", dir + "/A.png");
     CHECK(read_all(dir + "/A.png") == core::io::png_bytes(core::io::heatmap_texels(ui.head().weights, false)));
-    paths["heatmap"] = dir + "/A.txt";
-    right_click_then(ui, "heatmap", "Save");
-    CHECK(ui.st().view.status_is_error);
-    CHECK(ui.st().view.status.find("name the file .csv, .npy, .png") != std::string::npos);
+    CHECK(ui.st().settings.recent_files.front() == dir + "/A.png");
 }

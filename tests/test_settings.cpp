@@ -30,6 +30,7 @@ core::Settings everything_changed() {
     s.weights_map = core::WeightsMap::cividis;
     s.signed_map = core::SignedMap::purple_orange;
     s.recent_files = {"/data/heads.json", "/data/cat sat ü.json"};
+    s.recent_folders = {"/data", "/home/me/models"};
     s.window = core::WindowGeometry{-30, 40, 1280, 720, true};
     return s;
 }
@@ -107,6 +108,25 @@ TEST_CASE("settings: recent files are absolute, most recent first, without dupli
     CHECK(std::count(s.recent_files.begin(), s.recent_files.end(), "/tmp/f5.json") == 1);
     core::remember_recent_file(s, "relative.json");
     CHECK(fs::path(s.recent_files.front()).is_absolute());
+}
+
+TEST_CASE("settings: a recent file remembers its folder, and recent folders are absolute and without duplicates") {
+    core::Settings s;
+    core::remember_recent_file(s, "/tmp/a/x.json");
+    core::remember_recent_file(s, "/tmp/b/y.npy");
+    core::remember_recent_file(s, "/tmp/a/z.json");
+    CHECK(s.recent_folders == std::vector<std::string>{"/tmp/a", "/tmp/b"});
+    core::remember_recent_folder(s, "/tmp/c/./d/");
+    CHECK(s.recent_folders.front() == "/tmp/c/d");
+    core::remember_recent_folder(s, "/");
+    CHECK(s.recent_folders.front() == "/");
+    for (int i = 0; i < 12; ++i) core::remember_recent_folder(s, "/f" + std::to_string(i));
+    CHECK(s.recent_folders.size() == static_cast<std::size_t>(core::max_recent_files));
+    std::vector<std::string> problems;
+    const core::Settings back = core::parse_settings(R"({"recent_folders": ["/a", 3, "/a", "/b"]})", "s.json", problems);
+    CHECK(back.recent_folders == std::vector<std::string>{"/a", "/b"});
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].find("recent_folders[1]") != std::string::npos);
 }
 
 TEST_CASE("settings: zoom steps run from 75 % to 300 % and stop at the ends") {

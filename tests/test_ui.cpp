@@ -302,7 +302,7 @@ TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImG
     const ImGuiWindow* modal = ImGui::FindWindowByName("Open scenario");
     REQUIRE(modal != nullptr);
     CHECK(modal->Active);
-    CHECK(ui.shows("Path of a scenario file"));
+    CHECK(ui.shows("Recent folders", "Open scenario"));
 }
 
 TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it was; a good one opens") {
@@ -313,15 +313,15 @@ TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it 
     std::ofstream(bad) << R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})";
 
     ui.key('O', true);
-    REQUIRE(ui.st().dialog.mode == ui::FileDialog::Mode::open);
+    REQUIRE(ui.st().dialog.title() == "Open scenario");
     ui.type(bad);
     ui.key(headless::key_enter);
     CHECK(ui.scenario() == before);
-    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::open); // still open, saying why
-    CHECK(contains(ui.st().dialog.error, "X[0][1]"));
+    CHECK(ui.st().dialog.open()); // still open, saying why
+    CHECK(contains(ui.st().dialog.error(), "X[0][1]"));
     ui.frame();
     CHECK(ui.shows("X[0][1] is a string, expected a number", "Open scenario"));
-    CHECK(ui.shows("The current scenario is unchanged.", "Open scenario"));
+    CHECK(ui.shows("Nothing was changed.", "Open scenario"));
 
     core::Scenario good = core::preset_it_sentence();
     good.causal = true;
@@ -330,7 +330,7 @@ TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it 
     ui.key('A', true);
     ui.type(good_path);
     ui.key(headless::key_enter);
-    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::none);
+    CHECK_FALSE(ui.st().dialog.open());
     CHECK(ui.scenario() == good);
     CHECK(ui.app().result().heads[0].weights(0, 0) == 1.0);
     std::remove(bad.c_str());
@@ -342,10 +342,10 @@ TEST_CASE("ui: Save as writes a file that reads back the same") {
     ui.frames(2);
     const std::string path = temp_path("saved.json");
     ui.key('S', true, true);
-    REQUIRE(ui.st().dialog.mode == ui::FileDialog::Mode::save_as);
+    REQUIRE(ui.st().dialog.title() == "Save scenario as");
     ui.type(path);
     ui.key(headless::key_enter);
-    CHECK(ui.st().dialog.mode == ui::FileDialog::Mode::none);
+    CHECK_FALSE(ui.st().dialog.open());
     CHECK(core::load_scenario_file(path) == ui.scenario());
     std::remove(path.c_str());
 }

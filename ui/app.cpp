@@ -4,7 +4,6 @@
 // [SECTION] Layout
 // [SECTION] Menu bar and shortcuts
 // [SECTION] Requests (undo, presets, files)
-// [SECTION] Open / Save as modal
 // [SECTION] Unsaved changes at quit
 // [SECTION] Panels
 // [SECTION] Frame
@@ -13,6 +12,7 @@
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
+#include "ui/panels/attention.h"
 #include "ui/panels/lesson.h"
 #include "ui/panels/review.h"
 #include "ui/panel_table.h"
@@ -232,6 +232,8 @@ void panel_items(View& v, Menu menu) {
     }
 }
 
+void ask_import(App::State& st); // File ▸ Import an array (below, with the other files)
+
 void menu_bar(App::State& st) {
     View& v = st.view;
     if (!ImGui::BeginMainMenuBar()) return;
@@ -240,7 +242,9 @@ void menu_bar(App::State& st) {
         recent_files_menu(st);
         command_item(st, "Save", Command::save);
         command_item(st, "Save as…", Command::save_as);
-        if (ImGui::MenuItem("Open attention weights…")) v.open["attention"] = true;
+        if (ImGui::MenuItem("Import an array into a matrix…")) ask_import(st);
+        tip("A .npy, .npz, .safetensors, .csv or .tsv array into X, a weight matrix or Q, K, V: you pick which of those it fits");
+        if (ImGui::MenuItem("Open attention weights…")) ask_attention_file(v);
         tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
         ImGui::Separator();
         command_item(st, "Quit", Command::quit);
@@ -299,14 +303,32 @@ void menu_bar(App::State& st) {
 // [SECTION] Requests (undo, presets, files)
 //-----------------------------------------------------------------------------
 
-void open_dialog(App::State& st, FileDialog::Mode mode) {
-    st.dialog.mode = mode;
-    st.dialog.path = st.path;
-    st.dialog.error.clear();
-    st.dialog.focus = true;
+const std::vector<core::io::FileFilter> array_filters = {{"Arrays", {".npy", ".npz", ".safetensors", ".csv", ".tsv"}}};
+
+// The folder of the scenario's file, where its dialogs start ("": the most recent folder).
+std::string folder_of(const std::string& path) { return path.empty() ? "" : std::filesystem::path(path).parent_path().string(); }
+
+void ask_open(App::State& st) {
+    std::vector<core::io::FileFilter> filters = {{"Scenarios", {".json"}}, array_filters[0]};
+    filters[1].label = "Arrays, opened as X";
+    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open scenario", std::move(filters), "",
+                                       folder_of(st.path), [&st](const std::string& path) { open_scenario_file(st, path); }};
 }
 
-void save_to(App::State& st, const std::string& path) {
+void ask_save_as(App::State& st) {
+    const std::string name = st.path.empty() ? "scenario.json" : std::filesystem::path(st.path).filename().string();
+    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save scenario as", {{"Scenarios", {".json"}}}, name,
+                                       folder_of(st.path), [&st](const std::string& path) { save_scenario_to(st, path); }};
+}
+
+void ask_import(App::State& st) {
+    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Import an array into a matrix", array_filters, "",
+                                       "", [&st](const std::string& path) { offer_array(st, path); }};
+}
+
+} // namespace
+
+void save_scenario_to(App::State& st, const std::string& path) {
     core::save_scenario_file(path, st.scenario); // throws ScenarioError; atomic
     st.path = path;
     st.saved = st.scenario;
@@ -314,9 +336,7 @@ void save_to(App::State& st, const std::string& path) {
     st.view.tell("saved " + path, false);
 }
 
-// Reads `path` (fully validated before anything changes) and makes it the scenario. Throws
-// ScenarioError naming the file; the scenario is then unchanged.
-void open_file(App::State& st, const std::string& path) {
+void open_scenario_file(App::State& st, const std::string& path) {
     core::Scenario loaded = core::load_scenario_file(path);
     st.scenario = std::move(loaded);
     st.path = path;
@@ -324,6 +344,8 @@ void open_file(App::State& st, const std::string& path) {
     core::remember_recent_file(st.settings, path);
     st.view.tell("opened " + path, false);
 }
+
+namespace {
 
 void carry_out_requests(App::State& st) {
     View& v = st.view;
@@ -338,18 +360,18 @@ void carry_out_requests(App::State& st) {
         st.scenario = p.make();
         v.tell(std::string("preset: ") + p.name, false);
     }
-    if (v.request_open) open_dialog(st, FileDialog::Mode::open);
-    if (v.request_save_as || (v.request_save && st.path.empty())) open_dialog(st, FileDialog::Mode::save_as);
+    if (v.request_open) ask_open(st);
+    if (v.request_save_as || (v.request_save && st.path.empty())) ask_save_as(st);
     else if (v.request_save) {
         try {
-            save_to(st, st.path);
+            save_scenario_to(st, st.path);
         } catch (const std::exception& e) {
             v.tell(e.what(), true);
         }
     }
     if (!st.open_path.empty()) {
         try {
-            open_file(st, st.open_path);
+            open_scenario_file(st, st.open_path);
         } catch (const std::exception& e) {
             v.tell(e.what(), true);
         }
@@ -361,58 +383,10 @@ void carry_out_requests(App::State& st) {
     }
     v.request_undo = v.request_redo = v.request_reset = v.request_open = v.request_save = v.request_save_as = v.request_quit = false;
     v.request_preset = -1;
-}
-
-//-----------------------------------------------------------------------------
-// [SECTION] Open / Save as modal
-//-----------------------------------------------------------------------------
-
-void file_modal(App::State& st) {
-    FileDialog& d = st.dialog;
-    const bool opening = d.mode == FileDialog::Mode::open;
-    const char* title = opening ? "Open scenario" : "Save scenario as";
-    if (d.mode != FileDialog::Mode::none && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
-    ImGui::SetNextWindowSize(ImVec2(36.0f * em(), 0.0f));
-    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
-    ImGui::TextWrapped(opening ? "Path of a scenario file (the JSON format of attnviz --dump's input):"
-                               : "Path to write the scenario to (written to a temporary file, then renamed):");
-    if (d.focus) {
-        ImGui::SetKeyboardFocusHere();
-        d.focus = false;
+    if (v.file_request) {
+        start_file_dialog(st.dialog, std::move(*v.file_request), st.settings);
+        v.file_request.reset();
     }
-    ImGui::SetNextItemWidth(-FLT_MIN);
-    const bool entered = ImGui::InputText("##path", &d.path, ImGuiInputTextFlags_EnterReturnsTrue);
-    tip("A file path, absolute or relative to the folder attnviz was started in");
-    if (!d.error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, error_text_colour());
-        ImGui::TextWrapped("%s", d.error.c_str());
-        ImGui::PopStyleColor();
-        ImGui::TextDisabled("The current scenario is unchanged.");
-    }
-    const bool go = ImGui::Button(opening ? "Open" : "Save") || entered;
-    tip(opening ? "Read the file; on any error nothing changes" : "Write the file");
-    ImGui::SameLine();
-    const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-    tip("Close without opening or saving");
-    if (go) {
-        try {
-            if (opening) {
-                open_file(st, d.path);
-            } else {
-                save_to(st, d.path);
-            }
-            d.mode = FileDialog::Mode::none;
-            ImGui::CloseCurrentPopup();
-        } catch (const std::exception& e) {
-            d.error = e.what();
-            d.focus = true;
-            st.view.tell(d.error, true);
-        }
-    } else if (cancel) {
-        d.mode = FileDialog::Mode::none;
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
 }
 
 //-----------------------------------------------------------------------------
@@ -434,7 +408,7 @@ void quit_modal(App::State& st) {
     const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
     if (save) {
         try {
-            save_to(st, st.path);
+            save_scenario_to(st, st.path);
             st.quit = true;
         } catch (const std::exception& e) {
             st.view.tell(e.what(), true); // stay, so the changes are not lost
@@ -502,6 +476,7 @@ void App::frame() {
     State& st = *state_;
     View& v = st.view;
     use_colour_maps(ColourMaps{st.settings.weights_map, st.settings.signed_map, st.settings.theme});
+    take_dropped_files(st); // before the recompute: a dropped scenario or array may change the scenario
     recompute(st, Recompute::always);
     clamp_view(st);
     v.can_undo = st.history.can_undo(st.scenario);
@@ -520,7 +495,8 @@ void App::frame() {
     // for the first time later in the frame in which a modal first does.
     draw_shortcuts_window(&st.show_shortcuts);
     draw_about_window(&st.show_about, st.locations);
-    file_modal(st);
+    draw_file_dialog(st.dialog, st.settings);
+    draw_drop_modals(st);
     quit_modal(st);
     draw_restore_notice(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
@@ -537,6 +513,10 @@ bool App::select_row(int row) {
     if (row < 0 || row >= state_->scenario.n()) return false;
     state_->view.selected_row = row;
     return true;
+}
+
+void App::drop_files(const std::vector<std::string>& paths) {
+    state_->drops.queue.insert(state_->drops.queue.end(), paths.begin(), paths.end());
 }
 
 bool App::wants_to_quit() const { return state_->quit; }

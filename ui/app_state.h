@@ -1,6 +1,7 @@
 // ui/app_state.h — what App keeps between frames. Tests include it to look inside.
 #pragma once
 
+#include "ui/file_drop.h"
 #include "ui/history.h"
 #include "ui/view.h"
 #include "ui/ui.h"
@@ -9,15 +10,6 @@
 #include <vector>
 
 namespace ui {
-
-// The Open / Save as modal.
-struct FileDialog {
-    enum class Mode { none, open, save_as };
-    Mode mode = Mode::none;
-    std::string path;
-    std::string error; // shown in red in the modal; the scenario is untouched
-    bool focus = false; // put the cursor in the path box on the next frame
-};
 
 // Start-up restored the autosaved session (or could not): say so, and offer the worked example.
 struct RestoreNotice {
@@ -38,7 +30,8 @@ struct App::State {
     History history;
     TextureUploader& textures;
     std::string path; // where Save writes; empty until opened or saved as
-    FileDialog dialog;
+    FileDialog dialog;         // every Open, Save, Import and Export (ui/file_dialog.h)
+    Drops drops;               // files dropped on the window (ui/file_drop.h)
     RestoreNotice restore_notice;
     bool relayout = false; // View ▸ Reset layout: place every panel again
     bool quit = false;
@@ -48,6 +41,12 @@ struct App::State {
     bool show_shortcuts = false, show_about = false;
     std::string open_path;     // File ▸ Recent files: open this at the next settle
 };
+
+// Reads `path` (fully validated first) and makes it the scenario, or throws ScenarioError naming
+// the file and changes nothing.
+void open_scenario_file(App::State& st, const std::string& path);
+// Writes the scenario to `path` atomically; it becomes the file Save writes. Throws ScenarioError.
+void save_scenario_to(App::State& st, const std::string& path);
 
 // The restore notice as a modal; "Start from the worked example" is one undoable edit.
 void draw_restore_notice(App::State& st);

@@ -16,36 +16,51 @@ struct Copy {
     core::io::TextFormat format;
 };
 
-bool ends_with(const std::string& s, const char* suffix) {
-    const std::string x = suffix;
-    return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
+enum class Format { csv, npy, pixels, figure_png, figure_svg };
 
-// The file's bytes by its extension; throws ExportError or FileError.
-std::string file_bytes(const std::string& path, const core::Matrix& m, const core::io::MatrixLabels& labels,
-                       const core::io::FigureSpec* figure) {
-    if (ends_with(path, ".csv")) return core::io::matrix_text(m, core::io::TextFormat::csv, labels);
-    if (ends_with(path, ".npy"))
+struct SaveItem {
+    const char* item;
+    core::io::FileFilter filter;
+    Format format;
+    bool figure; // the heatmap only
+};
+
+const SaveItem save_items[] = {
+    {"Save as CSV…", {"CSV", {".csv"}}, Format::csv, false},
+    {"Save as NumPy .npy…", {"NumPy arrays", {".npy"}}, Format::npy, false},
+    {"Save as PNG, a pixel per cell…", {"PNG images", {".png"}}, Format::pixels, true},
+    {"Save as labelled PNG figure…", {"PNG images", {".png"}}, Format::figure_png, true},
+    {"Save as SVG figure…", {"SVG images", {".svg"}}, Format::figure_svg, true},
+};
+
+// The file's bytes; throws ExportError or FileError.
+std::string file_bytes(Format format, const std::string& path, const core::Matrix& m, const core::io::MatrixLabels& labels,
+                       const core::io::FigureSpec& figure) {
+    switch (format) {
+    case Format::csv: return core::io::matrix_text(m, core::io::TextFormat::csv, labels);
+    case Format::npy:
         return core::io::npy_bytes({{m.rows(), m.cols()}, std::vector<double>(m.data(), m.data() + m.size()), core::io::DType::f64}, path);
-    if (figure && ends_with(path, ".svg")) return core::io::heatmap_figure_svg(m, *figure);
-    if (figure && ends_with(path, ".labelled.png")) return core::io::png_bytes(core::io::heatmap_figure_png(m, *figure));
-    if (figure && ends_with(path, ".png")) return core::io::png_bytes(core::io::heatmap_texels(m, figure->causal, figure->top));
-    throw core::io::ExportError(figure ? "name the file .csv, .npy, .png (a pixel per cell), .labelled.png or .svg"
-                                       : "name the file .csv or .npy");
+    case Format::pixels: return core::io::png_bytes(core::io::heatmap_texels(m, figure.causal, figure.top));
+    case Format::figure_png: return core::io::png_bytes(core::io::heatmap_figure_png(m, figure));
+    case Format::figure_svg: return core::io::heatmap_figure_svg(m, figure);
+    }
+    return {};
 }
 
-void save(const std::string& path, const core::Matrix& m, const core::io::MatrixLabels& labels, const core::io::FigureSpec* figure,
-          View& v) {
-    try {
-        core::write_file_atomically(path, file_bytes(path, m, labels, figure));
-        v.tell("Saved " + path, false);
-    } catch (const core::io::ExportError& e) {
-        v.tell(path + ": " + e.what(), true);
-    } catch (const core::io::FileError& e) {
-        v.tell(e.what(), true);
-    } catch (const core::ScenarioError& e) {
-        v.tell(e.what(), true);
-    }
+// Asks where to save through the file dialog; the matrix is copied as it is now.
+void ask_save(const SaveItem& s, const std::string& name, const core::Matrix& m, const core::io::MatrixLabels& labels,
+              const core::io::FigureSpec* figure, View& v) {
+    const Format format = s.format;
+    const core::io::FigureSpec spec = figure ? *figure : core::io::FigureSpec{};
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save " + name, {s.filter}, name + s.filter.extensions[0], "",
+                                 [format, m, labels, spec, &v](const std::string& path) {
+                                     try {
+                                         core::write_file_atomically(path, file_bytes(format, path, m, labels, spec));
+                                     } catch (const core::io::ExportError& e) {
+                                         throw core::io::ExportError(path + ": " + e.what());
+                                     }
+                                     v.tell("Saved " + path, false);
+                                 }};
 }
 
 } // namespace
@@ -69,17 +84,10 @@ void matrix_menu(const std::string& name, const core::Matrix& m, const core::io:
         v.items[name + " menu: " + c.item] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     }
     ImGui::Separator();
-    std::string& path = v.state<MatrixMenuView>().paths[name];
-    if (path.empty()) path = name + ".csv";
-    ImGui::TextDisabled(figure ? "Save as .csv, .npy, .png (a pixel per cell), .labelled.png or .svg:" : "Save as .csv or .npy:");
-    ImGui::SetNextItemWidth(18.0f * em());
-    const bool enter = ImGui::InputText("##save path", &path, ImGuiInputTextFlags_EnterReturnsTrue);
-    ImGui::SameLine();
-    const bool clicked = ImGui::Button("Save");
-    v.items[name + " menu: Save"] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
-    if (clicked || enter) {
-        save(path, m, labels, figure, v);
-        ImGui::CloseCurrentPopup();
+    for (const SaveItem& item : save_items) {
+        if (item.figure && !figure) continue;
+        if (ImGui::MenuItem(item.item)) ask_save(item, name, m, labels, figure, v);
+        v.items[name + " menu: " + item.item] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     }
     ImGui::EndPopup();
 }

@@ -11,12 +11,8 @@
 
 namespace ui {
 
-// The path typed into the menu's "Save as" box, kept per matrix between frames.
-struct MatrixMenuView {
-    std::map<std::string, std::string> paths; // by matrix name
-};
-
 // Call right after the title item. `name` names the matrix (the popup id, the default file name);
+// the Save items ask where through the file dialog (View::file_request).
 // `figure` non-null adds the heatmap exports. Records "copy as LaTeX" etc. in v.items as
 // "<name> menu: <item>" for the tests.
 void matrix_menu(const std::string& name, const core::Matrix& m, const core::io::MatrixLabels& labels, View& v,

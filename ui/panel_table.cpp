@@ -60,7 +60,7 @@ const std::vector<PanelSpec>& panel_table() {
          [](C& c) { draw_lesson_panel(c.scenario, c.result, c.view); }},
         {"attention", "Attention weights of a model", Slot::centre, Menu::view_topics, false, false,
          "A real model's attention from a .npy, .npz or .safetensors file: every layer and head, one head's map, a query's top keys.",
-         [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures); }},
+         [](C& c) { draw_attention_viewer(c.view.state<AttentionView>(), c.textures, &c.view); }},
         {"help", "Help", Slot::centre, Menu::help, false, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

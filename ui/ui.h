@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ui {
 
@@ -55,6 +56,8 @@ public:
     // True once the user chose File ▸ Quit (or Ctrl+Q) and, when a named file had unsaved changes,
     // answered Save or Discard; the window then closes.
     bool wants_to_quit() const;
+    // Files dropped on the window: the frame takes them one at a time (ui/file_drop.h).
+    void drop_files(const std::vector<std::string>& paths);
     // The window's close box: quits, or first asks about unsaved changes as File ▸ Quit does.
     void request_quit();
     // "attnviz — heads.json", with " •" when it has unsaved changes; the worked example without a file.

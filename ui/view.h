@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/attention.h"
+#include "ui/file_dialog.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -71,6 +72,7 @@ struct View {
     bool request_undo = false, request_redo = false, request_reset = false;
     bool request_open = false, request_save = false, request_save_as = false, request_quit = false;
     int request_preset = -1;
+    std::optional<FileRequest> file_request; // the file dialog, for any Open, Save, Import or Export
     bool can_undo = false, can_redo = false; // as of the start of this frame
 
     long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)

@@ -40,15 +40,34 @@ int next_zoom_step(int percent, int direction) {
     return zoom_steps.front();
 }
 
-void remember_recent_file(Settings& settings, const std::string& path) {
-    if (path.empty()) return;
+namespace {
+
+fs::path absolute_normal(const std::string& path) {
     std::error_code ec;
     fs::path absolute = fs::absolute(path, ec);
-    const std::string entry = (ec ? fs::path(path) : absolute).lexically_normal().string();
-    auto& list = settings.recent_files;
+    return (ec ? fs::path(path) : absolute).lexically_normal();
+}
+
+void put_first(std::vector<std::string>& list, const std::string& entry) {
     list.erase(std::remove(list.begin(), list.end(), entry), list.end());
     list.insert(list.begin(), entry);
     if (list.size() > static_cast<std::size_t>(max_recent_files)) list.resize(max_recent_files);
+}
+
+} // namespace
+
+void remember_recent_file(Settings& settings, const std::string& path) {
+    if (path.empty()) return;
+    const fs::path entry = absolute_normal(path);
+    put_first(settings.recent_files, entry.string());
+    if (entry.has_parent_path()) put_first(settings.recent_folders, entry.parent_path().string());
+}
+
+void remember_recent_folder(Settings& settings, const std::string& folder) {
+    if (folder.empty()) return;
+    fs::path entry = absolute_normal(folder);
+    if (entry.has_filename() || entry == entry.root_path()) put_first(settings.recent_folders, entry.string());
+    else put_first(settings.recent_folders, entry.parent_path().string()); // "/a/b/" → "/a/b"
 }
 
 //-----------------------------------------------------------------------------
@@ -105,15 +124,16 @@ void read_colour_maps(const json& maps, Settings& s, Reader& r) {
     }
 }
 
-void read_recent_files(const json& list, Settings& s, Reader& r) {
-    if (!list.is_array()) return r.ignore("recent_files", "not a list");
+// recent_files or recent_folders: `what` says what an entry is in the message.
+void read_recent(const json& list, const std::string& name, const char* what, std::vector<std::string>& out, Reader& r) {
+    if (!list.is_array()) return r.ignore(name, "not a list");
     for (std::size_t i = 0; i < list.size(); ++i) {
         const json& item = list[i];
-        const std::string key = "recent_files[" + std::to_string(i) + "]";
-        if (!item.is_string() || item.get<std::string>().empty()) r.ignore(key, "not a file name");
-        else if (s.recent_files.size() < static_cast<std::size_t>(max_recent_files) &&
-                 std::find(s.recent_files.begin(), s.recent_files.end(), item.get<std::string>()) == s.recent_files.end())
-            s.recent_files.push_back(item.get<std::string>());
+        const std::string key = name + "[" + std::to_string(i) + "]";
+        if (!item.is_string() || item.get<std::string>().empty()) r.ignore(key, std::string("not a ") + what);
+        else if (out.size() < static_cast<std::size_t>(max_recent_files) &&
+                 std::find(out.begin(), out.end(), item.get<std::string>()) == out.end())
+            out.push_back(item.get<std::string>());
     }
 }
 
@@ -169,7 +189,9 @@ Settings parse_settings(const std::string& text, const std::string& file, std::v
         } else if (key == "colour_maps") {
             read_colour_maps(value, s, r);
         } else if (key == "recent_files") {
-            read_recent_files(value, s, r);
+            read_recent(value, key, "file name", s.recent_files, r);
+        } else if (key == "recent_folders") {
+            read_recent(value, key, "folder name", s.recent_folders, r);
         } else if (key == "window") {
             read_window(value, s, r);
         } else {
@@ -189,6 +211,7 @@ std::string settings_json(const Settings& s) {
         {"zoom_percent", s.zoom_percent},
         {"colour_maps", {{"weights", weights_map_name(s.weights_map)}, {"signed", signed_map_name(s.signed_map)}}},
         {"recent_files", s.recent_files},
+        {"recent_folders", s.recent_folders},
     };
     if (s.window) {
         const WindowGeometry& g = *s.window;

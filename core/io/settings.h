@@ -4,6 +4,7 @@
 //   {"theme": "light", "zoom_percent": 150,
 //    "colour_maps": {"weights": "cividis", "signed": "blue-red"},
 //    "recent_files": ["/home/me/heads.json", "/home/me/cat.npy"],
+//    "recent_folders": ["/home/me", "/home/me/models"],
 //    "window": {"x": 40, "y": 30, "width": 1280, "height": 720, "maximized": false}}
 //
 // Every key is optional. A value of the wrong type or out of range, an unknown key or a file that
@@ -45,18 +46,23 @@ struct Settings {
     // Files opened or saved, most recent first: absolute paths, no duplicates, at most
     // max_recent_files. File ▸ Recent and the file dialogs share this one list.
     std::vector<std::string> recent_files;
+    // Folders the file dialog opened or saved a file in, the same way (a file remembers its folder).
+    std::vector<std::string> recent_folders;
     std::optional<WindowGeometry> window;
 
     bool operator==(const Settings& o) const {
         return theme == o.theme && zoom_percent == o.zoom_percent && weights_map == o.weights_map &&
-               signed_map == o.signed_map && recent_files == o.recent_files && window == o.window;
+               signed_map == o.signed_map && recent_files == o.recent_files &&
+               recent_folders == o.recent_folders && window == o.window;
     }
     bool operator!=(const Settings& o) const { return !(*this == o); }
 };
 
 // Puts `path` (made absolute) first in settings.recent_files, dropping an older entry for the
-// same file and the oldest beyond max_recent_files.
+// same file and the oldest beyond max_recent_files; its folder goes first in recent_folders.
 void remember_recent_file(Settings& settings, const std::string& path);
+// Puts `folder` (made absolute) first in settings.recent_folders, the same way.
+void remember_recent_folder(Settings& settings, const std::string& folder);
 
 // The next zoom step above (direction > 0) or below (< 0) `percent`, clamped to the ends.
 int next_zoom_step(int percent, int direction);

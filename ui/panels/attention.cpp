@@ -166,14 +166,17 @@ void fill_map(AttentionView& st, TextureUploader& textures) {
 // [SECTION] The open prompt and the header
 //-----------------------------------------------------------------------------
 
-void open_prompt(AttentionView& st) {
+void open_prompt(AttentionView& st, View& v) {
     ImGui::TextWrapped("Open a file of attention weights: .npy, .npz or .safetensors of shape (n, n), (heads, n, n) or "
                        "(layers, heads, n, n), with an optional batch axis of 1.");
     ImGui::SetNextItemWidth(24.0f * em());
-    const bool enter = ImGui::InputTextWithHint("##attention-path", "weights file", &st.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-    ImGui::SetNextItemWidth(24.0f * em());
     ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input);
-    if ((ImGui::Button("Open") || enter) && !st.path_input.empty()) st.open(st.path_input, st.labels_input);
+    ImGui::SameLine();
+    if (ImGui::Button("Choose…")) {
+        v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Token labels", {{"Labels", {".json", ".txt"}}}, "", "",
+                                     [&st](const std::string& path) { st.labels_input = path; }};
+    }
+    if (ImGui::Button("Open the weights file…")) ask_attention_file(v);
 }
 
 void header(AttentionView& st) {
@@ -358,11 +361,20 @@ void top_keys(AttentionView& st) {
 
 } // namespace
 
-void draw_attention_viewer(AttentionView& st, TextureUploader& textures) {
+void ask_attention_file(View& v) {
+    v.open["attention"] = true;
+    AttentionView& st = v.state<AttentionView>();
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open attention weights",
+                                 {{"Attention weights", {".npy", ".npz", ".safetensors"}}}, "", "", [&st](const std::string& path) {
+                                     if (!st.open(path, st.labels_input)) throw core::io::FileError(st.error);
+                                 }};
+}
+
+void draw_attention_viewer(AttentionView& st, TextureUploader& textures, View* v) {
     if (st.uploader && st.uploader != &textures) st.close(); // textures belong to one renderer
     st.uploader = &textures;
     if (!st.file) {
-        open_prompt(st);
+        if (v) open_prompt(st, *v);
         if (!st.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.error.c_str());
         return;
     }

@@ -5,6 +5,7 @@
 
 #include "core/io/attention_file.h"
 #include "ui/ui.h"
+#include "ui/view.h"
 #include "ui/zoom_map.h"
 
 #include <imgui.h>
@@ -39,7 +40,7 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     std::unique_ptr<core::io::AttentionFile> file;
     std::vector<std::string> labels; // n names
     std::string error;               // the last open() that failed
-    std::string path_input, labels_input; // the open prompt's text
+    std::string labels_input;        // the open prompt's labels file
 
     // The worker fills summaries[k] (k = layer * heads + head), then raises `done` past k.
     std::vector<core::io::HeadSummary> summaries;
@@ -74,7 +75,10 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     std::vector<ImRect> thumb_rects;
 };
 
-// Draws the viewer into the current window.
-void draw_attention_viewer(AttentionView& st, TextureUploader& textures);
+// Draws the viewer into the current window. With `v`, the open prompt asks for files through the
+// file dialog (View::file_request).
+void draw_attention_viewer(AttentionView& st, TextureUploader& textures, View* v = nullptr);
+// File ▸ Open attention weights…: opens the panel and asks for the file.
+void ask_attention_file(View& v);
 
 } // namespace ui

@@ -162,7 +162,8 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     add = ImGui::Button("+ Head");
     ImGui::EndDisabled();
     remember(v, "add_head");
-    tip("Add a head with its own random W_Q, W_K and W_V (and its rows of W_O). At most 16.");
+    tip(s.direct ? "Add a head with its own random Q, K and V (and zero rows of W_O, if there is one). At most 16."
+                 : "Add a head with its own random W_Q, W_K and W_V (and its rows of W_O). At most 16.");
     ImGui::SameLine();
     ImGui::BeginDisabled(heads <= 1);
     const std::string remove_label = "− Head " + std::to_string(v.selected_head + 1) + "###remove";

@@ -290,19 +290,13 @@ void draw_highlights(const LessonView& lv, View& v, const core::Scenario& s) {
 // [SECTION] Panel and menu
 //-----------------------------------------------------------------------------
 
-void ask_path(LessonView& lv, View& v) {
-    ImGui::TextWrapped("Path of a lesson file (TOML; docs/lessons.md describes it):");
-    ImGui::SetNextItemWidth(-FLT_MIN);
-    const bool entered = ImGui::InputText("##lesson_path", &lv.path, ImGuiInputTextFlags_EnterReturnsTrue);
-    remember(v, "lesson_path");
-    if (!lv.path_error.empty()) ImGui::TextColored(wrong_colour, "%s", lv.path_error.c_str());
-    if (ImGui::Button("Open") || entered) {
-        std::string error;
-        if (start_lesson(v, lv.path, 0, error)) lv.asking_path = false;
-        else lv.path_error = error;
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) lv.asking_path = false;
+// Learn ▸ Open lesson file… and the chooser's button: the file dialog, for .toml files.
+void ask_lesson_file(View& v) {
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open lesson file", {{"Lessons", {".toml"}}}, "", "",
+                                 [&v](const std::string& path) {
+                                     std::string error;
+                                     if (!start_lesson(v, path, 0, error)) throw LessonError(error);
+                                 }};
 }
 
 void step_list(LessonView& lv, View& v, const core::Scenario& s) {
@@ -395,7 +389,7 @@ void chooser(LessonView& lv, View& v) {
         ImGui::PopStyleColor();
         ImGui::Spacing();
     }
-    if (ImGui::Button("Open lesson file…")) lv.asking_path = true;
+    if (ImGui::Button("Open lesson file…")) ask_lesson_file(v);
 }
 
 void list_builtin(LessonView& lv, View& v) {
@@ -439,10 +433,6 @@ void close_lesson(View& v) {
 void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v) {
     LessonView& lv = v.state<LessonView>();
     list_builtin(lv, v);
-    if (lv.asking_path) {
-        ask_path(lv, v);
-        return;
-    }
     if (!lv.session) {
         chooser(lv, v);
         return;
@@ -474,11 +464,7 @@ void draw_learn_menu(View& v) {
         tip(l.summary.c_str());
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Open lesson file…")) {
-        lv.asking_path = true;
-        lv.path_error.clear();
-        v.open["lesson"] = true;
-    }
+    if (ImGui::MenuItem("Open lesson file…")) ask_lesson_file(v);
     if (ImGui::MenuItem("Close lesson", nullptr, false, lv.session.has_value())) close_lesson(v);
     ImGui::EndMenu();
 }

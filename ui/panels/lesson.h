@@ -29,10 +29,6 @@ struct LessonView {
     } secret_key;
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
-    // Learn ▸ Open lesson file…
-    bool asking_path = false;
-    std::string path;
-    std::string path_error;
 };
 
 // Opens a lesson (a built-in id or a file) at step `step` (1-based; 0 resumes where the learner

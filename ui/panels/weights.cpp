@@ -66,7 +66,8 @@ void draw_weights_panel(core::Scenario& s, View& v) {
             ImGui::EndCombo();
         }
         remember(v, "head");
-        tip("Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
+        tip(s.direct ? "Which head's Q, K and V to edit; the matrices, heatmap and query arrow show the same head."
+                     : "Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
     }
 
     core::Head& head = s.heads[v.selected_head];

@@ -1,0 +1,241 @@
+// ui/file_drop.cpp — dropped files and arrays into matrices (see file_drop.h).
+//
+// [SECTION] Reading an array and what it fits
+// [SECTION] Taking dropped files
+// [SECTION] The questions
+#include "ui/file_drop.h"
+
+#include "core/io/arrays.h"
+#include "core/io/attention_file.h"
+#include "core/io/scenario_io.h"
+#include "ui/app_state.h"
+#include "ui/panels/attention.h"
+#include "ui/panels/lesson.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ui {
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Reading an array and what it fits
+//-----------------------------------------------------------------------------
+
+std::string shape_of(const std::vector<core::Matrix>& arrays) {
+    const core::Matrix& a = arrays.front();
+    const std::string rc = std::to_string(a.rows()) + ", " + std::to_string(a.cols()) + ")";
+    return arrays.size() == 1 ? "(" + rc : "(" + std::to_string(arrays.size()) + ", " + rc;
+}
+
+bool opens_as_attention(const std::string& path) {
+    const std::string e = core::io::extension_of(path);
+    if (e != ".npy" && e != ".npz" && e != ".safetensors") return false;
+    try {
+        return core::io::AttentionFile::open(path) != nullptr;
+    } catch (const core::io::FileError&) {
+        return false;
+    }
+}
+
+} // namespace
+
+void offer_array(App::State& st, const std::string& path) {
+    ArrayOffer offer{path, "", {}, {}, opens_as_attention(path)};
+    try {
+        offer.arrays = core::io::load_matrices({path, "", false}, "", "array");
+        offer.shape = shape_of(offer.arrays);
+        offer.fits = core::edits::fitting_slots(st.scenario, offer.arrays);
+    } catch (const core::ScenarioError& e) {
+        if (!offer.attention) throw core::ScenarioError(std::string(e.what()).substr(7)); // less "array: "
+    }
+    if (offer.fits.empty() && !offer.attention)
+        throw core::ScenarioError(path + ": an array of shape " + offer.shape + " fits no matrix of this scenario: " +
+                                  core::edits::slot_shapes(st.scenario));
+    st.drops.offer = std::move(offer);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Taking dropped files
+//-----------------------------------------------------------------------------
+
+namespace {
+
+const char* what_opens = "attnviz opens .json scenarios, .toml lessons and arrays (.npy, .npz, .safetensors, .csv, .tsv)";
+
+void open_scenario_or_ask(App::State& st, const std::string& path) {
+    if (st.scenario != st.saved) {
+        st.drops.waiting_scenario = path;
+        return;
+    }
+    try {
+        open_scenario_file(st, path);
+    } catch (const std::exception& e) {
+        st.drops.problems.push_back(e.what());
+    }
+}
+
+// An .npz or .safetensors of several arrays named X, W_Q, … is a whole scenario.
+bool is_scenario_of_arrays(const std::string& path) {
+    const std::string e = core::io::extension_of(path);
+    if (e != ".npz" && e != ".safetensors") return false;
+    try {
+        core::load_scenario_file(path);
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+void take(App::State& st, const std::string& path) {
+    const std::string e = core::io::extension_of(path);
+    if (e == ".json") return open_scenario_or_ask(st, path);
+    if (e == ".toml") {
+        std::string error;
+        if (!start_lesson(st.view, path, 0, error)) st.drops.problems.push_back(error);
+        else core::remember_recent_file(st.settings, path);
+        return;
+    }
+    if (!core::io::is_array_file(path)) return st.drops.problems.push_back(path + ": " + what_opens);
+    try {
+        offer_array(st, path);
+    } catch (const std::exception& err) {
+        if (is_scenario_of_arrays(path)) return open_scenario_or_ask(st, path);
+        st.drops.problems.push_back(err.what());
+    }
+}
+
+} // namespace
+
+void take_dropped_files(App::State& st) {
+    Drops& d = st.drops;
+    while (!d.queue.empty() && !d.offer && d.waiting_scenario.empty() && !st.dialog.open()) {
+        const std::string path = d.queue.front();
+        d.queue.pop_front();
+        take(st, path);
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The questions
+//-----------------------------------------------------------------------------
+
+namespace {
+
+bool button(Drops& d, const std::string& label, const std::string& item) {
+    const bool clicked = ImGui::Button(label.c_str());
+    d.items[item] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    return clicked;
+}
+
+bool escape() { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false); }
+
+bool begin_modal(const char* title, bool wanted) {
+    if (wanted && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
+    // A fixed width, so that wrapped file names and messages get whole lines.
+    ImGui::SetNextWindowSize(ImVec2(std::min(36.0f * em(), 0.9f * ImGui::GetIO().DisplaySize.x), 0.0f));
+    return ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings);
+}
+
+void fill(App::State& st, const ArrayOffer& o, const core::edits::MatrixSlot& slot) {
+    try {
+        core::edits::fill_matrix(st.scenario, slot, o.arrays);
+        st.view.tell(slot.label() + " now holds " + std::filesystem::path(o.path).filename().string(), false);
+        core::remember_recent_file(st.settings, o.path);
+    } catch (const std::exception& e) {
+        st.view.tell(o.path + ": " + e.what(), true);
+    }
+}
+
+void offer_modal(App::State& st) {
+    Drops& d = st.drops;
+    if (!begin_modal("Put the array in a matrix", d.offer.has_value())) return;
+    const ArrayOffer& o = *d.offer;
+    ImGui::TextWrapped("%s", o.path.c_str());
+    bool done = false;
+    if (!o.fits.empty()) {
+        ImGui::TextDisabled("shape %s: it fits these matrices of the scenario", o.shape.c_str());
+        for (const core::edits::MatrixSlot& slot : o.fits)
+            if (button(d, slot.label(), "fill " + slot.label())) fill(st, o, slot), done = true;
+    } else {
+        ImGui::TextDisabled("It fits no matrix of this scenario (%s).", core::edits::slot_shapes(st.scenario).c_str());
+    }
+    if (o.attention) {
+        ImGui::Separator();
+        if (button(d, "Open in the attention viewer", "attention")) {
+            AttentionView& viewer = st.view.state<AttentionView>();
+            if (viewer.open(o.path, "")) st.view.open["attention"] = true, core::remember_recent_file(st.settings, o.path);
+            else st.view.tell(viewer.error, true);
+            done = true;
+        }
+        tip("A model's attention weights: every layer and head, in a panel of their own");
+    }
+    ImGui::Separator();
+    if (button(d, "Cancel", "cancel") || escape()) done = true;
+    if (done) {
+        d.offer.reset();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void unsaved_modal(App::State& st) {
+    Drops& d = st.drops;
+    if (!begin_modal("Open the dropped scenario?", !d.waiting_scenario.empty())) return;
+    const std::string name = std::filesystem::path(d.waiting_scenario).filename().string();
+    ImGui::TextWrapped("The scenario has changes that are not saved. Open %s instead?", name.c_str());
+    bool done = false;
+    std::string open;
+    if (!st.path.empty() && button(d, "Save, then open", "save first")) {
+        try {
+            save_scenario_to(st, st.path);
+            open = d.waiting_scenario;
+        } catch (const std::exception& e) {
+            st.view.tell(e.what(), true);
+        }
+        done = true;
+    }
+    if (!st.path.empty()) ImGui::SameLine();
+    if (button(d, "Open without saving", "open anyway")) open = d.waiting_scenario, done = true;
+    ImGui::SameLine();
+    if (button(d, "Keep the scenario", "keep") || escape()) done = true;
+    if (!open.empty()) {
+        try {
+            open_scenario_file(st, open);
+        } catch (const std::exception& e) {
+            d.problems.push_back(e.what());
+        }
+    }
+    if (done) {
+        d.waiting_scenario.clear();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void problems_modal(App::State& st) {
+    Drops& d = st.drops;
+    const bool wanted = !d.problems.empty() && d.queue.empty() && !d.offer && d.waiting_scenario.empty();
+    if (!begin_modal("Dropped files not opened", wanted)) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, error_text_colour());
+    for (const std::string& p : d.problems) ImGui::TextWrapped("%s", p.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextDisabled("Nothing was taken from these files.");
+    if (button(d, "OK", "ok") || escape() || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false)) {
+        d.problems.clear();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+} // namespace
+
+void draw_drop_modals(App::State& st) {
+    offer_modal(st);
+    unsaved_modal(st);
+    problems_modal(st);
+}
+
+} // namespace ui
