@@ -204,6 +204,8 @@ TEST_CASE("file dialog: File ▸ Import puts a .npy into the matrix picked among
     CHECK_FALSE(ui.st().drops.offer.has_value());
     CHECK(ui.scenario().heads[0].W_K == matrix_2x2());
     CHECK(ui.scenario().heads[0].W_Q == core::preset_three_tokens().heads[0].W_Q);
+    ui.key('Z', true); // one undoable step
+    CHECK(ui.scenario().heads[0].W_K == core::preset_three_tokens().heads[0].W_K);
 }
 
 TEST_CASE("drag and drop: an array fills the matrix picked, and a wrong shape or a broken file changes nothing") {

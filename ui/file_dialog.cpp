@@ -234,6 +234,17 @@ void filter_and_hidden(FileDialog& d) {
     remember_item(d, "hidden");
 }
 
+// What goes below the lists: the path box, the error, the filter row, the overwrite question.
+float footer_height(const FileDialog& d) {
+    const float rows = d.overwrite.empty() ? 2.0f : 3.0f;
+    float h = rows * ImGui::GetFrameHeightWithSpacing();
+    if (!d.error().empty()) {
+        const float wrap = ImGui::GetContentRegionAvail().x;
+        h += ImGui::CalcTextSize(d.error().c_str(), nullptr, false, wrap).y + ImGui::GetTextLineHeightWithSpacing() + 2.0f * ImGui::GetStyle().ItemSpacing.y;
+    }
+    return h;
+}
+
 void error_line(const FileDialog& d) {
     if (d.error().empty()) return;
     ImGui::PushStyleColor(ImGuiCol_Text, error_text_colour());
@@ -245,7 +256,9 @@ void error_line(const FileDialog& d) {
 // Open / Save and Cancel, right-aligned; or, for an existing file, Replace and Keep.
 void buttons(FileDialog& d, bool entered, core::Settings& settings) {
     if (!d.overwrite.empty()) {
+        ImGui::AlignTextToFramePadding();
         ImGui::Text("%s is already there. Replace it?", fs::path(d.overwrite).filename().c_str());
+        ImGui::SameLine();
         if (ImGui::Button("Replace")) accept(d, d.overwrite, settings);
         remember_item(d, "replace");
         ImGui::SameLine();
@@ -317,13 +330,12 @@ void draw_file_dialog(FileDialog& d, core::Settings& settings) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowSize(ImVec2(std::min(52.0f * em(), display.x * 0.95f), std::min(32.0f * em(), display.y * 0.9f)), ImGuiCond_Appearing);
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(1.0f); // the panels' text must not show through the list
     if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoNavInputs)) return;
     keys(d, settings);
     if (d.open()) {
         folder_bar(d);
-        const ImGuiStyle& style = ImGui::GetStyle();
-        const float below = 3.0f * ImGui::GetFrameHeightWithSpacing() + (d.error().empty() ? 0.0f : 3.0f * ImGui::GetTextLineHeightWithSpacing());
-        const float height = std::max(6.0f * em(), ImGui::GetContentRegionAvail().y - below - style.ItemSpacing.y);
+        const float height = std::max(6.0f * em(), ImGui::GetContentRegionAvail().y - footer_height(d));
         ImGui::BeginChild("recent", ImVec2(12.0f * em(), height), true);
         recent_lists(d, settings);
         ImGui::EndChild();

@@ -136,6 +136,7 @@ bool begin_modal(const char* title, bool wanted) {
     if (wanted && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
     // A fixed width, so that wrapped file names and messages get whole lines.
     ImGui::SetNextWindowSize(ImVec2(std::min(36.0f * em(), 0.9f * ImGui::GetIO().DisplaySize.x), 0.0f));
+    ImGui::SetNextWindowBgAlpha(1.0f);
     return ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings);
 }
 
@@ -157,8 +158,14 @@ void offer_modal(App::State& st) {
     bool done = false;
     if (!o.fits.empty()) {
         ImGui::TextDisabled("shape %s: it fits these matrices of the scenario", o.shape.c_str());
-        for (const core::edits::MatrixSlot& slot : o.fits)
+        for (const core::edits::MatrixSlot& slot : o.fits) {
             if (button(d, slot.label(), "fill " + slot.label())) fill(st, o, slot), done = true;
+            const int rows = static_cast<int>(o.arrays[0].rows());
+            if (slot.field == "X" && rows != st.scenario.n()) {
+                ImGui::SameLine();
+                ImGui::TextDisabled("the scenario then has %d tokens instead of %d", rows, st.scenario.n());
+            }
+        }
     } else {
         ImGui::TextDisabled("It fits no matrix of this scenario (%s).", core::edits::slot_shapes(st.scenario).c_str());
     }
