@@ -114,15 +114,24 @@ TEST_CASE("ui train: Save model writes a file that Open model reads back, and a 
     ui::TrainView& t = open_train(ui, 30);
     train_to_end(ui, t);
     const std::string path = "/tmp/attnviz-ui-train-" + std::to_string(::getpid()) + ".safetensors";
-    t.path = path;
-    ui.click(ui.item("train.save"));
+    // Save model… and Open model… go through the file dialog: a path typed into its box, Enter.
+    const auto through_dialog = [&](const char* button, const std::string& file) {
+        ui.click(ui.item(button));
+        ui.frames(2);
+        REQUIRE(ui.st().dialog.open());
+        ui.type(file);
+        ui.key(headless::key_enter);
+        ui.frame();
+    };
+    through_dialog("train.save", path);
+    CHECK_FALSE(ui.st().dialog.open());
     REQUIRE(headless::file_exists(path.c_str()));
+    CHECK(t.path == path);
     const std::vector<double> trained = t.session->saved().model.params;
     ui.click(ui.item("train.reset"));
     ui.frame();
     CHECK(t.shown.step == 0);
-    ui.click(ui.item("train.open"));
-    ui.frame();
+    through_dialog("train.open", path);
     CHECK(t.shown.step == 30);
     CHECK(t.session->saved().model.params == trained);
 
@@ -130,11 +139,10 @@ TEST_CASE("ui train: Save model writes a file that Open model reads back, and a 
     std::FILE* f = std::fopen(bad.c_str(), "wb");
     std::fputs("not a model", f);
     std::fclose(f);
-    t.path = bad;
-    ui.click(ui.item("train.open"));
-    ui.frame();
-    CHECK(ui.st().view.status_is_error);
-    CHECK(ui.st().view.status.find(bad) != std::string::npos);
+    through_dialog("train.open", bad);
+    CHECK(ui.st().dialog.open()); // it stays, saying why
+    CHECK(ui.st().dialog.error().find(bad) != std::string::npos);
+    ui.key(headless::key_escape);
     CHECK(t.shown.step == 30);
     std::remove(path.c_str());
     std::remove(bad.c_str());

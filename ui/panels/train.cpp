@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 namespace ui {
 
@@ -220,38 +221,43 @@ void scrubber(TrainView& t, View& v) {
 
 // [SECTION] files ---------------------------------------------------------------------------------
 
-void files(TrainView& t, View& v) {
-    char buffer[512];
-    std::snprintf(buffer, sizeof buffer, "%s", t.path.c_str());
-    ImGui::SetNextItemWidth(-1.0f);
-    if (ImGui::InputText("##model path", buffer, sizeof buffer)) t.path = buffer;
-    tip("a .safetensors file (see README: the model file)");
-    const bool save = ImGui::Button("Save model");
-    remember(v, "train.save");
-    if (save) {
-        t.session->pause();
-        t.session->wait_idle();
-        try {
-            core::train::save_model(t.path, t.session->saved());
-            v.tell("Saved " + t.path, false);
-        } catch (const core::io::FileError& e) {
-            v.tell(e.what(), true);
-        }
-    }
-    ImGui::SameLine();
-    const bool open = ImGui::Button("Open model");
-    remember(v, "train.open");
-    if (open) {
-        try {
-            const core::train::SavedModel saved = core::train::load_model(t.path); // a bad file changes nothing
+// Save model… and Open model… ask for the file through the file dialog; a bad file changes nothing.
+FileRequest model_request(TrainView& t, View& v, core::io::FileBrowser::Mode mode) {
+    const std::filesystem::path last = t.path;
+    FileRequest r{mode, "", {{"Models", {".safetensors"}}}, last.filename().string(), last.parent_path().string(), {}};
+    if (mode == core::io::FileBrowser::Mode::save) {
+        r.title = "Save model";
+        r.accept = [&t, &v](const std::string& path) {
+            t.session->pause();
+            t.session->wait_idle();
+            core::train::save_model(path, t.session->saved()); // throws FileError naming the file
+            t.path = path;
+            v.tell("Saved " + path, false);
+        };
+    } else {
+        r.title = "Open model";
+        r.name.clear();
+        r.accept = [&t, &v](const std::string& path) {
+            const core::train::SavedModel saved = core::train::load_model(path);
             t.session->load(saved);
             t.live = true;
             t.scrub_shown = -1;
-            v.tell("Opened " + t.path, false);
-        } catch (const core::io::FileError& e) {
-            v.tell(e.what(), true);
-        }
+            t.path = path;
+            v.tell("Opened " + path, false);
+        };
     }
+    return r;
+}
+
+void files(TrainView& t, View& v) {
+    if (ImGui::Button("Save model…")) v.file_request = model_request(t, v, core::io::FileBrowser::Mode::save);
+    remember(v, "train.save");
+    tip("a .safetensors file (see README: the model file)");
+    ImGui::SameLine();
+    if (ImGui::Button("Open model…")) v.file_request = model_request(t, v, core::io::FileBrowser::Mode::open);
+    remember(v, "train.open");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", std::filesystem::path(t.path).filename().c_str());
 }
 
 } // namespace
