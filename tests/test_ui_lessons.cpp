@@ -342,3 +342,21 @@ TEST_CASE("lesson panel: every lesson id a step may open is a panel of the table
         CHECK(ui::find_panel(id) != nullptr);
     }
 }
+
+TEST_CASE("lesson panel: at 1280 × 800 every recap link fits the panel (long titles wrap)") {
+    StateDir state("recap");
+    Ui ui(core::preset_three_tokens(), ImVec2(1280, 800));
+    ui.frame();
+    for (const core::learn::Lesson& l : core::learn::builtin_lessons()) {
+        const auto recap = std::find_if(l.steps.begin(), l.steps.end(), [](const core::learn::Step& s) { return s.recap.has_value(); });
+        REQUIRE(recap != l.steps.end());
+        open(ui, l.id, static_cast<int>(recap - l.steps.begin()) + 1);
+        const ImGuiWindow* body = ImGui::FindWindowByName("Lesson");
+        REQUIRE(body != nullptr);
+        for (size_t i = 0; i < recap->recap->lines.size(); ++i) {
+            INFO(l.id << " recap line " << i + 1);
+            const ImRect& link = ui.st().view.items.at("recap_link_" + std::to_string(i));
+            CHECK(link.Max.x <= body->InnerClipRect.Max.x);
+        }
+    }
+}
