@@ -2,6 +2,7 @@
 // remove heads, every head's weights as a small heatmap (click one to focus it everywhere), and
 // how the heads' outputs are concatenated and projected by W_O.
 #include "ui/panels/heads.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "core/edits.h"
 #include "ui/grid.h"
@@ -66,7 +67,7 @@ float thumbnail_side(int heads, ImVec2 area, float caption_h, float gap, int& co
 }
 
 // Returns the head clicked, or -1.
-int thumbnails(const core::Result& r, View& v) {
+int thumbnails(const core::Scenario& s, const core::Result& r, View& v) {
     HeadsView& hv = v.state<HeadsView>();
     refresh_thumbnails(hv, r, v.result_version);
     const int heads = static_cast<int>(r.heads.size());
@@ -93,12 +94,14 @@ int thumbnails(const core::Result& r, View& v) {
         const ImRect rect(p, ImVec2(p.x + side, p.y + side));
         hv.thumbnails[h] = rect;
         const std::vector<float>& shares = hv.shares[h];
-        for (int a = 0; a < b; ++a)
+        for (int a = 0; a < b; ++a) {
+            const bool hidden = lesson_hides(v, s, r, "A", b == n ? a : -1); // an open prediction's row
             for (int c = 0; c < b; ++c) {
                 const float x = shares[static_cast<size_t>(a) * b + c];
                 const ImVec2 min(p.x + static_cast<float>(c) * cell, p.y + static_cast<float>(a) * cell);
-                draw->AddRectFilled(min, ImVec2(min.x + cell, min.y + cell), std::isnan(x) ? masked_color() : sequential_color(x));
+                draw->AddRectFilled(min, ImVec2(min.x + cell, min.y + cell), hidden ? hidden_colour() : std::isnan(x) ? masked_color() : sequential_color(x));
             }
+        }
         const float frame = 0.06f * e;
         draw->AddRect(ImVec2(rect.Min.x - frame, rect.Min.y - frame), ImVec2(rect.Max.x + frame, rect.Max.y + frame),
                       focused ? selection_color() : hovered ? IM_COL32_WHITE : IM_COL32(255, 255, 255, 50), 0.0f, 0,
@@ -132,8 +135,11 @@ void output_projection_table(core::Scenario& s, View& v) {
     v.grids["W_O"] = draw_grid(g);
 }
 
-void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v) {
+// `hidden`: the rows an open prediction keeps hidden (ui/panels/lesson_secret.h).
+void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v, const std::vector<char>& hidden) {
     GridSpec g = value_grid(id, m, static_cast<int>(m.rows()), ImGui::GetContentRegionAvail());
+    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden[static_cast<size_t>(r)] ? draw_hidden_cell(rect) : shown(r, c, rect); };
+    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden[static_cast<size_t>(r)] ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
     g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     g.highlight_row = v.selected_row;
     g.row_label = [&s](int r) { return s.tokens[r]; };
@@ -149,7 +155,8 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     bool add = false, remove = false;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
+    if (lesson_hides_name(v, s, r, "d_k") || lesson_hides_name(v, s, r, "d_v")) ImGui::Text("%d head%s of d_k = ?, d_v = ? (%s)", heads, heads == 1 ? "" : "s", reveal_hint);
+    else ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
     ImGui::SameLine(0, e);
     ImGui::BeginDisabled(heads >= core::Limits::max_heads);
     add = ImGui::Button("+ Head");
@@ -185,7 +192,7 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     }
 
     ImGui::Spacing();
-    const int clicked = thumbnails(r, v);
+    const int clicked = thumbnails(s, r, v);
     if (clicked >= 0) v.selected_head = clicked;
 
     // The result tables come from this frame's Result: shapes as computed, whatever was just clicked.
@@ -201,7 +208,7 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
         if (concat_open) {
             if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
             else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
-            result_table("concat", r.concat, s, v, d_v);
+            result_table("concat", r.concat, s, v, d_v, lesson_hidden_rows(v, s, r, "Z"));
             ImGui::EndTabItem();
         }
         if (s.W_O.size() != 0) {
@@ -219,7 +226,7 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
         tip("What the layer hands on: one row per token.");
         if (output_open) {
             ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
-            result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v);
+            result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, lesson_hidden_rows(v, s, r, "Z"));
             ImGui::EndTabItem();
         }
         ImGui::EndTabBar();
