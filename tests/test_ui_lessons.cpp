@@ -291,20 +291,94 @@ TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and
     CHECK(again.shows("✗ Not this time.", "Lesson"));
 }
 
-TEST_CASE("lesson panel: the worked example and the step-by-step lesson, walked through") {
-    StateDir state("others");
+// Reopening a walked lesson resumes at its last step, with every prediction and done mark kept.
+void check_resumed(const std::string& id, int predictions) {
+    Ui again;
+    again.frame();
+    open(again, id); // 0: resume
+    CHECK(session(again).index() == session(again).size() - 1);
+    CHECK(session(again).predictions_made() == predictions);
+    for (int k = 0; k < session(again).size(); ++k) {
+        const core::learn::Step& step = session(again).lesson().steps[static_cast<size_t>(k)];
+        INFO(step.id);
+        if (step.kind != "" && step.kind != "recap") CHECK(session(again).is_done(k)); // read steps count once left
+    }
+}
+
+TEST_CASE("lesson panel: the worked example, predictions right, its challenge solved by typing q; resumed") {
+    StateDir state("worked_right");
+    {
+        Ui ui;
+        ui.frame();
+        walk(ui, "worked-example", true, [](Ui& u, const std::string& id) {
+            CHECK(id == "steer-sat");
+            type_q(u, -2.0, 3.0); // towards the key of "cat", (0, 1)
+            hold_until_done(u);
+        });
+        CHECK(ui.shows("3 of 3 made", "Lesson"));
+    }
+    check_resumed("worked-example", 3);
+}
+
+TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by hints and show me") {
+    StateDir state("worked_wrong");
     Ui ui;
     ui.frame();
-    walk(ui, "worked-example", true, [](Ui& u, const std::string&) { solve_with_show_me(u); });
-    CHECK(ui.shows("3 of 3 made", "Lesson"));
+    walk(ui, "worked-example", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+    for (const auto& [step, rec] : session(ui).progress().predictions) CHECK_FALSE(rec.correct);
+}
+
+TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; resumed; 8 heads × 64") {
+    {
+        StateDir state("steps_right");
+        {
+            Ui ui;
+            ui.frame();
+            walk(ui, "step-by-step", true, [](Ui&, const std::string&) { FAIL("no challenges here"); });
+            for (const auto& [step, rec] : session(ui).progress().predictions) CHECK(rec.correct);
+        }
+        check_resumed("step-by-step", 4);
+    }
+    StateDir state("steps_wrong");
+    Ui ui;
+    ui.frame();
     walk(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
+    for (const auto& [step, rec] : session(ui).progress().predictions) CHECK_FALSE(rec.correct);
     const auto& steps = session(ui).lesson().steps;
     const auto heads_step = std::find_if(steps.begin(), steps.end(), [](const core::learn::Step& st) { return st.id == "predict-heads"; });
     REQUIRE(heads_step != steps.end());
     open(ui, "step-by-step", static_cast<int>(heads_step - steps.begin()) + 1);
     CHECK(ui.scenario().heads.size() == 8); // 8 heads × 64, d_model 512
     CHECK(ui.scenario().d_k() == 64);
-    CHECK(ui.shows("✓ Right.", "Lesson") != ui.shows("✗ Not this time.", "Lesson")); // committed: the reveal shows
+    CHECK(ui.shows("✗ Not this time.", "Lesson")); // committed: the reveal shows
+}
+
+TEST_CASE("lesson panel: the first hint comes by itself after 30 s; show me moves q to the solution") {
+    StateDir state("hints");
+    Ui ui;
+    ui.frame();
+    open(ui, "every-token", 11); // steer-ate
+    REQUIRE(session(ui).step().id == "steer-ate");
+    ui.frames(60);
+    CHECK_FALSE(ui.shows("Hint 1:", "Lesson"));
+    ImGui::GetIO().DeltaTime = 0.5f;
+    ui.frames(60); // 30 s more
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    CHECK(ui.shows("Hint 1:", "Lesson"));
+    CHECK_FALSE(ui.shows("Hint 2:", "Lesson"));
+    ui.click(ui.item("lesson_hint"));
+    ui.frame();
+    CHECK(ui.shows("Hint 2:", "Lesson"));
+    const core::Vector before = ui.scenario().pin->q;
+    ui.click(ui.item("lesson_show_me"));
+    ui.frames(30); // half-way through the 1.2 s animation: between where q was and the solution
+    const core::Vector solution = Eigen::Map<const core::Vector>(session(ui).step().challenge->solution->data(), 2);
+    const double partway = (ui.scenario().pin->q - solution).norm();
+    CHECK(partway > 1e-3);
+    CHECK(partway < (before - solution).norm());
+    ui.frames(60);
+    CHECK((ui.scenario().pin->q - solution).norm() < 1e-9);
+    hold_until_done(ui);
 }
 
 TEST_CASE("lesson panel: back restores the state a step opened on; the learner's edit stays undoable") {
@@ -337,5 +411,23 @@ TEST_CASE("lesson panel: every lesson id a step may open is a panel of the table
     for (const std::string& id : core::learn::panel_ids()) {
         INFO(id);
         CHECK(ui::find_panel(id) != nullptr);
+    }
+}
+
+TEST_CASE("lesson panel: at 1280 × 800 every recap link fits the panel (long titles wrap)") {
+    StateDir state("recap");
+    Ui ui(core::preset_three_tokens(), ImVec2(1280, 800));
+    ui.frame();
+    for (const core::learn::Lesson& l : core::learn::builtin_lessons()) {
+        const auto recap = std::find_if(l.steps.begin(), l.steps.end(), [](const core::learn::Step& s) { return s.recap.has_value(); });
+        REQUIRE(recap != l.steps.end());
+        open(ui, l.id, static_cast<int>(recap - l.steps.begin()) + 1);
+        const ImGuiWindow* body = ImGui::FindWindowByName("Lesson");
+        REQUIRE(body != nullptr);
+        for (size_t i = 0; i < recap->recap->lines.size(); ++i) {
+            INFO(l.id << " recap line " << i + 1);
+            const ImRect& link = ui.st().view.items.at("recap_link_" + std::to_string(i));
+            CHECK(link.Max.x <= body->InnerClipRect.Max.x);
+        }
     }
 }

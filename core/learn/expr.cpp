@@ -594,7 +594,19 @@ bool calls_decoder(const Node& n) {
     return std::any_of(n.kids.begin(), n.kids.end(), [](const NodePtr& k) { return k && calls_decoder(*k); });
 }
 
+void collect_names(const Node& n, std::vector<std::string>& out) {
+    if (n.op == Node::Op::name) out.push_back(n.text);
+    for (const NodePtr& k : n.kids)
+        if (k) collect_names(*k, out);
+}
+
 } // namespace
+
+std::vector<std::string> Expr::names_read() const {
+    std::vector<std::string> out;
+    collect_names(*root_, out);
+    return out;
+}
 
 std::vector<MatrixPlace> Expr::places_read(const Scenario& s, const Result& r) const {
     std::vector<MatrixPlace> out;

@@ -86,6 +86,8 @@ public:
     std::vector<MatrixPlace> places_read(const Scenario& s, const Result& r) const;
     // It calls cache_rows or nocache_rows: the decoder's counts decide it.
     bool reads_decoder() const;
+    // The names (n d_model d_k d_v heads) it reads.
+    std::vector<std::string> names_read() const;
     // The expression as an English sentence or phrase (core/learn/expr_describe.cpp):
     // argmax(A["it"]) == "ate" → the row of “it” in A has its largest weight on “ate”.
     std::string describe() const;

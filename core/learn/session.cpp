@@ -89,6 +89,38 @@ std::optional<Labelled> decisive_numbers(const Predict& p, const Scenario& s, co
     return p.answer.evidence(s, r);
 }
 
+namespace {
+
+// The matrices a row of which gives away the others' (scores → scaled → A → Z).
+bool same_family(const std::string& a, const std::string& b) {
+    auto derived = [](const std::string& m) { return m == "scores" || m == "scaled" || m == "A" || m == "Z"; };
+    return a == b || (derived(a) && derived(b));
+}
+
+} // namespace
+
+bool Secret::hides(const std::string& matrix, int row) const {
+    return std::any_of(places.begin(), places.end(), [&](const MatrixPlace& p) {
+        return same_family(p.matrix, matrix) && (p.row < 0 || row < 0 || p.row == row);
+    });
+}
+
+Secret Session::secret(const Scenario& s, const Result& r) const {
+    Secret out;
+    if (!step().predict || committed()) return out;
+    const Predict& p = *step().predict;
+    try {
+        out.places = p.answer.places_read(s, r);
+        if (p.numbers) out.places.push_back(p.numbers->place(s, r));
+    } catch (const ExprError&) {
+        // The learner's edits removed a token the answer names: nothing it reads can be shown.
+    }
+    for (MatrixPlace& place : out.places) place.col = -1; // a cell stands for its row
+    out.decoder = p.answer.reads_decoder();
+    out.names = p.answer.names_read();
+    return out;
+}
+
 PredictionRecord Session::commit(const Value& choice, const Scenario& s, const Result& r) {
     if (const PredictionRecord* done = prediction()) return *done;
     const Predict& p = *step().predict;

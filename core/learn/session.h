@@ -9,6 +9,7 @@
 #include "core/learn/lesson.h"
 #include "core/learn/progress.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace core::learn {
@@ -21,6 +22,19 @@ struct ChallengeStatus {
     std::optional<Value> left;  // the live value of the goal's left side ("cat" for argmax(A["it"]) == "ate")
     std::optional<Value> shown; // the live value of `show`, when the step has one
     std::string error;         // the goal cannot be evaluated on the live scenario (a token renamed, …)
+};
+
+// What an open prediction keeps off the screen until the learner commits it: the rows its answer
+// (and its `numbers`) read, and the decoder's counts for a question about the KV cache.
+struct Secret {
+    std::vector<MatrixPlace> places; // rows (row -1: every row) of the matrices read
+    bool decoder = false;
+    std::vector<std::string> names;  // d_k, heads, … (a panel that prints one hides it)
+    bool empty() const { return places.empty() && !decoder && names.empty(); }
+    bool hides_name(const std::string& name) const { return std::find(names.begin(), names.end(), name) != names.end(); }
+    // Whether `row` of `matrix` (X Q K V scores scaled A Z; -1: any row) shows a deciding number.
+    // The scores, the scaled scores, A and Z of a row decide one another, so one hides them all.
+    bool hides(const std::string& matrix, int row) const;
 };
 
 class Session {
@@ -51,6 +65,8 @@ public:
     // The answer on the live scenario now, and the numbers that decide it.
     std::optional<Value> live_answer(const Scenario& s, const Result& r) const;
     std::optional<Labelled> live_numbers(const Scenario& s, const Result& r) const;
+    // Empty unless a prediction is open and not yet committed.
+    Secret secret(const Scenario& s, const Result& r) const;
 
     // challenge: call once per frame with the frame's duration. Returns the pinned query to set
     // while "show me" animates it (the caller applies it as an edit).

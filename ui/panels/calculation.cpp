@@ -1,6 +1,7 @@
 // ui/panels/calculation.cpp — the selected row's calculation written out (core::explain_row), one
 // section per step and one block per head, token names throughout.
 #include "ui/panels/calculation.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "ui/widgets.h"
 
@@ -103,6 +104,11 @@ void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View
     ImGui::SameLine();
     ImGui::TextDisabled("the same lines as attnviz --explain");
 
+    if (lesson_hides(v, s, r, "A", v.selected_row)) { // an open prediction's row
+        ImGui::Separator();
+        ImGui::TextWrapped("The scores, weights and output of \"%s\" decide your prediction: %s.", s.tokens[v.selected_row].c_str(), reveal_hint);
+        return;
+    }
     CalculationCache& c = v.state<CalculationCache>();
     if (c.version != v.result_version || c.row != v.selected_row) {
         c.explanation = core::explain_row(s, r, v.selected_row);

@@ -2,6 +2,7 @@
 // remove heads, every head's weights as a small heatmap (click one to focus it everywhere), and
 // how the heads' outputs are concatenated and projected by W_O.
 #include "ui/panels/heads.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "core/edits.h"
 #include "ui/grid.h"
@@ -66,7 +67,7 @@ float thumbnail_side(int heads, ImVec2 area, float caption_h, float gap, int& co
 }
 
 // Returns the head clicked, or -1.
-int thumbnails(const core::Result& r, View& v) {
+int thumbnails(const core::Scenario& s, const core::Result& r, View& v) {
     HeadsView& hv = v.state<HeadsView>();
     refresh_thumbnails(hv, r, v.result_version);
     const int heads = static_cast<int>(r.heads.size());
@@ -93,12 +94,14 @@ int thumbnails(const core::Result& r, View& v) {
         const ImRect rect(p, ImVec2(p.x + side, p.y + side));
         hv.thumbnails[h] = rect;
         const std::vector<float>& shares = hv.shares[h];
-        for (int a = 0; a < b; ++a)
+        for (int a = 0; a < b; ++a) {
+            const bool hidden = lesson_hides(v, s, r, "A", b == n ? a : -1); // an open prediction's row
             for (int c = 0; c < b; ++c) {
                 const float x = shares[static_cast<size_t>(a) * b + c];
                 const ImVec2 min(p.x + static_cast<float>(c) * cell, p.y + static_cast<float>(a) * cell);
-                draw->AddRectFilled(min, ImVec2(min.x + cell, min.y + cell), std::isnan(x) ? masked_color() : sequential_color(x));
+                draw->AddRectFilled(min, ImVec2(min.x + cell, min.y + cell), hidden ? hidden_colour() : std::isnan(x) ? masked_color() : sequential_color(x));
             }
+        }
         const float frame = 0.06f * e;
         draw->AddRect(ImVec2(rect.Min.x - frame, rect.Min.y - frame), ImVec2(rect.Max.x + frame, rect.Max.y + frame),
                       focused ? selection_color() : hovered ? IM_COL32_WHITE : IM_COL32(255, 255, 255, 50), 0.0f, 0,
@@ -121,7 +124,7 @@ std::string head_dim(int index, int d_v) { return std::to_string(index / d_v + 1
 
 void output_projection_table(core::Scenario& s, View& v) {
     const int d_v = s.d_v();
-    GridSpec g = number_grid("W_O", s, core::edits::Which::W_O, 0, ImGui::GetContentRegionAvail(), v);
+    GridSpec g = number_grid("W_O", s.W_O, ImGui::GetContentRegionAvail(), v);
     g.row_header_w = ImGui::CalcTextSize("16.512").x + em();
     g.row_label = [d_v](int r) { return head_dim(r, d_v); };
     g.cell_tooltip = [d_v](int r, int c) {
@@ -132,8 +135,11 @@ void output_projection_table(core::Scenario& s, View& v) {
     v.grids["W_O"] = draw_grid(g);
 }
 
-void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v) {
+// `hidden`: the rows an open prediction keeps hidden (ui/panels/lesson_secret.h).
+void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v, const std::vector<char>& hidden) {
     GridSpec g = value_grid(id, m, static_cast<int>(m.rows()), ImGui::GetContentRegionAvail());
+    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden[static_cast<size_t>(r)] ? draw_hidden_cell(rect) : shown(r, c, rect); };
+    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden[static_cast<size_t>(r)] ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
     g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     g.highlight_row = v.selected_row;
     g.row_label = [&s](int r) { return s.tokens[r]; };
@@ -141,19 +147,19 @@ void result_table(const char* id, const core::Matrix& m, const core::Scenario& s
     v.grids[id] = draw_grid(g);
 }
 
-// The count of heads, "+ Head" and "− Head k"; what was pressed, applied after everything is drawn.
-struct HeadButtons {
-    bool add = false, remove = false;
-};
+} // namespace
 
-HeadButtons head_buttons(const core::Scenario& s, View& v) {
+void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     const int heads = static_cast<int>(s.heads.size());
-    HeadButtons pressed;
+    const float e = em();
+    bool add = false, remove = false;
+
     ImGui::AlignTextToFramePadding();
-    ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
-    ImGui::SameLine(0, em());
+    if (lesson_hides_name(v, s, r, "d_k") || lesson_hides_name(v, s, r, "d_v")) ImGui::Text("%d head%s of d_k = ?, d_v = ? (%s)", heads, heads == 1 ? "" : "s", reveal_hint);
+    else ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
+    ImGui::SameLine(0, e);
     ImGui::BeginDisabled(heads >= core::Limits::max_heads);
-    pressed.add = ImGui::Button("+ Head");
+    add = ImGui::Button("+ Head");
     ImGui::EndDisabled();
     remember(v, "add_head");
     tip(s.direct ? "Add a head with its own random Q, K and V (and zero rows of W_O, if there is one). At most 16."
@@ -161,15 +167,11 @@ HeadButtons head_buttons(const core::Scenario& s, View& v) {
     ImGui::SameLine();
     ImGui::BeginDisabled(heads <= 1);
     const std::string remove_label = "− Head " + std::to_string(v.selected_head + 1) + "###remove";
-    pressed.remove = ImGui::Button(remove_label.c_str());
+    remove = ImGui::Button(remove_label.c_str());
     ImGui::EndDisabled();
     remember(v, "remove_head");
     tip("Remove the focused head, its weights and its rows of W_O (one head always stays).");
-    return pressed;
-}
 
-// Whether there is a W_O, and the identity or a random one.
-void output_projection_switch(core::Scenario& s, View& v) {
     bool projection = s.W_O.size() != 0;
     if (ImGui::Checkbox("Use an output projection W_O", &projection)) {
         if (projection) core::edits::identity_W_O(s);
@@ -178,70 +180,61 @@ void output_projection_switch(core::Scenario& s, View& v) {
     remember(v, "use_W_O");
     tip("Multiply the concatenated head outputs by W_O ((H·d_v) × d_model) to get back to the model's width. "
         "Ticking it starts from an identity-like W_O; unticked, the output is the concatenation itself.");
-    if (!projection) return;
-    ImGui::SameLine();
-    if (ImGui::Button("Identity")) core::edits::identity_W_O(s);
-    remember(v, "W_O_identity");
-    tip("W_O = 1 on the diagonal, 0 elsewhere: the output is the concatenation, cut or padded to d_model.");
-    ImGui::SameLine();
-    if (ImGui::Button("Random")) core::edits::random_W_O(s, v.state<HeadsView>().next_seed++);
-    remember(v, "W_O_random");
-    tip("Random W_O with entries of scale 1/√(H·d_v), as a freshly initialised layer has.");
-}
+    if (projection) {
+        ImGui::SameLine();
+        if (ImGui::Button("Identity")) core::edits::identity_W_O(s);
+        remember(v, "W_O_identity");
+        tip("W_O = 1 on the diagonal, 0 elsewhere: the output is the concatenation, cut or padded to d_model.");
+        ImGui::SameLine();
+        if (ImGui::Button("Random")) core::edits::random_W_O(s, v.state<HeadsView>().next_seed++);
+        remember(v, "W_O_random");
+        tip("Random W_O with entries of scale 1/√(H·d_v), as a freshly initialised layer has.");
+    }
 
-// The concatenation, W_O and the output as tabs. They come from this frame's Result: shapes as
-// computed, whatever was just clicked.
-void result_tabs(core::Scenario& s, const core::Result& r, View& v) {
+    ImGui::Spacing();
+    const int clicked = thumbnails(s, r, v);
+    if (clicked >= 0) v.selected_head = clicked;
+
+    // The result tables come from this frame's Result: shapes as computed, whatever was just clicked.
+    ImGui::Spacing();
     const int n = static_cast<int>(r.concat.rows());
     const int width = static_cast<int>(r.concat.cols());
     const int computed_heads = static_cast<int>(r.heads.size());
     const int d_v = width / computed_heads;
-    if (!ImGui::BeginTabBar("tables")) return;
-    const std::string concat_tab = "Concatenation (" + std::to_string(n) + " × " + std::to_string(width) + ")###concat";
-    const bool concat_open = ImGui::BeginTabItem(concat_tab.c_str());
-    tip("The heads' outputs side by side: n × (H·d_v).");
-    if (concat_open) {
-        if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
-        else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
-        result_table("concat", r.concat, s, v, d_v);
-        ImGui::EndTabItem();
-    }
-    if (s.W_O.size() != 0) {
-        const std::string wo_tab = "W_O (" + std::to_string(s.W_O.rows()) + " × " + std::to_string(s.W_O.cols()) + ")###W_O";
-        const bool wo_open = ImGui::BeginTabItem(wo_tab.c_str());
-        tip("The output projection, editable: one row per column of the concatenation, one column per model dimension.");
-        if (wo_open) {
-            ImGui::TextDisabled("row h.j: dimension j of head h's output");
-            output_projection_table(s, v);
+    if (ImGui::BeginTabBar("tables")) {
+        const std::string concat_tab = "Concatenation (" + std::to_string(n) + " × " + std::to_string(width) + ")###concat";
+        const bool concat_open = ImGui::BeginTabItem(concat_tab.c_str());
+        tip("The heads' outputs side by side: n × (H·d_v).");
+        if (concat_open) {
+            if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
+            else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
+            result_table("concat", r.concat, s, v, d_v, lesson_hidden_rows(v, s, r, "Z"));
             ImGui::EndTabItem();
         }
+        if (s.W_O.size() != 0) {
+            const std::string wo_tab = "W_O (" + std::to_string(s.W_O.rows()) + " × " + std::to_string(s.W_O.cols()) + ")###W_O";
+            const bool wo_open = ImGui::BeginTabItem(wo_tab.c_str());
+            tip("The output projection, editable: one row per column of the concatenation, one column per model dimension.");
+            if (wo_open) {
+                ImGui::TextDisabled("row h.j: dimension j of head h's output");
+                output_projection_table(s, v);
+                ImGui::EndTabItem();
+            }
+        }
+        const std::string out_tab = "Output (" + std::to_string(n) + " × " + std::to_string(r.output.cols()) + ")###output";
+        const bool output_open = ImGui::BeginTabItem(out_tab.c_str());
+        tip("What the layer hands on: one row per token.");
+        if (output_open) {
+            ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
+            result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, lesson_hidden_rows(v, s, r, "Z"));
+            ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
     }
-    const std::string out_tab = "Output (" + std::to_string(n) + " × " + std::to_string(r.output.cols()) + ")###output";
-    const bool output_open = ImGui::BeginTabItem(out_tab.c_str());
-    tip("What the layer hands on: one row per token.");
-    if (output_open) {
-        ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
-        result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v);
-        ImGui::EndTabItem();
-    }
-    ImGui::EndTabBar();
-}
-
-} // namespace
-
-void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
-    const int heads = static_cast<int>(s.heads.size());
-    const HeadButtons pressed = head_buttons(s, v);
-    output_projection_switch(s, v);
-    ImGui::Spacing();
-    const int clicked = thumbnails(r, v);
-    if (clicked >= 0) v.selected_head = clicked;
-    ImGui::Spacing();
-    result_tabs(s, r, v);
 
     // Structural edits last, so nothing above drew from a scenario that changed under it.
-    if (pressed.add && core::edits::add_head(s, v.state<HeadsView>().next_seed++)) v.selected_head = heads;
-    else if (pressed.remove && core::edits::remove_head(s, v.selected_head)) v.selected_head = std::min(v.selected_head, heads - 2);
+    if (add && core::edits::add_head(s, v.state<HeadsView>().next_seed++)) v.selected_head = heads;
+    else if (remove && core::edits::remove_head(s, v.selected_head)) v.selected_head = std::min(v.selected_head, heads - 2);
 }
 
 } // namespace ui

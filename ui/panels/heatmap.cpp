@@ -9,6 +9,7 @@
 // cell, refreshed only when the weights change. Both zoom (mouse wheel) and pan (drag) the same way.
 #include "ui/colour_maps.h"
 #include "ui/panels/heatmap.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "core/explain.h"
 #include "ui/grid.h"
@@ -150,7 +151,20 @@ struct Frame {
     double top;              // the weight drawn in the top colour
     VisibleCells rows, cols; // in view
     int hover_row = -1, hover_col = -1; // the label column counts as the row (hover_col < 0)
+    std::vector<char> hidden; // rows an open prediction keeps hidden (ui/panels/lesson_secret.h)
 };
+
+// Rows an open prediction keeps hidden: one grey band each, with the reason where it fits.
+void hide_rows(ImDrawList* draw, const Frame& f, const HeatmapView& hm) {
+    for (int i = f.rows.first; i < f.rows.last; ++i) {
+        if (!f.hidden[static_cast<size_t>(i)]) continue;
+        const ImVec2 a = hm.cell_min(i, f.cols.first), b = hm.cell_min(i + 1, f.cols.last);
+        draw->AddRectFilled(a, b, hidden_colour());
+        const ImVec2 size = ImGui::CalcTextSize(reveal_hint);
+        if (size.y <= b.y - a.y && size.x <= hm.area.GetWidth())
+            draw->AddText(ImVec2(hm.area.GetCenter().x - 0.5f * size.x, 0.5f * (a.y + b.y - size.y)), IM_COL32(225, 225, 225, 255), reveal_hint);
+    }
+}
 
 // The cells (rectangles, or one texture beyond max_rect_cells), their weights when they are big
 // enough to read, the selected row's outline and the hovered cell's.
@@ -172,7 +186,7 @@ void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, Text
         NumberFont mono;
         for (int i = f.rows.first; i < f.rows.last; ++i)
             for (int j = f.cols.first; j < f.cols.last; ++j) {
-                if (core::is_masked(f.s, i, j)) continue;
+                if (core::is_masked(f.s, i, j) || f.hidden[static_cast<size_t>(i)]) continue;
                 const std::string text = fitting_weight(f.hr.weights(i, j), cell - 0.3f * e);
                 if (text.empty()) continue;
                 const ImVec2 a = hm.cell_min(i, j);
@@ -181,6 +195,7 @@ void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, Text
                               text_color_on(weight_color(f.s, f.hr, i, j, f.top)), text.c_str());
             }
     }
+    hide_rows(draw, f, hm);
     const float thick = std::max(2.0f, 0.12f * e);
     if (v.selected_row >= f.rows.first && v.selected_row < f.rows.last) {
         const ImVec2 a = hm.cell_min(v.selected_row, 0);
@@ -230,7 +245,9 @@ void hover_tooltip(const Frame& f) {
     ImGui::BeginTooltip();
     ImGui::Text("query: %s (row %d)", s.tokens[i].c_str(), i + 1);
     ImGui::Text("key: %s (column %d)", s.tokens[j].c_str(), j + 1);
-    if (core::is_masked(s, i, j)) {
+    if (f.hidden[static_cast<size_t>(i)]) {
+        ImGui::TextDisabled("score and weight: %s", reveal_hint);
+    } else if (core::is_masked(s, i, j)) {
         ImGui::TextUnformatted("masked: this key comes after the query");
         ImGui::TextUnformatted("score −∞, weight 0");
     } else {
@@ -251,7 +268,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     HeatmapView& hm = v.state<HeatmapView>();
     const int n = s.n();
     const float e = em();
-    Frame f{s, r.heads[v.selected_head], draw_toolbar(s, r, v, hm), {}, {}};
+    Frame f{s, r.heads[v.selected_head], draw_toolbar(s, r, v, hm), {}, {}, -1, -1, lesson_hidden_rows(v, s, r, "A")};
 
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;

@@ -19,6 +19,14 @@ struct LessonView {
     std::optional<core::learn::Session> session;
     std::optional<core::learn::StepState> pending; // to apply at the start of the panel's next draw
     std::vector<core::learn::MatrixPlace> highlights; // the open step's
+    // What the panels hide before a prediction is committed (ui/panels/lesson_secret.h), and when it was worked out.
+    core::learn::Secret secret;
+    struct SecretKey {
+        int frame = -1, step = -1;
+        bool committed = false;
+        int n = 0;
+        bool operator==(const SecretKey& o) const { return frame == o.frame && step == o.step && committed == o.committed && n == o.n; }
+    } secret_key;
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
 };

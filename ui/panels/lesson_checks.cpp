@@ -11,6 +11,7 @@
 #include "ui/panels/review.h"
 #include "ui/widgets.h"
 
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -236,6 +237,27 @@ void draw_explain(View& v, const core::learn::Lesson& lesson, const Step& step, 
 // [SECTION] recap
 namespace {
 
+// `text` with line breaks where it would pass `width`: a button's label does not wrap by itself.
+std::string wrapped(const std::string& text, float width) {
+    ImFont* font = ImGui::GetFont();
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    std::string out;
+    const char* at = text.c_str();
+    const char* const end = at + text.size();
+    while (at < end) {
+        const char* cut = font->CalcWordWrapPositionA(scale, at, end, std::max(width, em()));
+        if (cut == at) { // one character wider than the line: keep it whole
+            unsigned int c = 0;
+            cut = at + ImTextCharFromUtf8(&c, at, end);
+        }
+        out.append(at, cut);
+        at = cut;
+        while (at < end && *at == ' ') ++at;
+        if (at < end) out += '\n';
+    }
+    return out;
+}
+
 int draw_recap(View& v, const core::learn::Lesson& lesson, const Step& step) {
     int go = -1;
     ImGui::Spacing();
@@ -248,7 +270,8 @@ int draw_recap(View& v, const core::learn::Lesson& lesson, const Step& step) {
         ImGui::TextWrapped("%s", line.text.c_str());
         if (target != lesson.steps.end()) {
             ImGui::Indent(1.5f * em());
-            if (ImGui::SmallButton(("→ " + target->title).c_str())) go = static_cast<int>(target - lesson.steps.begin());
+            const float width = ImGui::GetContentRegionAvail().x - 2.0f * ImGui::GetStyle().FramePadding.x;
+            if (ImGui::SmallButton(wrapped("→ " + target->title, width).c_str())) go = static_cast<int>(target - lesson.steps.begin());
             remember(v, ("recap_link_" + std::to_string(i)).c_str());
             ImGui::Unindent(1.5f * em());
         }

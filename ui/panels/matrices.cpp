@@ -1,5 +1,6 @@
 // ui/panels/matrices.cpp — Q, K, V, QKᵀ, QKᵀ/√d_k, A and Z of the selected head, colour-coded.
 #include "ui/panels/matrices.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "core/explain.h"
 #include "ui/grid.h"
@@ -24,7 +25,8 @@ struct MatrixView {
     bool show_mask;           // masked entries read −∞ (scores) or 0 (weights)
 };
 
-void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first) {
+// `hidden`: the rows an open prediction keeps hidden, drawn as "?" (ui/panels/lesson_secret.h).
+void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first, const std::vector<char>& hidden) {
     const core::Matrix& m = *mv.m;
     const NumberRange range = result_range(m, v);
     const double scale = range.max_abs > 0.0 ? range.max_abs : 1.0;
@@ -42,6 +44,7 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
     g.row_label = [&s](int r) { return s.tokens[r]; };
     g.col_label = [&](int c) { return mv.key_columns ? s.tokens[c] : std::to_string(c + 1); };
     g.cell = [&](int r, int c, const ImRect& rect) {
+        if (hidden[static_cast<size_t>(r)]) return draw_hidden_cell(rect);
         const double x = m(r, c);
         const bool masked = mv.show_mask && core::is_masked(s, r, c);
         const ImU32 bg = masked ? masked_color() : mv.colors == Colors::weights ? sequential_color(x) : diverging_color(x / scale);
@@ -53,7 +56,9 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
     g.cell_tooltip = [&](int r, int c) {
         const std::string row = "\"" + s.tokens[r] + "\"";
         const std::string col = mv.key_columns ? "\"" + s.tokens[c] + "\"" : "dimension " + std::to_string(c + 1);
-        if (mv.show_mask && core::is_masked(s, r, c))
+        if (hidden[static_cast<size_t>(r)])
+            ImGui::SetTooltip("%s[%s, %s]: %s", mv.name, row.c_str(), col.c_str(), reveal_hint);
+        else if (mv.show_mask && core::is_masked(s, r, c))
             ImGui::SetTooltip("%s[%s, %s]: masked, %s comes after %s", mv.name, row.c_str(), col.c_str(), col.c_str(), row.c_str());
         else
             ImGui::SetTooltip("%s[%s, %s] = %.6g", mv.name, row.c_str(), col.c_str(), m(r, c));
@@ -110,13 +115,13 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
     const float max_h = std::max(9.0f * ImGui::GetFrameHeight(), avail_h * 0.45f);
     bool first = true;
     for (const MatrixView& mv : views) {
-        draw_matrix(mv, s, v, max_h, first);
+        draw_matrix(mv, s, v, max_h, first, lesson_hidden_rows(v, s, r, mv.name == std::string("QKT") ? "scores" : mv.name));
         first = false;
     }
     if (r.heads.size() > 1 || s.W_O.size() != 0) {
         const MatrixView out{"output", "Output", s.W_O.size() != 0 ? "concat(Z_1 … Z_h) · W_O" : "concat(Z_1 … Z_h)",
                              &r.output, false, Colors::diverging, false};
-        draw_matrix(out, s, v, max_h, false);
+        draw_matrix(out, s, v, max_h, false, lesson_hidden_rows(v, s, r, "Z"));
     }
 }
 

@@ -7,6 +7,7 @@
 // [SECTION] Weight bars and notes
 // [SECTION] Panel
 #include "ui/panels/query_arrow.h"
+#include "ui/panels/lesson_secret.h"
 
 #include "core/edits.h"
 #include "core/explain.h"
@@ -127,6 +128,7 @@ struct Focus {
     core::Vector q; // (d_k) Q's row, which already is the pinned vector when this row is pinned
     core::Vector z; // (d_v) the output of this query
     Dims qd, vd;    // the dimensions drawn of q and the keys, and of the values and z
+    bool hidden;    // an open prediction reads this row's weights (ui/panels/lesson_secret.h)
 };
 
 void draw_pin_line(Focus& f, View& v) {
@@ -281,10 +283,11 @@ void draw_vectors(ImDrawList* draw, const Plane& plane, const Focus& f, const Ar
     const double top = hr.weights.row(i).maxCoeff();
     const bool label_all = n <= 24;
     auto strength = [&](int j) {
+        if (f.hidden) return 0.6f; // every key alike: no hint of the weights
         return core::is_masked(s, i, j) ? 0.25f : 0.35f + 0.65f * static_cast<float>(hr.weights(i, j) / (top > 0 ? top : 1.0));
     };
     auto key_arrow = [&](int j) {
-        const bool labelled = label_all || hr.weights(i, j) == top;
+        const bool labelled = label_all || (!f.hidden && hr.weights(i, j) == top);
         const float k_strength = strength(j);
         arrow(draw, plane, bounds, f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()), with_alpha(key_rgb, k_strength),
               1.0f + 2.0f * k_strength, labelled ? "k_" + s.tokens[j] + (core::is_masked(s, i, j) ? " (masked)" : "") : "");
@@ -300,7 +303,8 @@ void draw_vectors(ImDrawList* draw, const Plane& plane, const Focus& f, const Ar
         if (av.show_values)
             for (int j = 0; j < n; ++j) dot(f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()), with_alpha(value_rgb, 0.7f));
         for (int j = 0; j < n; ++j) dot(f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()), with_alpha(key_rgb, strength(j)));
-        for (int j : heaviest_keys(s, hr, i, heaviest_arrows)) key_arrow(j);
+        if (!f.hidden)
+            for (int j : heaviest_keys(s, hr, i, heaviest_arrows)) key_arrow(j);
     } else {
         if (av.show_values)
             for (int j = 0; j < n; ++j)
@@ -308,7 +312,7 @@ void draw_vectors(ImDrawList* draw, const Plane& plane, const Focus& f, const Ar
                       label_all ? "v_" + s.tokens[j] : "");
         for (int j = 0; j < n; ++j) key_arrow(j);
     }
-    arrow(draw, plane, bounds, f.vd.x(f.z.data()), f.vd.y(f.z.data()), output_rgb, 2.5f, "z_" + f.token);
+    if (!f.hidden) arrow(draw, plane, bounds, f.vd.x(f.z.data()), f.vd.y(f.z.data()), output_rgb, 2.5f, "z_" + f.token);
     arrow(draw, plane, bounds, f.qd.x(f.q.data()), f.qd.y(f.q.data()), selection_color(), 3.0f, "q_" + f.token);
     draw->AddCircle(av.q_tip, near_tip || av.dragging ? 0.55f * em() : 0.35f * em(), selection_color(), 0, 2.0f);
 }
@@ -344,6 +348,11 @@ void draw_weight_bars(const Focus& f, float width, float height) {
     const int i = f.i;
     ImGui::BeginChild("bars", ImVec2(width, height), false);
     ImGui::TextDisabled("weights of \"%s\"", f.token.c_str());
+    if (f.hidden) {
+        ImGui::TextWrapped("%s", reveal_hint);
+        ImGui::EndChild();
+        return;
+    }
     weight_bars(
         f.n, std::min(5.0f * em(), width * 0.4f), key_rgb, hr.weights.row(i).maxCoeff(), [&s](int j) { return s.tokens[j].c_str(); },
         [&](int j) { return hr.weights(i, j); }, [&](int j) { return core::is_masked(s, i, j); });
@@ -361,6 +370,10 @@ void draw_notes(const Focus& f) {
         ++visible;
         lo = std::min(lo, hr.weights(f.i, j));
         if (hr.weights(f.i, j) > hi) hi = hr.weights(f.i, j), winner = j;
+    }
+    if (f.hidden) {
+        ImGui::TextDisabled("z_%s: %s", f.token.c_str(), reveal_hint);
+        return;
     }
     NumberFont mono;
     ImGui::TextColored(good_text_colour(), "z_%s = %s", f.token.c_str(), core::format_vector(f.z.data(), f.z.size()).c_str());
@@ -384,7 +397,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
     const core::HeadResult& hr = r.heads[h];
     Focus f{s, hr, h, i, s.n(), s.tokens[i], hr.Q.row(i).transpose(), hr.output.row(i).transpose(), dims_in(d_k, av.dims),
-            dims_in(s.d_v(), av.dims)};
+            dims_in(s.d_v(), av.dims), lesson_hides(v, s, r, "A", i)};
 
     draw_pin_line(f, v);
     draw_exact_q(f, v);
