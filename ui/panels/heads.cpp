@@ -138,8 +138,8 @@ void output_projection_table(core::Scenario& s, View& v) {
 // `hidden`: the rows an open prediction keeps hidden (ui/panels/lesson_secret.h).
 void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v, const std::vector<char>& hidden) {
     GridSpec g = value_grid(id, m, static_cast<int>(m.rows()), ImGui::GetContentRegionAvail());
-    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden[static_cast<size_t>(r)] ? draw_hidden_cell(rect) : shown(r, c, rect); };
-    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden[static_cast<size_t>(r)] ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
+    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden_at(hidden, r) ? draw_hidden_cell(rect) : shown(r, c, rect); };
+    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden_at(hidden, r) ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
     g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     g.highlight_row = v.selected_row;
     g.row_label = [&s](int r) { return s.tokens[r]; };
