@@ -98,6 +98,11 @@ TEST_CASE("file browser: breadcrumbs, parent folder, keys and a bad folder that 
     FileBrowser lost(FileBrowser::Mode::open, scenarios, t / "nowhere"); // starts in the working folder instead
     CHECK(lost.folder() == fs::current_path().string());
     CHECK(lost.error() == t / "nowhere" + ": no such folder");
+    const fs::path here = fs::current_path();
+    fs::current_path(t.root);
+    FileBrowser relative(FileBrowser::Mode::open, scenarios, "Alpha"); // a file opened as "Alpha/x.json"
+    fs::current_path(here);
+    CHECK(relative.folder() == t / "Alpha");
 }
 
 TEST_CASE("file browser: typed paths are relative to the folder, absolute, or from ~") {

@@ -7,6 +7,7 @@
 #include "core/io/npy.h"
 #include "core/io/scenario_io.h"
 #include "ui/panels/attention.h"
+#include "ui/panels/lesson.h"
 
 #include <doctest/doctest.h>
 
@@ -277,4 +278,35 @@ TEST_CASE("drag and drop: a scenario opens, asking first about unsaved changes, 
     CHECK(viewer.file->n() == 3);
     CHECK(ui.st().view.open["attention"]);
     viewer.close(); // before the App's texture uploader goes
+}
+
+TEST_CASE("file dialog: Learn ▸ Open lesson file… and a dropped .toml start the lesson, and a bad one is named") {
+    Tree t;
+    const std::string state = t / "state";
+    setenv("XDG_STATE_HOME", state.c_str(), 1); // the lesson's progress goes there
+    const std::string lesson = std::string(ATTNVIZ_FIXTURES) + "/../../assets/lessons/worked-example.toml";
+    fs::copy_file(lesson, t / "mine.toml");
+    std::ofstream(t / "bad.toml") << "title = \n";
+    {
+        Ui ui;
+        ui.frames(2);
+        headless::menu_click(ui, "Learn", "Open lesson file…");
+        ui.frames(2);
+        REQUIRE(ui.st().dialog.title() == "Open lesson file");
+        ui.type(t / "bad.toml");
+        ui.key(headless::key_enter);
+        CHECK(ui.st().dialog.error().find("bad.toml") != std::string::npos);
+        CHECK_FALSE(ui.st().view.state<ui::LessonView>().session.has_value());
+        ui.key('A', true);
+        ui.type(t / "mine.toml");
+        ui.key(headless::key_enter);
+        CHECK_FALSE(ui.st().dialog.open());
+        REQUIRE(ui.st().view.state<ui::LessonView>().session.has_value());
+        CHECK(ui.st().view.open["lesson"]);
+        ui::close_lesson(ui.st().view);
+        ui.app().drop_files({t / "mine.toml"});
+        ui.frames(2);
+        CHECK(ui.st().view.state<ui::LessonView>().session.has_value());
+    }
+    unsetenv("XDG_STATE_HOME");
 }

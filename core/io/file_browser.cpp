@@ -143,7 +143,7 @@ FileBrowser::FileBrowser(Mode mode, std::vector<FileFilter> filters, const std::
     filters_.push_back({"All files", {}});
     std::error_code ec;
     const std::string here = fs::current_path(ec).string();
-    if (!go_to(folder.empty() ? here : folder)) {
+    if (!go_to(folder.empty() ? here : resolve_typed_path(folder, here))) { // relative: to the working folder
         const std::string why = error_;
         go_to(here);
         error_ = why;

@@ -57,7 +57,8 @@ public:
     };
 
     // `filters` as given, with "All files" added at the end; the first is chosen. Starts in
-    // `folder`, or in the working folder when that cannot be listed.
+    // `folder` (a relative one from the working folder), or in the working folder when that
+    // cannot be listed.
     FileBrowser(Mode mode, std::vector<FileFilter> filters, const std::string& folder);
 
     Mode mode() const { return mode_; }
