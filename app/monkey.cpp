@@ -2,7 +2,7 @@
 
 #include "app/autosave.h"
 #include "core/presets.h"
-#include "ui/fonts.h"
+#include "ui/headless.h"
 #include "ui/ui.h"
 
 #include <imgui.h>
@@ -79,14 +79,8 @@ struct Monkey {
 } // namespace
 
 int run_monkey(long frames, std::uint64_t seed, std::ostream& out, std::ostream& err) {
-    ImGuiContext* context = ImGui::CreateContext();
+    ui::HeadlessContext context(ImVec2(1600, 1000), err);
     ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.DeltaTime = 1.0f / 60.0f;
-    for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = k; // our own key indices
-    ImVector<ImWchar> glyph_ranges;
-    ui::build_fonts(*io.Fonts, glyph_ranges, ui::font_pixels, err);
 
     // Always the default scenario, so that a seed replays the same run; saved where the window saves.
     Autosave autosave(default_session_path());
@@ -119,7 +113,6 @@ int run_monkey(long frames, std::uint64_t seed, std::ostream& out, std::ostream&
         }
         if (code == 0) out << "monkey: " << frames << " frames, seed " << seed << ", no problem\n";
     }
-    ImGui::DestroyContext(context);
     return code;
 }
 

@@ -71,6 +71,12 @@ bool remove_token(Scenario& s, int row) {
     return true;
 }
 
+bool rename_token(Scenario& s, int row, std::string name) {
+    if (row < 0 || row >= s.n()) return false;
+    s.tokens[static_cast<std::size_t>(row)] = std::move(name);
+    return true;
+}
+
 bool move_token(Scenario& s, int row, int by) {
     const int other = row + by;
     if (row < 0 || row >= s.n() || other < 0 || other >= s.n() || row == other) return false;
@@ -108,6 +114,44 @@ std::vector<int> random_permutation(int n, std::uint64_t seed) {
 }
 
 void set_positions(Scenario& s, bool sinusoidal) { s.positional = sinusoidal ? Positional::sinusoidal : Positional::none; }
+
+//-----------------------------------------------------------------------------
+// [SECTION] Entries and switches
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// The matrix `which` of `s`, const when `s` is: the one place that knows where each matrix lives.
+template <class S>
+auto find_matrix(S& s, Which which, int head) -> decltype(&s.X) {
+    if (which == Which::X) return s.direct ? nullptr : &s.X;
+    if (which == Which::W_O) return s.W_O.size() != 0 ? &s.W_O : nullptr;
+    if (head < 0 || head >= static_cast<int>(s.heads.size())) return nullptr;
+    auto& h = s.heads[static_cast<std::size_t>(head)];
+    switch (which) {
+    case Which::W_Q: return s.direct ? nullptr : &h.W_Q;
+    case Which::W_K: return s.direct ? nullptr : &h.W_K;
+    case Which::W_V: return s.direct ? nullptr : &h.W_V;
+    case Which::Q: return s.direct ? &h.Q : nullptr;
+    case Which::K: return s.direct ? &h.K : nullptr;
+    case Which::V: return s.direct ? &h.V : nullptr;
+    default: return nullptr;
+    }
+}
+
+} // namespace
+
+const Matrix* matrix_of(const Scenario& s, Which which, int head) { return find_matrix(s, which, head); }
+
+bool set_cell(Scenario& s, Which which, int head, int r, int c, double value) {
+    Matrix* m = find_matrix(s, which, head);
+    if (!m || r < 0 || c < 0 || r >= m->rows() || c >= m->cols() || !is_acceptable_value(value)) return false;
+    (*m)(r, c) = value;
+    return true;
+}
+
+void set_causal(Scenario& s, bool causal) { s.causal = causal; }
+void set_scale(Scenario& s, bool scale) { s.scale = scale; }
 
 //-----------------------------------------------------------------------------
 // [SECTION] Widths

@@ -29,8 +29,23 @@ bool move_token(Scenario& s, int row, int by);
 void permute_tokens(Scenario& s, const std::vector<int>& perm);
 // A random order of 0 … n−1, never the identity when n ≥ 2. Same seed, same order.
 std::vector<int> random_permutation(int n, std::uint64_t seed);
+// Renames token `row`; false (nothing changes) when there is no such row.
+bool rename_token(Scenario& s, int row, std::string name);
 // Adds (or removes) the sinusoidal position codes to X before Q, K and V are made.
 void set_positions(Scenario& s, bool sinusoidal);
+
+// [SECTION] Entries and switches
+// The matrices whose entries a panel edits. X and W_O belong to no head; Q, K and V exist only
+// when the scenario gives them directly (Scenario::direct), W_Q, W_K, W_V only when it does not.
+enum class Which { X, W_Q, W_K, W_V, W_O, Q, K, V };
+// The matrix `which` (of head `head`, for the per-head ones); nullptr when the scenario has none.
+const Matrix* matrix_of(const Scenario& s, Which which, int head);
+// Sets entry (r, c) of that matrix to `value`; false, and nothing changes, when the matrix or the
+// entry does not exist or `value` is not acceptable (is_acceptable_value: finite, within ±1e6).
+bool set_cell(Scenario& s, Which which, int head, int r, int c, double value);
+// The causal mask (scores above the diagonal become −∞) and the division of scores by √d_k.
+void set_causal(Scenario& s, bool causal);
+void set_scale(Scenario& s, bool scale);
 
 // [SECTION] Widths, clamped to 1 … Limits::max_dim. Columns are added or dropped at the end.
 void set_d_model(Scenario& s, int d_model); // X columns, W_Q/W_K/W_V rows, W_O columns

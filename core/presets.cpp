@@ -9,17 +9,6 @@ namespace core {
 
 namespace {
 
-Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
-    Matrix m(static_cast<Eigen::Index>(values.size()), static_cast<Eigen::Index>(values.begin()->size()));
-    Eigen::Index r = 0;
-    for (const auto& row : values) {
-        Eigen::Index c = 0;
-        for (double v : row) m(r, c++) = v;
-        ++r;
-    }
-    return m;
-}
-
 // std::normal_distribution differs between standard libraries; Box–Muller on mt19937_64 does not.
 struct Normal {
     std::mt19937_64 engine;

@@ -36,6 +36,38 @@ std::string check_shape(const Matrix& m, const std::string& name, Eigen::Index r
     return out.str();
 }
 
+// `what` (X, or Q when they are given) has one row per token: at least one, within the limit, and
+// as many as there are names.
+std::string check_token_rows(const char* what, Eigen::Index n, std::size_t names) {
+    std::ostringstream out;
+    if (n < 1) out << what << " has no rows (at least one token is needed)";
+    else if (n > Limits::max_tokens) out << what << " has " << n << " rows, more than the limit of " << Limits::max_tokens << " tokens";
+    else if (static_cast<Eigen::Index>(names) != n) out << "tokens has " << names << " names, expected " << n << " (the rows of " << what << ")";
+    return out.str();
+}
+
+// One matrix of head h, with the width the first head set.
+struct Expected {
+    const Matrix& m;
+    const char* name;
+    Eigen::Index cols;
+    const char* why;
+};
+
+// Head h's matrices: `rows` rows each (`rows_why`), 1 … Limits::max_dim columns as expected, every entry acceptable.
+std::string check_head(const Scenario& s, std::size_t h, std::initializer_list<Expected> matrices, Eigen::Index rows, const char* rows_why) {
+    const std::string prefix = s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].";
+    for (const Expected& w : matrices) {
+        const std::string name = prefix + w.name;
+        if (w.m.cols() < 1) return name + " has no columns";
+        if (w.m.cols() > Limits::max_dim)
+            return name + " has " + std::to_string(w.m.cols()) + " columns, more than the limit of " + std::to_string(Limits::max_dim);
+        if (auto e = check_shape(w.m, name, rows, rows_why, w.cols, w.why); !e.empty()) return e;
+        if (auto e = check_entries(w.m, name); !e.empty()) return e;
+    }
+    return {};
+}
+
 } // namespace
 
 bool Head::operator==(const Head& o) const {
@@ -51,6 +83,18 @@ bool Scenario::operator==(const Scenario& o) const {
            causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin && direct == o.direct;
 }
 
+Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
+    Matrix m(static_cast<Eigen::Index>(values.size()), static_cast<Eigen::Index>(values.begin()->size()));
+    Eigen::Index r = 0;
+    for (const auto& row : values) {
+        if (static_cast<Eigen::Index>(row.size()) != m.cols()) throw std::invalid_argument("rows: rows of different lengths");
+        Eigen::Index c = 0;
+        for (double v : row) m(r, c++) = v;
+        ++r;
+    }
+    return m;
+}
+
 bool is_acceptable_value(double v) { return std::isfinite(v) && std::abs(v) <= Limits::max_abs_value; }
 
 namespace {
@@ -61,31 +105,16 @@ std::string validate_direct(const Scenario& s) {
     if (s.X.size() != 0) return "X is given together with Q, K and V; give one or the other";
     if (s.positional == Positional::sinusoidal) return "positional encoding needs X (Q, K and V are given directly)";
     const Eigen::Index n = s.heads[0].Q.rows(), d_k = s.heads[0].Q.cols(), d_v = s.heads[0].V.cols();
-    if (n < 1) return "Q has no rows (at least one token is needed)";
-    if (n > Limits::max_tokens) {
-        out << "Q has " << n << " rows, more than the limit of " << Limits::max_tokens << " tokens";
-        return out.str();
-    }
-    if (static_cast<Eigen::Index>(s.tokens.size()) != n) {
-        out << "tokens has " << s.tokens.size() << " names, expected " << n << " (the rows of Q)";
-        return out.str();
-    }
+    if (auto e = check_token_rows("Q", n, s.tokens.size()); !e.empty()) return e;
     for (size_t h = 0; h < s.heads.size(); ++h) {
         const Head& head = s.heads[h];
-        const std::string prefix = s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].";
-        if (head.W_Q.size() || head.W_K.size() || head.W_V.size()) return prefix + "W_Q/W_K/W_V are given together with Q, K and V";
-        struct Named { const Matrix& m; const char* name; Eigen::Index cols; const char* why; };
-        for (const Named& w : {Named{head.Q, "Q", d_k, "d_k, the width of Q"}, Named{head.K, "K", d_k, "d_k, the width of Q"},
-                               Named{head.V, "V", d_v, "d_v, the width of V"}}) {
-            const std::string name = prefix + w.name;
-            if (w.m.cols() < 1) return name + " has no columns";
-            if (w.m.cols() > Limits::max_dim) {
-                out << name << " has " << w.m.cols() << " columns, more than the limit of " << Limits::max_dim;
-                return out.str();
-            }
-            if (auto e = check_shape(w.m, name, n, "the number of tokens", w.cols, w.why); !e.empty()) return e;
-            if (auto e = check_entries(w.m, name); !e.empty()) return e;
-        }
+        if (head.W_Q.size() || head.W_K.size() || head.W_V.size())
+            return (s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].") + "W_Q/W_K/W_V are given together with Q, K and V";
+        const std::string e = check_head(s, h,
+                                         {{head.Q, "Q", d_k, "d_k, the width of Q"}, {head.K, "K", d_k, "d_k, the width of Q"},
+                                          {head.V, "V", d_v, "d_v, the width of V"}},
+                                         n, "the number of tokens");
+        if (!e.empty()) return e;
     }
     if (s.W_O.size() != 0) {
         const Eigen::Index concat_width = static_cast<Eigen::Index>(s.heads.size()) * d_v;
@@ -136,20 +165,13 @@ namespace {
 std::string validate_projected(const Scenario& s) {
     std::ostringstream out;
     const Eigen::Index n = s.X.rows(), d_model = s.X.cols();
-    if (n < 1) return "X has no rows (at least one token is needed)";
-    if (n > Limits::max_tokens) {
-        out << "X has " << n << " rows, more than the limit of " << Limits::max_tokens << " tokens";
-        return out.str();
-    }
+    if (n < 1 || n > Limits::max_tokens) return check_token_rows("X", n, s.tokens.size());
     if (d_model < 1) return "X has no columns (d_model must be at least 1)";
     if (d_model > Limits::max_dim) {
         out << "X has " << d_model << " columns, more than the limit of " << Limits::max_dim;
         return out.str();
     }
-    if (static_cast<Eigen::Index>(s.tokens.size()) != n) {
-        out << "tokens has " << s.tokens.size() << " names, expected " << n << " (the rows of X)";
-        return out.str();
-    }
+    if (auto e = check_token_rows("X", n, s.tokens.size()); !e.empty()) return e;
     if (auto e = check_entries(s.X, "X"); !e.empty()) return e;
     if (s.heads.empty()) return "heads is empty (at least one head is needed)";
     if (s.heads.size() > static_cast<size_t>(Limits::max_heads)) {
@@ -159,21 +181,11 @@ std::string validate_projected(const Scenario& s) {
     const Eigen::Index d_k = s.heads[0].W_Q.cols(), d_v = s.heads[0].W_V.cols();
     for (size_t h = 0; h < s.heads.size(); ++h) {
         const Head& head = s.heads[h];
-        const std::string prefix = s.heads.size() == 1 ? "" : "heads[" + std::to_string(h) + "].";
         const char* why_k = h == 0 ? "d_k, the width of W_Q" : "d_k, the width of heads[0].W_Q";
         const char* why_v = "d_v, the width of heads[0].W_V";
-        struct Named { const Matrix& m; const char* name; Eigen::Index cols; const char* why; };
-        for (const Named& w : {Named{head.W_Q, "W_Q", d_k, why_k}, Named{head.W_K, "W_K", d_k, why_k},
-                               Named{head.W_V, "W_V", d_v, why_v}}) {
-            const std::string name = prefix + w.name;
-            if (w.m.cols() < 1) return name + " has no columns";
-            if (w.m.cols() > Limits::max_dim) {
-                out << name << " has " << w.m.cols() << " columns, more than the limit of " << Limits::max_dim;
-                return out.str();
-            }
-            if (auto e = check_shape(w.m, name, d_model, "the width of X", w.cols, w.why); !e.empty()) return e;
-            if (auto e = check_entries(w.m, name); !e.empty()) return e;
-        }
+        const std::string e =
+            check_head(s, h, {{head.W_Q, "W_Q", d_k, why_k}, {head.W_K, "W_K", d_k, why_k}, {head.W_V, "W_V", d_v, why_v}}, d_model, "the width of X");
+        if (!e.empty()) return e;
     }
     const Eigen::Index concat_width = static_cast<Eigen::Index>(s.heads.size()) * d_v;
     if (s.W_O.size() != 0) {

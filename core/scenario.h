@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,6 +76,9 @@ struct ScenarioError : std::runtime_error {
 std::string validate(const Scenario& s);
 // Throws ScenarioError with validate()'s message.
 void require_valid(const Scenario& s);
+// A matrix written row by row, as the articles print it: rows({{1, 0}, {0, 1}}). Every row must
+// be as long as the first (std::invalid_argument otherwise).
+Matrix rows(std::initializer_list<std::initializer_list<double>> values);
 // Whether one entry can be stored in a matrix: finite and within the limits.
 bool is_acceptable_value(double v);
 

@@ -1,7 +1,10 @@
 // tests/fixture_files.h — where the committed fixtures are, scratch folders, and NumPy when present.
 #pragma once
 
+#include "core/scenario.h"
+
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +24,16 @@ inline std::string read(const std::string& file) {
     return ss.str();
 }
 
+// A matrix written in a JSON fixture as a list of rows.
+inline core::Matrix matrix(const nlohmann::json& rows) {
+    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+    return m;
+}
+
 inline std::string temp_dir() {
-    std::string dir = "/tmp/attnviz-tensors-XXXXXX";
+    std::string dir = "/tmp/attnviz-test-XXXXXX";
     REQUIRE(::mkdtemp(dir.data()) != nullptr);
     return dir;
 }

@@ -7,7 +7,7 @@
 #include "core/presets.h"
 #include "ui/app_state.h"
 #include "ui/panel_table.h"
-#include "ui/fonts.h"
+#include "ui/headless.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
@@ -18,40 +18,25 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace headless {
 
 // Key indices as the GLFW backend uses them (letters are their upper-case ASCII codes).
-enum Key : int { key_escape = 256, key_enter = 257, key_tab = 258, key_backspace = 259, key_delete = 261,
-                 key_right = 262, key_left = 263, key_down = 264, key_up = 265, key_home = 268, key_end = 269 };
+enum Key : int {
+    key_escape = ui::glfw_keys::escape, key_enter = ui::glfw_keys::enter, key_tab = ui::glfw_keys::tab,
+    key_backspace = ui::glfw_keys::backspace, key_delete = ui::glfw_keys::del, key_right = ui::glfw_keys::right,
+    key_left = ui::glfw_keys::left, key_down = ui::glfw_keys::down, key_up = ui::glfw_keys::up,
+    key_home = ui::glfw_keys::home, key_end = ui::glfw_keys::end
+};
 
 inline bool file_exists(const char* path) { return std::ifstream(path).good(); }
 
 class Ui {
 public:
-    explicit Ui(core::Scenario s = core::preset_three_tokens(), ImVec2 display = ImVec2(1600, 1000)) {
-        IMGUI_CHECKVERSION();
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.DisplaySize = display;
-        io.DeltaTime = 1.0f / 60.0f;
-        ui::build_fonts(*io.Fonts, glyph_ranges_, ui::font_pixels, std::cerr); // the window's fonts
-        io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
-        const int keys[][2] = {{ImGuiKey_Tab, key_tab}, {ImGuiKey_LeftArrow, key_left}, {ImGuiKey_RightArrow, key_right},
-                               {ImGuiKey_UpArrow, key_up}, {ImGuiKey_DownArrow, key_down}, {ImGuiKey_Home, key_home},
-                               {ImGuiKey_End, key_end}, {ImGuiKey_Delete, key_delete}, {ImGuiKey_Backspace, key_backspace},
-                               {ImGuiKey_Enter, key_enter}, {ImGuiKey_Escape, key_escape}, {ImGuiKey_A, 'A'},
-                               {ImGuiKey_C, 'C'}, {ImGuiKey_V, 'V'}, {ImGuiKey_X, 'X'}, {ImGuiKey_Y, 'Y'}, {ImGuiKey_Z, 'Z'}};
-        for (const auto& k : keys) io.KeyMap[k[0]] = k[1];
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        app_ = new ui::App(std::move(s), textures_);
-    }
-    ~Ui() {
-        delete app_;
-        ImGui::DestroyContext();
-    }
+    explicit Ui(core::Scenario s = core::preset_three_tokens(), ImVec2 display = ImVec2(1600, 1000))
+        : context_(display), app_(std::make_unique<ui::App>(std::move(s), textures_)) {}
     Ui(const Ui&) = delete;
     Ui& operator=(const Ui&) = delete;
 
@@ -167,6 +152,14 @@ public:
         ImGui::GetIO().AddInputCharactersUTF8(text.c_str());
         frame();
     }
+    // Types `text` into the number cell or box at `at` as a user would: double-click it, select
+    // what is there (Ctrl+A), type, Enter.
+    void type_into(ImVec2 at, const std::string& text) {
+        double_click(at);
+        key('A', true);
+        type(text);
+        key(key_enter);
+    }
     void key(int k, bool ctrl = false, bool shift = false) {
         ImGuiIO& io = ImGui::GetIO();
         io.KeyCtrl = ctrl;
@@ -192,10 +185,44 @@ public:
     }
 
 private:
-    ImVector<ImWchar> glyph_ranges_;
+    ui::HeadlessContext context_;
     ui::NullTextureUploader textures_;
-    ui::App* app_ = nullptr;
+    std::unique_ptr<ui::App> app_; // goes first: its textures, then the context
 };
+
+// Every matrix of the scenario and of every head's result has the shape the scenario says.
+inline void check_shapes(const core::Scenario& s, const core::Result& r) {
+    REQUIRE(core::validate(s) == "");
+    const int H = static_cast<int>(s.heads.size());
+    CHECK(static_cast<int>(s.tokens.size()) == s.n());
+    for (const core::Head& h : s.heads) {
+        CHECK(h.W_Q.rows() == s.d_model());
+        CHECK(h.W_Q.cols() == s.d_k());
+        CHECK(h.W_K.rows() == s.d_model());
+        CHECK(h.W_K.cols() == s.d_k());
+        CHECK(h.W_V.rows() == s.d_model());
+        CHECK(h.W_V.cols() == s.d_v());
+    }
+    CHECK(static_cast<int>(r.heads.size()) == H);
+    for (const core::HeadResult& h : r.heads) {
+        CHECK(h.Q.rows() == s.n());
+        CHECK(h.Q.cols() == s.d_k());
+        CHECK(h.K.cols() == s.d_k());
+        CHECK(h.V.cols() == s.d_v());
+        CHECK(h.weights.rows() == s.n());
+        CHECK(h.weights.cols() == s.n());
+        CHECK(h.output.cols() == s.d_v());
+    }
+    if (s.W_O.size() != 0) {
+        CHECK(s.W_O.rows() == H * s.d_v());
+        CHECK(s.W_O.cols() == s.d_model());
+        CHECK(r.output.cols() == s.d_model());
+    } else {
+        CHECK(r.output.cols() == H * s.d_v());
+    }
+    CHECK(r.concat.rows() == s.n());
+    CHECK(r.concat.cols() == H * s.d_v());
+}
 
 // Moves the mouse along a line until the item with ID path `path` in `window` is hovered; returns where.
 inline ImVec2 find_item(Ui& ui, const char* window, std::initializer_list<const char*> path, ImVec2 from, ImVec2 to) {

@@ -2,6 +2,8 @@
 // wrote; the check is skipped, with a message, when the interpreter or NumPy is missing.
 #pragma once
 
+#include "tests/fixture_files.h"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -13,11 +15,7 @@
 
 namespace test_python {
 
-inline std::string temp_dir() {
-    std::string dir = "/tmp/attnviz-test-XXXXXX";
-    REQUIRE(::mkdtemp(dir.data()) != nullptr);
-    return dir;
-}
+using fixtures::temp_dir;
 
 // The first of python3 on PATH and Debian's /usr/bin/python3 that runs (and imports NumPy when
 // `numpy`), or empty: a pyenv or venv python3 may lack the Debian package python3-numpy.

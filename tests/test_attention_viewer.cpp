@@ -7,7 +7,7 @@
 #include "core/io/safetensors.h"
 #include "tests/headless.h"
 #include "tests/python.h"
-#include "ui/fonts.h"
+#include "ui/headless.h"
 #include "ui/panels/attention.h"
 
 #include "cli_run.h"
@@ -57,23 +57,11 @@ std::string error_of(const std::string& path) {
     return "";
 }
 
-// A bare ImGui context with the window's fonts, drawing only the viewer in one full-size window.
+// A headless ImGui context drawing only the viewer in one full-size window.
 class Harness {
+    ui::HeadlessContext context_{ImVec2(1400, 1000)}; // made first, gone last
 public:
-    Harness() {
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.DisplaySize = ImVec2(1400, 1000);
-        io.DeltaTime = 1.0f / 60.0f;
-        ui::build_fonts(*io.Fonts, ranges_, ui::font_pixels, std::cerr);
-        io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-    }
-    ~Harness() {
-        view.close(); // its textures go before the uploader
-        ImGui::DestroyContext();
-    }
+    ~Harness() { view.close(); } // its textures go before the uploader
     void frame() {
         ImGui::NewFrame();
         ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -106,9 +94,6 @@ public:
 
     ui::NullTextureUploader textures;
     ui::AttentionView view;
-
-private:
-    ImVector<ImWchar> ranges_;
 };
 
 } // namespace

@@ -8,19 +8,9 @@
 #include <doctest/doctest.h>
 
 using core::Matrix;
+using core::rows;
 
 namespace {
-
-Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
-    Matrix m(static_cast<Eigen::Index>(values.size()), static_cast<Eigen::Index>(values.begin()->size()));
-    Eigen::Index r = 0;
-    for (const auto& row : values) {
-        Eigen::Index c = 0;
-        for (double v : row) m(r, c++) = v;
-        ++r;
-    }
-    return m;
-}
 
 // Every entry within `tol` of the printed value; masked (−∞) entries must match exactly.
 void check_close(const Matrix& actual, const Matrix& expected, double tol) {

@@ -191,3 +191,76 @@ TEST_CASE("set_positions switches the sinusoidal codes on and off") {
     edits::set_positions(s, false);
     CHECK(s == core::preset_three_tokens());
 }
+
+TEST_CASE("set_cell changes one entry of the matrix it names and refuses what does not fit") {
+    core::Scenario s = core::preset_three_tokens();
+    s.W_O = core::Matrix::Identity(s.d_v(), s.d_model());
+    const core::Scenario before = s;
+    CHECK(edits::set_cell(s, edits::Which::X, 0, 1, 0, 2.5));
+    CHECK(s.X(1, 0) == 2.5);
+    CHECK(edits::set_cell(s, edits::Which::W_K, 0, 0, 1, -3.0));
+    CHECK(s.heads[0].W_K(0, 1) == -3.0);
+    CHECK(edits::set_cell(s, edits::Which::W_O, 7, 1, 1, 0.5)); // W_O belongs to no head: `head` is not read
+    CHECK(s.W_O(1, 1) == 0.5);
+    CHECK(core::validate(s) == "");
+    // Everything else is left as it was.
+    core::Scenario expected = before;
+    expected.X(1, 0) = 2.5, expected.heads[0].W_K(0, 1) = -3.0, expected.W_O(1, 1) = 0.5;
+    CHECK(s == expected);
+
+    const core::Scenario edited = s;
+    CHECK_FALSE(edits::set_cell(s, edits::Which::X, 0, s.n(), 0, 1.0));          // no such row
+    CHECK_FALSE(edits::set_cell(s, edits::Which::W_Q, 0, 0, s.d_k(), 1.0));      // no such column
+    CHECK_FALSE(edits::set_cell(s, edits::Which::W_V, 1, 0, 0, 1.0));            // no second head
+    CHECK_FALSE(edits::set_cell(s, edits::Which::Q, 0, 0, 0, 1.0));              // Q is computed, not given
+    CHECK_FALSE(edits::set_cell(s, edits::Which::X, 0, 0, 0, std::nan("")));
+    CHECK_FALSE(edits::set_cell(s, edits::Which::X, 0, 0, 0, 1e7));              // beyond ±1e6
+    CHECK_FALSE(edits::set_cell(s, edits::Which::X, 0, 0, 0, -INFINITY));
+    CHECK(s == edited);
+    edits::remove_W_O(s);
+    CHECK(edits::matrix_of(s, edits::Which::W_O, 0) == nullptr);
+    CHECK_FALSE(edits::set_cell(s, edits::Which::W_O, 0, 0, 0, 1.0));
+}
+
+TEST_CASE("set_cell edits the given Q, K and V of a direct scenario, and no X or W") {
+    core::Scenario s;
+    s.direct = true;
+    s.tokens = {"a", "b"};
+    core::Head h;
+    h.Q = core::Matrix::Zero(2, 3), h.K = core::Matrix::Zero(2, 3), h.V = core::Matrix::Zero(2, 1);
+    s.heads = {h, h};
+    REQUIRE(core::validate(s) == "");
+    CHECK(edits::set_cell(s, edits::Which::K, 1, 1, 2, 4.0));
+    CHECK(s.heads[1].K(1, 2) == 4.0);
+    CHECK(s.heads[0].K(1, 2) == 0.0);
+    CHECK(edits::matrix_of(s, edits::Which::V, 0) == &s.heads[0].V);
+    CHECK_FALSE(edits::set_cell(s, edits::Which::X, 0, 0, 0, 1.0));
+    CHECK_FALSE(edits::set_cell(s, edits::Which::W_Q, 0, 0, 0, 1.0));
+    CHECK_FALSE(edits::set_cell(s, edits::Which::V, -1, 0, 0, 1.0));
+}
+
+TEST_CASE("the causal and scale switches change the weights as the articles say") {
+    core::Scenario s = core::preset_three_tokens();
+    edits::set_causal(s, true);
+    edits::set_scale(s, false);
+    CHECK(s.causal);
+    CHECK_FALSE(s.scale);
+    const core::Result r = core::compute(s);
+    CHECK(r.heads[0].weights(0, 1) == 0.0); // "the" may not look at the later "cat"
+    CHECK(r.heads[0].weights(0, 0) == doctest::Approx(1.0));
+    // Unscaled: the scores are the raw dot products (q_sat · k_cat = 2 in the worked example).
+    CHECK(r.heads[0].scores(2, 1) == doctest::Approx(2.0));
+    CHECK(r.heads[0].scaled(2, 1) == doctest::Approx(2.0));
+    edits::set_causal(s, false);
+    edits::set_scale(s, true);
+    CHECK(core::compute(s).heads[0].scaled(2, 1) == doctest::Approx(r.heads[0].scores(2, 1) / std::sqrt(2.0)));
+}
+
+TEST_CASE("rename_token renames one token and refuses a row that is not there") {
+    core::Scenario s = core::preset_three_tokens();
+    CHECK(edits::rename_token(s, 1, "dog"));
+    CHECK(s.tokens == std::vector<std::string>{"the", "dog", "sat"});
+    CHECK_FALSE(edits::rename_token(s, 3, "mat"));
+    CHECK_FALSE(edits::rename_token(s, -1, "mat"));
+    CHECK(s.tokens == std::vector<std::string>{"the", "dog", "sat"});
+}

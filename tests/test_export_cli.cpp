@@ -19,13 +19,6 @@
 
 namespace {
 
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // Exit 2, nothing on stdout, one line on stderr: that line.
 std::string fails(std::vector<std::string> args) {
     const Run r = run(std::move(args));
@@ -42,11 +35,11 @@ TEST_CASE("--export A --format tex writes the article's A") {
     const Run r = run({"--export", "A", "--format", "tex", "--out", dir + "/A.tex"});
     CHECK(r.code == 0);
     CHECK(r.err.empty());
-    CHECK(read_all(dir + "/A.tex") == "\\begin{pmatrix} 0.446 & 0.108 & 0.446 \\\\ 0.164 & 0.164 & 0.673 \\\\ 0.187 & 0.045 & 0.768 \\end{pmatrix}\n");
+    CHECK(fixtures::read(dir + "/A.tex") == "\\begin{pmatrix} 0.446 & 0.108 & 0.446 \\\\ 0.164 & 0.164 & 0.673 \\\\ 0.187 & 0.045 & 0.768 \\end{pmatrix}\n");
     REQUIRE(run({"--export", "Q", "--format", "csv", "--out", dir + "/Q.csv"}).code == 0);
-    CHECK(read_all(dir + "/Q.csv") == "the,1,0\ncat,1,2\nsat,2,2\n");
+    CHECK(fixtures::read(dir + "/Q.csv") == "the,1,0\ncat,1,2\nsat,2,2\n");
     REQUIRE(run({"--export", "W_Q", "--format", "md", "--out", dir + "/W_Q.md"}).code == 0);
-    CHECK(read_all(dir + "/W_Q.md") == "| 1 | 2 |\n|---:|---:|\n| 1 | 0 |\n| 1 | 2 |\n");
+    CHECK(fixtures::read(dir + "/W_Q.md") == "| 1 | 2 |\n|---:|---:|\n| 1 | 0 |\n| 1 | 2 |\n");
 }
 
 TEST_CASE("--export all --format json gives back every matrix of every head") {
@@ -54,7 +47,7 @@ TEST_CASE("--export all --format json gives back every matrix of every head") {
     const std::string dir = test_python::temp_dir();
     core::save_scenario_file(dir + "/eight.json", s);
     REQUIRE(run({"--export", "all", "--format", "json", "--out", dir + "/all.json", dir + "/eight.json"}).code == 0);
-    const auto j = nlohmann::json::parse(read_all(dir + "/all.json"));
+    const auto j = nlohmann::json::parse(fixtures::read(dir + "/all.json"));
     const core::Result r = core::compute(s);
     CHECK(j["tokens"].get<std::vector<std::string>>() == s.tokens);
     REQUIRE(j["A"].size() == 8);
@@ -63,17 +56,17 @@ TEST_CASE("--export all --format json gives back every matrix of every head") {
     CHECK(j["output"][1][0].get<double>() == r.output(1, 0));
     // One head of a per-head matrix, as JSON.
     REQUIRE(run({"--export", "V", "--format", "json", "--head", "8", "--out", dir + "/V.json", dir + "/eight.json"}).code == 0);
-    CHECK(nlohmann::json::parse(read_all(dir + "/V.json"))[0][1].get<double>() == r.heads[7].V(0, 1));
+    CHECK(nlohmann::json::parse(fixtures::read(dir + "/V.json"))[0][1].get<double>() == r.heads[7].V(0, 1));
 }
 
 TEST_CASE("--export heatmap writes the labelled figure; A as png one pixel per cell") {
     const std::string dir = test_python::temp_dir();
     REQUIRE(run({"--export", "heatmap", "--format", "svg", "--out", dir + "/A.svg"}).code == 0);
-    const std::string svg = read_all(dir + "/A.svg");
+    const std::string svg = fixtures::read(dir + "/A.svg");
     CHECK(svg.find("<svg") != std::string::npos);
     CHECK(svg.find(">sat</text>") != std::string::npos);
     REQUIRE(run({"--export", "A", "--format", "png", "--out", dir + "/A.png"}).code == 0);
-    const std::string png = read_all(dir + "/A.png");
+    const std::string png = fixtures::read(dir + "/A.png");
     CHECK(png == core::io::png_bytes(core::io::heatmap_texels(core::compute(core::preset_three_tokens()).heads[0].weights, false)));
 }
 

@@ -25,13 +25,6 @@ void right_click_then(headless::Ui& ui, const std::string& name, const std::stri
     if (!item.empty()) ui.click(ui.st().view.items.at(name + " menu: " + item).GetCenter());
 }
 
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 } // namespace
 
 TEST_CASE("window: right-click A's title, Copy as LaTeX puts the article's A on the clipboard") {
@@ -74,8 +67,8 @@ TEST_CASE("window: save a matrix as .npy and the heatmap as SVG and PNG from the
     CHECK(ui.st().view.status == "Saved " + dir + "/Z.npy");
 
     save_through_dialog(ui, "heatmap", "Save as SVG figure…", dir + "/A.svg");
-    CHECK(read_all(dir + "/A.svg").find(">sat</text>") != std::string::npos);
+    CHECK(fixtures::read(dir + "/A.svg").find(">sat</text>") != std::string::npos);
     save_through_dialog(ui, "heatmap", "Save as PNG, a pixel per cell…", dir + "/A.png");
-    CHECK(read_all(dir + "/A.png") == core::io::png_bytes(core::io::heatmap_texels(ui.head().weights, false)));
+    CHECK(fixtures::read(dir + "/A.png") == core::io::png_bytes(core::io::heatmap_texels(ui.head().weights, false)));
     CHECK(ui.st().settings.recent_files.front() == dir + "/A.png");
 }

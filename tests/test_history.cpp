@@ -11,9 +11,7 @@ TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag i
     Ui ui;
     ui.frames(2);
     const core::Scenario start = ui.scenario();
-    ui.double_click(ui.grid_cell("X", 0, 0));
-    ui.type("3");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("X", 0, 0), "3");
     const core::Scenario typed = ui.scenario();
     REQUIRE(typed.X(0, 0) == 3.0);
 
@@ -51,4 +49,26 @@ TEST_CASE("history: commit, undo, redo and the depth cap") {
     s.causal = true;
     h.commit(s);
     CHECK_FALSE(h.can_redo());
+}
+
+TEST_CASE("ui: the Causal and Scale switches change the weights, and undo takes each back") {
+    Ui ui;
+    ui.frames(2);
+    const core::Scenario start = ui.scenario();
+    ui.click(ui.item("causal"));
+    CHECK(ui.scenario().causal);
+    CHECK(ui.head().weights(0, 1) == 0.0); // "the" no longer sees "cat"
+    ui.click(ui.item("scale"));
+    CHECK_FALSE(ui.scenario().scale);
+    CHECK(ui.head().scaled(2, 1) == doctest::Approx(2.0)); // q_sat · k_cat, not divided by √2
+
+    ui.key('Z', true);
+    CHECK(ui.scenario().scale);
+    CHECK(ui.scenario().causal);
+    ui.key('Z', true);
+    CHECK(ui.scenario() == start);
+    CHECK(ui.head().weights(0, 1) == doctest::Approx(0.108).epsilon(1e-2));
+    ui.key('Z', true, true);
+    CHECK(ui.scenario().causal);
+    CHECK(ui.scenario().scale);
 }

@@ -1,6 +1,7 @@
 // The scenario file format: a round trip, and a clear message for every kind of bad input.
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
+#include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>
 
@@ -31,19 +32,6 @@ const std::string seed_file = R"({
   "scale": true
 })";
 
-std::string temp_dir() {
-    std::string dir = "/tmp/attnviz-test-XXXXXX";
-    REQUIRE(::mkdtemp(dir.data()) != nullptr);
-    return dir;
-}
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 } // namespace
 
 TEST_CASE("the three-token article's file reads as the worked example") {
@@ -56,7 +44,7 @@ TEST_CASE("the three-token article's file reads as the worked example") {
 }
 
 TEST_CASE("save then load gives back the same scenario, doubles exact") {
-    const std::string dir = temp_dir();
+    const std::string dir = fixtures::temp_dir();
     for (core::Scenario s : {core::preset_three_tokens(), core::preset_numpy_random(), core::preset_it_sentence(),
                              core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(3).with_d_k(2).with_d_v(4).with_heads(3).with_W_O(), 99)}) {
         s.causal = true;
@@ -69,7 +57,7 @@ TEST_CASE("save then load gives back the same scenario, doubles exact") {
         const std::string path = dir + "/scene.json";
         core::save_scenario_file(path, s);
         CHECK(core::load_scenario_file(path) == s);
-        CHECK(core::to_json_text(core::load_scenario_file(path)) == read_all(path));
+        CHECK(core::to_json_text(core::load_scenario_file(path)) == fixtures::read(path));
     }
     std::remove((dir + "/scene.json").c_str());
     ::rmdir(dir.c_str());
@@ -152,16 +140,16 @@ TEST_CASE("random garbage never crashes the loader") {
 }
 
 TEST_CASE("a failed save names the file and leaves the old one") {
-    const std::string dir = temp_dir();
+    const std::string dir = fixtures::temp_dir();
     const std::string path = dir + "/keep.json";
     core::save_scenario_file(path, core::preset_three_tokens());
-    const std::string before = read_all(path);
+    const std::string before = fixtures::read(path);
     CHECK_THROWS_WITH_AS(core::save_scenario_file(dir + "/missing/x.json", core::preset_it_sentence()),
                          doctest::Contains("missing/x.json: cannot create a temporary file"), core::ScenarioError);
     core::Scenario bad = core::preset_it_sentence();
     bad.X(0, 0) = NAN;
     CHECK_THROWS_AS(core::save_scenario_file(path, bad), core::ScenarioError);
-    CHECK(read_all(path) == before);
+    CHECK(fixtures::read(path) == before);
     std::remove(path.c_str());
     ::rmdir(dir.c_str());
 }

@@ -35,13 +35,6 @@ std::vector<std::uint32_t> seed_words(std::string decimal) {
     return words.empty() ? std::vector<std::uint32_t>{0} : words;
 }
 
-core::Matrix matrix_of(const json& rows) {
-    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
-    return m;
-}
-
 } // namespace
 
 TEST_CASE("PCG64 seeded through SeedSequence gives NumPy's raw numbers, for small and huge seeds") {
@@ -107,7 +100,7 @@ TEST_CASE("10^6 normals per seed are NumPy's bit for bit, through the rectangles
 TEST_CASE("normal(rows, cols) fills row by row, as NumPy's normal(size=(rows, cols)) one call after another") {
     core::NumpyRng rng(7);
     for (const json& s : normal_fixture()["shapes_seed_7"]) {
-        const core::Matrix want = matrix_of(s["values"]);
+        const core::Matrix want = fixtures::matrix(s["values"]);
         INFO("shape " << want.rows() << " x " << want.cols());
         CHECK(rng.normal(static_cast<int>(want.rows()), static_cast<int>(want.cols())) == want);
     }
@@ -118,14 +111,14 @@ TEST_CASE("the article's Q, K, V: default_rng(0).normal(size=(4, 8)) three times
     core::NumpyRng rng(0);
     for (const char* name : {"Q", "K", "V"}) {
         INFO(name);
-        const core::Matrix want = matrix_of(art[name]); // (4, 8)
+        const core::Matrix want = fixtures::matrix(art[name]); // (4, 8)
         CHECK(rng.normal(4, 8) == want); // (4, 8)
     }
 }
 
 TEST_CASE("a matrix printed as NumPy prints m.round(decimals)") {
     const json& art = rng_fixture()["article"];
-    CHECK(core::numpy_print_rounded(matrix_of(art["weights"]), 2) == art["print_w_round_2"].get<std::string>());
+    CHECK(core::numpy_print_rounded(fixtures::matrix(art["weights"]), 2) == art["print_w_round_2"].get<std::string>());
     core::Matrix m(2, 3);
     m << 1, -0.5, 0.125, 10.25, 0.001, -3;
     CHECK(core::numpy_print_rounded(m, 2) == "[[ 1.   -0.5   0.12]\n [10.25  0.   -3.  ]]");

@@ -43,6 +43,18 @@ std::string error_of(void (*f)(const std::string&), const std::string& file) {
     return "";
 }
 
+// Each fixture in `dir` is refused by `read` with a message that starts with its path and says `what`.
+void check_refused(void (*read)(const std::string&), const std::string& dir,
+                   const std::vector<std::pair<std::string, std::string>>& files) {
+    for (const auto& [name, what] : files) {
+        const std::string file = fixtures::path(dir + "/" + name);
+        const std::string e = error_of(read, file);
+        INFO(e);
+        CHECK(e.rfind(file + ": ", 0) == 0);
+        CHECK(e.find(what) != std::string::npos);
+    }
+}
+
 bool same_bits(const Tensor& a, const Tensor& b) {
     return a.shape == b.shape && a.dtype == b.dtype && a.values.size() == b.values.size() &&
            (a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0);
@@ -159,7 +171,7 @@ TEST_CASE("float16 and bfloat16: exact values, rounding to nearest even, overflo
 }
 
 TEST_CASE("bad tensor files are refused with the file's name and what is wrong") {
-    const std::vector<std::pair<std::string, std::string>> npy = {
+    check_refused([](const std::string& p) { read_npy(p); }, "npy", {
         {"bad_complex.npy", "complex numbers) is not supported"},
         {"bad_object.npy", "Python objects) is not supported"},
         {"bad_string.npy", "strings) is not supported"},
@@ -168,29 +180,15 @@ TEST_CASE("bad tensor files are refused with the file's name and what is wrong")
         {"bad_inf.npy", "element [0, 1] is infinite"},
         {"bad_truncated.npy", "truncated"},
         {"bad_corrupt_header.npy", "corrupt .npy header"},
-    };
-    for (const auto& [name, what] : npy) {
-        const std::string file = fixtures::path("npy/" + name);
-        const std::string e = error_of([](const std::string& p) { read_npy(p); }, file);
-        INFO(e);
-        CHECK(e.rfind(file + ": ", 0) == 0);
-        CHECK(e.find(what) != std::string::npos);
-    }
-    const std::vector<std::pair<std::string, std::string>> st = {
+    });
+    check_refused([](const std::string& p) { read_safetensors(p); }, "safetensors", {
         {"bad_truncated.safetensors", "truncated"},
         {"bad_f8.safetensors", "F8_E4M3 (8-bit floats), not supported"},
         {"bad_complex.safetensors", "C64, not supported"},
         {"bad_overlap.safetensors", "overlap"},
         {"bad_json.safetensors", "invalid JSON"},
         {"bad_nan.safetensors", "tensor \"a\": element [1] is NaN"},
-    };
-    for (const auto& [name, what] : st) {
-        const std::string file = fixtures::path("safetensors/" + name);
-        const std::string e = error_of([](const std::string& p) { read_safetensors(p); }, file);
-        INFO(e);
-        CHECK(e.rfind(file + ": ", 0) == 0);
-        CHECK(e.find(what) != std::string::npos);
-    }
+    });
     const std::string complex_npz = fixtures::path("npz/bad_complex.npz");
     CHECK(error_of([](const std::string& p) { read_npz(p); }, complex_npz).find("member \"z.npy\": dtype '<c16' (complex") != std::string::npos);
     CHECK(error_of([](const std::string& p) { read_npz(p); }, fixtures::path("npz/bad_truncated.npz")).find("truncated") != std::string::npos);

@@ -11,16 +11,8 @@ using namespace core::train;
 
 namespace {
 
-ModelConfig tiny(bool mlp) {
-    ModelConfig m;
-    m.vocab = 5;
-    m.T = 6;
-    m.D = 8;
-    m.H = 2;
-    m.L = 2;
-    m.mlp = mlp;
-    return m;
-}
+// vocab 5, T 6, D 8, 2 heads, 2 layers.
+ModelConfig tiny(bool mlp) { return ModelConfig{5, 6, 8, 2, 2, mlp}; }
 
 Model random_model(const ModelConfig& m, std::uint64_t seed) {
     // Weights of order one, gains and biases away from 1 and 0: every path of the gradient matters.

@@ -21,14 +21,7 @@ std::string temp_path(const std::string& stem) {
 }
 
 SavedModel tiny_model(bool mlp) {
-    ModelConfig m;
-    m.vocab = 7;
-    m.T = 8;
-    m.D = 8;
-    m.H = 2;
-    m.L = 2;
-    m.mlp = mlp;
-    SavedModel s{Model(m), Task::previous, Init::large, 5, 12};
+    SavedModel s{Model(ModelConfig{7, 8, 8, 2, 2, mlp}), Task::previous, Init::large, 5, 12}; // vocab 7, T 8, D 8, 2 heads, 2 layers
     Rng rng(5);
     initialise(s.model, Init::large, rng);
     return s;

@@ -32,26 +32,6 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 std::string temp_path(const char* name) { return "/tmp/attnviz_test_ui_" + std::to_string(getpid()) + "_" + name; }
 
-// Every matrix of every head has the shapes the scenario says.
-void check_consistent(const core::Scenario& s, const core::Result& r) {
-    REQUIRE(core::validate(s) == "");
-    CHECK(static_cast<int>(s.tokens.size()) == s.n());
-    for (const core::Head& h : s.heads) {
-        CHECK(h.W_Q.rows() == s.d_model());
-        CHECK(h.W_K.rows() == s.d_model());
-        CHECK(h.W_V.rows() == s.d_model());
-    }
-    for (const core::HeadResult& h : r.heads) {
-        CHECK(h.Q.rows() == s.n());
-        CHECK(h.Q.cols() == s.d_k());
-        CHECK(h.K.cols() == s.d_k());
-        CHECK(h.V.cols() == s.d_v());
-        CHECK(h.weights.rows() == s.n());
-        CHECK(h.weights.cols() == s.n());
-        CHECK(h.output.cols() == s.d_v());
-    }
-}
-
 // Whether a window drew its background: a rectangle in the background colour made opaque.
 bool draws_background(const char* title) {
     const ImGuiWindow* w = ImGui::FindWindowByName(title);
@@ -200,14 +180,8 @@ TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
     Ui ui(core::preset_it_sentence());
     ui.app().select_row(4); // "it"
     ui.frames(2);
-    ui.double_click(ui.item("q_x")); // an InputScalar: a click puts the cursor in it
-    ui.key('A', true);
-    ui.type("0");
-    ui.key(headless::key_enter);
-    ui.click(ui.item("q_y"));
-    ui.key('A', true);
-    ui.type("0");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.item("q_x"), "0");
+    ui.type_into(ui.item("q_y"), "0");
     REQUIRE(ui.scenario().pin.has_value());
     CHECK(ui.scenario().pin->q.norm() == 0.0);
     ui.frame();
@@ -247,9 +221,7 @@ TEST_CASE("ui: d_k ≠ 2 shows a projection with two chosen dimensions") {
 TEST_CASE("ui: typing into an embedding cell changes X, Q and A") {
     Ui ui;
     ui.frames(2);
-    ui.double_click(ui.grid_cell("X", 0, 0)); // "the", dimension 1: double-click to type
-    ui.type("3");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("X", 0, 0), "3"); // "the", dimension 1
     CHECK(ui.scenario().X(0, 0) == 3.0);
     CHECK(ui.head().Q(0, 0) == 3.0); // (3, 0) · W_Q = (3, 0)
     CHECK(ui.head().Q(0, 1) == 0.0);
@@ -258,9 +230,7 @@ TEST_CASE("ui: typing into an embedding cell changes X, Q and A") {
     CHECK(ui.head().weights(0, 0) == doctest::Approx(std::exp(18 / r2) / (std::exp(18 / r2) + 1 + std::exp(6 / r2))));
 
     // Typed numbers are kept exactly; dragged ones keep the 3 decimals the cell shows.
-    ui.double_click(ui.grid_cell("X", 1, 0));
-    ui.type("0.123456789");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("X", 1, 0), "0.123456789");
     CHECK(ui.scenario().X(1, 0) == 0.123456789);
     const ImVec2 cell = ui.grid_cell("X", 2, 1);
     ui.drag(cell, ImVec2(cell.x + 7.0f, cell.y));
@@ -273,14 +243,10 @@ TEST_CASE("ui: a letter typed into a number cell is refused, a too large number 
     Ui ui;
     ui.frames(2);
     const core::Scenario before = ui.scenario();
-    ui.double_click(ui.grid_cell("X", 1, 1));
-    ui.type("abc");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("X", 1, 1), "abc");
     CHECK(ui.scenario() == before);
 
-    ui.double_click(ui.grid_cell("W_Q", 0, 1));
-    ui.type("5e9");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("W_Q", 0, 1), "5e9");
     CHECK(ui.scenario().heads[0].W_Q(0, 1) == 1e6);
     CHECK(ui.st().view.status_is_error);
     CHECK(contains(ui.st().view.status, "limited to ±1e6"));
@@ -358,26 +324,22 @@ TEST_CASE("ui: changing d_model keeps every matrix consistent") {
     ui.key(headless::key_enter);
     const core::Scenario& s = ui.scenario();
     REQUIRE(s.d_model() == 4);
-    check_consistent(s, ui.app().result());
+    headless::check_shapes(s, ui.app().result());
     CHECK(ui.head().Q(2, 0) == 2.0); // the new dimensions are 0: nothing computed changed
     CHECK(ui.head().weights(2, 2) == doctest::Approx(0.768).epsilon(1e-3));
     ui.frames(2);
     // The new column is editable like the others, and in view at the default size.
     REQUIRE(ui.st().view.grids.at("X").visible.Contains(ui.grid_cell("X", 2, 3)));
-    ui.double_click(ui.grid_cell("X", 2, 3));
-    ui.type("1");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("X", 2, 3), "1");
     CHECK(ui.scenario().X(2, 3) == 1.0);
-    ui.double_click(ui.grid_cell("W_Q", 3, 0));
-    ui.type("2");
-    ui.key(headless::key_enter);
+    ui.type_into(ui.grid_cell("W_Q", 3, 0), "2");
     CHECK(ui.head().Q(2, 0) == 4.0);
 
     ui.click(ui.item("d_model"));
     ui.type("1");
     ui.key(headless::key_enter);
     REQUIRE(ui.scenario().d_model() == 1);
-    check_consistent(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
 }
 
 TEST_CASE("ui: adding a token adds a row everywhere") {
@@ -387,7 +349,7 @@ TEST_CASE("ui: adding a token adds a row everywhere") {
     REQUIRE(ui.scenario().n() == 4);
     CHECK(ui.scenario().tokens[3] == "t4");
     CHECK(ui.st().view.selected_row == 3);
-    check_consistent(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     CHECK(ui.head().weights.rows() == 4);
 }
 
@@ -511,7 +473,7 @@ TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the 
             case 7: ui.key('Z', true, rng() % 2 == 0); break;
             }
             INFO("step " << step);
-            check_consistent(ui.scenario(), ui.app().result());
+            headless::check_shapes(ui.scenario(), ui.app().result());
             REQUIRE(ui.st().view.selected_row < ui.scenario().n());
             changes += ui.scenario() != before;
         }

@@ -42,12 +42,6 @@ void check_head_against_reference(Ui& ui, int h) {
         }
 }
 
-void type_into(Ui& ui, const char* grid, int row, int col, const char* text) {
-    ui.double_click(ui.grid_cell(grid, row, col));
-    ui.type(text);
-    ui.key(headless::key_enter);
-}
-
 } // namespace
 
 TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel; scores and A follow") {
@@ -85,10 +79,10 @@ TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel; scores
     const double sum = std::exp(1 / r2) + std::exp(3 / r2) + std::exp(2 / r2);
     CHECK(ui.st().result.heads[0].weights(0, 1) == doctest::Approx(std::exp(3 / r2) / sum));
 
-    type_into(ui, "K given", 2, 0, "-1.5");
+    ui.type_into(ui.grid_cell("K given", 2, 0), "-1.5");
     CHECK(ui.scenario().heads[0].K(2, 0) == -1.5);
     check_head_against_reference(ui, 0);
-    type_into(ui, "V given", 1, 0, "7");
+    ui.type_into(ui.grid_cell("V given", 1, 0), "7");
     CHECK(ui.st().result.heads[0].output(0, 0) ==
           doctest::Approx(reference_of(ui.scenario().heads[0]).output[0][0]).epsilon(1e-12));
 }
@@ -99,7 +93,7 @@ TEST_CASE("ui: per-head Q given directly: the head chosen in the Weights panel i
     ui.st().view.selected_head = 1;
     ui.frames(2);
     const core::Head first = ui.scenario().heads[0];
-    type_into(ui, "Q given", 2, 0, "4"); // head 2's q_sat = (4, 0)
+    ui.type_into(ui.grid_cell("Q given", 2, 0), "4"); // head 2's q_sat = (4, 0)
     CHECK(ui.scenario().heads[1].Q(2, 0) == 4.0);
     CHECK(ui.scenario().heads[0] == first);
     check_head_against_reference(ui, 1);
@@ -110,7 +104,7 @@ TEST_CASE("ui: a letter typed into a given Q cell is refused and the scenario st
     Ui ui(core::parse_scenario(two_heads));
     ui.frames(2);
     const core::Scenario before = ui.scenario();
-    type_into(ui, "Q given", 1, 1, "x");
+    ui.type_into(ui.grid_cell("Q given", 1, 1), "x");
     CHECK(ui.scenario() == before);
 }
 
@@ -125,39 +119,26 @@ const nlohmann::json& numpy_preset_fixture(const std::string& seed) {
     return all;
 }
 
-core::Matrix matrix_of(const nlohmann::json& rows) {
-    core::Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
-    return m;
-}
-
-void type_into_item(Ui& ui, const char* item, const char* text) {
-    ui.double_click(ui.item(item));
-    ui.type(text);
-    ui.key(headless::key_enter);
-}
-
 } // namespace
 
 TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as NumPy draws them") {
     Ui ui(core::preset_numpy_example());
     ui.frames(2);
     CHECK(ui.shows("seed", "Controls"));
-    type_into_item(ui, "numpy_seed", "1");
+    ui.type_into(ui.item("numpy_seed"), "1");
     const nlohmann::json& one = numpy_preset_fixture("1");
-    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"])); // (4, 8), bit for bit
-    CHECK(ui.scenario().heads[0].K == matrix_of(one["K"]));
-    CHECK(ui.scenario().heads[0].V == matrix_of(one["V"]));
-    CHECK(ui.st().result.heads[0].Q == matrix_of(one["Q"])); // and what is shown follows
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(one["Q"])); // (4, 8), bit for bit
+    CHECK(ui.scenario().heads[0].K == fixtures::matrix(one["K"]));
+    CHECK(ui.scenario().heads[0].V == fixtures::matrix(one["V"]));
+    CHECK(ui.st().result.heads[0].Q == fixtures::matrix(one["Q"])); // and what is shown follows
 
     const nlohmann::json& three = numpy_preset_fixture("3"); // seed 3, 6 × 5
-    type_into_item(ui, "numpy_seed", "3");
-    type_into_item(ui, "n", "6");
-    type_into_item(ui, "d", "5");
+    ui.type_into(ui.item("numpy_seed"), "3");
+    ui.type_into(ui.item("n"), "6");
+    ui.type_into(ui.item("d"), "5");
     REQUIRE(ui.scenario().n() == 6);
-    CHECK(ui.scenario().heads[0].Q == matrix_of(three["Q"]));
-    CHECK(ui.scenario().heads[0].V == matrix_of(three["V"]));
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(three["Q"]));
+    CHECK(ui.scenario().heads[0].V == fixtures::matrix(three["V"]));
     CHECK(ui.shows("6 tokens, no X", "Tokens & embeddings"));
 
     ui.st().view.request_undo = true; // one step back: seed 3, 6 × 8, still a NumPy draw
@@ -166,8 +147,8 @@ TEST_CASE("ui: the NumPy example's seed, n and d redraw Q, K and V exactly as Nu
     CHECK(ui.shows("seed", "Controls"));
     ui.st().view.request_undo = true; // seed 3, 4 × 8: n goes back too
     ui.frames(2);
-    type_into_item(ui, "numpy_seed", "1");
-    CHECK(ui.scenario().heads[0].Q == matrix_of(one["Q"]));
+    ui.type_into(ui.item("numpy_seed"), "1");
+    CHECK(ui.scenario().heads[0].Q == fixtures::matrix(one["Q"]));
 }
 
 TEST_CASE("ui: the NumPy draw's controls are not offered for a scenario of its own shape that NumPy did not draw") {

@@ -10,34 +10,6 @@
 
 using headless::Ui;
 
-namespace {
-
-// Every table of every head agrees with the number of heads.
-void check_heads(const core::Scenario& s, const core::Result& r) {
-    REQUIRE(core::validate(s) == "");
-    const int H = static_cast<int>(s.heads.size());
-    for (const core::Head& h : s.heads) {
-        CHECK(h.W_Q.rows() == s.d_model());
-        CHECK(h.W_Q.cols() == s.d_k());
-        CHECK(h.W_K.rows() == s.d_model());
-        CHECK(h.W_K.cols() == s.d_k());
-        CHECK(h.W_V.rows() == s.d_model());
-        CHECK(h.W_V.cols() == s.d_v());
-    }
-    if (s.W_O.size() != 0) {
-        CHECK(s.W_O.rows() == H * s.d_v());
-        CHECK(s.W_O.cols() == s.d_model());
-        CHECK(r.output.cols() == s.d_model());
-    } else {
-        CHECK(r.output.cols() == H * s.d_v());
-    }
-    CHECK(static_cast<int>(r.heads.size()) == H);
-    CHECK(r.concat.rows() == s.n());
-    CHECK(r.concat.cols() == H * s.d_v());
-}
-
-} // namespace
-
 TEST_CASE("heads panel: adding and removing heads with the buttons keeps every table consistent") {
     Ui ui;
     ui.st().view.open["heads"] = true;
@@ -46,19 +18,19 @@ TEST_CASE("heads panel: adding and removing heads with the buttons keeps every t
     ui.click(ui.item("add_head"));
     REQUIRE(ui.scenario().heads.size() == 3);
     CHECK(ui.st().view.selected_head == 2); // the new head is in focus
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     CHECK(ui.scenario().heads[0] == core::preset_three_tokens().heads[0]); // the first head is untouched
 
     // With W_O: ticking creates an identity-like ((H·d_v) × d_model) projection; heads keep it in step.
     ui.click(ui.item("use_W_O"));
     REQUIRE(ui.scenario().W_O.size() != 0);
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     CHECK(ui.app().result().output == ui.app().result().concat.leftCols(2));
     ui.click(ui.item("W_O_random"));
     CHECK(ui.scenario().W_O(1, 1) != 1.0);
     for (int k = 0; k < 20; ++k) ui.click(ui.item("add_head")); // stops at 16
     CHECK(ui.scenario().heads.size() == 16);
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     ui.frame();
     CHECK(ui.st().view.state<ui::HeadsView>().thumbnails.size() == 16);
 
@@ -79,14 +51,14 @@ TEST_CASE("heads panel: adding and removing heads with the buttons keeps every t
     CHECK(ui.scenario().heads.size() == 15);
     CHECK(ui.scenario().heads[4] == sixth);
     CHECK_FALSE(ui.scenario().heads[4] == fifth);
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     for (int k = 0; k < 20; ++k) ui.click(ui.item("remove_head")); // one head always stays
     CHECK(ui.scenario().heads.size() == 1);
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
 
     ui.click(ui.item("use_W_O"));
     CHECK(ui.scenario().W_O.size() == 0);
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
 }
 
 TEST_CASE("heads panel: the 8-head preset loads from the Presets menu and renders with every panel open") {
@@ -99,7 +71,7 @@ TEST_CASE("heads panel: the 8-head preset loads from the Presets menu and render
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / 10.0;
     MESSAGE("8 heads × 64, every panel open: " << ms << " ms a frame (headless)");
     CHECK(ImGui::GetDrawData()->TotalVtxCount < 200000); // big tables draw only what is visible
-    check_heads(ui.scenario(), ui.app().result());
+    headless::check_shapes(ui.scenario(), ui.app().result());
     CHECK(ui.st().view.state<ui::HeadsView>().thumbnails.size() == 8);
     ui.click(ui.item("decode_step"));
     CHECK(ui.st().view.state<ui::DecodeView>().steps == 1);

@@ -100,10 +100,7 @@ void type_q(Ui& ui, double x, double y) {
     const char* boxes[] = {"q_x", "q_y"};
     const double values[] = {x, y};
     for (int k = 0; k < 2; ++k) {
-        ui.double_click(ui.item(boxes[k]));
-        ui.key('A', true);
-        ui.type(core::format_number(values[k]));
-        ui.key(headless::key_enter);
+        ui.type_into(ui.item(boxes[k]), core::format_number(values[k]));
     }
 }
 

@@ -10,6 +10,7 @@
 #include "ui/app_state.h"
 
 #include "core/io/scenario_io.h"
+#include "core/edits.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
 #include "ui/panels/attention.h"
@@ -337,8 +338,7 @@ void save_scenario_to(App::State& st, const std::string& path) {
 }
 
 void open_scenario_file(App::State& st, const std::string& path) {
-    core::Scenario loaded = core::load_scenario_file(path);
-    st.scenario = std::move(loaded);
+    core::edits::replace_scenario(st.scenario, core::load_scenario_file(path));
     st.path = path;
     st.saved = st.scenario;
     core::remember_recent_file(st.settings, path);
@@ -352,12 +352,12 @@ void carry_out_requests(App::State& st) {
     if (v.request_undo) v.tell(st.history.undo(st.scenario) ? "undone" : "nothing to undo", false);
     if (v.request_redo) v.tell(st.history.redo(st.scenario) ? "redone" : "nothing to redo", false);
     if (v.request_reset) {
-        st.scenario = st.initial;
+        core::edits::replace_scenario(st.scenario, st.initial);
         v.tell("reset to the starting scenario", false);
     }
     if (v.request_preset >= 0 && v.request_preset < static_cast<int>(core::presets().size())) {
         const core::PresetInfo& p = core::presets()[v.request_preset];
-        st.scenario = p.make();
+        core::edits::replace_scenario(st.scenario, p.make());
         v.tell(std::string("preset: ") + p.name, false);
     }
     if (v.request_open) ask_open(st);

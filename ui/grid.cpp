@@ -153,7 +153,10 @@ NumberRange result_range(const core::Matrix& m, View& v) {
     return known != cache.ranges.end() ? known->second : cache.ranges.emplace(&m, number_range(m)).first->second;
 }
 
-GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v) {
+GridSpec number_grid(const char* id, core::Scenario& s, core::edits::Which which, int head, ImVec2 max_size, View& v) {
+    static const core::Matrix none;
+    const core::Matrix* found = core::edits::matrix_of(s, which, head);
+    const core::Matrix& m = found ? *found : none;
     const NumberRange range = number_range(m);
     GridSpec g;
     g.id = id;
@@ -162,10 +165,11 @@ GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v) 
     g.cell_h = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y * 0.5f;
     g.cell_w = std::max(3.0f * em(), number_cell_width(number_chars(range.max_abs, range.all_integers)));
     g.max_size = max_size;
-    g.cell = [&m, &v](int r, int c, const ImRect& rect) {
+    g.cell = [&s, which, head, &m, &v](int r, int c, const ImRect& rect) {
         ImGui::SetCursorScreenPos(ImVec2(rect.Min.x + 0.1f * em(), rect.Min.y));
         NumberFont mono;
-        number_cell("##entry", m(r, c), rect.GetWidth() - 0.2f * em(), v);
+        double value = m(r, c);
+        if (number_cell("##entry", value, rect.GetWidth() - 0.2f * em(), v)) core::edits::set_cell(s, which, head, r, c, value);
     };
     return g;
 }

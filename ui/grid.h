@@ -5,6 +5,7 @@
 // submitted, with the row and column labels frozen at the left and top.
 #pragma once
 
+#include "core/edits.h"
 #include "ui/view.h"
 
 #include <functional>
@@ -44,9 +45,10 @@ NumberRange number_range(const Eigen::Ref<const core::Matrix>& m);
 // number_range of a matrix of the Result, remembered until the result version changes.
 NumberRange result_range(const core::Matrix& m, View& v);
 
-// An editable matrix: every entry a number_cell (widgets.h), wide enough for its widest number.
+// An editable matrix of the scenario (core::edits::matrix_of; none: no cells): every entry a
+// number_cell (widgets.h), wide enough for its widest number, changed through core::edits::set_cell.
 // Labels and the tooltip are left to the caller.
-GridSpec number_grid(const char* id, core::Matrix& m, ImVec2 max_size, View& v);
+GridSpec number_grid(const char* id, core::Scenario& s, core::edits::Which which, int head, ImVec2 max_size, View& v);
 
 // A read-only matrix, its first `rows` rows: each entry written on a diverging colour scaled to the
 // largest |entry|, with a tooltip. Labels and the highlighted row are left to the caller.

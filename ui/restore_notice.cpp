@@ -1,5 +1,6 @@
 // ui/restore_notice.cpp — the notice shown when start-up restored the autosaved session: keep it,
 // or start from the worked example instead (itself one undoable edit).
+#include "core/edits.h"
 #include "core/presets.h"
 #include "ui/app_state.h"
 #include "ui/widgets.h"
@@ -25,7 +26,7 @@ void draw_restore_notice(App::State& st) {
         tip("Keep the scenario you had open when attnviz last ran.");
         ImGui::SameLine();
         if (ImGui::Button("Start from the worked example")) {
-            st.scenario = core::preset_three_tokens();
+            core::edits::replace_scenario(st.scenario, core::preset_three_tokens());
             close = true;
         }
         remember(st.view, "restore_default");

@@ -5,6 +5,7 @@
 // [SECTION] PNG
 // [SECTION] SVG
 #include "core/io/figure.h"
+#include "core/io/xml.h"
 
 #include "core/colormap.h"
 
@@ -298,24 +299,6 @@ Image heatmap_figure_png(const Matrix& w, const FigureSpec& spec) {
 //-----------------------------------------------------------------------------
 
 namespace {
-
-std::string xml_escaped(const std::string& text) {
-    std::string out;
-    for (char ch : text) {
-        switch (ch) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        default:
-            // XML 1.0 allows no control characters but tab, line feed and carriage return.
-            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') out += ' ';
-            else out += ch;
-        }
-    }
-    return out;
-}
 
 std::string hex(Rgb c) {
     char buf[8];

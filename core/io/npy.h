@@ -20,7 +20,7 @@ struct NpyHeader {
 };
 
 // Parses the header at the start of `bytes` (a whole file, e.g. memory-mapped) and checks that the
-// data fits in `size`. Does not bound the element count: the caller decides what it can hold.
+// data fits in `size` (element counts: see max_tensor_elements).
 NpyHeader parse_npy_header(const char* bytes, std::size_t size, const std::string& path);
 
 // A whole .npy file in memory (as an .npz member is) → tensor in C order.

@@ -28,8 +28,8 @@ struct SafetensorsHeader {
 };
 
 // Parses and checks the header of a whole file in memory (e.g. memory-mapped): every tensor's bytes
-// lie inside the file, match its dtype and shape, and no two overlap. Element counts are not
-// bounded here: the caller decides what it can hold.
+// lie inside the file, match its dtype and shape, and no two overlap (element counts: see
+// max_tensor_elements).
 SafetensorsHeader parse_safetensors_header(const char* bytes, std::size_t size, const std::string& path);
 
 TensorFile parse_safetensors(const char* bytes, std::size_t size, const std::string& path);

@@ -32,7 +32,8 @@ struct TensorFile {
 };
 
 // What a reader accepts. A tensor read whole becomes doubles (8 bytes per element), so the
-// element count is bounded; bigger files are for the memory-mapped header parsers.
+// element count is bounded; bigger files are for the memory-mapped header parsers, which bound
+// no element count: their caller decides what it can hold.
 constexpr std::int64_t max_tensor_elements = std::int64_t{1} << 25; // 32 Mi elements, 256 MiB of doubles
 constexpr int max_tensor_rank = 8;
 constexpr std::size_t max_tensors_per_file = 4096;

@@ -153,29 +153,28 @@ private:
         int& depth;
     };
 
+    // A left-associative level: operands parsed by `next`, joined by any of `ops`.
+    NodePtr parse_left(NodePtr (Parser::*next)(), std::initializer_list<const char*> ops) {
+        NodePtr left = (this->*next)();
+        while (std::any_of(ops.begin(), ops.end(), [this](const char* op) { return at(op); })) {
+            const Lexeme op = take();
+            left = make(Node::Op::binary, op.column, op.text, {left, (this->*next)()});
+        }
+        return left;
+    }
     NodePtr parse_or() {
         const Deeper deeper(depth_, peek().column);
-        NodePtr left = parse_and();
-        while (at("or")) {
-            const int col = take().column;
-            left = make(Node::Op::binary, col, "or", {left, parse_and()});
-        }
-        return left;
+        return parse_left(&Parser::parse_and, {"or"});
     }
-    NodePtr parse_and() {
-        NodePtr left = parse_not();
-        while (at("and")) {
-            const int col = take().column;
-            left = make(Node::Op::binary, col, "and", {left, parse_not()});
-        }
-        return left;
-    }
-    NodePtr parse_not() {
-        if (!at("not")) return parse_comparison();
+    NodePtr parse_and() { return parse_left(&Parser::parse_not, {"and"}); }
+    // A prefix operator `op` (of kind `kind`) before its own level, or the `next` level without one.
+    NodePtr parse_prefix(const char* op, Node::Op kind, NodePtr (Parser::*self)(), NodePtr (Parser::*next)()) {
+        if (!at(op)) return (this->*next)();
         const int col = take().column;
         const Deeper deeper(depth_, col);
-        return make(Node::Op::logical_not, col, "not", {parse_not()});
+        return make(kind, col, op, {(this->*self)()});
     }
+    NodePtr parse_not() { return parse_prefix("not", Node::Op::logical_not, &Parser::parse_not, &Parser::parse_comparison); }
     NodePtr parse_comparison() {
         NodePtr left = parse_sum();
         for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
@@ -185,28 +184,9 @@ private:
         }
         return left;
     }
-    NodePtr parse_sum() {
-        NodePtr left = parse_product();
-        while (at("+") || at("-")) {
-            const Lexeme op = take();
-            left = make(Node::Op::binary, op.column, op.text, {left, parse_product()});
-        }
-        return left;
-    }
-    NodePtr parse_product() {
-        NodePtr left = parse_unary();
-        while (at("*") || at("/")) {
-            const Lexeme op = take();
-            left = make(Node::Op::binary, op.column, op.text, {left, parse_unary()});
-        }
-        return left;
-    }
-    NodePtr parse_unary() {
-        if (!at("-")) return parse_postfix();
-        const int col = take().column;
-        const Deeper deeper(depth_, col);
-        return make(Node::Op::negate, col, "-", {parse_unary()});
-    }
+    NodePtr parse_sum() { return parse_left(&Parser::parse_product, {"+", "-"}); }
+    NodePtr parse_product() { return parse_left(&Parser::parse_unary, {"*", "/"}); }
+    NodePtr parse_unary() { return parse_prefix("-", Node::Op::negate, &Parser::parse_unary, &Parser::parse_postfix); }
     NodePtr parse_index() {
         if (at(":")) {
             take();

@@ -7,6 +7,7 @@
 #include "core/learn/review_deck.h"
 
 #include "core/io/scenario_io.h" // core::write_file_atomically
+#include "core/io/xml.h"
 
 #include <nlohmann/json.hpp>
 
@@ -318,19 +319,14 @@ void save_review_deck(const std::string& path, const ReviewDeck& deck) {
 
 // [SECTION] Anki export
 namespace {
-// One Anki field: HTML-escaped, line breaks as <br>, no tabs.
+// One Anki field: HTML-escaped, line breaks as <br>, no tabs (they separate the fields).
 std::string anki_field(const std::string& s) {
     std::string out;
     for (char ch : s) {
-        switch (ch) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '\n': out += "<br>"; break;
-        case '\t': out += ' '; break;
-        case '\r': break;
-        default: out += ch;
-        }
+        if (ch == '\n') out += "<br>";
+        else if (ch == '\t') out += ' ';
+        else if (ch == '"' || ch == '\'') out += ch; // text between tags: quotes stay as they read
+        else if (ch != '\r') core::io::append_xml_escaped(out, ch);
     }
     return out;
 }

@@ -64,10 +64,11 @@ void numpy_draw_controls(core::Scenario& s, View& v) {
 } // namespace
 
 void draw_controls_panel(core::Scenario& s, View& v) {
-    ImGui::Checkbox("Causal mask", &s.causal);
+    bool causal = s.causal, scale = s.scale;
+    if (ImGui::Checkbox("Causal mask", &causal)) core::edits::set_causal(s, causal);
     remember(v, "causal");
     tip("Each token sees only itself and the tokens before it: scores with j > i become −∞, their weights exactly 0.");
-    ImGui::Checkbox("Scale by √d_k", &s.scale);
+    if (ImGui::Checkbox("Scale by √d_k", &scale)) core::edits::set_scale(s, scale);
     remember(v, "scale");
     tip("Divide every score by √d_k before the softmax, so long vectors do not make the weights one-hot.");
     bool positions = s.positional == core::Positional::sinusoidal;

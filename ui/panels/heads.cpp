@@ -124,7 +124,7 @@ std::string head_dim(int index, int d_v) { return std::to_string(index / d_v + 1
 
 void output_projection_table(core::Scenario& s, View& v) {
     const int d_v = s.d_v();
-    GridSpec g = number_grid("W_O", s.W_O, ImGui::GetContentRegionAvail(), v);
+    GridSpec g = number_grid("W_O", s, core::edits::Which::W_O, 0, ImGui::GetContentRegionAvail(), v);
     g.row_header_w = ImGui::CalcTextSize("16.512").x + em();
     g.row_label = [d_v](int r) { return head_dim(r, d_v); };
     g.cell_tooltip = [d_v](int r, int c) {

@@ -44,14 +44,9 @@ std::string scientific(double x) {
     return text;
 }
 
-} // namespace
-
-void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
-    OrderView& o = v.state<OrderView>();
-    refresh_check(o, s, r, v.result_version);
-    const int n = s.n();
-
-    ImGui::BeginDisabled(n < 2);
+// "Shuffle tokens" and the positions switch; whether Shuffle was pressed (applied by the caller).
+bool order_controls(core::Scenario& s, View& v) {
+    ImGui::BeginDisabled(s.n() < 2);
     const bool shuffle = ImGui::Button("Shuffle tokens");
     ImGui::EndDisabled();
     remember(v, "shuffle");
@@ -66,20 +61,12 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
         "The same token at another place is then a different vector, so order matters.");
     ImGui::TextWrapped("Attention compares every query with every key, wherever they are: without position information "
                        "it cannot tell \"the cat sat\" from \"sat the cat\".");
+    return shuffle;
+}
 
-    if (shuffle) {
-        o.perm = core::edits::random_permutation(n, o.next_seed++);
-        core::edits::permute_tokens(s, o.perm);
-        o.check = {}; // checked on the next frame, against the new Result
-        o.version = -1;
-    }
-    if (o.perm.empty() || o.check.differences.empty()) {
-        ImGui::TextDisabled("Shuffle to see where each output row goes.");
-        return;
-    }
-
-    // From here on: the current tokens, and the order they had before the shuffle.
-    ImGui::Separator();
+// The orders before and after, and whether every output row moved with its token (and why not).
+void order_verdict(const core::Scenario& s, const OrderView& o) {
+    const int n = s.n();
     std::vector<int> undo(o.perm.size());
     for (size_t i = 0; i < o.perm.size(); ++i) undo[o.perm[i]] = static_cast<int>(i);
     ImGui::TextWrapped("old order: %s", listing(n, [&](int i) { return s.tokens[undo[i]]; }).c_str());
@@ -96,12 +83,14 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
     else
         ImGui::TextWrapped("✗ the outputs did not just move with their tokens (largest difference %s)", scientific(worst).c_str());
     ImGui::PopStyleColor();
-    if (!moved) {
-        if (s.positional == core::Positional::sinusoidal)
-            ImGui::TextWrapped("Positions are added to X: a token at another place has another embedding, so another query, key and value.");
-        if (s.causal) ImGui::TextWrapped("The causal mask is position information too: after the shuffle a token sees other tokens.");
-    }
+    if (moved) return;
+    if (s.positional == core::Positional::sinusoidal)
+        ImGui::TextWrapped("Positions are added to X: a token at another place has another embedding, so another query, key and value.");
+    if (s.causal) ImGui::TextWrapped("The causal mask is position information too: after the shuffle a token sees other tokens.");
+}
 
+// One row per token: where its output came from, and by how much it differs from the old one.
+void order_table(const core::Scenario& s, const OrderView& o) {
     const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter |
                                   ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("rows", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
@@ -112,7 +101,7 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
     ImGui::TableSetupColumn("largest |difference|", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
-    clipper.Begin(n);
+    clipper.Begin(s.n());
     while (clipper.Step())
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
             const bool same = o.check.differences[i] <= o.check.tolerance;
@@ -128,6 +117,27 @@ void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
             ImGui::TextUnformatted(scientific(o.check.differences[i]).c_str());
         }
     ImGui::EndTable();
+}
+
+} // namespace
+
+void draw_order_panel(core::Scenario& s, const core::Result& r, View& v) {
+    OrderView& o = v.state<OrderView>();
+    refresh_check(o, s, r, v.result_version);
+    if (order_controls(s, v)) {
+        o.perm = core::edits::random_permutation(s.n(), o.next_seed++);
+        core::edits::permute_tokens(s, o.perm);
+        o.check = {}; // checked on the next frame, against the new Result
+        o.version = -1;
+    }
+    if (o.perm.empty() || o.check.differences.empty()) {
+        ImGui::TextDisabled("Shuffle to see where each output row goes.");
+        return;
+    }
+    // From here on: the current tokens, and the order they had before the shuffle.
+    ImGui::Separator();
+    order_verdict(s, o);
+    order_table(s, o);
 }
 
 } // namespace ui

@@ -48,7 +48,7 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
     const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
     const float name_w = 5.0f * em();
 
-    GridSpec g = number_grid("X", s.X, ImGui::GetContentRegionAvail(), v);
+    GridSpec g = number_grid("X", s, core::edits::Which::X, 0, ImGui::GetContentRegionAvail(), v);
     g.rows = s.n(); // X has no rows when Q, K and V are given: the names still have theirs
     g.row_header_w = 3.0f * (button + spacing) + name_w + 0.5f * em();
     g.highlight_row = v.selected_row;
@@ -72,7 +72,8 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
         ImGui::SameLine(0, spacing);
         ImGui::SetNextItemWidth(name_w);
         if (r == v.selected_row) ImGui::PushStyleColor(ImGuiCol_Text, selection_color());
-        ImGui::InputText("##name", &s.tokens[r]);
+        std::string name = s.tokens[r];
+        if (ImGui::InputText("##name", &name)) core::edits::rename_token(s, r, std::move(name));
         if (r == v.selected_row) ImGui::PopStyleColor();
         tip("Token name, used in every panel");
     };

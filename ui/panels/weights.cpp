@@ -12,8 +12,8 @@ namespace ui {
 
 namespace {
 
-GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
-    GridSpec g = number_grid(name, W, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
+GridSpec weight_spec(const char* name, core::Scenario& s, core::edits::Which which, float max_h, View& v) {
+    GridSpec g = number_grid(name, s, which, v.selected_head, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
     g.row_header_w = ImGui::CalcTextSize("512").x + em();
     g.col_label = [](int c) { return std::to_string(c + 1); };
     g.row_label = [](int r) { return std::to_string(r + 1); };
@@ -26,8 +26,8 @@ GridSpec weight_spec(const char* name, core::Matrix& W, float max_h, View& v) {
 }
 
 // Q, K or V given directly: one row per token, edited like the weights.
-GridSpec given_spec(const char* name, const char* grid_id, core::Matrix& m, const core::Scenario& s, float max_h, View& v) {
-    GridSpec g = number_grid(grid_id, m, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
+GridSpec given_spec(const char* name, const char* grid_id, core::Scenario& s, core::edits::Which which, float max_h, View& v) {
+    GridSpec g = number_grid(grid_id, s, which, v.selected_head, ImVec2(ImGui::GetContentRegionAvail().x, max_h), v);
     g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     g.highlight_row = v.selected_row;
     g.col_label = [](int c) { return std::to_string(c + 1); };
@@ -70,27 +70,27 @@ void draw_weights_panel(core::Scenario& s, View& v) {
                      : "Which head's weights to edit; the matrices, heatmap and query arrow show the same head.");
     }
 
-    core::Head& head = s.heads[v.selected_head];
     if (s.direct)
         ImGui::TextWrapped("This scenario gives Q, K and V directly: there are no W_Q, W_K and W_V. Q, K and V are the "
                            "inputs; edit them here.");
     // Side by side when they fit, otherwise one under the other; each scrolls past a third of the panel.
     const float max_h = std::max(6.0f * ImGui::GetFrameHeight(), ImGui::GetContentRegionAvail().y / 3.0f - ImGui::GetFrameHeightWithSpacing());
-    struct Item { const char* name; const char* grid; const char* role; core::Matrix* m; };
+    using core::edits::Which;
+    struct Item { const char* name; const char* grid; const char* role; Which which; };
     const Item weights[] = {
-        {"W_Q", "W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", &head.W_Q},
-        {"W_K", "W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", &head.W_K},
-        {"W_V", "W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", &head.W_V},
+        {"W_Q", "W_Q", "Queries: Q = X · W_Q. One row per embedding dimension, one column per query dimension.", Which::W_Q},
+        {"W_K", "W_K", "Keys: K = X · W_K. One row per embedding dimension, one column per key dimension.", Which::W_K},
+        {"W_V", "W_V", "Values: V = X · W_V. One row per embedding dimension, one column per value dimension.", Which::W_V},
     };
     // Grid names of their own: the Matrices panel records "Q", "K" and "V" (its results).
     const Item given[] = {
-        {"Q", "Q given", "The queries, given by the scenario: one row per token. Editing one changes its scores at once.", &head.Q},
-        {"K", "K given", "The keys, given by the scenario: one row per token.", &head.K},
-        {"V", "V given", "The values, given by the scenario: one row per token; the outputs mix them.", &head.V},
+        {"Q", "Q given", "The queries, given by the scenario: one row per token. Editing one changes its scores at once.", Which::Q},
+        {"K", "K given", "The keys, given by the scenario: one row per token.", Which::K},
+        {"V", "V given", "The values, given by the scenario: one row per token; the outputs mix them.", Which::V},
     };
     for (size_t i = 0; i < 3; ++i) {
         const Item& it = s.direct ? given[i] : weights[i];
-        const GridSpec g = s.direct ? given_spec(it.name, it.grid, *it.m, s, max_h, v) : weight_spec(it.name, *it.m, max_h, v);
+        const GridSpec g = s.direct ? given_spec(it.name, it.grid, s, it.which, max_h, v) : weight_spec(it.name, s, it.which, max_h, v);
         const std::string title = std::string(it.name) + "  (" + std::to_string(g.rows) + " × " + std::to_string(g.cols) + ")";
         flow(std::max(grid_size(g).x, ImGui::CalcTextSize(title.c_str()).x), i == 0);
         ImGui::BeginGroup();
