@@ -157,7 +157,7 @@ struct Frame {
 // Rows an open prediction keeps hidden: one grey band each, with the reason where it fits.
 void hide_rows(ImDrawList* draw, const Frame& f, const HeatmapView& hm) {
     for (int i = f.rows.first; i < f.rows.last; ++i) {
-        if (!f.hidden[static_cast<size_t>(i)]) continue;
+        if (!hidden_at(f.hidden, i)) continue;
         const ImVec2 a = hm.cell_min(i, f.cols.first), b = hm.cell_min(i + 1, f.cols.last);
         draw->AddRectFilled(a, b, hidden_colour());
         const ImVec2 size = ImGui::CalcTextSize(reveal_hint);
@@ -186,7 +186,7 @@ void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, Text
         NumberFont mono;
         for (int i = f.rows.first; i < f.rows.last; ++i)
             for (int j = f.cols.first; j < f.cols.last; ++j) {
-                if (core::is_masked(f.s, i, j) || f.hidden[static_cast<size_t>(i)]) continue;
+                if (core::is_masked(f.s, i, j) || hidden_at(f.hidden, i)) continue;
                 const std::string text = fitting_weight(f.hr.weights(i, j), cell - 0.3f * e);
                 if (text.empty()) continue;
                 const ImVec2 a = hm.cell_min(i, j);
@@ -245,7 +245,7 @@ void hover_tooltip(const Frame& f) {
     ImGui::BeginTooltip();
     ImGui::Text("query: %s (row %d)", s.tokens[i].c_str(), i + 1);
     ImGui::Text("key: %s (column %d)", s.tokens[j].c_str(), j + 1);
-    if (f.hidden[static_cast<size_t>(i)]) {
+    if (hidden_at(f.hidden, i)) {
         ImGui::TextDisabled("score and weight: %s", reveal_hint);
     } else if (core::is_masked(s, i, j)) {
         ImGui::TextUnformatted("masked: this key comes after the query");
