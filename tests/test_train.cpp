@@ -240,7 +240,8 @@ TEST_CASE("train: the repeat and sort tasks put their targets on the right token
 
 TEST_CASE("train: every task trains and scores its heads, down to the smallest vocabulary and context") {
     for (Task task : {Task::repeat, Task::previous, Task::sort}) {
-        for (const auto& [vocab, T] : {std::pair{64, 32}, std::pair{11, 32}, std::pair{3, 5}, std::pair{14, 8}}) {
+        for (const std::pair<int, int>& size : {std::pair{64, 32}, std::pair{11, 32}, std::pair{3, 5}, std::pair{14, 8}}) {
+            const int vocab = size.first, T = size.second; // plain names: clang's CAPTURE cannot take bindings
             TrainConfig c;
             c.task = task;
             c.model.vocab = vocab;

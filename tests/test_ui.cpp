@@ -6,6 +6,7 @@
 #include "ui/panels/calculation.h"
 #include "ui/panels/heatmap.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/widgets.h"
 
 #include <doctest/doctest.h>
 
@@ -482,4 +483,15 @@ TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the 
     }
     REQUIRE(chdir(previous) == 0);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("ui: a token wider than its heatmap column is cut with an ellipsis, never mid-character") {
+    Ui ui;
+    ui.frames(1);
+    const float cut_width = ImGui::CalcTextSize("bec…").x;
+    CHECK(ui::fit_text("because", 100.0f * cut_width) == "because");
+    CHECK(ui::fit_text("because", cut_width) == "bec…");
+    CHECK(ui::fit_text("naïve", ImGui::CalcTextSize("naï…").x) == "naï…"); // ï is two bytes, kept whole
+    CHECK(ui::fit_text("naïve", ImGui::CalcTextSize("na…").x) == "na…");
+    CHECK(ui::fit_text("because", 0.0f) == "…");
 }

@@ -206,6 +206,10 @@ bool path_box(FileDialog& d) {
         ImGui::SetKeyboardFocusHere();
         d.focus_field = false;
     }
+    if (d.typing && !d.pending.empty()) { // the box has the keys again: the letters replace its text
+        ImGui::GetIO().AddInputCharactersUTF8(d.pending.c_str());
+        d.pending.clear();
+    }
     ImGui::SetNextItemWidth(-FLT_MIN);
     const bool entered = ImGui::InputTextWithHint("##path", saving(d) ? "name of the file" : "type a path, or pick a file above",
                                                   &d.typed, ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
@@ -286,7 +290,7 @@ void buttons(FileDialog& d, bool entered, core::Settings& settings) {
 bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), true); }
 
 // Up/Down move the selection (and take the keys from the box); outside the box Enter opens the
-// selection and Backspace the parent. Escape: Keep the file, else cancel.
+// selection, Backspace the parent, and letters go back to the box. Escape: Keep the file, else cancel.
 void keys(FileDialog& d, core::Settings& settings) {
     FileBrowser& b = *d.browser;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
@@ -305,6 +309,15 @@ void keys(FileDialog& d, core::Settings& settings) {
         return;
     }
     if (d.typing || !d.overwrite.empty()) return;
+    const ImVector<ImWchar>& letters = ImGui::GetIO().InputQueueCharacters;
+    if (!letters.empty()) { // typing while the list has the keys goes to the box
+        for (ImWchar c : letters) {
+            char utf8[5];
+            d.pending += ImTextCharToUtf8(utf8, c);
+        }
+        d.focus_field = true;
+        return;
+    }
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false)) submit(d, b.selected() >= 0 ? "" : d.typed, settings);
     else if (pressed(ImGuiKey_Backspace)) b.go_up();
 }

@@ -37,6 +37,7 @@ struct FileDialog {
     bool focus_field = false;    // give the box the keyboard at the next frame
     bool typing = false;         // the box had the keyboard at the last frame
     bool scroll_to_selection = false;
+    std::string pending;         // letters typed while the list had the keys, for the box once it has them
     std::string overwrite;       // Save: this file is there; waiting for Replace or Keep
     // Where things were drawn, for tests: "up", "crumb I", "entry NAME", "recent folder I",
     // "recent file I", "filter", "hidden", "field", "accept", "cancel", "replace", "keep".

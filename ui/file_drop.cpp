@@ -140,6 +140,11 @@ bool begin_modal(const char* title, bool wanted) {
     return ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings);
 }
 
+void end_modal(bool done) {
+    if (done) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
 void fill(App::State& st, const ArrayOffer& o, const core::edits::MatrixSlot& slot) {
     try {
         core::edits::fill_matrix(st.scenario, slot, o.arrays);
@@ -181,11 +186,8 @@ void offer_modal(App::State& st) {
     }
     ImGui::Separator();
     if (button(d, "Cancel", "cancel") || escape()) done = true;
-    if (done) {
-        d.offer.reset();
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
+    if (done) d.offer.reset();
+    end_modal(done);
 }
 
 void unsaved_modal(App::State& st) {
@@ -215,11 +217,8 @@ void unsaved_modal(App::State& st) {
             d.problems.push_back(e.what());
         }
     }
-    if (done) {
-        d.waiting_scenario.clear();
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
+    if (done) d.waiting_scenario.clear();
+    end_modal(done);
 }
 
 void problems_modal(App::State& st) {
@@ -230,11 +229,9 @@ void problems_modal(App::State& st) {
     for (const std::string& p : d.problems) ImGui::TextWrapped("%s", p.c_str());
     ImGui::PopStyleColor();
     ImGui::TextDisabled("Nothing was taken from these files.");
-    if (button(d, "OK", "ok") || escape() || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false)) {
-        d.problems.clear();
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
+    const bool done = button(d, "OK", "ok") || escape() || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false);
+    if (done) d.problems.clear();
+    end_modal(done);
 }
 
 } // namespace

@@ -20,6 +20,25 @@ ImFont* number_font() {
     return fonts->Fonts.Size > 1 ? fonts->Fonts[1] : ImGui::GetFont();
 }
 
+bool same_line_if_fits(float width) {
+    const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+    if (x + width > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) return false;
+    ImGui::SameLine();
+    return true;
+}
+
+std::string fit_text(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::string cut = text;
+    while (!cut.empty()) {
+        // Drop one whole UTF-8 character: its continuation bytes, then its lead byte.
+        while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80) cut.pop_back();
+        if (!cut.empty()) cut.pop_back();
+        if (ImGui::CalcTextSize((cut + "…").c_str()).x <= width) break;
+    }
+    return cut + "…";
+}
+
 void tip(const char* text) {
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     // Items with an id wait a moment, so moving the mouse across a panel does not flash tooltips;

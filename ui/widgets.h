@@ -27,6 +27,11 @@ struct NumberFont {
 void tip(const char* text);
 // Records the last item's rectangle under `name` (View::items) so tests can click it.
 void remember(View& v, const char* name);
+// SameLine() when an item `width` wide still fits on the current line (true); else false, and the
+// next item goes below.
+bool same_line_if_fits(float width);
+// `text` cut to fit `width` with a trailing "…" (whole UTF-8 characters), or whole when it fits.
+std::string fit_text(const std::string& text, float width);
 
 // Colours, in the maps View ▸ Colour maps chose (ui/colour_maps.h). Sequential: the weights map,
 // t in [0, 1]. Diverging: the signed map, t in [−1, 1], 0 in the middle.

@@ -60,7 +60,7 @@ void remember_recent_file(Settings& settings, const std::string& path) {
     if (path.empty()) return;
     const fs::path entry = absolute_normal(path);
     put_first(settings.recent_files, entry.string());
-    if (entry.has_parent_path()) put_first(settings.recent_folders, entry.parent_path().string());
+    if (entry.has_parent_path()) remember_recent_folder(settings, entry.parent_path().string());
 }
 
 void remember_recent_folder(Settings& settings, const std::string& folder) {

@@ -138,8 +138,8 @@ void output_projection_table(core::Scenario& s, View& v) {
 // `hidden`: the rows an open prediction keeps hidden (ui/panels/lesson_secret.h).
 void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v, const std::vector<char>& hidden) {
     GridSpec g = value_grid(id, m, static_cast<int>(m.rows()), ImGui::GetContentRegionAvail());
-    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden[static_cast<size_t>(r)] ? draw_hidden_cell(rect) : shown(r, c, rect); };
-    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden[static_cast<size_t>(r)] ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
+    g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden_at(hidden, r) ? draw_hidden_cell(rect) : shown(r, c, rect); };
+    g.cell_tooltip = [&hidden, shown = g.cell_tooltip](int r, int c) { hidden_at(hidden, r) ? ImGui::SetTooltip("%s", reveal_hint) : shown(r, c); };
     g.row_header_w = std::min(token_label_width(s), 7.0f * em()) + 0.8f * em();
     g.highlight_row = v.selected_row;
     g.row_label = [&s](int r) { return s.tokens[r]; };
@@ -147,19 +147,20 @@ void result_table(const char* id, const core::Matrix& m, const core::Scenario& s
     v.grids[id] = draw_grid(g);
 }
 
-} // namespace
-
-void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
-    const int heads = static_cast<int>(s.heads.size());
-    const float e = em();
+// The head count, + Head and − Head. The buttons only report: the panel applies them last.
+struct HeadButtons {
     bool add = false, remove = false;
+};
 
+HeadButtons head_buttons(const core::Scenario& s, const core::Result& r, View& v) {
+    const int heads = static_cast<int>(s.heads.size());
+    HeadButtons b;
     ImGui::AlignTextToFramePadding();
     if (lesson_hides_name(v, s, r, "d_k") || lesson_hides_name(v, s, r, "d_v")) ImGui::Text("%d head%s of d_k = ?, d_v = ? (%s)", heads, heads == 1 ? "" : "s", reveal_hint);
     else ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
-    ImGui::SameLine(0, e);
+    ImGui::SameLine(0, em());
     ImGui::BeginDisabled(heads >= core::Limits::max_heads);
-    add = ImGui::Button("+ Head");
+    b.add = ImGui::Button("+ Head");
     ImGui::EndDisabled();
     remember(v, "add_head");
     tip(s.direct ? "Add a head with its own random Q, K and V (and zero rows of W_O, if there is one). At most 16."
@@ -167,11 +168,14 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     ImGui::SameLine();
     ImGui::BeginDisabled(heads <= 1);
     const std::string remove_label = "− Head " + std::to_string(v.selected_head + 1) + "###remove";
-    remove = ImGui::Button(remove_label.c_str());
+    b.remove = ImGui::Button(remove_label.c_str());
     ImGui::EndDisabled();
     remember(v, "remove_head");
     tip("Remove the focused head, its weights and its rows of W_O (one head always stays).");
+    return b;
+}
 
+void output_projection_controls(core::Scenario& s, View& v) {
     bool projection = s.W_O.size() != 0;
     if (ImGui::Checkbox("Use an output projection W_O", &projection)) {
         if (projection) core::edits::identity_W_O(s);
@@ -180,61 +184,72 @@ void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     remember(v, "use_W_O");
     tip("Multiply the concatenated head outputs by W_O ((H·d_v) × d_model) to get back to the model's width. "
         "Ticking it starts from an identity-like W_O; unticked, the output is the concatenation itself.");
-    if (projection) {
-        ImGui::SameLine();
-        if (ImGui::Button("Identity")) core::edits::identity_W_O(s);
-        remember(v, "W_O_identity");
-        tip("W_O = 1 on the diagonal, 0 elsewhere: the output is the concatenation, cut or padded to d_model.");
-        ImGui::SameLine();
-        if (ImGui::Button("Random")) core::edits::random_W_O(s, v.state<HeadsView>().next_seed++);
-        remember(v, "W_O_random");
-        tip("Random W_O with entries of scale 1/√(H·d_v), as a freshly initialised layer has.");
+    if (!projection) return;
+    ImGui::SameLine();
+    if (ImGui::Button("Identity")) core::edits::identity_W_O(s);
+    remember(v, "W_O_identity");
+    tip("W_O = 1 on the diagonal, 0 elsewhere: the output is the concatenation, cut or padded to d_model.");
+    ImGui::SameLine();
+    if (ImGui::Button("Random")) core::edits::random_W_O(s, v.state<HeadsView>().next_seed++);
+    remember(v, "W_O_random");
+    tip("Random W_O with entries of scale 1/√(H·d_v), as a freshly initialised layer has.");
+}
+
+// The concatenation, W_O and the output, from this frame's Result: shapes as computed, whatever was
+// just clicked.
+void result_tabs(core::Scenario& s, const core::Result& r, View& v) {
+    const int n = static_cast<int>(r.concat.rows());
+    const int width = static_cast<int>(r.concat.cols());
+    const int computed_heads = static_cast<int>(r.heads.size());
+    const int d_v = width / computed_heads;
+    if (!ImGui::BeginTabBar("tables")) return;
+    const std::string concat_tab = "Concatenation (" + std::to_string(n) + " × " + std::to_string(width) + ")###concat";
+    const bool concat_open = ImGui::BeginTabItem(concat_tab.c_str());
+    tip("The heads' outputs side by side: n × (H·d_v).");
+    if (concat_open) {
+        if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
+        else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
+        result_table("concat", r.concat, s, v, d_v, lesson_hidden_rows(v, s, r, "Z"));
+        ImGui::EndTabItem();
     }
+    if (s.W_O.size() != 0) {
+        const std::string wo_tab = "W_O (" + std::to_string(s.W_O.rows()) + " × " + std::to_string(s.W_O.cols()) + ")###W_O";
+        const bool wo_open = ImGui::BeginTabItem(wo_tab.c_str());
+        tip("The output projection, editable: one row per column of the concatenation, one column per model dimension.");
+        if (wo_open) {
+            ImGui::TextDisabled("row h.j: dimension j of head h's output");
+            output_projection_table(s, v);
+            ImGui::EndTabItem();
+        }
+    }
+    const std::string out_tab = "Output (" + std::to_string(n) + " × " + std::to_string(r.output.cols()) + ")###output";
+    const bool output_open = ImGui::BeginTabItem(out_tab.c_str());
+    tip("What the layer hands on: one row per token.");
+    if (output_open) {
+        ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
+        result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, lesson_hidden_rows(v, s, r, "Z"));
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+}
+
+} // namespace
+
+void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
+    const int heads = static_cast<int>(s.heads.size());
+    const HeadButtons b = head_buttons(s, r, v);
+    output_projection_controls(s, v);
 
     ImGui::Spacing();
     const int clicked = thumbnails(s, r, v);
     if (clicked >= 0) v.selected_head = clicked;
 
-    // The result tables come from this frame's Result: shapes as computed, whatever was just clicked.
     ImGui::Spacing();
-    const int n = static_cast<int>(r.concat.rows());
-    const int width = static_cast<int>(r.concat.cols());
-    const int computed_heads = static_cast<int>(r.heads.size());
-    const int d_v = width / computed_heads;
-    if (ImGui::BeginTabBar("tables")) {
-        const std::string concat_tab = "Concatenation (" + std::to_string(n) + " × " + std::to_string(width) + ")###concat";
-        const bool concat_open = ImGui::BeginTabItem(concat_tab.c_str());
-        tip("The heads' outputs side by side: n × (H·d_v).");
-        if (concat_open) {
-            if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
-            else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
-            result_table("concat", r.concat, s, v, d_v, lesson_hidden_rows(v, s, r, "Z"));
-            ImGui::EndTabItem();
-        }
-        if (s.W_O.size() != 0) {
-            const std::string wo_tab = "W_O (" + std::to_string(s.W_O.rows()) + " × " + std::to_string(s.W_O.cols()) + ")###W_O";
-            const bool wo_open = ImGui::BeginTabItem(wo_tab.c_str());
-            tip("The output projection, editable: one row per column of the concatenation, one column per model dimension.");
-            if (wo_open) {
-                ImGui::TextDisabled("row h.j: dimension j of head h's output");
-                output_projection_table(s, v);
-                ImGui::EndTabItem();
-            }
-        }
-        const std::string out_tab = "Output (" + std::to_string(n) + " × " + std::to_string(r.output.cols()) + ")###output";
-        const bool output_open = ImGui::BeginTabItem(out_tab.c_str());
-        tip("What the layer hands on: one row per token.");
-        if (output_open) {
-            ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
-            result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, lesson_hidden_rows(v, s, r, "Z"));
-            ImGui::EndTabItem();
-        }
-        ImGui::EndTabBar();
-    }
+    result_tabs(s, r, v);
 
     // Structural edits last, so nothing above drew from a scenario that changed under it.
-    if (add && core::edits::add_head(s, v.state<HeadsView>().next_seed++)) v.selected_head = heads;
-    else if (remove && core::edits::remove_head(s, v.selected_head)) v.selected_head = std::min(v.selected_head, heads - 2);
+    if (b.add && core::edits::add_head(s, v.state<HeadsView>().next_seed++)) v.selected_head = heads;
+    else if (b.remove && core::edits::remove_head(s, v.selected_head)) v.selected_head = std::min(v.selected_head, heads - 2);
 }
 
 } // namespace ui

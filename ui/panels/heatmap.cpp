@@ -130,13 +130,14 @@ double draw_toolbar(const core::Scenario& s, const core::Result& r, View& v, Hea
         matrix_menu("heatmap", hr.weights, {s.tokens, s.tokens}, v, &figure);
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("rows: queries · columns: keys");
-    ImGui::SameLine();
     fit_button(hm);
     ImGui::SameLine();
     ImGui::Checkbox("stretch", &hm.stretch);
     tip("Colour from 0 to the largest weight instead of 0 to 1: with many tokens every weight is small, "
         "and stretching shows their differences.");
+    // The reading hint only where the line has room: the map's height matters more.
+    const char* hint = "rows: queries · columns: keys";
+    if (same_line_if_fits(ImGui::CalcTextSize(hint).x)) ImGui::TextDisabled("%s", hint);
     return hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
 }
 
@@ -157,7 +158,7 @@ struct Frame {
 // Rows an open prediction keeps hidden: one grey band each, with the reason where it fits.
 void hide_rows(ImDrawList* draw, const Frame& f, const HeatmapView& hm) {
     for (int i = f.rows.first; i < f.rows.last; ++i) {
-        if (!f.hidden[static_cast<size_t>(i)]) continue;
+        if (!hidden_at(f.hidden, i)) continue;
         const ImVec2 a = hm.cell_min(i, f.cols.first), b = hm.cell_min(i + 1, f.cols.last);
         draw->AddRectFilled(a, b, hidden_colour());
         const ImVec2 size = ImGui::CalcTextSize(reveal_hint);
@@ -186,7 +187,7 @@ void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, Text
         NumberFont mono;
         for (int i = f.rows.first; i < f.rows.last; ++i)
             for (int j = f.cols.first; j < f.cols.last; ++j) {
-                if (core::is_masked(f.s, i, j) || f.hidden[static_cast<size_t>(i)]) continue;
+                if (core::is_masked(f.s, i, j) || hidden_at(f.hidden, i)) continue;
                 const std::string text = fitting_weight(f.hr.weights(i, j), cell - 0.3f * e);
                 if (text.empty()) continue;
                 const ImVec2 a = hm.cell_min(i, j);
@@ -227,9 +228,11 @@ void draw_labels(ImDrawList* draw, const Frame& f, int selected_row, const Heatm
         const ImVec2 a = hm.cell_min(0, j);
         const float x0 = std::max(a.x, map.Min.x), x1 = std::min(a.x + cell, map.Max.x);
         const ImVec4 clip(x0, label_top, x1, map.Min.y);
-        const ImVec2 size = ImGui::CalcTextSize(f.s.tokens[j].c_str());
+        // A label wider than its column is cut with "…"; the tooltip names the whole token.
+        const std::string label = fit_text(f.s.tokens[j], cell - 0.2f * e);
+        const ImVec2 size = ImGui::CalcTextSize(label.c_str());
         draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(std::max(x0, a.x + (cell - size.x) * 0.5f), label_top),
-                      j == f.hover_col ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text), f.s.tokens[j].c_str(), nullptr, 0.0f, &clip);
+                      j == f.hover_col ? IM_COL32_WHITE : ImGui::GetColorU32(ImGuiCol_Text), label.c_str(), nullptr, 0.0f, &clip);
     }
 }
 
@@ -245,7 +248,7 @@ void hover_tooltip(const Frame& f) {
     ImGui::BeginTooltip();
     ImGui::Text("query: %s (row %d)", s.tokens[i].c_str(), i + 1);
     ImGui::Text("key: %s (column %d)", s.tokens[j].c_str(), j + 1);
-    if (f.hidden[static_cast<size_t>(i)]) {
+    if (hidden_at(f.hidden, i)) {
         ImGui::TextDisabled("score and weight: %s", reveal_hint);
     } else if (core::is_masked(s, i, j)) {
         ImGui::TextUnformatted("masked: this key comes after the query");

@@ -25,6 +25,8 @@ void draw_hidden_cell(const ImRect& rect);
 bool lesson_hides(View& v, const core::Scenario& s, const core::Result& r, const std::string& matrix, int row);
 // lesson_hides for each row of `matrix`, 0 or 1 (s.n() entries).
 std::vector<char> lesson_hidden_rows(View& v, const core::Scenario& s, const core::Result& r, const std::string& matrix);
+// Row `row` of lesson_hidden_rows (false beyond it: a table drawn from a Result of another size).
+inline bool hidden_at(const std::vector<char>& hidden, int row) { return row >= 0 && static_cast<size_t>(row) < hidden.size() && hidden[static_cast<size_t>(row)]; }
 // Whether the open prediction asks for a size by name (d_k, heads, …).
 bool lesson_hides_name(View& v, const core::Scenario& s, const core::Result& r, const std::string& name);
 // Whether the open prediction asks about the decoder's KV cache.

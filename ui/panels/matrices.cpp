@@ -44,7 +44,7 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
     g.row_label = [&s](int r) { return s.tokens[r]; };
     g.col_label = [&](int c) { return mv.key_columns ? s.tokens[c] : std::to_string(c + 1); };
     g.cell = [&](int r, int c, const ImRect& rect) {
-        if (hidden[static_cast<size_t>(r)]) return draw_hidden_cell(rect);
+        if (hidden_at(hidden, r)) return draw_hidden_cell(rect);
         const double x = m(r, c);
         const bool masked = mv.show_mask && core::is_masked(s, r, c);
         const ImU32 bg = masked ? masked_color() : mv.colors == Colors::weights ? sequential_color(x) : diverging_color(x / scale);
@@ -56,7 +56,7 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
     g.cell_tooltip = [&](int r, int c) {
         const std::string row = "\"" + s.tokens[r] + "\"";
         const std::string col = mv.key_columns ? "\"" + s.tokens[c] + "\"" : "dimension " + std::to_string(c + 1);
-        if (hidden[static_cast<size_t>(r)])
+        if (hidden_at(hidden, r))
             ImGui::SetTooltip("%s[%s, %s]: %s", mv.name, row.c_str(), col.c_str(), reveal_hint);
         else if (mv.show_mask && core::is_masked(s, r, c))
             ImGui::SetTooltip("%s[%s, %s]: masked, %s comes after %s", mv.name, row.c_str(), col.c_str(), col.c_str(), row.c_str());
