@@ -87,7 +87,8 @@ TEST_CASE("--review and --export-anki: bad arguments exit 2 with one line") {
              {{"--export-anki"}, "attnviz: --export-anki needs a value"},
              {{"--review", "--dump"}, "attnviz: only one of"}}) {
         const Run r = run(args);
-        CAPTURE(args[0]);
+        const std::string& first = args[0]; // CAPTURE cannot name a structured binding under clang
+        CAPTURE(first);
         CHECK(r.code == 2);
         CHECK(r.out.empty());
         CHECK(r.err.find(message) == 0);
