@@ -48,6 +48,15 @@ struct Tree {
 
 ImVec2 at(Ui& ui, const std::string& item) { return ui.st().dialog.items.at(item).GetCenter(); }
 
+// Menu ▸ item opens the dialog titled `title`; the path is typed into its path box and taken.
+void choose_through_menu(Ui& ui, const char* menu, const char* item, const std::string& title, const std::string& path) {
+    headless::menu_click(ui, menu, item);
+    ui.frames(2);
+    REQUIRE(ui.st().dialog.title() == title);
+    ui.type(path);
+    ui.key(headless::key_enter);
+}
+
 std::vector<std::string> names(Ui& ui) {
     std::vector<std::string> out;
     for (const auto& e : ui.st().dialog.browser->entries()) out.push_back(e.name);
@@ -56,11 +65,7 @@ std::vector<std::string> names(Ui& ui) {
 
 // File ▸ Open…, then `path` typed into the path box and Enter.
 void open_dialog_at(Ui& ui, const std::string& folder) {
-    headless::menu_click(ui, "File", "Open…");
-    ui.frames(2);
-    REQUIRE(ui.st().dialog.title() == "Open scenario");
-    ui.type(folder);
-    ui.key(headless::key_enter);
+    choose_through_menu(ui, "File", "Open…", "Open scenario", folder);
     REQUIRE(ui.st().dialog.browser->folder() == folder);
 }
 
@@ -193,11 +198,7 @@ TEST_CASE("file dialog: File ▸ Import puts a .npy into the matrix picked among
     Tree t;
     Ui ui;
     ui.frames(2);
-    headless::menu_click(ui, "File", "Import an array into a matrix…");
-    ui.frames(2);
-    REQUIRE(ui.st().dialog.title() == "Import an array into a matrix");
-    ui.type(t / "arr.npy");
-    ui.key(headless::key_enter);
+    choose_through_menu(ui, "File", "Import an array into a matrix…", "Import an array into a matrix", t / "arr.npy");
     CHECK_FALSE(ui.st().dialog.open());
     REQUIRE(ui.st().drops.offer.has_value());
     ui.frames(2);
@@ -292,11 +293,7 @@ TEST_CASE("file dialog: Learn ▸ Open lesson file… and a dropped .toml start 
     {
         Ui ui;
         ui.frames(2);
-        headless::menu_click(ui, "Learn", "Open lesson file…");
-        ui.frames(2);
-        REQUIRE(ui.st().dialog.title() == "Open lesson file");
-        ui.type(t / "bad.toml");
-        ui.key(headless::key_enter);
+        choose_through_menu(ui, "Learn", "Open lesson file…", "Open lesson file", t / "bad.toml");
         CHECK(ui.st().dialog.error().find("bad.toml") != std::string::npos);
         CHECK_FALSE(ui.st().view.state<ui::LessonView>().session.has_value());
         ui.key('A', true);

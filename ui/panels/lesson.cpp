@@ -164,8 +164,7 @@ void prediction_choices(LessonView& lv, View& v, const Predict& p, const core::S
         const Value choice = p.choices.empty() ? Value::of_token(s.tokens[static_cast<size_t>(k)]) : p.choices[static_cast<size_t>(k)];
         const std::string label = choice.text() + "##choice" + std::to_string(k);
         const float w = ImGui::CalcTextSize(choice.text().c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x;
-        if (k > 0 && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
-            ImGui::SameLine();
+        if (k > 0) same_line_if_fits(w);
         if (ImGui::Button(label.c_str())) commit(lv, v, choice, s, r);
         remember(v, ("lesson_choice_" + std::to_string(k)).c_str());
     }
