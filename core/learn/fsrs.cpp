@@ -13,7 +13,7 @@ namespace core::learn {
 namespace {
 const char* const kRatingNames[] = {"again", "hard", "good", "easy"};
 const char* const kPhaseNames[] = {"learning", "review", "relearning"};
-constexpr double kMinStability = 0.001;
+constexpr double kMinStability = 0.001, kMaxStability = 36500; // days, as fsrs-rs and ts-fsrs
 constexpr long kDay = 86400;
 } // namespace
 
@@ -65,9 +65,9 @@ Memory Scheduler::next_memory(const std::optional<Memory>& m, long elapsed_days,
                     std::clamp(initial_difficulty(g), 1.0, 10.0)};
     const double s = m->stability, d = m->difficulty;
     double next_s;
-    if (elapsed_days < 1) { // same day: the short-term effect
+    if (elapsed_days < 1) { // same day: the short-term effect, which only Again may make below 1 (as fsrs-rs)
         double grow = std::exp(w[17] * (g - 3 + w[18])) * std::pow(s, -w[19]);
-        if (rating >= Rating::Good) grow = std::max(grow, 1.0);
+        if (rating >= Rating::Hard) grow = std::max(grow, 1.0);
         next_s = s * grow;
     } else {
         const double r = forgetting_curve(static_cast<double>(elapsed_days), s);
@@ -82,7 +82,7 @@ Memory Scheduler::next_memory(const std::optional<Memory>& m, long elapsed_days,
     // Difficulty: a step by rating, damped near 10, pulled slightly back toward an Easy first answer.
     const double moved = d + (10 - d) * (-w[6] * (g - 3)) / 9;
     const double next_d = w[7] * initial_difficulty(4) + (1 - w[7]) * moved;
-    return {std::max(next_s, kMinStability), std::clamp(next_d, 1.0, 10.0)};
+    return {std::clamp(next_s, kMinStability, kMaxStability), std::clamp(next_d, 1.0, 10.0)};
 }
 
 int Scheduler::next_interval_days(double s) const {
