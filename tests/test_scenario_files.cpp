@@ -106,6 +106,23 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
         std::ofstream(dir + "/shape.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[1]], "W_V": [[1]]})";
         CHECK_THROWS_WITH(core::load_scenario_file(dir + "/shape.json"), (dir + "/shape.json: W_Q has 3 rows, expected 2 (the width of X)").c_str());
     }
+    SUBCASE("a wrong shape names the scenario and the array file the user must fix") {
+        core::io::write_npy(dir + "/wrongshape.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+        std::ofstream(dir + "/scene.json") << R"({"X": "emb.npy", "W_Q": "wrongshape.npy", "W_K": [[1]], "W_V": [[1]]})";
+        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/scene.json"),
+                          (dir + "/scene.json: W_Q (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
+        std::ofstream(dir + "/object.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [0, 1]], "W_K": {"file": "wrongshape.npy"}, "W_V": [[1]]})";
+        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/object.json"),
+                          (dir + "/object.json: W_K (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
+        core::io::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
+        core::io::write_npy(dir + "/wv3.npy", tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
+        std::ofstream(dir + "/stacked.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wv3.npy"})";
+        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/stacked.json"),
+                          (dir + "/stacked.json: heads[0].W_V (wv3.npy) has 3 rows, expected 2 (the width of X)").c_str());
+        std::ofstream(dir + "/inline.json") << R"({"heads": [{"Q": [[1]], "K": [[1], [2]], "V": [[1]]}, {"Q": [[1]], "K": "wrongshape.npy", "V": [[1]]}]})";
+        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/inline.json"),
+                          (dir + "/inline.json: heads[0].K has 2 rows, expected 1 (the number of tokens)").c_str());
+    }
     std::system(("rm -rf " + dir).c_str());
 }
 

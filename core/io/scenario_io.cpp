@@ -223,6 +223,40 @@ bool heads_are_direct(const json& root) {
 
 } // namespace
 
+// The array file a matrix of the scenario was read from ("emb.npy"), or "" when its numbers are
+// in the JSON: `name` is a matrix as validation names it ("W_Q", "heads[1].W_K", "X").
+std::string array_file_of(const json& root, const std::string& name) {
+    const json* v = nullptr;
+    unsigned head = 0;
+    char field[8] = {};
+    if (std::sscanf(name.c_str(), "heads[%u].%7s", &head, field) == 2) {
+        if (root.contains("heads") && root["heads"].is_array() && head < root["heads"].size()) v = &root["heads"][head];
+        if (v && v->is_object() && v->contains(field)) v = &(*v)[field];
+        else v = root.contains(field) ? &root[field] : nullptr; // one 3-d array for every head
+    } else if (root.contains(name)) {
+        v = &root[name];
+    }
+    if (v && v->is_object() && v->contains("file") && (*v)["file"].is_string()) v = &(*v)["file"];
+    const std::string last = name.substr(name.rfind('.') + 1);
+    bool matrix = false;
+    for (const char* m : {"X", "W_Q", "W_K", "W_V", "Q", "K", "V", "W_O"}) matrix = matrix || last == m;
+    return matrix && v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+// Validation, with the array file named beside its matrix: "W_Q (wrongshape.npy) has 6 rows,
+// expected 5", as the user has to fix that file.
+void require_valid_naming_files(const Scenario& s, const json& root) {
+    try {
+        require_valid(s);
+    } catch (const ScenarioError& e) {
+        const std::string what = e.what();
+        const std::size_t end = what.find_first_of(" [", what.rfind("heads[", 0) == 0 ? what.find("].") : 0);
+        const std::string file = end == std::string::npos ? "" : array_file_of(root, what.substr(0, end));
+        if (file.empty()) throw;
+        fail(what.substr(0, end) + " (" + file + ")" + what.substr(end));
+    }
+}
+
 std::string json_number(double x) {
     if (std::abs(x) < 1e15 && x == std::round(x)) {
         char buf[32];
@@ -325,7 +359,7 @@ Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
         pin.q = q.row(0).transpose();
         s.pin = pin;
     }
-    require_valid(s);
+    require_valid_naming_files(s, root);
     return s;
 }
 
