@@ -318,3 +318,16 @@ TEST_CASE("desktop: Help > About shows the version, the libraries' licences and 
     CHECK(ui.shows("/home/u/.config/attnviz/settings.json", about));
     CHECK(ui.shows("/home/u/.config/attnviz/imgui.ini", about));
 }
+
+TEST_CASE("desktop: the menu bar ends with Help, after Learn, as on every desktop") {
+    Ui ui;
+    ui.frames(2);
+    const std::string bar = ui.screen_text("##MainMenuBar");
+    const std::string first_row = bar.substr(0, bar.find('\n'));
+    INFO(first_row);
+    const auto learn = first_row.find("Learn"), help = first_row.find("Help");
+    REQUIRE(learn != std::string::npos);
+    REQUIRE(help != std::string::npos);
+    CHECK(learn < help);
+    CHECK(first_row.find("View") < learn);
+}

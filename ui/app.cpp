@@ -281,15 +281,15 @@ void menu_bar(App::State& st) {
         }
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Help")) {
+    draw_learn_menu(v);
+    draw_review_menu_item(v);
+    if (ImGui::BeginMenu("Help")) { // last, as on every desktop
         panel_items(v, Menu::help);
         ImGui::Separator();
         if (ImGui::MenuItem("Keyboard shortcuts", keys_of(Command::shortcuts), st.show_shortcuts)) do_command(st, Command::shortcuts);
         ImGui::MenuItem("About attnviz", nullptr, &st.show_about);
         ImGui::EndMenu();
     }
-    draw_learn_menu(v);
-    draw_review_menu_item(v);
     // The status line: refusals and file errors stay readable for a while, then fade out.
     if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
         ImGui::SameLine(0, 2.0f * em());
