@@ -37,7 +37,7 @@ std::optional<core::Scenario> Autosave::restore(std::string& error) {
     struct stat st{};
     if (::stat(path_.c_str(), &st) != 0) return std::nullopt;
     try {
-        core::Scenario s = core::load_scenario_file(path_);
+        core::Scenario s = core::io::load_scenario_file(path_);
         saved_ = s;
         return s;
     } catch (const core::ScenarioError& e) {
@@ -50,7 +50,7 @@ std::optional<core::Scenario> Autosave::restore(std::string& error) {
 std::string Autosave::save(const core::Scenario& s) {
     if (!make_parent_dirs(path_)) return "autosave: cannot create the folder for " + path_ + ": " + std::strerror(errno);
     try {
-        core::save_scenario_file(path_, s);
+        core::io::save_scenario_file(path_, s);
     } catch (const core::ScenarioError& e) {
         return std::string("autosave: ") + e.what();
     }

@@ -2,7 +2,7 @@
 //
 // The window (and --monkey) call tick() once per frame. Within `delay` of an edit the scenario is
 // written to $XDG_STATE_HOME/attnviz/session.json (default ~/.local/state/attnviz/session.json)
-// through core::write_file_atomically: temp file, fsync, rename. A SIGKILL at any moment
+// through core::io::write_file_atomically: temp file, fsync, rename. A SIGKILL at any moment
 // therefore leaves the previous file or the new one, both loadable.
 #pragma once
 

@@ -9,6 +9,8 @@
 #include "app/monkey.h"
 #include "core/attention.h"
 #include "core/explain.h"
+#include "core/io/formats.h"
+#include "core/kernels.h"
 #include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/io/report_json.h"
@@ -31,7 +33,11 @@
 
 namespace app {
 
-const char* const usage_text =
+std::string usage_text() {
+    using core::io::Kind;
+    const std::string attention = core::io::extension_list(Kind::attention, ", ");
+    const std::string arrays = core::io::extension_list(Kind::array, ", ");
+    return
     "usage: attnviz [FILE]                          open the window (\"the cat sat\" by default)\n"
     "       attnviz --screenshot OUT.png [--select ROW] [FILE]\n"
     "                                               draw the window once, save it as a PNG, exit\n"
@@ -42,7 +48,7 @@ const char* const usage_text =
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
     "       attnviz --attention FILE [--labels FILE]\n"
-    "                                               a model's attention weights (.npy, .npz, .safetensors;\n"
+    "                                               a model's attention weights (" + attention + ";\n"
     "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
     "                                               layer and head, one head's map, top keys, causal check;\n"
     "                                               labels: a JSON array or one token a line\n"
@@ -78,7 +84,8 @@ const char* const usage_text =
     "       attnviz --presets                       list the presets as JSON (id, title)\n"
     "       --preset ID [--seed S --tokens N --dim D] goes wherever FILE does (seed, tokens, dim: numpy-random)\n"
     "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md), or an array file\n"
-    "(.npy, .npz, .safetensors, .csv, .tsv) opened as one.\n";
+    "(" + arrays + ") opened as one.\n";
+}
 
 namespace {
 
@@ -113,9 +120,9 @@ std::string theme_of(const std::string& text) {
 
 int zoom_of(const std::string& text) {
     std::string steps;
-    for (int step : core::zoom_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(step);
-    const int z = bounded_int("--zoom", text, core::zoom_steps.front(), core::zoom_steps.back());
-    if (std::find(core::zoom_steps.begin(), core::zoom_steps.end(), z) == core::zoom_steps.end())
+    for (int step : core::io::zoom_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(step);
+    const int z = bounded_int("--zoom", text, core::io::zoom_steps.front(), core::io::zoom_steps.back());
+    if (std::find(core::io::zoom_steps.begin(), core::io::zoom_steps.end(), z) == core::io::zoom_steps.end())
         throw UsageError("--zoom takes one of " + steps + ", not " + text);
     return z;
 }
@@ -203,7 +210,7 @@ Options parse_args(int argc, const char* const* argv) {
 
 bool load_scenario(const Options& o, core::Scenario& s, std::ostream& err) {
     try {
-        s = !o.preset.empty() ? preset_scenario(o) : o.file.empty() ? core::preset_three_tokens() : open_scenario_file(o.file);
+        s = !o.preset.empty() ? preset_scenario(o) : o.file.empty() ? core::preset_three_tokens() : core::io::load_scenario_file(o.file);
         return true;
     } catch (const core::ScenarioError& e) {
         err << "attnviz: " << e.what() << "\n";
@@ -283,7 +290,7 @@ double peak_resident_set_mb() {
 }
 
 int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
-    if (o.mode == Options::Mode::help) { out << usage_text; return 0; }
+    if (o.mode == Options::Mode::help) { out << usage_text(); return 0; }
     if (o.mode == Options::Mode::presets) { out << presets_json(); return 0; }
     if (o.mode == Options::Mode::export_file) return run_export(o, err);
     if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
@@ -295,8 +302,8 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
     core::Scenario s;
     if (!load_scenario(o, s, err)) return 2;
     switch (o.mode) {
-    case Options::Mode::dump: out << core::dump_json(s, core::compute(s)); return 0;
-    case Options::Mode::decode: out << core::decode_json(core::decode_all(s)); return 0;
+    case Options::Mode::dump: out << core::io::dump_json(s, core::compute(s)); return 0;
+    case Options::Mode::decode: out << core::io::decode_json(core::decode_all(s)); return 0;
     case Options::Mode::explain: {
         const int row = row_of(o, s, err);
         if (row < 0) return 2;

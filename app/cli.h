@@ -32,7 +32,7 @@ struct Options {
     std::string attention_file;  // --attention FILE: a model's attention weights (app/cli_attention.h)
     std::string labels_file;     // --attention: --labels FILE
     std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting
-    int zoom_percent = 0;        // --zoom PERCENT, one of core::zoom_steps; 0 = the setting
+    int zoom_percent = 0;        // --zoom PERCENT, one of core::io::zoom_steps; 0 = the setting
     std::string review_now;      // --review: --now ISO8601 (empty: the clock)
     std::string anki_path;       // --export-anki OUT.txt
 };
@@ -77,6 +77,7 @@ int row_of(const Options& options, const core::Scenario& scenario, std::ostream&
 using WindowRunner = int (*)(const Options&);
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window);
 
-extern const char* const usage_text;
+// What --help prints.
+std::string usage_text();
 
 } // namespace app

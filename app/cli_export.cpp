@@ -9,6 +9,7 @@
 #include "core/io/figure.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
+#include "core/io/files.h"
 #include "core/io/scenario_io.h"
 
 #include <nlohmann/json.hpp>
@@ -66,10 +67,10 @@ core::io::MatrixLabels labels_of(const core::Scenario& s, const core::Matrix& m,
 }
 
 std::string heads_json(const core::Scenario& s, const core::Result& r, const std::string& what) {
-    if (!core::io::is_per_head(what) || s.heads.size() == 1) return core::matrix_json(core::io::matrix_by_name(s, r, what, 0), "  ");
+    if (!core::io::is_per_head(what) || s.heads.size() == 1) return core::io::matrix_json(core::io::matrix_by_name(s, r, what, 0), "  ");
     std::string out = "[\n  ";
     for (std::size_t h = 0; h < s.heads.size(); ++h)
-        out += (h ? ",\n  " : "") + core::matrix_json(core::io::matrix_by_name(s, r, what, static_cast<int>(h)), "  ");
+        out += (h ? ",\n  " : "") + core::io::matrix_json(core::io::matrix_by_name(s, r, what, static_cast<int>(h)), "  ");
     return out + "\n]";
 }
 
@@ -99,7 +100,7 @@ std::string export_bytes(const Options& o, const core::Scenario& s, const core::
         const core::Matrix& A = r.heads[static_cast<std::size_t>(head)].weights;
         return o.export_format == "svg" ? core::io::heatmap_figure_svg(A, spec) : core::io::png_bytes(core::io::heatmap_figure_png(A, spec));
     }
-    if (o.export_format == "json") return o.head ? core::matrix_json(core::io::matrix_by_name(s, r, o.export_what, head), "  ") + "\n"
+    if (o.export_format == "json") return o.head ? core::io::matrix_json(core::io::matrix_by_name(s, r, o.export_what, head), "  ") + "\n"
                                                  : heads_json(s, r, o.export_what) + "\n";
     const core::Matrix& m = core::io::matrix_by_name(s, r, o.export_what, head);
     if (o.export_format == "png") return core::io::png_bytes(core::io::heatmap_texels(m, s.causal));
@@ -148,9 +149,12 @@ int run_export(const Options& o, std::ostream& err) {
         return 2;
     }
     try {
-        core::write_file_atomically(o.export_out, export_bytes(o, s, core::compute(s)));
+        core::io::write_file_atomically(o.export_out, export_bytes(o, s, core::compute(s)));
     } catch (const core::io::ExportError& e) {
         err << "attnviz: " << o.export_out << ": " << e.what() << "\n";
+        return 2;
+    } catch (const core::io::WriteError& e) {
+        err << "attnviz: " << e.what() << "\n";
         return 2;
     } catch (const core::ScenarioError& e) {
         err << "attnviz: " << e.what() << "\n";

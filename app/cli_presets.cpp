@@ -1,7 +1,5 @@
 #include "app/cli_presets.h"
 
-#include "core/io/arrays.h"
-#include "core/io/scenario_io.h"
 #include "core/presets.h"
 
 #include <nlohmann/json.hpp>
@@ -34,11 +32,6 @@ void check_preset_args(Options& o, bool seed_given, bool tokens_given, bool dim_
 core::Scenario preset_scenario(const Options& o) {
     if (o.preset == core::numpy_random_id) return core::numpy_random_qkv(static_cast<std::uint64_t>(o.seed), o.tokens, o.dim);
     return core::find_preset(o.preset)->make();
-}
-
-core::Scenario open_scenario_file(const std::string& path) {
-    if (core::io::is_array_file(path)) return core::io::scenario_from_array_file(path);
-    return core::load_scenario_file(path);
 }
 
 } // namespace app

@@ -16,7 +16,5 @@ std::string presets_json();
 void check_preset_args(Options& o, bool seed_given, bool tokens_given, bool dim_given);
 // The scenario of --preset; the seed, tokens and dim of `o` for "numpy-random".
 core::Scenario preset_scenario(const Options& o);
-// A scenario file (.json), or a tensor file opened as a scenario (core/io/arrays.h).
-core::Scenario open_scenario_file(const std::string& path);
 
 } // namespace app

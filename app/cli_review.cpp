@@ -3,7 +3,7 @@
 
 #include "core/learn/review_deck.h"
 #include "core/scenario.h"
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,8 +67,8 @@ int run_review_list(const std::string& now_text, std::ostream& out, std::ostream
 int run_export_anki(const std::string& out_path, std::ostream& out, std::ostream& err) {
     const core::learn::LoadedDeck loaded = load_reporting(err);
     try {
-        core::write_file_atomically(out_path, core::learn::deck_to_anki(loaded.deck));
-    } catch (const core::ScenarioError& e) {
+        core::io::write_file_atomically(out_path, core::learn::deck_to_anki(loaded.deck));
+    } catch (const core::io::WriteError& e) {
         err << "attnviz: " << e.what() << "\n";
         return 2;
     }

@@ -31,7 +31,7 @@
 #include "core/io/settings.h"
 #include "core/presets.h"
 #include "core/scenario.h"
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 #include "ui/appearance.h"
 #include "ui/fonts.h"
 #include "ui/app_state.h"
@@ -124,7 +124,7 @@ bool start_glfw(Backend& b, std::ostream& err) {
 }
 
 // Puts the window, its frame (title bar, borders) included, in the rectangle `place`.
-void fit_frame(GLFWwindow* window, const core::WindowGeometry& place) {
+void fit_frame(GLFWwindow* window, const core::io::WindowGeometry& place) {
     int left = 0, top = 0, right = 0, bottom = 0;
     glfwGetWindowFrameSize(window, &left, &top, &right, &bottom);
     glfwSetWindowPos(window, place.x + left, place.y + top);
@@ -148,7 +148,7 @@ void set_window_icon(GLFWwindow* window) {
     if (!images.empty()) glfwSetWindowIcon(window, static_cast<int>(images.size()), images.data());
 }
 
-bool open_window(Backend& b, const std::string& title, const core::WindowGeometry& place, std::ostream& err) {
+bool open_window(Backend& b, const std::string& title, const core::io::WindowGeometry& place, std::ostream& err) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -238,24 +238,24 @@ void apply_appearance(Backend& b, const ui::Appearance& wanted) {
 //-----------------------------------------------------------------------------
 
 // The settings file's contents; its problems (a bad value, an unknown key) go to stderr once.
-core::Settings read_settings(const std::string& path) {
+core::io::Settings read_settings(const std::string& path) {
     std::vector<std::string> problems;
-    core::Settings settings = core::load_settings(path, problems);
+    core::io::Settings settings = core::io::load_settings(path, problems);
     for (const std::string& problem : problems) std::cerr << "attnviz: warning: " << problem << "\n";
     return settings;
 }
 
-void write_settings(const std::string& path, const core::Settings& settings) {
+void write_settings(const std::string& path, const core::io::Settings& settings) {
     if (path.empty()) return;
     try {
-        core::save_settings(path, settings);
+        core::io::save_settings(path, settings);
     } catch (const std::exception& e) {
         std::cerr << "attnviz: warning: settings not saved: " << e.what() << "\n";
     }
 }
 
-core::WindowGeometry work_area(GLFWmonitor* monitor) {
-    core::WindowGeometry area{0, 0, bench_width, bench_height, false};
+core::io::WindowGeometry work_area(GLFWmonitor* monitor) {
+    core::io::WindowGeometry area{0, 0, bench_width, bench_height, false};
     if (monitor) glfwGetMonitorWorkarea(monitor, &area.x, &area.y, &area.width, &area.height);
     if (area.width <= 0 || area.height <= 0) area = {0, 0, bench_width, bench_height, false};
     return area;
@@ -264,15 +264,15 @@ core::WindowGeometry work_area(GLFWmonitor* monitor) {
 // The first window: where it was last time if its title bar is still on a monitor (clipped to that
 // monitor's work area), else the whole work area of the primary monitor, so a 1280 × 720 projector
 // shows every panel as a 4K screen does.
-core::WindowGeometry first_placement(const std::optional<core::WindowGeometry>& saved) {
+core::io::WindowGeometry first_placement(const std::optional<core::io::WindowGeometry>& saved) {
     if (saved) {
         int count = 0;
         GLFWmonitor** monitors = glfwGetMonitors(&count);
         for (int i = 0; i < count; ++i) {
-            const core::WindowGeometry a = work_area(monitors[i]);
+            const core::io::WindowGeometry a = work_area(monitors[i]);
             const int grip_x = saved->x + std::min(saved->width / 2, 100), grip_y = saved->y + 10;
             if (grip_x < a.x || grip_x >= a.x + a.width || grip_y < a.y || grip_y >= a.y + a.height) continue;
-            core::WindowGeometry g = *saved;
+            core::io::WindowGeometry g = *saved;
             g.width = std::min(g.width, a.x + a.width - g.x);
             g.height = std::min(g.height, a.y + a.height - g.y);
             return g;
@@ -286,7 +286,7 @@ core::WindowGeometry first_placement(const std::optional<core::WindowGeometry>& 
 struct DesktopState {
     std::string title; // the App's title as last set (the --attention viewer keeps its own until then)
     std::string settings_file;
-    core::Settings saved; // as last written
+    core::io::Settings saved; // as last written
 };
 
 void keep_in_step(GLFWwindow* window, ui::App& app, DesktopState& d) {
@@ -302,9 +302,9 @@ void keep_in_step(GLFWwindow* window, ui::App& app, DesktopState& d) {
 
 // Where the window is now, to open there next time (its size before it was maximized is not
 // known to GLFW, so a maximized window keeps the last size it had otherwise).
-void remember_geometry(GLFWwindow* window, core::Settings& settings) {
+void remember_geometry(GLFWwindow* window, core::io::Settings& settings) {
     const bool maximized = glfwGetWindowAttrib(window, GLFW_MAXIMIZED) == GLFW_TRUE;
-    core::WindowGeometry g = settings.window.value_or(core::WindowGeometry{});
+    core::io::WindowGeometry g = settings.window.value_or(core::io::WindowGeometry{});
     g.maximized = maximized;
     if (!maximized || !settings.window) { // the outer rectangle, frame included, as fit_frame takes it
         int left = 0, top = 0, right = 0, bottom = 0;
@@ -446,8 +446,8 @@ bool save_screenshot(const std::string& path, int width, int height, std::ostrea
         return false;
     }
     try {
-        core::write_file_atomically(path, png);
-    } catch (const core::ScenarioError& e) {
+        core::io::write_file_atomically(path, png);
+    } catch (const core::io::WriteError& e) {
         err << "attnviz: " << e.what() << "\n";
         return false;
     }
@@ -479,7 +479,7 @@ struct Launch {
     bool offer_default = false;
     int row = -1; // --select
     std::string settings_file;
-    core::Settings settings;
+    core::io::Settings settings;
 };
 
 // The scenario, the session and the settings. A bad file or --select row fails exactly as in the
@@ -504,9 +504,9 @@ bool prepare_launch(const Options& options, Launch& l, int& code) {
 
     // --screenshot and --bench-frames read no settings (as they read no layout), so their pictures
     // and figures do not depend on the machine's user; --theme and --zoom apply to every mode.
-    l.settings_file = l.screenshot || l.bench ? std::string() : core::settings_path();
+    l.settings_file = l.screenshot || l.bench ? std::string() : core::io::settings_path();
     l.settings = read_settings(l.settings_file);
-    if (!options.theme.empty()) l.settings.theme = options.theme == "light" ? core::Theme::light : core::Theme::dark;
+    if (!options.theme.empty()) l.settings.theme = options.theme == "light" ? core::io::Theme::light : core::io::Theme::dark;
     if (options.zoom_percent) l.settings.zoom_percent = options.zoom_percent;
     return true;
 }
@@ -547,7 +547,7 @@ bool open_desktop(const Options& options, Launch& l, Desktop& d) {
     });
     const std::string shown_file = l.attention ? options.attention_file : options.file;
     const std::string title = shown_file.empty() ? "attnviz" : "attnviz — " + std::filesystem::path(shown_file).filename().string();
-    const core::WindowGeometry place = l.bench ? core::WindowGeometry{0, 0, bench_width, bench_height, false}
+    const core::io::WindowGeometry place = l.bench ? core::io::WindowGeometry{0, 0, bench_width, bench_height, false}
                                                : first_placement(l.screenshot ? std::nullopt : l.settings.window);
     const bool window_open = open_window(backend, title, place, std::cerr);
     Prepared prepared = preparing.get();

@@ -42,14 +42,6 @@ inline bool is_masked(const Scenario& s, Eigen::Index i, Eigen::Index j) { retur
 // PE(p, 2i+1) = cos(p / 10000^(2i/d)), with p counted from 0.
 Matrix sinusoidal_positions(int n, int d_model); // (n, d_model)
 
-// The inner loops compute_into runs on: a build of core/kernels_impl.h for this CPU's instruction
-// set, "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2 + FMA) or "generic", picked on first use; the
-// environment variable ATTNVIZ_KERNELS names one to use instead (ignored when this CPU lacks it).
-std::string kernel_build();
-// The builds this binary has and this CPU can run, best first; "generic" is always there.
-std::vector<std::string> kernel_builds();
-// Switches compute_into to one of kernel_builds() (for tests and benchmarks); false if it is not one.
-bool use_kernel_build(const std::string& name);
 // The threads compute_into uses for n tokens: 1 below 256 tokens, where waking a second thread
 // costs more than it saves; otherwise core::parallel::threads() (the CPUs this process may use,
 // or ATTNVIZ_THREADS).

@@ -1,6 +1,5 @@
 // core/kernels.cpp — which build of the kernels (core/kernels.h) compute_into runs: the best one
 // the CPU and the OS support, or the one ATTNVIZ_KERNELS names, or the one a test or benchmark asks for.
-#include "core/attention.h"
 #include "core/kernels.h"
 
 #include <atomic>

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace core::kernels {
 
@@ -47,3 +49,16 @@ const Set* x86_64_v4();
 const Set& active();
 
 } // namespace core::kernels
+
+namespace core {
+
+// The inner loops compute_into runs on: a build of kernels_impl.h for this CPU's instruction
+// set, "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2 + FMA) or "generic", picked on first use; the
+// environment variable ATTNVIZ_KERNELS names one to use instead (ignored when this CPU lacks it).
+std::string kernel_build();
+// The builds this binary has and this CPU can run, best first; "generic" is always there.
+std::vector<std::string> kernel_builds();
+// Switches compute_into to one of kernel_builds() (for tests and benchmarks); false if it is not one.
+bool use_kernel_build(const std::string& name);
+
+} // namespace core

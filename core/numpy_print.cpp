@@ -1,7 +1,7 @@
 // core/numpy_print.cpp — NumPy's fixed-point array printing ("maxprec" float mode).
 #include "core/numpy_print.h"
 
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@ double numpy_round(double x, int decimals) {
 
 // Shortest digits that read back as x, in positional notation: "0.47", "-3.", "12.5".
 std::string positional(double x) {
-    std::string s = json_number(x); // shortest round trip, possibly "1e-05" or "3"
+    std::string s = io::json_number(x); // shortest round trip, possibly "1e-05" or "3"
     if (s.find_first_of("eE") != std::string::npos) return "";
     if (s.find('.') == std::string::npos) s += ".";
     while (s.back() == '0') s.pop_back(); // NumPy trims trailing zeros, keeps the dot: "1."

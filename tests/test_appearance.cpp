@@ -37,7 +37,7 @@ TEST_CASE("appearance: a content-scale change re-rasterises the fonts at the new
     const int texels_at_1 = atlas.TexWidth * atlas.TexHeight;
     CHECK(size_at_1 == doctest::Approx(ui::font_pixels));
 
-    const ui::Appearance before{}, after{2.0f, 100, core::Theme::dark}; // moved to a 200 % monitor
+    const ui::Appearance before{}, after{2.0f, 100, core::io::Theme::dark}; // moved to a 200 % monitor
     REQUIRE(ui::needs_new_fonts(before, after));
     ui::rebuild_fonts(atlas, context.ranges, after, std::cerr);
     CHECK(atlas.Fonts[0]->FontSize == doctest::Approx(2.0f * ui::font_pixels));
@@ -49,7 +49,7 @@ TEST_CASE("appearance: a content-scale change re-rasterises the fonts at the new
     CHECK(atlas.Fonts[0]->Scale == 1.0f);
 
     // Zoom multiplies the monitor's scale: 150 % zoom on a 200 % monitor is 45 px text.
-    ui::rebuild_fonts(atlas, context.ranges, ui::Appearance{2.0f, 150, core::Theme::dark}, std::cerr);
+    ui::rebuild_fonts(atlas, context.ranges, ui::Appearance{2.0f, 150, core::io::Theme::dark}, std::cerr);
     CHECK(atlas.Fonts[0]->FontSize == doctest::Approx(3.0f * ui::font_pixels));
     if (atlas.Fonts.Size > 1) CHECK(atlas.Fonts[1]->FontSize == doctest::Approx(3.0f * ui::font_pixels));
 }
@@ -59,12 +59,12 @@ TEST_CASE("appearance: the style's sizes follow the scale, and a theme change ne
     const ImVec2 padding_at_1 = ImGui::GetStyle().FramePadding;
     const float dark_text = ImGui::GetStyle().Colors[ImGuiCol_Text].x;
 
-    ui::apply_style(ui::Appearance{1.0f, 200, core::Theme::dark});
+    ui::apply_style(ui::Appearance{1.0f, 200, core::io::Theme::dark});
     CHECK(ImGui::GetStyle().FramePadding.x == doctest::Approx(2.0f * padding_at_1.x));
-    ui::apply_style(ui::Appearance{1.0f, 200, core::Theme::dark}); // applying twice does not compound
+    ui::apply_style(ui::Appearance{1.0f, 200, core::io::Theme::dark}); // applying twice does not compound
     CHECK(ImGui::GetStyle().FramePadding.x == doctest::Approx(2.0f * padding_at_1.x));
 
-    const ui::Appearance dark{1.0f, 100, core::Theme::dark}, light{1.0f, 100, core::Theme::light};
+    const ui::Appearance dark{1.0f, 100, core::io::Theme::dark}, light{1.0f, 100, core::io::Theme::light};
     CHECK_FALSE(ui::needs_new_fonts(dark, light));
     ui::apply_style(light);
     const ImVec4 text = ImGui::GetStyle().Colors[ImGuiCol_Text], bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];

@@ -57,7 +57,7 @@ TEST_CASE("an edit is saved once the delay has passed, not before, and restored 
     CHECK_FALSE(exists(path));
     CHECK(autosave.tick(s, t0 + milliseconds(500)).empty());
     REQUIRE(exists(path));
-    CHECK(core::load_scenario_file(path) == s);
+    CHECK(core::io::load_scenario_file(path) == s);
 
     app::Autosave next_start(path);
     const auto restored = next_start.restore(error);
@@ -103,7 +103,7 @@ TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
         int status = 0;
         ::waitpid(child, &status, 0);
         CHECK(WIFSIGNALED(status));
-        CHECK_NOTHROW(core::load_scenario_file(path));
+        CHECK_NOTHROW(core::io::load_scenario_file(path));
     }
     remove_tree(dir);
 }

@@ -59,7 +59,7 @@ TEST_CASE("--dump prints the seed's matrices as JSON that round-trips") {
 TEST_CASE("--dump of a causal file writes masked scaled scores as null") {
     core::Scenario s = core::preset_three_tokens();
     s.causal = true;
-    const std::string path = write_temp(core::to_json_text(s));
+    const std::string path = write_temp(core::io::to_json_text(s));
     const Run r = run({"--dump", path});
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
@@ -98,7 +98,7 @@ TEST_CASE("--decode prints one step per token with the cache counters") {
 
 TEST_CASE("--dump and --decode of a file with several heads and W_O: every head, the concatenation and W_O's output") {
     core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(6).with_d_k(3).with_d_v(2).with_heads(3).with_W_O(), 17);
-    const std::string path = write_temp(core::to_json_text(s));
+    const std::string path = write_temp(core::io::to_json_text(s));
     const core::Result r = core::compute(s);
     const Run dump = run({"--dump", path});
     REQUIRE(dump.code == 0);

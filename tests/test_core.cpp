@@ -2,6 +2,7 @@
 #include "core/attention.h"
 #include "core/decoder.h"
 #include "core/explain.h"
+#include "core/kernels.h"
 #include "core/presets.h"
 #include "reference.h"
 

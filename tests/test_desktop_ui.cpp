@@ -3,6 +3,7 @@
 // projector and on a 4K screen, and the colour maps.
 #include "headless.h"
 
+#include "core/io/files.h"
 #include "core/io/scenario_io.h"
 #include "ui/about.h"
 #include "ui/appearance.h"
@@ -72,7 +73,7 @@ void check_shortcut(const ui::Shortcut& s) {
         const std::string path = temp_file("recent.json");
         core::Scenario other = start;
         other.X(0, 0) = 42.0;
-        core::save_scenario_file(path, other);
+        core::io::save_scenario_file(path, other);
         st.settings.recent_files = {path};
         press(ui, s);
         CHECK(ui.scenario().X(0, 0) == 42.0);
@@ -87,7 +88,7 @@ void check_shortcut(const ui::Shortcut& s) {
         ui.frames(2);
         CHECK(ui.app().has_unsaved_changes());
         press(ui, s);
-        CHECK(core::load_scenario_file(path).X(0, 0) == 7.0);
+        CHECK(core::io::load_scenario_file(path).X(0, 0) == 7.0);
         CHECK_FALSE(ui.app().has_unsaved_changes());
         CHECK(st.settings.recent_files.front() == fs::absolute(path).lexically_normal().string());
         fs::remove(path);
@@ -199,8 +200,8 @@ TEST_CASE("shortcuts: each menu item shows the keys of its shortcut") {
 
 TEST_CASE("desktop: the title names the file and marks unsaved changes; quitting asks about them") {
     const std::string path = temp_file("title.json");
-    core::save_scenario_file(path, core::preset_three_tokens());
-    Ui ui(core::load_scenario_file(path));
+    core::io::save_scenario_file(path, core::preset_three_tokens());
+    Ui ui(core::io::load_scenario_file(path));
     ui::App::State& st = ui.st();
     st.path = path;
     ui.frames(2);
@@ -221,7 +222,7 @@ TEST_CASE("desktop: the title names the file and marks unsaved changes; quitting
     ui.frames(2);
     ui.click(button_of_modal(ui, "Unsaved changes", "Save and quit"));
     CHECK(ui.app().wants_to_quit());
-    CHECK(core::load_scenario_file(path).X(1, 1) == 9.0);
+    CHECK(core::io::load_scenario_file(path).X(1, 1) == 9.0);
     CHECK(ui.app().window_title() == "attnviz — " + name);
     fs::remove(path);
 }
@@ -230,8 +231,8 @@ TEST_CASE("desktop: File > Recent files opens a file again; a bad one is explain
     const std::string good = temp_file("good.json"), bad = temp_file("bad.json");
     core::Scenario other = core::preset_three_tokens();
     other.X(2, 0) = -3.0;
-    core::save_scenario_file(good, other);
-    core::write_file_atomically(bad, "{\"X\": [[1, 0]], \"W_Q\": ");
+    core::io::save_scenario_file(good, other);
+    core::io::write_file_atomically(bad, "{\"X\": [[1, 0]], \"W_Q\": ");
     Ui ui;
     ui.st().settings.recent_files = {bad, good};
     ui.frames(2);
@@ -258,9 +259,9 @@ TEST_CASE("desktop: on a 1280×720 projector and a 4K screen at 200 % every defa
     for (const auto& [display, scale] : {std::pair{ImVec2(1280, 720), 1.0f}, std::pair{ImVec2(3840, 2160), 2.0f}}) {
         Ui ui(core::preset_three_tokens(), display);
         ImVector<ImWchar> ranges;
-        ui::rebuild_fonts(*ImGui::GetIO().Fonts, ranges, ui::Appearance{scale, 100, core::Theme::dark}, std::cerr);
+        ui::rebuild_fonts(*ImGui::GetIO().Fonts, ranges, ui::Appearance{scale, 100, core::io::Theme::dark}, std::cerr);
         ImGui::GetIO().Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
-        ui::apply_style(ui::Appearance{scale, 100, core::Theme::dark});
+        ui::apply_style(ui::Appearance{scale, 100, core::io::Theme::dark});
         ui.frames(3);
         for (const ui::PanelSpec& p : ui::panel_table()) {
             if (!p.open_at_start) continue;
@@ -279,14 +280,14 @@ TEST_CASE("desktop: on a 1280×720 projector and a 4K screen at 200 % every defa
 }
 
 TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme; the heatmap recolours") {
-    ui::use_colour_maps({core::WeightsMap::viridis, core::SignedMap::blue_red, core::Theme::light});
+    ui::use_colour_maps({core::io::WeightsMap::viridis, core::io::SignedMap::blue_red, core::io::Theme::light});
     const ImVec4 zero = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(0.0));
     const ImVec4 neg = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(-1.0));
     const ImVec4 pos = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(1.0));
     CHECK(zero.x + zero.y + zero.z > 2.7f); // near white on the light theme
     CHECK(neg.z > neg.x);                    // negative is blue
     CHECK(pos.x > pos.z);                    // positive is red
-    ui::use_colour_maps({core::WeightsMap::viridis, core::SignedMap::blue_red, core::Theme::dark});
+    ui::use_colour_maps({core::io::WeightsMap::viridis, core::io::SignedMap::blue_red, core::io::Theme::dark});
     const ImVec4 dark_zero = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(0.0));
     CHECK(dark_zero.x + dark_zero.y + dark_zero.z < 0.6f); // near the dark background
     CHECK(ui::weights_colour(0.0) != ui::weights_colour(1.0));
@@ -295,7 +296,7 @@ TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme; th
     ui.frames(2);
     const long long rows = ui.textures().rows_written;
     CHECK(rows >= 64);
-    ui.st().settings.weights_map = core::WeightsMap::cividis;
+    ui.st().settings.weights_map = core::io::WeightsMap::cividis;
     ui.frames(2);
     CHECK(ui.textures().rows_written == rows + 64); // coloured again with cividis
     CHECK(ui::weights_colour(0.0) != IM_COL32(68, 1, 84, 255));

@@ -45,7 +45,7 @@ TEST_CASE("--export A --format tex writes the article's A") {
 TEST_CASE("--export all --format json gives back every matrix of every head") {
     const core::Scenario s = core::preset_eight_heads();
     const std::string dir = test_python::temp_dir();
-    core::save_scenario_file(dir + "/eight.json", s);
+    core::io::save_scenario_file(dir + "/eight.json", s);
     REQUIRE(run({"--export", "all", "--format", "json", "--out", dir + "/all.json", dir + "/eight.json"}).code == 0);
     const auto j = nlohmann::json::parse(fixtures::read(dir + "/all.json"));
     const core::Result r = core::compute(s);
@@ -87,7 +87,7 @@ TEST_CASE("--export refuses what does not go together, with exit 2 and a reason"
 
 TEST_CASE("--export checks the head and the file against the scenario") {
     const std::string dir = test_python::temp_dir();
-    core::save_scenario_file(dir + "/eight.json", core::preset_eight_heads());
+    core::io::save_scenario_file(dir + "/eight.json", core::preset_eight_heads());
     CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/eight.json"}) ==
           "attnviz: " + dir + "/eight.json: the scenario has 8 heads; say which with --head 1..8\n");
     CHECK(fails({"--export", "A", "--format", "csv", "--head", "2", "--out", dir + "/x"}) ==
@@ -104,11 +104,11 @@ TEST_CASE("--export npy and npz read back bit for bit, by attnviz and by NumPy")
     const core::Result r = core::compute(s);
     const std::string dir = test_python::temp_dir();
     const std::string scenario = dir + "/eight.json";
-    core::save_scenario_file(scenario, s);
+    core::io::save_scenario_file(scenario, s);
     REQUIRE(run({"--export", "all", "--format", "npz", "--out", dir + "/all.npz", scenario}).code == 0);
     // Masked scores are −∞ in "scaled": NumPy reads them (attnviz's importers refuse them as input).
     s.causal = true;
-    core::save_scenario_file(dir + "/causal.json", s);
+    core::io::save_scenario_file(dir + "/causal.json", s);
     REQUIRE(run({"--export", "all", "--format", "npz", "--out", dir + "/causal.npz", dir + "/causal.json"}).code == 0);
     REQUIRE(run({"--export", "all", "--format", "json", "--out", dir + "/causal-all.json", dir + "/causal.json"}).code == 0);
     REQUIRE(run({"--export", "A", "--format", "npy", "--head", "3", "--out", dir + "/A3.npy", scenario}).code == 0);

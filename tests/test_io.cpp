@@ -15,7 +15,7 @@ namespace {
 
 std::string error_of(const std::string& text) {
     try {
-        core::parse_scenario(text);
+        core::io::parse_scenario(text);
     } catch (const core::ScenarioError& e) {
         return e.what();
     }
@@ -35,9 +35,9 @@ const std::string seed_file = R"({
 } // namespace
 
 TEST_CASE("the three-token article's file reads as the worked example") {
-    CHECK(core::parse_scenario(seed_file) == core::preset_three_tokens());
+    CHECK(core::io::parse_scenario(seed_file) == core::preset_three_tokens());
     // causal and scale may be left out; tokens default to t1, t2, …
-    const core::Scenario s = core::parse_scenario(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})");
+    const core::Scenario s = core::io::parse_scenario(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})");
     CHECK(s.tokens == std::vector<std::string>{"t1"});
     CHECK(s.scale);
     CHECK_FALSE(s.causal);
@@ -55,16 +55,16 @@ TEST_CASE("save then load gives back the same scenario, doubles exact") {
         s.X(0, 0) = 1.0 / 3.0;
         s.X(0, s.d_model() - 1) = -1e-300;
         const std::string path = dir + "/scene.json";
-        core::save_scenario_file(path, s);
-        CHECK(core::load_scenario_file(path) == s);
-        CHECK(core::to_json_text(core::load_scenario_file(path)) == fixtures::read(path));
+        core::io::save_scenario_file(path, s);
+        CHECK(core::io::load_scenario_file(path) == s);
+        CHECK(core::io::to_json_text(core::io::load_scenario_file(path)) == fixtures::read(path));
     }
     std::remove((dir + "/scene.json").c_str());
     ::rmdir(dir.c_str());
 }
 
 TEST_CASE("multi-head files use \"heads\" and \"W_O\"") {
-    const core::Scenario s = core::parse_scenario(R"({"X": [[1, 2]],
+    const core::Scenario s = core::io::parse_scenario(R"({"X": [[1, 2]],
         "heads": [{"W_Q": [[1], [0]], "W_K": [[1], [0]], "W_V": [[1], [1]]},
                   {"W_Q": [[0], [1]], "W_K": [[0], [1]], "W_V": [[2], [2]]}],
         "W_O": [[1, 0], [0, 1]]})");
@@ -114,7 +114,7 @@ TEST_CASE("200,000 nested brackets: a message, not a crash") {
 TEST_CASE("loading a file: missing, a directory, and the path in the message") {
     auto load_error = [](const std::string& path) {
         try {
-            core::load_scenario_file(path);
+            core::io::load_scenario_file(path);
         } catch (const core::ScenarioError& e) {
             return std::string(e.what());
         }
@@ -131,7 +131,7 @@ TEST_CASE("random garbage never crashes the loader") {
         std::string text = seed_file;
         for (int k = 0; k < 1 + trial % 6; ++k) text[rng() % text.size()] = alphabet[rng() % alphabet.size()];
         try {
-            const core::Scenario s = core::parse_scenario(text);
+            const core::Scenario s = core::io::parse_scenario(text);
             CHECK(core::validate(s).empty());
         } catch (const core::ScenarioError& e) {
             CHECK(std::string(e.what()).size() > 0);
@@ -142,13 +142,13 @@ TEST_CASE("random garbage never crashes the loader") {
 TEST_CASE("a failed save names the file and leaves the old one") {
     const std::string dir = fixtures::temp_dir();
     const std::string path = dir + "/keep.json";
-    core::save_scenario_file(path, core::preset_three_tokens());
+    core::io::save_scenario_file(path, core::preset_three_tokens());
     const std::string before = fixtures::read(path);
-    CHECK_THROWS_WITH_AS(core::save_scenario_file(dir + "/missing/x.json", core::preset_it_sentence()),
+    CHECK_THROWS_WITH_AS(core::io::save_scenario_file(dir + "/missing/x.json", core::preset_it_sentence()),
                          doctest::Contains("missing/x.json: cannot create a temporary file"), core::ScenarioError);
     core::Scenario bad = core::preset_it_sentence();
     bad.X(0, 0) = NAN;
-    CHECK_THROWS_AS(core::save_scenario_file(path, bad), core::ScenarioError);
+    CHECK_THROWS_AS(core::io::save_scenario_file(path, bad), core::ScenarioError);
     CHECK(fixtures::read(path) == before);
     std::remove(path.c_str());
     ::rmdir(dir.c_str());

@@ -48,7 +48,7 @@ TEST_CASE("a monkey run edits the scenario, stays valid, and autosaves where the
     CHECK(app::run_monkey(1500, 11, out, err) == 0);
     CHECK(err.str().empty());
     CHECK(out.str() == "monkey: 1500 frames, seed 11, no problem\n");
-    const core::Scenario saved = core::load_scenario_file(std::string(dir) + "/attnviz/session.json");
+    const core::Scenario saved = core::io::load_scenario_file(std::string(dir) + "/attnviz/session.json");
     CHECK(core::validate(saved).empty());
 
     REQUIRE(::chdir(old_cwd) == 0);

@@ -26,7 +26,7 @@ app::Start start_from(const char* text) {
 } // namespace
 
 TEST_CASE("choose_start: the saved session with a notice, the worked example and the reason, or nothing to say") {
-    const app::Start saved = start_from(core::to_json_text(core::preset_it_sentence()).c_str());
+    const app::Start saved = start_from(core::io::to_json_text(core::preset_it_sentence()).c_str());
     CHECK(saved.scenario == core::preset_it_sentence());
     CHECK(saved.offer_default);
     CHECK(saved.notice.find("attnviz restored the scenario you had open last time") == 0);
@@ -41,7 +41,7 @@ TEST_CASE("choose_start: the saved session with a notice, the worked example and
 }
 
 TEST_CASE("restore notice: start from the worked example, and undo brings the session back") {
-    const app::Start start = start_from(core::to_json_text(core::preset_it_sentence()).c_str());
+    const app::Start start = start_from(core::io::to_json_text(core::preset_it_sentence()).c_str());
     headless::Ui ui(start.scenario);
     ui.app().notify_restored(start.notice, start.offer_default);
     ui.frames(3);
@@ -55,7 +55,7 @@ TEST_CASE("restore notice: start from the worked example, and undo brings the se
 }
 
 TEST_CASE("restore notice: continue keeps the restored session") {
-    const app::Start start = start_from(core::to_json_text(core::preset_it_sentence()).c_str());
+    const app::Start start = start_from(core::io::to_json_text(core::preset_it_sentence()).c_str());
     headless::Ui ui(start.scenario);
     ui.app().notify_restored(start.notice, start.offer_default);
     ui.frames(3);

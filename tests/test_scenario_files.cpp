@@ -16,7 +16,7 @@ namespace {
 
 std::string error_of(const std::string& text, const std::string& base = "") {
     try {
-        core::parse_scenario(text, base);
+        core::io::parse_scenario(text, base);
     } catch (const core::ScenarioError& e) {
         return e.what();
     }
@@ -53,16 +53,16 @@ TEST_CASE("the NumPy example preset prints what the article's print(w.round(2)) 
 
 TEST_CASE("direct Q, K, V in a scenario file: one head or several; a round trip; mixed inputs refused") {
     const std::string one = R"({"tokens": ["a", "b"], "Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[2], [4]]})";
-    const core::Scenario s = core::parse_scenario(one);
+    const core::Scenario s = core::io::parse_scenario(one);
     CHECK(s.direct);
     CHECK(s.X.size() == 0);
     const core::Result r = core::compute(s);
     CHECK(r.heads[0].Q == s.heads[0].Q);
     CHECK(r.output.cols() == 1);
-    CHECK(core::parse_scenario(core::to_json_text(s)) == s);
-    const core::Scenario two = core::parse_scenario(R"({"heads": [{"Q": [[1]], "K": [[1]], "V": [[1]]}, {"Q": [[2]], "K": [[2]], "V": [[3]]}], "W_O": [[1, 1], [0, 1]]})");
+    CHECK(core::io::parse_scenario(core::io::to_json_text(s)) == s);
+    const core::Scenario two = core::io::parse_scenario(R"({"heads": [{"Q": [[1]], "K": [[1]], "V": [[1]]}, {"Q": [[2]], "K": [[2]], "V": [[3]]}], "W_O": [[1, 1], [0, 1]]})");
     CHECK(two.heads.size() == 2);
-    CHECK(core::parse_scenario(core::to_json_text(two)) == two);
+    CHECK(core::io::parse_scenario(core::io::to_json_text(two)) == two);
     CHECK(core::compute(two).output.cols() == 2);
     CHECK(error_of(R"({"X": [[1]], "Q": [[1]], "K": [[1]], "V": [[1]]})") == "X and Q/K/V are both given; give X with W_Q/W_K/W_V, or Q, K and V");
     CHECK(error_of(R"({"Q": [[1, 2]], "K": [[1]], "V": [[1]]})") == "K has 1 columns, expected 2 (d_k, the width of Q)");
@@ -84,43 +84,43 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
     std::ofstream(dir + "/scene.json") << R"({"tokens": "tokens.txt", "X": "emb.npy",
         "W_Q": {"file": "layer3.safetensors", "tensor": "attn.q_proj.weight", "transpose": true},
         "W_K": {"file": "layer3.safetensors", "tensor": "k"}, "W_V": [[1, 0], [0, 2]]})";
-    CHECK(core::load_scenario_file(dir + "/scene.json") == core::preset_three_tokens());
+    CHECK(core::io::load_scenario_file(dir + "/scene.json") == core::preset_three_tokens());
 
     SUBCASE("a 3-d array fills heads[]") {
         core::io::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
         std::ofstream(dir + "/heads.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wq.npy"})";
-        const core::Scenario s = core::load_scenario_file(dir + "/heads.json");
+        const core::Scenario s = core::io::load_scenario_file(dir + "/heads.json");
         REQUIRE(s.heads.size() == 2);
         CHECK(s.heads[1].W_Q(1, 0) == 1);
         std::ofstream(dir + "/bad_heads.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": [[1], [0]], "W_V": "wq.npy"})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/bad_heads.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/bad_heads.json"),
                           (dir + "/bad_heads.json: W_Q, W_K and W_V give 2, 1 and 2 heads; they must agree").c_str());
     }
     SUBCASE("errors name the scenario, the field and the array file") {
         std::ofstream(dir + "/missing.json") << R"({"X": "nothere.npy", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/missing.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/missing.json"),
                           (dir + "/missing.json: X: " + dir + "/nothere.npy: cannot open: No such file or directory").c_str());
         std::ofstream(dir + "/wrongname.json") << R"({"X": "emb.npy", "W_Q": {"file": "layer3.safetensors", "tensor": "q"}, "W_K": [[1]], "W_V": [[1]]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/wrongname.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/wrongname.json"),
                           (dir + "/wrongname.json: W_Q: " + dir + "/layer3.safetensors: has no array \"q\" (it has: attn.q_proj.weight, k)").c_str());
         std::ofstream(dir + "/shape.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[1]], "W_V": [[1]]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/shape.json"), (dir + "/shape.json: W_Q has 3 rows, expected 2 (the width of X)").c_str());
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/shape.json"), (dir + "/shape.json: W_Q has 3 rows, expected 2 (the width of X)").c_str());
     }
     SUBCASE("a wrong shape names the scenario and the array file the user must fix") {
         core::io::write_npy(dir + "/wrongshape.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/scene.json") << R"({"X": "emb.npy", "W_Q": "wrongshape.npy", "W_K": [[1]], "W_V": [[1]]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/scene.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/scene.json"),
                           (dir + "/scene.json: W_Q (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
         std::ofstream(dir + "/object.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [0, 1]], "W_K": {"file": "wrongshape.npy"}, "W_V": [[1]]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/object.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/object.json"),
                           (dir + "/object.json: W_K (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
         core::io::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
         core::io::write_npy(dir + "/wv3.npy", tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/stacked.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wv3.npy"})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/stacked.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/stacked.json"),
                           (dir + "/stacked.json: heads[0].W_V (wv3.npy) has 3 rows, expected 2 (the width of X)").c_str());
         std::ofstream(dir + "/inline.json") << R"({"heads": [{"Q": [[1]], "K": [[1], [2]], "V": [[1]]}, {"Q": [[1]], "K": "wrongshape.npy", "V": [[1]]}]})";
-        CHECK_THROWS_WITH(core::load_scenario_file(dir + "/inline.json"),
+        CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/inline.json"),
                           (dir + "/inline.json: heads[0].K has 2 rows, expected 1 (the number of tokens)").c_str());
     }
     std::system(("rm -rf " + dir).c_str());

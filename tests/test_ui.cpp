@@ -293,7 +293,7 @@ TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it 
     core::Scenario good = core::preset_it_sentence();
     good.causal = true;
     const std::string good_path = temp_path("good.json");
-    core::save_scenario_file(good_path, good);
+    core::io::save_scenario_file(good_path, good);
     ui.key('A', true);
     ui.type(good_path);
     ui.key(headless::key_enter);
@@ -313,7 +313,7 @@ TEST_CASE("ui: Save as writes a file that reads back the same") {
     ui.type(path);
     ui.key(headless::key_enter);
     CHECK_FALSE(ui.st().dialog.open());
-    CHECK(core::load_scenario_file(path) == ui.scenario());
+    CHECK(core::io::load_scenario_file(path) == ui.scenario());
     std::remove(path.c_str());
 }
 

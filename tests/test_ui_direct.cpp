@@ -45,7 +45,7 @@ void check_head_against_reference(Ui& ui, int h) {
 } // namespace
 
 TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel; scores and A follow") {
-    Ui ui(core::parse_scenario(two_heads));
+    Ui ui(core::io::parse_scenario(two_heads));
     ui.frames(2);
     REQUIRE(ui.scenario().direct);
     // The notices wrap with the panel's width: each phrase is checked on its own.
@@ -88,7 +88,7 @@ TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel; scores
 }
 
 TEST_CASE("ui: per-head Q given directly: the head chosen in the Weights panel is the one edited") {
-    Ui ui(core::parse_scenario(two_heads));
+    Ui ui(core::io::parse_scenario(two_heads));
     ui.frames(2);
     ui.st().view.selected_head = 1;
     ui.frames(2);
@@ -101,7 +101,7 @@ TEST_CASE("ui: per-head Q given directly: the head chosen in the Weights panel i
 }
 
 TEST_CASE("ui: a letter typed into a given Q cell is refused and the scenario stays") {
-    Ui ui(core::parse_scenario(two_heads));
+    Ui ui(core::io::parse_scenario(two_heads));
     ui.frames(2);
     const core::Scenario before = ui.scenario();
     ui.type_into(ui.grid_cell("Q given", 1, 1), "x");

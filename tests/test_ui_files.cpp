@@ -28,8 +28,8 @@ struct Tree {
         REQUIRE(::mkdtemp(dir.data()) != nullptr);
         root = dir;
         fs::create_directories(root / "sub");
-        core::save_scenario_file((root / "a.json").string(), core::preset_three_tokens());
-        core::save_scenario_file((root / "sub" / "inner.json").string(), inner);
+        core::io::save_scenario_file((root / "a.json").string(), core::preset_three_tokens());
+        core::io::save_scenario_file((root / "sub" / "inner.json").string(), inner);
         std::ofstream(root / ".hid.json") << "{}";
         write({2, 2}, "arr.npy");
     }
@@ -177,12 +177,12 @@ TEST_CASE("file dialog: Save as asks before replacing a file and adds the missin
     CHECK(ui.shows("a.json is already there. Replace it?", "Save scenario as"));
     ui.click(at(ui, "keep"));
     CHECK(ui.st().dialog.open());
-    CHECK_FALSE(core::load_scenario_file(t / "a.json").causal);
+    CHECK_FALSE(core::io::load_scenario_file(t / "a.json").causal);
     ui.key(headless::key_enter); // the name is still in the box
     REQUIRE(ui.st().dialog.overwrite == t / "a.json");
     ui.click(at(ui, "replace"));
     CHECK_FALSE(ui.st().dialog.open());
-    CHECK(core::load_scenario_file(t / "a.json") == ui.scenario());
+    CHECK(core::io::load_scenario_file(t / "a.json") == ui.scenario());
     CHECK(ui.st().path == t / "a.json");
 
     // A new name: no question.
@@ -191,7 +191,7 @@ TEST_CASE("file dialog: Save as asks before replacing a file and adds the missin
     ui.type("fresh");
     ui.key(headless::key_enter);
     CHECK_FALSE(ui.st().dialog.open());
-    CHECK(core::load_scenario_file(t / "fresh.json") == ui.scenario());
+    CHECK(core::io::load_scenario_file(t / "fresh.json") == ui.scenario());
 }
 
 TEST_CASE("file dialog: File ▸ Import puts a .npy into the matrix picked among those it fits") {

@@ -9,6 +9,7 @@
 // [SECTION] Frame
 #include "ui/app_state.h"
 
+#include "core/io/formats.h"
 #include "core/io/scenario_io.h"
 #include "core/edits.h"
 #include "core/presets.h"
@@ -146,7 +147,7 @@ void set_zoom(App::State& st, int percent) {
 // What a shortcut (ui/shortcuts.h) or its menu item does.
 void do_command(App::State& st, Command command) {
     View& v = st.view;
-    core::Settings& s = st.settings;
+    core::io::Settings& s = st.settings;
     switch (command) {
     case Command::open: v.request_open = true; break;
     case Command::open_recent_latest:
@@ -158,8 +159,8 @@ void do_command(App::State& st, Command command) {
     case Command::quit: v.request_quit = true; break;
     case Command::undo: v.request_undo = true; break;
     case Command::redo: v.request_redo = true; break;
-    case Command::zoom_in: set_zoom(st, core::next_zoom_step(s.zoom_percent, +1)); break;
-    case Command::zoom_out: set_zoom(st, core::next_zoom_step(s.zoom_percent, -1)); break;
+    case Command::zoom_in: set_zoom(st, core::io::next_zoom_step(s.zoom_percent, +1)); break;
+    case Command::zoom_out: set_zoom(st, core::io::next_zoom_step(s.zoom_percent, -1)); break;
     case Command::zoom_reset: set_zoom(st, 100); break;
     case Command::shortcuts: st.show_shortcuts = !st.show_shortcuts; break;
     case Command::previous_row:
@@ -181,7 +182,7 @@ void command_item(App::State& st, const char* label, Command command, bool enabl
     if (ImGui::MenuItem(label, keys_of(command), false, enabled)) do_command(st, command);
 }
 
-// File ▸ Recent files: the list File ▸ Open's dialog shares (core::Settings::recent_files).
+// File ▸ Recent files: the list File ▸ Open's dialog shares (core::io::Settings::recent_files).
 void recent_files_menu(App::State& st) {
     std::vector<std::string>& recent = st.settings.recent_files;
     if (!ImGui::BeginMenu("Recent files", !recent.empty())) return;
@@ -197,28 +198,28 @@ void recent_files_menu(App::State& st) {
 
 // View ▸ Theme, Colour maps and Zoom: kept in the settings.
 void appearance_menus(App::State& st) {
-    core::Settings& s = st.settings;
+    core::io::Settings& s = st.settings;
     if (ImGui::BeginMenu("Theme")) {
-        if (ImGui::MenuItem("Dark", nullptr, s.theme == core::Theme::dark)) s.theme = core::Theme::dark;
-        if (ImGui::MenuItem("Light, high contrast", nullptr, s.theme == core::Theme::light)) s.theme = core::Theme::light;
+        if (ImGui::MenuItem("Dark", nullptr, s.theme == core::io::Theme::dark)) s.theme = core::io::Theme::dark;
+        if (ImGui::MenuItem("Light, high contrast", nullptr, s.theme == core::io::Theme::light)) s.theme = core::io::Theme::light;
         tip("Black on white with strong borders, for projectors and bright rooms");
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Colour maps")) {
         ImGui::TextDisabled("Weights (0 to 1)");
-        if (ImGui::MenuItem("Viridis", nullptr, s.weights_map == core::WeightsMap::viridis)) s.weights_map = core::WeightsMap::viridis;
-        if (ImGui::MenuItem("Cividis", nullptr, s.weights_map == core::WeightsMap::cividis)) s.weights_map = core::WeightsMap::cividis;
+        if (ImGui::MenuItem("Viridis", nullptr, s.weights_map == core::io::WeightsMap::viridis)) s.weights_map = core::io::WeightsMap::viridis;
+        if (ImGui::MenuItem("Cividis", nullptr, s.weights_map == core::io::WeightsMap::cividis)) s.weights_map = core::io::WeightsMap::cividis;
         tip("Blue to yellow, made to read the same with red-green colour-vision deficiency");
         ImGui::Separator();
         ImGui::TextDisabled("Signed values (scores, Q, K, V, Z): centred on 0");
-        if (ImGui::MenuItem("Blue – red", nullptr, s.signed_map == core::SignedMap::blue_red)) s.signed_map = core::SignedMap::blue_red;
-        if (ImGui::MenuItem("Purple – orange", nullptr, s.signed_map == core::SignedMap::purple_orange)) s.signed_map = core::SignedMap::purple_orange;
+        if (ImGui::MenuItem("Blue – red", nullptr, s.signed_map == core::io::SignedMap::blue_red)) s.signed_map = core::io::SignedMap::blue_red;
+        if (ImGui::MenuItem("Purple – orange", nullptr, s.signed_map == core::io::SignedMap::purple_orange)) s.signed_map = core::io::SignedMap::purple_orange;
         ImGui::EndMenu();
     }
     const std::string zoom = "Zoom (" + std::to_string(s.zoom_percent) + " %)";
     if (ImGui::BeginMenu(zoom.c_str())) {
-        command_item(st, "Zoom in", Command::zoom_in, s.zoom_percent < core::zoom_steps.back());
-        command_item(st, "Zoom out", Command::zoom_out, s.zoom_percent > core::zoom_steps.front());
+        command_item(st, "Zoom in", Command::zoom_in, s.zoom_percent < core::io::zoom_steps.back());
+        command_item(st, "Zoom out", Command::zoom_out, s.zoom_percent > core::io::zoom_steps.front());
         command_item(st, "Actual size (100 %)", Command::zoom_reset, s.zoom_percent != 100);
         ImGui::EndMenu();
     }
@@ -244,9 +245,13 @@ void menu_bar(App::State& st) {
         command_item(st, "Save", Command::save);
         command_item(st, "Save as…", Command::save_as);
         if (ImGui::MenuItem("Import an array into a matrix…")) ask_import(st);
-        tip("A .npy, .npz, .safetensors, .csv or .tsv array into X, a weight matrix or Q, K, V: you pick which of those it fits");
+        static const std::string import_tip = "A " + core::io::extension_list(core::io::Kind::array, " or ") +
+                                              " array into X, a weight matrix or Q, K, V: you pick which of those it fits";
+        tip(import_tip.c_str());
         if (ImGui::MenuItem("Open attention weights…")) ask_attention_file(v);
-        tip("A model's attention weights (.npy, .npz, .safetensors), in a panel of their own");
+        static const std::string attention_tip = "A model's attention weights (" + core::io::extension_list(core::io::Kind::attention, ", ") +
+                                                 "), in a panel of their own";
+        tip(attention_tip.c_str());
         ImGui::Separator();
         command_item(st, "Quit", Command::quit);
         ImGui::EndMenu();
@@ -304,44 +309,45 @@ void menu_bar(App::State& st) {
 // [SECTION] Requests (undo, presets, files)
 //-----------------------------------------------------------------------------
 
-const std::vector<core::io::FileFilter> array_filters = {{"Arrays", {".npy", ".npz", ".safetensors", ".csv", ".tsv"}}};
 
 // The folder of the scenario's file, where its dialogs start ("": the most recent folder).
 std::string folder_of(const std::string& path) { return path.empty() ? "" : std::filesystem::path(path).parent_path().string(); }
 
 void ask_open(App::State& st) {
-    std::vector<core::io::FileFilter> filters = {{"Scenarios", {".json"}}, array_filters[0]};
-    filters[1].label = "Arrays, opened as X";
+    using core::io::Kind;
+    std::vector<core::io::FileFilter> filters = {core::io::filter_of(Kind::scenario, "Scenarios"),
+                                                 core::io::filter_of(Kind::array, "Arrays, opened as X")};
     st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open scenario", std::move(filters), "",
                                        folder_of(st.path), [&st](const std::string& path) { open_scenario_file(st, path); }};
 }
 
 void ask_save_as(App::State& st) {
     const std::string name = st.path.empty() ? "scenario.json" : std::filesystem::path(st.path).filename().string();
-    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save scenario as", {{"Scenarios", {".json"}}}, name,
+    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save scenario as", {core::io::filter_of(core::io::Kind::scenario, "Scenarios")}, name,
                                        folder_of(st.path), [&st](const std::string& path) { save_scenario_to(st, path); }};
 }
 
 void ask_import(App::State& st) {
-    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Import an array into a matrix", array_filters, "",
+    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Import an array into a matrix",
+                                       {core::io::filter_of(core::io::Kind::array, "Arrays")}, "",
                                        "", [&st](const std::string& path) { offer_array(st, path); }};
 }
 
 } // namespace
 
 void save_scenario_to(App::State& st, const std::string& path) {
-    core::save_scenario_file(path, st.scenario); // throws ScenarioError; atomic
+    core::io::save_scenario_file(path, st.scenario); // throws ScenarioError; atomic
     st.path = path;
     st.saved = st.scenario;
-    core::remember_recent_file(st.settings, path);
+    core::io::remember_recent_file(st.settings, path);
     st.view.tell("saved " + path, false);
 }
 
 void open_scenario_file(App::State& st, const std::string& path) {
-    core::edits::replace_scenario(st.scenario, core::load_scenario_file(path));
+    core::edits::replace_scenario(st.scenario, core::io::load_scenario_file(path));
     st.path = path;
     st.saved = st.scenario;
-    core::remember_recent_file(st.settings, path);
+    core::io::remember_recent_file(st.settings, path);
     st.view.tell("opened " + path, false);
 }
 
@@ -522,7 +528,7 @@ void App::drop_files(const std::vector<std::string>& paths) {
 bool App::wants_to_quit() const { return state_->quit; }
 void App::request_quit() { state_->view.request_quit = true; }
 bool App::has_unsaved_changes() const { return state_->scenario != state_->saved; }
-core::Settings& App::settings() { return state_->settings; }
+core::io::Settings& App::settings() { return state_->settings; }
 void App::set_file_locations(FileLocations where) { state_->locations = std::move(where); }
 
 std::string App::window_title() const {

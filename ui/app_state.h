@@ -36,7 +36,7 @@ struct App::State {
     bool relayout = false; // View ▸ Reset layout: place every panel again
     bool quit = false;
     bool confirm_quit = false; // the Save / Discard / Cancel question is open
-    core::Settings settings;   // theme, zoom, colour maps, recent files (the window saves them)
+    core::io::Settings settings;   // theme, zoom, colour maps, recent files (the window saves them)
     FileLocations locations;   // for Help ▸ About
     bool show_shortcuts = false, show_about = false;
     std::string open_path;     // File ▸ Recent files: open this at the next settle

@@ -47,7 +47,7 @@ void rebuild_fonts(ImFontAtlas& atlas, ImVector<ImWchar>& ranges, const Appearan
 
 void apply_style(const Appearance& appearance) {
     ImGuiStyle style;
-    if (appearance.theme == core::Theme::light) light_high_contrast(style);
+    if (appearance.theme == core::io::Theme::light) light_high_contrast(style);
     else ImGui::StyleColorsDark(&style);
     style.ScaleAllSizes(appearance.factor());
     // The window draws lines with geometry, not the font atlas (see app/window.cpp).

@@ -14,8 +14,8 @@ namespace ui {
 
 struct Appearance {
     float content_scale = 1.0f; // glfwGetWindowContentScale: 2 on a 200 % monitor
-    int zoom_percent = 100;     // the user's zoom, one of core::zoom_steps
-    core::Theme theme = core::Theme::dark;
+    int zoom_percent = 100;     // the user's zoom, one of core::io::zoom_steps
+    core::io::Theme theme = core::io::Theme::dark;
 
     // Pixels per unit of size at 100 %: 1 em = font_pixels × factor().
     float factor() const { return content_scale * static_cast<float>(zoom_percent) / 100.0f; }

@@ -51,11 +51,11 @@ ImU32 look_up(const Table& table, double t) { return table[static_cast<std::size
 void use_colour_maps(const ColourMaps& maps) { current = maps; }
 const ColourMaps& colour_maps() { return current; }
 
-ImU32 weights_colour(double t) { return look_up(current.weights == core::WeightsMap::cividis ? cividis : viridis, t); }
+ImU32 weights_colour(double t) { return look_up(current.weights == core::io::WeightsMap::cividis ? cividis : viridis, t); }
 
 ImU32 signed_colour(double t) {
-    const bool light = current.theme == core::Theme::light;
-    const Table& table = current.signed_map == core::SignedMap::purple_orange ? (light ? purple_orange_light : purple_orange_dark)
+    const bool light = current.theme == core::io::Theme::light;
+    const Table& table = current.signed_map == core::io::SignedMap::purple_orange ? (light ? purple_orange_light : purple_orange_dark)
                                                                               : (light ? blue_red_light : blue_red_dark);
     return look_up(table, (t + 1.0) / 2.0);
 }

@@ -12,9 +12,9 @@
 namespace ui {
 
 struct ColourMaps {
-    core::WeightsMap weights = core::WeightsMap::viridis;
-    core::SignedMap signed_map = core::SignedMap::blue_red;
-    core::Theme theme = core::Theme::dark; // the diverging maps' middle follows the background
+    core::io::WeightsMap weights = core::io::WeightsMap::viridis;
+    core::io::SignedMap signed_map = core::io::SignedMap::blue_red;
+    core::io::Theme theme = core::io::Theme::dark; // the diverging maps' middle follows the background
 };
 
 // The maps every panel paints with from now on (the App sets them once per frame).

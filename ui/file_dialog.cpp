@@ -48,7 +48,7 @@ void close(FileDialog& d) {
 }
 
 // Hands the file to the caller; its error (naming the file) keeps the dialog open.
-void accept(FileDialog& d, const std::string& path, core::Settings& settings) {
+void accept(FileDialog& d, const std::string& path, core::io::Settings& settings) {
     try {
         d.request->accept(path);
     } catch (const std::exception& e) {
@@ -57,12 +57,12 @@ void accept(FileDialog& d, const std::string& path, core::Settings& settings) {
         d.focus_field = true;
         return;
     }
-    core::remember_recent_file(settings, path);
+    core::io::remember_recent_file(settings, path);
     close(d);
 }
 
 // Enter on the typed text, or on the selection when `typed` is empty.
-void submit(FileDialog& d, const std::string& typed, core::Settings& settings) {
+void submit(FileDialog& d, const std::string& typed, core::io::Settings& settings) {
     const FileBrowser::Outcome o = d.browser->submit(typed);
     if (o.kind == Kind::folder_entered) {
         if (typed.empty()) return; // the keys stay with the list
@@ -122,7 +122,7 @@ void folder_bar(FileDialog& d) {
 // [SECTION] Recent folders and files
 //-----------------------------------------------------------------------------
 
-void recent_lists(FileDialog& d, const core::Settings& settings) {
+void recent_lists(FileDialog& d, const core::io::Settings& settings) {
     FileBrowser& b = *d.browser;
     ImGui::TextDisabled("Recent folders");
     if (settings.recent_folders.empty()) ImGui::TextDisabled("  (none yet)");
@@ -152,7 +152,7 @@ void recent_lists(FileDialog& d, const core::Settings& settings) {
 //-----------------------------------------------------------------------------
 
 // One row; a click selects (Save: a file's name goes in the box), a double click opens.
-void entry_row(FileDialog& d, int i, core::Settings& settings) {
+void entry_row(FileDialog& d, int i, core::io::Settings& settings) {
     FileBrowser& b = *d.browser;
     const core::io::FolderEntry e = b.entries()[static_cast<std::size_t>(i)];
     ImGui::TableNextRow();
@@ -172,7 +172,7 @@ void entry_row(FileDialog& d, int i, core::Settings& settings) {
     ImGui::TextDisabled("%s", core::io::date_text(e.modified).c_str());
 }
 
-void entry_list(FileDialog& d, float height, core::Settings& settings) {
+void entry_list(FileDialog& d, float height, core::io::Settings& settings) {
     const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("entries", 3, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
@@ -258,7 +258,7 @@ void error_line(const FileDialog& d) {
 }
 
 // Open / Save and Cancel, right-aligned; or, for an existing file, Replace and Keep.
-void buttons(FileDialog& d, bool entered, core::Settings& settings) {
+void buttons(FileDialog& d, bool entered, core::io::Settings& settings) {
     if (!d.overwrite.empty()) {
         ImGui::AlignTextToFramePadding();
         ImGui::Text("%s is already there. Replace it?", fs::path(d.overwrite).filename().c_str());
@@ -291,7 +291,7 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key),
 
 // Up/Down move the selection (and take the keys from the box); outside the box Enter opens the
 // selection, Backspace the parent, and letters go back to the box. Escape: Keep the file, else cancel.
-void keys(FileDialog& d, core::Settings& settings) {
+void keys(FileDialog& d, core::io::Settings& settings) {
     FileBrowser& b = *d.browser;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
         if (!d.overwrite.empty()) d.overwrite.clear();
@@ -324,7 +324,7 @@ void keys(FileDialog& d, core::Settings& settings) {
 
 } // namespace
 
-void start_file_dialog(FileDialog& d, FileRequest request, const core::Settings& settings) {
+void start_file_dialog(FileDialog& d, FileRequest request, const core::io::Settings& settings) {
     std::string folder = request.folder;
     if (folder.empty() && !settings.recent_folders.empty()) folder = settings.recent_folders.front();
     d.browser.emplace(request.mode, request.filters, folder);
@@ -336,7 +336,7 @@ void start_file_dialog(FileDialog& d, FileRequest request, const core::Settings&
     d.items.clear();
 }
 
-void draw_file_dialog(FileDialog& d, core::Settings& settings) {
+void draw_file_dialog(FileDialog& d, core::io::Settings& settings) {
     if (!d.open()) return;
     const std::string title = d.request->title; // the request may end inside
     if (!ImGui::IsPopupOpen(title.c_str())) ImGui::OpenPopup(title.c_str());

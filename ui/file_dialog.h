@@ -48,8 +48,8 @@ struct FileDialog {
 };
 
 // Opens the dialog (or replaces the one open) for `request`, in its folder, else the most recent.
-void start_file_dialog(FileDialog& d, FileRequest request, const core::Settings& settings);
+void start_file_dialog(FileDialog& d, FileRequest request, const core::io::Settings& settings);
 // Draws the modal while it is open. An accepted file goes first in the recent lists.
-void draw_file_dialog(FileDialog& d, core::Settings& settings);
+void draw_file_dialog(FileDialog& d, core::io::Settings& settings);
 
 } // namespace ui

@@ -7,6 +7,7 @@
 
 #include "core/io/arrays.h"
 #include "core/io/attention_file.h"
+#include "core/io/formats.h"
 #include "core/io/scenario_io.h"
 #include "ui/app_state.h"
 #include "ui/panels/attention.h"
@@ -31,8 +32,7 @@ std::string shape_of(const std::vector<core::Matrix>& arrays) {
 }
 
 bool opens_as_attention(const std::string& path) {
-    const std::string e = core::io::extension_of(path);
-    if (e != ".npy" && e != ".npz" && e != ".safetensors") return false;
+    if (!core::io::opens_as(path, core::io::Kind::attention)) return false;
     try {
         return core::io::AttentionFile::open(path) != nullptr;
     } catch (const core::io::FileError&) {
@@ -63,7 +63,12 @@ void offer_array(App::State& st, const std::string& path) {
 
 namespace {
 
-const char* what_opens = "attnviz opens .json scenarios, .toml lessons and arrays (.npy, .npz, .safetensors, .csv, .tsv)";
+std::string what_opens() {
+    using core::io::Kind;
+    using core::io::extension_list;
+    return "attnviz opens " + extension_list(Kind::scenario, " and ") + " scenarios, " + extension_list(Kind::lesson, " and ") +
+           " lessons and arrays (" + extension_list(Kind::array, ", ") + ")";
+}
 
 void open_scenario_or_ask(App::State& st, const std::string& path) {
     if (st.scenario != st.saved) {
@@ -77,32 +82,19 @@ void open_scenario_or_ask(App::State& st, const std::string& path) {
     }
 }
 
-// An .npz or .safetensors of several arrays named X, W_Q, … is a whole scenario.
-bool is_scenario_of_arrays(const std::string& path) {
-    const std::string e = core::io::extension_of(path);
-    if (e != ".npz" && e != ".safetensors") return false;
-    try {
-        core::load_scenario_file(path);
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 void take(App::State& st, const std::string& path) {
-    const std::string e = core::io::extension_of(path);
-    if (e == ".json") return open_scenario_or_ask(st, path);
-    if (e == ".toml") {
+    if (core::io::opens_as(path, core::io::Kind::scenario)) return open_scenario_or_ask(st, path);
+    if (core::io::opens_as(path, core::io::Kind::lesson)) {
         std::string error;
         if (!start_lesson(st.view, path, 0, error)) st.drops.problems.push_back(error);
-        else core::remember_recent_file(st.settings, path);
+        else core::io::remember_recent_file(st.settings, path);
         return;
     }
-    if (!core::io::is_array_file(path)) return st.drops.problems.push_back(path + ": " + what_opens);
+    if (!core::io::opens_as(path, core::io::Kind::array)) return st.drops.problems.push_back(path + ": " + what_opens());
     try {
         offer_array(st, path);
     } catch (const std::exception& err) {
-        if (is_scenario_of_arrays(path)) return open_scenario_or_ask(st, path);
+        if (core::io::names_a_scenario(path)) return open_scenario_or_ask(st, path); // X, W_Q, … by name
         st.drops.problems.push_back(err.what());
     }
 }
@@ -149,7 +141,7 @@ void fill(App::State& st, const ArrayOffer& o, const core::edits::MatrixSlot& sl
     try {
         core::edits::fill_matrix(st.scenario, slot, o.arrays);
         st.view.tell(slot.label() + " now holds " + std::filesystem::path(o.path).filename().string(), false);
-        core::remember_recent_file(st.settings, o.path);
+        core::io::remember_recent_file(st.settings, o.path);
     } catch (const std::exception& e) {
         st.view.tell(o.path + ": " + e.what(), true);
     }
@@ -178,7 +170,7 @@ void offer_modal(App::State& st) {
         ImGui::Separator();
         if (button(d, "Open in the attention viewer", "attention")) {
             AttentionView& viewer = st.view.state<AttentionView>();
-            if (viewer.open(o.path, "")) st.view.open["attention"] = true, core::remember_recent_file(st.settings, o.path);
+            if (viewer.open(o.path, "")) st.view.open["attention"] = true, core::io::remember_recent_file(st.settings, o.path);
             else st.view.tell(viewer.error, true);
             done = true;
         }

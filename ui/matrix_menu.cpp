@@ -1,7 +1,7 @@
 #include "ui/matrix_menu.h"
 
 #include "core/io/npy.h"
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -55,7 +55,7 @@ void ask_save(const SaveItem& s, const std::string& name, const core::Matrix& m,
     v.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save " + name, {s.filter}, name + s.filter.extensions[0], "",
                                  [format, m, labels, spec, &v](const std::string& path) {
                                      try {
-                                         core::write_file_atomically(path, file_bytes(format, path, m, labels, spec));
+                                         core::io::write_file_atomically(path, file_bytes(format, path, m, labels, spec));
                                      } catch (const core::io::ExportError& e) {
                                          throw core::io::ExportError(path + ": " + e.what());
                                      }

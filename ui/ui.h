@@ -67,7 +67,7 @@ public:
 
     // Theme, zoom, colour maps and recent files, changed by the menus and shortcuts; the window
     // applies and saves them (core/io/settings.h), and puts its geometry in before saving.
-    core::Settings& settings();
+    core::io::Settings& settings();
     // Where the session, settings and layout live, for Help ▸ About.
     void set_file_locations(FileLocations where);
     // Shows `text` in a modal at the next frame: start-up restored the autosaved session (then

@@ -60,13 +60,13 @@ ImU32 sequential_color(double t) { return weights_colour(t); }
 ImU32 diverging_color(double t) { return signed_colour(t); }
 
 // On the light theme the accents are darker, so they keep their contrast on white.
-ImU32 masked_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }
-ImU32 selection_color() { return colour_maps().theme == core::Theme::light ? IM_COL32(200, 90, 0, 255) : IM_COL32(255, 170, 40, 255); }
+ImU32 masked_color() { return colour_maps().theme == core::io::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }
+ImU32 selection_color() { return colour_maps().theme == core::io::Theme::light ? IM_COL32(200, 90, 0, 255) : IM_COL32(255, 170, 40, 255); }
 ImVec4 good_text_colour() {
-    return colour_maps().theme == core::Theme::light ? ImVec4(0.0f, 0.45f, 0.15f, 1.0f) : ImVec4(0.35f, 0.85f, 0.47f, 1.0f);
+    return colour_maps().theme == core::io::Theme::light ? ImVec4(0.0f, 0.45f, 0.15f, 1.0f) : ImVec4(0.35f, 0.85f, 0.47f, 1.0f);
 }
 ImVec4 error_text_colour() {
-    return colour_maps().theme == core::Theme::light ? ImVec4(0.75f, 0.0f, 0.0f, 1.0f) : ImVec4(1.0f, 0.42f, 0.38f, 1.0f);
+    return colour_maps().theme == core::io::Theme::light ? ImVec4(0.75f, 0.0f, 0.0f, 1.0f) : ImVec4(1.0f, 0.42f, 0.38f, 1.0f);
 }
 
 ImU32 text_color_on(ImU32 background) {

@@ -1,31 +1,12 @@
 // core/io/arrays.cpp — reading a named array of any supported format into matrices.
 #include "core/io/arrays.h"
 
-#include "core/io/delimited.h"
-#include "core/io/npz.h"
-#include "core/io/safetensors.h"
-#include "core/io/scenario_io.h"
+#include "core/io/formats.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cctype>
 
 namespace core::io {
-
-std::string extension_of(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    const auto dot = path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-    std::string ext = path.substr(dot);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext;
-}
-
-bool is_array_file(const std::string& path) {
-    const std::string e = extension_of(path);
-    return e == ".npy" || e == ".npz" || e == ".safetensors" || e == ".csv" || e == ".tsv";
-}
 
 std::string resolve_path(const std::string& base_dir, const std::string& file) {
     if (file.empty() || file[0] == '/' || base_dir.empty()) return file;
@@ -34,31 +15,27 @@ std::string resolve_path(const std::string& base_dir, const std::string& file) {
 
 namespace {
 
-// The tensor named `name` of a file of several, or its only one.
+// The tensor named `name` of a file of several, or its only one (a file of one unnamed array
+// gives it whatever the name).
 Tensor pick(TensorFile f, const std::string& name, const std::string& path) {
-    if (name.empty()) {
-        if (f.tensors.size() == 1) return std::move(f.tensors.begin()->second);
-        std::string names;
-        for (const auto& [k, t] : f.tensors) names += (names.empty() ? "" : ", ") + k;
+    if (f.tensors.size() == 1 && (name.empty() || f.tensors.begin()->first.empty())) return std::move(f.tensors.begin()->second);
+    std::string names;
+    for (const auto& [k, t] : f.tensors) names += (names.empty() ? "" : ", ") + k;
+    if (name.empty())
         throw FileError(path + ": holds " + std::to_string(f.tensors.size()) + " arrays (" + names + "); say which with \"tensor\"");
-    }
     auto it = f.tensors.find(name);
-    if (it == f.tensors.end()) {
-        std::string names;
-        for (const auto& [k, t] : f.tensors) names += (names.empty() ? "" : ", ") + k;
-        throw FileError(path + ": has no array \"" + name + "\" (it has: " + names + ")");
-    }
+    if (it == f.tensors.end()) throw FileError(path + ": has no array \"" + name + "\" (it has: " + names + ")");
     return std::move(it->second);
 }
 
-Tensor read_any(const std::string& path, const std::string& tensor) {
-    const std::string e = extension_of(path);
-    if (e == ".npy") return read_npy(path);
-    if (e == ".npz") return pick(read_npz(path), tensor, path);
-    if (e == ".safetensors") return pick(read_safetensors(path), tensor, path);
-    if (e == ".csv" || e == ".tsv") return read_delimited(path).values;
-    throw FileError(path + ": unknown kind of file; attnviz reads arrays from .npy, .npz, .safetensors, .csv and .tsv");
+TensorFile read_arrays(const std::string& path) {
+    const Format* f = format_of(path);
+    if (!f || !f->read_arrays)
+        throw FileError(path + ": unknown kind of file; attnviz reads arrays from " + extension_list(Kind::array, " and "));
+    return f->read_arrays(path);
 }
+
+Tensor read_any(const std::string& path, const std::string& tensor) { return pick(read_arrays(path), tensor, path); }
 
 Matrix matrix_of(const double* v, std::int64_t rows, std::int64_t cols, bool transpose) {
     Matrix m = Eigen::Map<const Matrix>(v, rows, cols);
@@ -184,22 +161,28 @@ bool scenario_from_named(const TensorFile& f, const std::string& path, Scenario&
 Scenario scenario_from_array_file(const std::string& path) {
     try {
         Scenario s;
-        const std::string e = extension_of(path);
-        if (e == ".csv" || e == ".tsv") {
-            Table t = read_delimited(path);
-            s = identity_scenario(matrices_of(t.values, false, path).front(), t.row_names);
-        } else if (e == ".npz" || e == ".safetensors") {
-            const TensorFile f = e == ".npz" ? read_npz(path) : read_safetensors(path);
-            if (!scenario_from_named(f, path, s)) s = identity_scenario(matrices_of(pick(f, "", path), false, path).front(), {});
-        } else {
-            const std::vector<Matrix> m = matrices_of(read_any(path, ""), false, path);
+        const TensorFile f = read_arrays(path);
+        if (!scenario_from_named(f, path, s)) {
+            const std::vector<Matrix> m = matrices_of(pick(f, "", path), false, path);
             if (m.size() != 1) throw FileError(path + ": a 3-d array cannot be opened on its own; point a scenario's field at it");
-            s = identity_scenario(m.front(), {});
+            std::vector<std::string> tokens;
+            if (auto names = f.metadata.find("row_names"); names != f.metadata.end())
+                tokens = nlohmann::json::parse(names->second).get<std::vector<std::string>>();
+            s = identity_scenario(m.front(), std::move(tokens));
         }
         if (const std::string why = validate(s); !why.empty()) throw FileError(path + ": " + why);
         return s;
     } catch (const FileError& e) {
         throw ScenarioError(e.what());
+    }
+}
+
+bool names_a_scenario(const std::string& path) {
+    try {
+        Scenario s;
+        return scenario_from_named(read_arrays(path), path, s);
+    } catch (const std::exception&) {
+        return false;
     }
 }
 

@@ -22,10 +22,6 @@ struct ArrayRef {
     bool transpose = false;
 };
 
-// The file's extension, lower case, with its dot (".npy"); "" when none.
-std::string extension_of(const std::string& path);
-// Whether attnviz reads the file as an array (.npy .npz .safetensors .csv .tsv).
-bool is_array_file(const std::string& path);
 // `file` if absolute, else `base_dir`/`file`.
 std::string resolve_path(const std::string& base_dir, const std::string& file);
 
@@ -41,5 +37,8 @@ std::vector<std::string> load_token_file(const std::string& file, const std::str
 //   that the attention is that of the embeddings as they are; a .csv's first column of names
 //   gives the tokens.
 Scenario scenario_from_array_file(const std::string& path);
+// Whether the file's arrays are named like scenario fields (X, W_Q, …, or Q, K, V), so that it is
+// a whole scenario rather than one array; false for a file that cannot be read.
+bool names_a_scenario(const std::string& path);
 
 } // namespace core::io

@@ -7,6 +7,7 @@
 // [SECTION] Summaries
 #include "core/io/attention_file.h"
 
+#include "core/io/formats.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
@@ -30,11 +31,6 @@ namespace core::io {
 //-----------------------------------------------------------------------------
 
 namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
-    const std::size_t k = std::strlen(suffix);
-    return s.size() >= k && s.compare(s.size() - k, k, suffix) == 0;
-}
 
 // Which axes of the file are layers, heads, queries and keys (-1: not in the file, size 1).
 std::array<int, 4> axes_of(const std::vector<std::int64_t>& shape, const std::string& path) {
@@ -126,7 +122,9 @@ std::unique_ptr<AttentionFile> AttentionFile::open(const std::string& path) {
     f->path_ = path;
     std::vector<std::int64_t> shape;
     bool fortran = false;
-    if (ends_with(path, ".npz")) {
+    const std::string e = extension_of(path);
+    if (!opens_as(path, Kind::attention)) throw FileError(path + ": attention weights are read from " + extension_list(Kind::attention, " or "));
+    if (e == ".npz") {
         TensorFile file = read_npz(path);
         auto it = file.tensors.find("attentions");
         if (it == file.tensors.end() && file.tensors.size() == 1) it = file.tensors.begin();
@@ -136,11 +134,11 @@ std::unique_ptr<AttentionFile> AttentionFile::open(const std::string& path) {
         f->owned_ = std::move(it->second.values);
         f->data_ = reinterpret_cast<const unsigned char*>(f->owned_.data());
         f->dtype_ = DType::f64;
-    } else if (ends_with(path, ".npy") || ends_with(path, ".safetensors")) {
+    } else {
         const Mapping m = map_file(path);
         f->mapping_ = m.base, f->mapped_bytes_ = m.size;
         const char* bytes = static_cast<const char*>(m.base);
-        if (ends_with(path, ".npy")) {
+        if (e == ".npy") {
             const NpyHeader h = parse_npy_header(bytes, m.size, path);
             shape = h.shape, fortran = h.fortran_order, f->dtype_ = h.dtype, f->big_endian_ = h.big_endian;
             f->data_ = reinterpret_cast<const unsigned char*>(bytes) + h.data_offset;
@@ -154,8 +152,6 @@ std::unique_ptr<AttentionFile> AttentionFile::open(const std::string& path) {
                     f->labels_ = labels_from_json(it->second, path + ": metadata \"" + key + "\"");
         }
         check_float(f->dtype_, path);
-    } else {
-        throw FileError(path + ": attention weights are read from .npy, .npz or .safetensors");
     }
     const std::array<int, 4> axes = axes_of(shape, path);
     // Strides of the file's own axes, then those of the four we use.

@@ -1,7 +1,7 @@
 // core/io/delimited.cpp — splitting lines and fields, and telling names from numbers.
 #include "core/io/delimited.h"
 
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <cerrno>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include "core/io/export.h"
 
 #include "core/colormap.h"
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <stb_image_write.h>
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace core {
+namespace core::io {
 
 std::string dump_json(const Scenario& s, const Result& r) {
     std::string out = "{\n  \"tokens\": " + nlohmann::json(s.tokens).dump() + ",\n  \"heads\": [\n";
@@ -47,4 +47,4 @@ std::string decode_json(const std::vector<DecodeStep>& steps) {
     return out;
 }
 
-} // namespace core
+} // namespace core::io

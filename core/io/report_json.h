@@ -3,7 +3,7 @@
 
 #include "core/decoder.h"
 
-namespace core {
+namespace core::io {
 
 // {"tokens": […], "heads": [{"Q", "K", "V", "scores", "scaled", "weights", "output"}, …],
 //  "concat": …, "output": …}; masked entries of "scaled" are null.
@@ -13,4 +13,4 @@ std::string dump_json(const Scenario& s, const Result& r);
 //  "total_kv_rows_with_cache", "total_kv_rows_without_cache"}
 std::string decode_json(const std::vector<DecodeStep>& steps);
 
-} // namespace core
+} // namespace core::io

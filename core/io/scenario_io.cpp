@@ -1,6 +1,8 @@
 #include "core/io/scenario_io.h"
 
 #include "core/io/arrays.h"
+#include "core/io/files.h"
+#include "core/io/formats.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,13 +12,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
-#include <unistd.h>
 
-namespace core {
+namespace core::io {
 
 using nlohmann::json;
 
@@ -257,15 +257,6 @@ void require_valid_naming_files(const Scenario& s, const json& root) {
     }
 }
 
-std::string json_number(double x) {
-    if (std::abs(x) < 1e15 && x == std::round(x)) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.0f", x == 0 ? 0.0 : x);
-        return buf;
-    }
-    return json(x).dump(); // nlohmann writes the shortest text that reads back exactly
-}
-
 std::string row_json(const double* v, Eigen::Index size) {
     std::string out = "[";
     for (Eigen::Index c = 0; c < size; ++c) out += (c ? ", " : "") + json_number(v[c]);
@@ -364,6 +355,7 @@ Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
 }
 
 Scenario load_scenario_file(const std::string& path) {
+    if (opens_as(path, Kind::array)) return scenario_from_array_file(path);
     try {
         std::ifstream in(path, std::ios::binary);
         if (!in) fail(std::string("cannot open: ") + errno_text());
@@ -413,46 +405,13 @@ std::string to_json_text(const Scenario& s) {
     return out;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-    std::string tmp = path + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) throw ScenarioError(path + ": cannot create a temporary file: " + errno_text());
-    ::fchmod(fd, 0644);
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t w = ::write(fd, text.data() + written, text.size() - written);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            const std::string why = errno_text();
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw ScenarioError(path + ": cannot write: " + why);
-        }
-        written += static_cast<size_t>(w);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        const std::string why = errno_text();
-        ::unlink(tmp.c_str());
-        throw ScenarioError(path + ": cannot write: " + why);
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = errno_text();
-        ::unlink(tmp.c_str());
-        throw ScenarioError(path + ": cannot replace the file: " + why);
-    }
-    // Make the rename itself durable.
-    const auto slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
 void save_scenario_file(const std::string& path, const Scenario& s) {
     require_valid(s);
-    write_file_atomically(path, to_json_text(s));
+    try {
+        write_file_atomically(path, to_json_text(s));
+    } catch (const WriteError& e) {
+        throw ScenarioError(e.what());
+    }
 }
 
-} // namespace core
+} // namespace core::io

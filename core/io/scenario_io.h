@@ -16,31 +16,24 @@
 
 #include <string>
 
-namespace core {
+namespace core::io {
 
 // Parses and validates; throws ScenarioError naming the field ("X[1][0] is a string, expected a number").
 // Fields that name files (see core/io/arrays.h) are read relative to `base_dir`.
 Scenario parse_scenario(const std::string& text, const std::string& base_dir = "");
-// Reads, parses and validates; the message starts with the path ("scene.json: …").
+// Reads, parses and validates; the message starts with the path ("scene.json: …"). A file of
+// arrays (core/io/formats.h) is opened as core/io/arrays.h's scenario_from_array_file does.
 Scenario load_scenario_file(const std::string& path);
 
 // Matrices one row per line; doubles written so that they read back exactly.
 std::string to_json_text(const Scenario& s);
-// Writes a temporary file beside `path`, fsyncs it and renames it over `path`: a crash at any
-// moment leaves either the old file or the new one. Throws ScenarioError on failure.
+// Writes atomically (core/io/files.h). Throws ScenarioError when the scenario is invalid or the
+// file cannot be written.
 void save_scenario_file(const std::string& path, const Scenario& s);
-// The same for any text.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 // One matrix as JSON, one row per line; every line after the first starts with `indent`.
 // Non-finite entries (masked scores) are written as null.
 std::string matrix_json(const Matrix& m, const std::string& indent);
 std::string row_json(const double* v, Eigen::Index size);
 
-// Shortest text that reads back as exactly `x` ("1", "0.1", "1.4142135623730951").
-std::string json_number(double x);
-
-constexpr std::size_t max_file_bytes = 256u << 20;
-constexpr int max_json_depth = 32;
-
-} // namespace core
+} // namespace core::io

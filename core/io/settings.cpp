@@ -5,8 +5,7 @@
 // [SECTION] Writing and paths
 #include "core/io/settings.h"
 
-#include "core/scenario.h"
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace core {
+namespace core::io {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -250,8 +249,8 @@ Settings load_settings(const std::string& path, std::vector<std::string>& proble
 void save_settings(const std::string& path, const Settings& settings) {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    if (ec) throw ScenarioError(path + ": cannot create its folder (" + ec.message() + ")");
+    if (ec) throw WriteError(path + ": cannot create its folder (" + ec.message() + ")");
     write_file_atomically(path, settings_json(settings));
 }
 
-} // namespace core
+} // namespace core::io

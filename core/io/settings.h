@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace core {
+namespace core::io {
 
 enum class Theme { dark, light };
 // The map for values in [0, 1] (attention weights).
@@ -77,7 +77,7 @@ std::string settings_path();
 // A missing file gives the defaults without a problem; an unreadable or bad one, the defaults and
 // a message.
 Settings load_settings(const std::string& path, std::vector<std::string>& problems);
-// Creates the folder if needed and writes atomically. Throws ScenarioError naming the path.
+// Creates the folder if needed and writes atomically. Throws WriteError naming the path.
 void save_settings(const std::string& path, const Settings& settings);
 
 // Names as they appear in the file (and in the menus).
@@ -85,4 +85,4 @@ const char* theme_name(Theme theme);
 const char* weights_map_name(WeightsMap map);
 const char* signed_map_name(SignedMap map);
 
-} // namespace core
+} // namespace core::io

@@ -7,7 +7,7 @@
 // [SECTION] whole files
 #include "core/io/tensor.h"
 
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <cerrno>
 #include <cmath>

@@ -124,7 +124,7 @@ std::shared_ptr<const Scenario> scenario_from(const toml::table& t, const Lesson
     if (file.empty()) return nullptr;
     const fs::path full = fs::path(file).is_absolute() ? fs::path(file) : fs::path(r.path()).parent_path() / file;
     try {
-        return std::make_shared<const Scenario>(load_scenario_file(full.string()));
+        return std::make_shared<const Scenario>(io::load_scenario_file(full.string()));
     } catch (const ScenarioError& e) {
         r.fail(LessonReader::line(*t.get("file")), std::string("scenario file: ") + e.what());
     }

@@ -1,6 +1,6 @@
 #include "core/learn/progress.h"
 
-#include "core/io/scenario_io.h"
+#include "core/io/files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +70,7 @@ std::string ProgressStore::save() const {
         if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return "cannot create the folder " + dir + ": " + std::strerror(errno);
     }
     try {
-        write_file_atomically(path_, to_json());
+        io::write_file_atomically(path_, to_json());
     } catch (const std::exception& e) {
         return e.what();
     }

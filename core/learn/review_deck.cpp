@@ -6,7 +6,7 @@
 // [SECTION] Anki export
 #include "core/learn/review_deck.h"
 
-#include "core/io/scenario_io.h" // core::write_file_atomically
+#include "core/io/files.h"
 #include "core/io/xml.h"
 
 #include <nlohmann/json.hpp>
@@ -314,7 +314,7 @@ void save_review_deck(const std::string& path, const ReviewDeck& deck) {
         if (::link(path.c_str(), bak_tmp.c_str()) != 0 || std::rename(bak_tmp.c_str(), bak.c_str()) != 0)
             throw std::runtime_error(bak + ": cannot keep the backup: " + std::strerror(errno));
     }
-    core::write_file_atomically(path, text); // throws core::ScenarioError, a std::runtime_error
+    core::io::write_file_atomically(path, text); // throws core::io::WriteError
 }
 
 // [SECTION] Anki export

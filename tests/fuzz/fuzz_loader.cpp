@@ -11,13 +11,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string text(reinterpret_cast<const char*>(data), size);
     core::Scenario s;
     try {
-        s = core::parse_scenario(text);
+        s = core::io::parse_scenario(text);
     } catch (const core::ScenarioError& e) {
         if (std::string(e.what()).empty()) std::abort();
         return 0;
     }
     if (!core::validate(s).empty()) std::abort();
-    if (core::parse_scenario(core::to_json_text(s)) != s) std::abort();
+    if (core::io::parse_scenario(core::io::to_json_text(s)) != s) std::abort();
     // Small scenarios are also computed: a loaded file must never make the math misbehave.
     if (s.n() <= 64 && s.d_model() <= 64) {
         const core::Result r = core::compute(s);

@@ -7,6 +7,7 @@
 // [SECTION] One head (or the mean of a layer)
 #include "ui/panels/attention.h"
 
+#include "core/io/formats.h"
 #include "core/colormap.h"
 #include "ui/widgets.h"
 #include "ui/zoom_map.h"
@@ -167,13 +168,14 @@ void fill_map(AttentionView& st, TextureUploader& textures) {
 //-----------------------------------------------------------------------------
 
 void open_prompt(AttentionView& st, View& v) {
-    ImGui::TextWrapped("Open a file of attention weights: .npy, .npz or .safetensors of shape (n, n), (heads, n, n) or "
-                       "(layers, heads, n, n), with an optional batch axis of 1.");
+    static const std::string what = "Open a file of attention weights: " + core::io::extension_list(core::io::Kind::attention, " or ") +
+                                    " of shape (n, n), (heads, n, n) or (layers, heads, n, n), with an optional batch axis of 1.";
+    ImGui::TextWrapped("%s", what.c_str());
     ImGui::SetNextItemWidth(24.0f * em());
     ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input);
     ImGui::SameLine();
     if (ImGui::Button("Choose…")) {
-        v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Token labels", {{"Labels", {".json", ".txt"}}}, "", "",
+        v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Token labels", {core::io::filter_of(core::io::Kind::labels, "Labels")}, "", "",
                                      [&st](const std::string& path) { st.labels_input = path; }};
     }
     if (ImGui::Button("Open the weights file…")) ask_attention_file(v);
@@ -365,7 +367,7 @@ void ask_attention_file(View& v) {
     v.open["attention"] = true;
     AttentionView& st = v.state<AttentionView>();
     v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open attention weights",
-                                 {{"Attention weights", {".npy", ".npz", ".safetensors"}}}, "", "", [&st](const std::string& path) {
+                                 {core::io::filter_of(core::io::Kind::attention, "Attention weights")}, "", "", [&st](const std::string& path) {
                                      if (!st.open(path, st.labels_input)) throw core::io::FileError(st.error);
                                  }};
 }

@@ -29,7 +29,7 @@ struct HeatmapView : ZoomMap { // zoomed by the wheel, panned by dragging
     long long texture_version = -1;
     int texture_head = -1;
     double texture_top = -1.0; // the weight that maps to the top colour
-    int texture_map = -1;      // the weights colour map it was coloured with (core::WeightsMap)
+    int texture_map = -1;      // the weights colour map it was coloured with (core::io::WeightsMap)
 };
 
 void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures);

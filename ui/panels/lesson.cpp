@@ -8,6 +8,7 @@
 // [SECTION] Panel and menu
 #include "ui/panels/lesson.h"
 
+#include "core/io/formats.h"
 #include "core/edits.h"
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
@@ -291,7 +292,7 @@ void draw_highlights(const LessonView& lv, View& v, const core::Scenario& s) {
 
 // Learn ▸ Open lesson file… and the chooser's button: the file dialog, for .toml files.
 void ask_lesson_file(View& v) {
-    v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open lesson file", {{"Lessons", {".toml"}}}, "", "",
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open lesson file", {core::io::filter_of(core::io::Kind::lesson, "Lessons")}, "", "",
                                  [&v](const std::string& path) {
                                      std::string error;
                                      if (!start_lesson(v, path, 0, error)) throw LessonError(error);

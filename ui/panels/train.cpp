@@ -8,6 +8,7 @@
 // [SECTION] files
 #include "ui/panels/train.h"
 
+#include "core/io/formats.h"
 #include "core/edits.h"
 #include "core/io/tensor.h"
 #include "ui/widgets.h"
@@ -224,7 +225,7 @@ void scrubber(TrainView& t, View& v) {
 // Save model… and Open model… ask for the file through the file dialog; a bad file changes nothing.
 FileRequest model_request(TrainView& t, View& v, core::io::FileBrowser::Mode mode) {
     const std::filesystem::path last = t.path;
-    FileRequest r{mode, "", {{"Models", {".safetensors"}}}, last.filename().string(), last.parent_path().string(), {}};
+    FileRequest r{mode, "", {core::io::filter_of(core::io::Kind::model, "Models")}, last.filename().string(), last.parent_path().string(), {}};
     if (mode == core::io::FileBrowser::Mode::save) {
         r.title = "Save model";
         r.accept = [&t, &v](const std::string& path) {

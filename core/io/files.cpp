@@ -1,0 +1,67 @@
+// core/io/files.cpp — atomic writes and exact numbers (see files.h).
+#include "core/io/files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace core::io {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Removes the temporary file and throws "path: what: why".
+[[noreturn]] void give_up(const std::string& path, const std::string& tmp, const std::string& what) {
+    const std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw WriteError(path + ": " + what + ": " + why);
+}
+
+} // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    std::string tmp = path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw WriteError(path + ": cannot create a temporary file: " + errno_text());
+    ::fchmod(fd, 0644);
+    size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t w = ::write(fd, text.data() + written, text.size() - written);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            const int saved = errno;
+            ::close(fd);
+            errno = saved;
+            give_up(path, tmp, "cannot write");
+        }
+        written += static_cast<size_t>(w);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) give_up(path, tmp, "cannot write");
+    if (::rename(tmp.c_str(), path.c_str()) != 0) give_up(path, tmp, "cannot replace the file");
+    // Make the rename itself durable.
+    const auto slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+std::string json_number(double x) {
+    if (std::abs(x) < 1e15 && x == std::round(x)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", x == 0 ? 0.0 : x);
+        return buf;
+    }
+    return nlohmann::json(x).dump(); // nlohmann writes the shortest text that reads back exactly
+}
+
+} // namespace core::io
