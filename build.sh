@@ -63,6 +63,7 @@ case "${1:-run}" in
       "fuzz_csv tests/corpus_csv"
       "fuzz_lesson tests/corpus_lesson"
       "fuzz_review tests/corpus_review"
+      "fuzz_tokenizer tests/corpus_tokenizer"
     )
     for entry in "${fuzz_targets[@]}"; do
       read -r target seeds <<<"$entry"

@@ -2,6 +2,7 @@
 
 #include "app/cli_lessons.h"
 #include "app/cli_train.h"
+#include "app/cli_tokenize.h"
 #include "app/cli_attention.h"
 #include "app/cli_export.h"
 #include "app/cli_review.h"
@@ -68,6 +69,8 @@ std::string usage_text() {
     "                                               one JSON line every 50 steps, then save the model\n"
     "       attnviz --forward M.safetensors --sequence \"3 1 4 1 5\"\n"
     "                                               the saved model's logits and attention as JSON\n"
+    "       attnviz --tokenize MODEL --text TEXT    a model's tokenizer (MODEL: a directory with tokenizer.json\n"
+    "                                               or vocab.json + merges.txt): {\"ids\": [...], \"tokens\": [...]}\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
@@ -316,6 +319,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
     if (wants_train_mode(argc, argv)) return run_train_mode(argc, argv, out, err);
+    if (wants_tokenize_mode(argc, argv)) return run_tokenize_mode(argc, argv, out, err);
     Options o;
     try {
         o = parse_args(argc, argv);

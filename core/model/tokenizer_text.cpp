@@ -1,5 +1,7 @@
 #include "core/model/tokenizer_text.h"
 
+#include "core/model/tokenizer.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <utf8proc.h>
@@ -228,7 +230,11 @@ void normalize(NString& n, Form form) {
 
 struct Regex::Code {
     pcre2_code* code = nullptr;
-    ~Code() { pcre2_code_free(code); }
+    pcre2_match_context* limits = nullptr;
+    ~Code() {
+        pcre2_match_context_free(limits);
+        pcre2_code_free(code);
+    }
 };
 
 Regex::Regex(const std::string& pattern, bool literal) : code_(std::make_unique<Code>()) {
@@ -242,6 +248,10 @@ Regex::Regex(const std::string& pattern, bool literal) : code_(std::make_unique<
         throw std::runtime_error("bad regex at character " + std::to_string(at) + ": " + reinterpret_cast<const char*>(msg));
     }
     pcre2_jit_compile(code_->code, PCRE2_JIT_COMPLETE); // where JIT is unavailable the interpreter runs
+    // A pattern that backtracks without end fails with a message instead of hanging.
+    code_->limits = pcre2_match_context_create(nullptr);
+    pcre2_set_match_limit(code_->limits, 1000000);
+    pcre2_set_depth_limit(code_->limits, 10000);
 }
 
 Regex::~Regex() = default;
@@ -251,13 +261,13 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(const std::stri
     pcre2_match_data* md = pcre2_match_data_create_from_pattern(code_->code, nullptr);
     std::size_t start = 0;
     while (start <= s.size()) {
-        const int rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start, PCRE2_NO_UTF_CHECK, md, nullptr);
+        const int rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start, PCRE2_NO_UTF_CHECK, md, code_->limits);
         if (rc == PCRE2_ERROR_NOMATCH) break;
         if (rc < 0) {
             pcre2_match_data_free(md);
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(rc, msg, sizeof msg);
-            throw std::runtime_error(std::string("regex failed: ") + reinterpret_cast<const char*>(msg));
+            throw TokenizerError(std::string("a regex of the tokenizer gave up on the text: ") + reinterpret_cast<const char*>(msg));
         }
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
         if (ov[1] > ov[0]) {

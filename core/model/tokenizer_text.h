@@ -55,7 +55,8 @@ public:
     ~Regex();
     Regex(const Regex&) = delete;
     Regex& operator=(const Regex&) = delete;
-    // Every non-empty, non-overlapping match in s, left to right, as byte spans.
+    // Every non-empty, non-overlapping match in s, left to right, as byte spans. Throws
+    // TokenizerError when PCRE2 gives up (its match and depth limits).
     std::vector<std::pair<std::size_t, std::size_t>> find_all(const std::string& s) const;
 
 private:

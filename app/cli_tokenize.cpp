@@ -1,0 +1,70 @@
+#include "app/cli_tokenize.h"
+
+#include "core/model/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+namespace app {
+
+namespace {
+
+struct TokenizeUsage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct TokenizeOptions {
+    std::string model, text;
+    bool text_given = false;
+};
+
+TokenizeOptions parse(int argc, const char* const* argv) {
+    TokenizeOptions o;
+    const auto value_of = [&](int& i, const std::string& flag) -> std::string {
+        if (i + 1 >= argc) throw TokenizeUsage(flag + " needs a value");
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--tokenize") o.model = value_of(i, a);
+        else if (a == "--text") o.text = value_of(i, a), o.text_given = true;
+        else throw TokenizeUsage("--tokenize takes MODEL and --text TEXT, not " + a);
+    }
+    if (!o.text_given) throw TokenizeUsage("--tokenize needs --text TEXT");
+    return o;
+}
+
+} // namespace
+
+bool wants_tokenize_mode(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--tokenize") return true;
+    return false;
+}
+
+int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    try {
+        const TokenizeOptions o = parse(argc, argv);
+        const core::model::Tokenizer t = core::model::load_tokenizer(o.model);
+        core::model::Encoding enc;
+        try {
+            enc = t.encode(o.text);
+        } catch (const core::model::TokenizerError& e) {
+            err << "attnviz: --text: " << e.what() << "\n";
+            return 2;
+        }
+        const nlohmann::json j = {{"ids", enc.ids}, {"tokens", enc.tokens}};
+        out << j.dump() << "\n";
+        return 0;
+    } catch (const TokenizeUsage& e) {
+        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
+    } catch (const core::model::TokenizerError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    }
+    return 2;
+}
+
+} // namespace app

@@ -1,0 +1,16 @@
+// app/cli_tokenize.h — attnviz --tokenize MODEL --text TEXT: a model's tokenizer on the command line.
+#pragma once
+
+#include <iosfwd>
+
+namespace app {
+
+// Whether the arguments ask for --tokenize (then run_tokenize_mode owns every flag).
+bool wants_tokenize_mode(int argc, const char* const* argv);
+
+// Prints {"ids": [...], "tokens": [...]} for TEXT through MODEL's tokenizer (a model directory with
+// tokenizer.json or vocab.json + merges.txt, or a tokenizer.json), the template's special tokens
+// included. Returns 0, or 2 after one line "attnviz: FILE: reason" on `err`.
+int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+} // namespace app
