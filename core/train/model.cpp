@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace core::train {
 
@@ -216,6 +218,18 @@ void attention_backward(Workspace::LayerCache& c, Workspace& ws, int H, int dk) 
     }
 }
 
+// A knocked-out head's output, (t, dk) per sequence: zero, or each column's mean over the t positions.
+void knock_out(const Knockouts& knockouts, int layer, int B, int t, int dk, Matrix& y) {
+    for (const HeadId& id : knockouts.heads) {
+        if (id.layer != layer) continue;
+        for (int b = 0; b < B; ++b) {
+            auto block = y.block(b * t, id.head * dk, t, dk);                     // (t, dk)
+            if (knockouts.mode == KnockoutMode::zero) block.setZero();
+            else block.rowwise() = block.colwise().mean().eval();
+        }
+    }
+}
+
 // [SECTION] cross-entropy -------------------------------------------------------------------------
 
 // Sums -log softmax(logits)[target] over the scored rows; when dlogits is given, writes
@@ -244,11 +258,16 @@ LossSum cross_entropy(const Matrix& logits, const int* targets, Matrix* dlogits,
 
 // [SECTION] forward pass --------------------------------------------------------------------------
 
-LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws) {
+LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws, const Knockouts* knockouts) {
     const Layout& lay = model.layout;
     const ModelConfig& m = lay.config;
     const int B = ws.B, t = ws.t, N = B * t, dk = m.d_head();
     const int* tokens = batch.tokens.data() + static_cast<size_t>(first) * static_cast<size_t>(batch.t);
+    if (knockouts)
+        for (const HeadId& id : knockouts->heads)
+            if (id.layer < 0 || id.layer >= m.L || id.head < 0 || id.head >= m.H)
+                throw std::invalid_argument("no head " + std::to_string(id.layer + 1) + "." + std::to_string(id.head + 1) + " to knock out in a model of " +
+                                            std::to_string(m.L) + " layers of " + std::to_string(m.H) + " heads");
 
     // 1. embedding: x = W_E[token] + W_pos[position]                     (N, D)
     Matrix* x = &ws.resid_out;
@@ -265,6 +284,7 @@ LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws
         c.k.noalias() = c.a1 * model.tensor(id.W_K);                       // (N, HK)
         c.v.noalias() = c.a1 * model.tensor(id.W_V);                       // (N, HK)
         attention_forward(c, B, t, m.H, dk, c.att, c.y);                   // y (N, HK)
+        if (knockouts) knock_out(*knockouts, l, B, t, dk, c.y);
         c.resid_mid = c.resid_in;
         c.resid_mid.noalias() += c.y * model.tensor(id.W_O);               // (N, D)
         // 3. MLP: x_out = x_mid + GELU(LN₂(x_mid) W_in + b_in) W_out + b_out

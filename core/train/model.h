@@ -100,6 +100,18 @@ struct Workspace {
     ConstMatrixMap attention(int l, int b, int h) const;
 };
 
+// Heads whose output y_h = A_h v_h (before W_O) is replaced, for the forward pass only (training never
+// knocks heads out): by zero, or by its mean over the positions of its own sequence.
+enum class KnockoutMode { zero, mean };
+struct HeadId {
+    int layer = 0, head = 0; // 0-based
+    bool operator==(const HeadId& o) const { return layer == o.layer && head == o.head; }
+};
+struct Knockouts {
+    std::vector<HeadId> heads;
+    KnockoutMode mode = KnockoutMode::zero;
+};
+
 struct LossSum {
     double loss = 0.0; // summed over the scored positions
     int correct = 0;   // argmax = target
@@ -107,8 +119,9 @@ struct LossSum {
 };
 
 // Forward pass over sequences [first, first + ws.B) of `batch` (ws must be resized to that).
-// Returns the summed loss; the logits stay in ws.logits.
-LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws);
+// Returns the summed loss; the logits stay in ws.logits. With `knockouts`, ws.layers[l].y holds the
+// replaced outputs, and backward() must not follow.
+LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws, const Knockouts* knockouts = nullptr);
 
 // Backward pass after forward(): adds d(loss_sum / normaliser)/dθ to `grad` (layout.total values).
 void backward(const Model& model, const Batch& batch, int first, Workspace& ws, double normaliser, std::vector<double>& grad);

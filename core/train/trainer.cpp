@@ -7,7 +7,7 @@ namespace core::train {
 
 namespace {
 
-constexpr int held_out_sequences = 64;
+constexpr int held_out_sequences_count = 64;
 constexpr std::uint64_t held_out_stream = 0xA5A5A5A5DEADBEEFull;
 
 TrainConfig checked(const TrainConfig& c) {
@@ -17,18 +17,24 @@ TrainConfig checked(const TrainConfig& c) {
 
 } // namespace
 
-LossSum forward_all(const Model& model, const Batch& batch, Workspace& ws) {
+LossSum forward_all(const Model& model, const Batch& batch, Workspace& ws, const Knockouts* knockouts) {
     if (ws.B != batch.B || ws.t != batch.t) ws.resize(model.config(), batch.B, batch.t);
-    return forward(model, batch, 0, ws);
+    return forward(model, batch, 0, ws, knockouts);
+}
+
+HeldOut held_out_sequences(const TrainConfig& config) {
+    Rng rng(config.seed ^ held_out_stream);
+    HeldOut h;
+    h.task = make_batch(config.task, config.model, held_out_sequences_count, rng);
+    h.repeat = config.task == Task::repeat ? h.task : make_batch(Task::repeat, config.model, held_out_sequences_count, rng);
+    return h;
 }
 
 Trainer::Trainer(const TrainConfig& config)
     : config_(checked(config)), model_(config.model), optimiser_(model_.layout, config.weight_decay), batches_(config.seed) {
     Rng init_rng(config.seed ^ 0x5EEDull);
     initialise(model_, config.init, init_rng);
-    Rng held_out(config.seed ^ held_out_stream);
-    held_out_ = make_batch(config.task, config.model, held_out_sequences, held_out);
-    held_out_repeat_ = config.task == Task::repeat ? held_out_ : make_batch(Task::repeat, config.model, held_out_sequences, held_out);
+    held_out_ = held_out_sequences(config_);
     for (auto& g : grads_) g.assign(model_.layout.total, 0.0);
 }
 
@@ -74,15 +80,15 @@ void Trainer::restart_from(const std::vector<double>& params, int step) {
 
 Evaluation Trainer::evaluate() {
     Evaluation e;
-    const LossSum s = forward_all(model_, held_out_, eval_ws_);
+    const LossSum s = forward_all(model_, held_out_.task, eval_ws_);
     e.loss = s.loss / std::max(1, s.scored);
     e.accuracy = static_cast<double>(s.correct) / std::max(1, s.scored);
     const Workspace* repeat_ws = &eval_ws_;
     if (config_.task != Task::repeat) {
-        forward_all(model_, held_out_repeat_, eval_repeat_ws_);
+        forward_all(model_, held_out_.repeat, eval_repeat_ws_);
         repeat_ws = &eval_repeat_ws_;
     }
-    e.heads = head_scores(config_.model, eval_ws_, *repeat_ws, held_out_repeat_);
+    e.heads = head_scores(config_.model, eval_ws_, *repeat_ws, held_out_.repeat);
     return e;
 }
 

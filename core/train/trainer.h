@@ -25,6 +25,13 @@ struct Evaluation {
     std::vector<HeadScores> heads;
 };
 
+// The held-out sequences of a run, fixed by its seed: 64 of its task, and 64 repeat sequences the head
+// scores and knock-outs are measured on (the same batch when the task is repeat).
+struct HeldOut {
+    Batch task, repeat;
+};
+HeldOut held_out_sequences(const TrainConfig& config);
+
 class Trainer {
 public:
     // Throws ConfigError when validate(config) finds a problem.
@@ -38,6 +45,7 @@ public:
     int steps_done() const { return steps_done_; }
     const TrainConfig& config() const { return config_; }
     const Model& model() const { return model_; }
+    const Batch& held_out_repeat() const { return held_out_.repeat; }
 
 private:
     TrainConfig config_;
@@ -47,11 +55,11 @@ private:
     int steps_done_ = 0;
     Workspace halves_[2];
     std::vector<double> grads_[2];
-    Batch held_out_, held_out_repeat_;
+    HeldOut held_out_;
     Workspace eval_ws_, eval_repeat_ws_;
 };
 
-// Runs the forward pass of the whole batch in one workspace.
-LossSum forward_all(const Model& model, const Batch& batch, Workspace& ws);
+// Runs the forward pass of the whole batch in one workspace, with those heads knocked out if given.
+LossSum forward_all(const Model& model, const Batch& batch, Workspace& ws, const Knockouts* knockouts = nullptr);
 
 } // namespace core::train

@@ -1,0 +1,38 @@
+// core/train/knockouts.h — what the tiny model does without some of its heads, and what each head
+// does on the probe sequence.
+//
+// Every call is a forward pass of the tiny model over at most 64 × T tokens (well under a
+// millisecond at the defaults), cheap enough for the panel thread on a click.
+#pragma once
+
+#include "core/model/probes.h"
+#include "core/train/trainer.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace core::train {
+
+struct TaskScore {
+    double loss = 0.0, accuracy = 0.0; // mean cross-entropy and argmax accuracy on the scored positions
+};
+
+// The model on `batch` with `knockouts` applied (an empty list: the intact model).
+TaskScore evaluate(const Model& model, const Batch& batch, const Knockouts& knockouts = {});
+
+// One row of a knock-out table: "intact", "L1 H4", "all of layer 2", with what remains.
+struct KnockoutRow {
+    std::string label;
+    Knockouts knockouts;
+    TaskScore score;
+};
+// The intact model, each head alone, then each whole layer (layers and heads from 1 in the labels).
+std::vector<KnockoutRow> knockout_table(const Model& model, const Batch& batch, KnockoutMode mode = KnockoutMode::zero);
+
+// The probe of m tokens (core::model::probe_sequence: no BOS, ids from the whole vocabulary) run
+// through the model; its scores per head, layer-major (L·H). 2m must fit the context: 1 ≤ m ≤ T / 2,
+// else std::invalid_argument.
+std::vector<core::model::HeadScores> probe_scores(const Model& model, int m, std::uint64_t seed);
+
+} // namespace core::train
