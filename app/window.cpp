@@ -35,7 +35,6 @@
 #include "ui/appearance.h"
 #include "ui/fonts.h"
 #include "ui/app_state.h"
-#include "ui/panels/lesson.h"
 #include "ui/panels/attention.h"
 #include "ui/ui.h"
 
@@ -587,9 +586,8 @@ bool start_content(const Options& options, const Launch& l, Desktop& d) {
     if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);
     if (options.lesson.empty()) return true;
     // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
-    app.state().view.state<ui::LessonView>().keep_progress = !l.screenshot;
     std::string problem;
-    if (!ui::start_lesson(app.state().view, options.lesson, options.lesson_step, problem)) {
+    if (!app.open_lesson(options.lesson, options.lesson_step, !l.screenshot, problem)) {
         std::cerr << "attnviz: " << problem << "\n";
         return false;
     }

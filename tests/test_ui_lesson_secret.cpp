@@ -8,7 +8,6 @@
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
 #include "ui/panels/lesson.h"
-#include "ui/panels/lesson_secret.h"
 
 #include <set>
 

@@ -389,6 +389,11 @@ void carry_out_requests(App::State& st) {
     }
     v.request_undo = v.request_redo = v.request_reset = v.request_open = v.request_save = v.request_save_as = v.request_quit = false;
     v.request_preset = -1;
+    for (const std::string& id : v.bring_to_front) {
+        const PanelSpec* p = find_panel(id);
+        if (p && p->slot != Slot::left_top && p->slot != Slot::left_middle && p->slot != Slot::left_bottom) ImGui::SetWindowFocus(p->title);
+    }
+    v.bring_to_front.clear();
     if (v.file_request) {
         start_file_dialog(st.dialog, std::move(*v.file_request), st.settings);
         v.file_request.reset();
@@ -432,12 +437,20 @@ void quit_modal(App::State& st) {
 // [SECTION] Panels
 //-----------------------------------------------------------------------------
 
-// After anything that may have edited the scenario: carry out what was asked, recompute, and keep
-// the selection inside the (possibly smaller) scenario.
+// What the panels share through the View, from this Result (PanelSpec::publish).
+void publish(App::State& st) {
+    PanelContext context{st.scenario, st.result, st.view, st.textures};
+    for (const PanelSpec& p : panel_table())
+        if (p.publish) p.publish(context);
+}
+
+// After anything that may have edited the scenario: carry out what was asked, recompute, keep
+// the selection inside the (possibly smaller) scenario, and publish what the panels share.
 void settle(App::State& st) {
     carry_out_requests(st);
     recompute(st, Recompute::if_changed);
     clamp_view(st);
+    publish(st);
 }
 
 // A panel whose slot an earlier row of the table already has opens over that panel.
@@ -473,6 +486,12 @@ App::App(core::Scenario initial, TextureUploader& textures, std::string file_pat
     : state_(std::make_unique<State>(std::move(initial), textures, std::move(file_path))) {
     core::require_valid(state_->scenario);
     for (const PanelSpec& p : panel_table()) state_->view.open[p.id] = p.open_at_start;
+    state_->view.draw_panel_content = [&st = *state_](std::string_view id, core::Scenario& s, const core::Result& r) {
+        if (const PanelSpec* p = find_panel(id)) {
+            PanelContext context{s, r, st.view, st.textures};
+            p->draw(context);
+        }
+    };
     recompute(*state_, Recompute::always);
 }
 
@@ -485,6 +504,7 @@ void App::frame() {
     take_dropped_files(st); // before the recompute: a dropped scenario or array may change the scenario
     recompute(st, Recompute::always);
     clamp_view(st);
+    publish(st);
     v.can_undo = st.history.can_undo(st.scenario);
     v.can_redo = st.history.can_redo();
 
@@ -519,6 +539,21 @@ bool App::select_row(int row) {
     if (row < 0 || row >= state_->scenario.n()) return false;
     state_->view.selected_row = row;
     return true;
+}
+
+bool App::open_file(const std::string& path, std::string& error) {
+    try {
+        open_scenario_file(*state_, path);
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+bool App::open_lesson(const std::string& id_or_file, int step, bool keep_progress, std::string& error) {
+    state_->view.state<LessonView>().keep_progress = keep_progress;
+    return start_lesson(state_->view, id_or_file, step, error);
 }
 
 void App::drop_files(const std::vector<std::string>& paths) {

@@ -195,4 +195,44 @@ GridSpec value_grid(const char* id, const core::Matrix& m, int rows, ImVec2 max_
     return g;
 }
 
+//-----------------------------------------------------------------------------
+// [SECTION] What an open lesson hides and outlines
+//-----------------------------------------------------------------------------
+
+void draw_hidden_cell(const ImRect& rect) {
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(rect.Min.x + 1, rect.Min.y + 1), ImVec2(rect.Max.x - 1, rect.Max.y - 1), hidden_colour());
+    cell_text(rect, "?", IM_COL32(225, 225, 225, 255));
+}
+
+namespace {
+
+// Whether a window in front of `owner` covers part of `box`.
+bool covered(const ImGuiWindow* owner, const ImRect& box) {
+    constexpr ImGuiWindowFlags transient = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip;
+    bool in_front = false;
+    for (const ImGuiWindow* w : GImGui->Windows) { // back to front
+        if (in_front && w->WasActive && !w->Hidden && !(w->Flags & transient) && w->Rect().Overlaps(box)) return true;
+        in_front = in_front || w == owner;
+    }
+    return !in_front; // the owner is not drawn at all
+}
+
+} // namespace
+
+void outline_highlights(const View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols) {
+    const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
+    const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(0.35f, 0.9f, 1.0f, pulse));
+    const ImGuiWindow* owner = ImGui::GetCurrentWindow()->RootWindow;
+    for (const core::learn::MatrixPlace& p : v.lesson.highlights) {
+        if (p.matrix != matrix || (p.head != v.selected_head && p.matrix != "X")) continue;
+        const ImVec2 o = g.cell_origin, c = g.cell_size;
+        const float r0 = static_cast<float>(std::max(p.row, 0)), r1 = static_cast<float>(p.row >= 0 ? p.row + 1 : rows);
+        const float c0 = static_cast<float>(std::max(p.col, 0)), c1 = static_cast<float>(p.col >= 0 ? p.col + 1 : cols);
+        ImRect box(ImVec2(o.x + c.x * c0, o.y + c.y * r0), ImVec2(o.x + c.x * c1, o.y + c.y * r1));
+        box.ClipWith(g.visible);
+        if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f || covered(owner, box)) continue;
+        ImGui::GetForegroundDrawList()->AddRect(box.Min, box.Max, colour, 0.0f, 0, 3.0f);
+    }
+}
+
 } // namespace ui

@@ -38,6 +38,14 @@ void flow(float width, bool first);
 // Text centred in a cell, clipped to it.
 void cell_text(const ImRect& cell, const std::string& text, ImU32 color);
 
+// The colour of a cell an open lesson prediction hides (View::lesson), and such a cell: grey, with "?".
+inline ImU32 hidden_colour() { return IM_COL32(78, 78, 86, 255); }
+void draw_hidden_cell(const ImRect& rect);
+// Outlines the open lesson's highlights of `matrix` (as lessons name it: X Q K V scores scaled A Z)
+// on a grid of rows × cols cells that the current window just drew, pulsing so that they are told
+// apart from the selection; only the part no window in front covers.
+void outline_highlights(const View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols);
+
 // The widest of the first 256 token names: the width of a column of row labels.
 float token_label_width(const core::Scenario& s);
 

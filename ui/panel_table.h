@@ -8,6 +8,8 @@
 //   3. Its draw gets a PanelContext: change the scenario only through core::edits (and set
 //      edits_scenario), select with view.selected_row/head, open another panel with view.open[id],
 //      ask the App for undo/files with view.request_*; shared services go into ui/view.h, not here.
+//      It includes no other panel's header (tests/include_rules.py checks): what it shares goes
+//      into View (a plain struct its `publish` fills, as the Lesson panel's View::lesson).
 //   A state owning a resource (a texture, a worker thread) releases or joins it in its destructor.
 #pragma once
 
@@ -45,6 +47,9 @@ struct PanelSpec {
     bool edits_scenario;  // drawn before the display panels, each followed by a recompute
     const char* tip;      // the menu item's tooltip, or nullptr
     void (*draw)(PanelContext&);
+    // What the panel shares with the others through View (e.g. View::lesson), kept current: called
+    // at the start of every frame and after every recompute, open or not. Most panels have none.
+    void (*publish)(PanelContext&) = nullptr;
 };
 
 const std::vector<PanelSpec>& panel_table();

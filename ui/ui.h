@@ -58,6 +58,13 @@ public:
     bool wants_to_quit() const;
     // Files dropped on the window: the frame takes them one at a time (ui/file_drop.h).
     void drop_files(const std::vector<std::string>& paths);
+    // Opens a scenario file (any format core/io/formats.h opens as a scenario) as File ▸ Open does;
+    // false with `error` ("FILE: reason") and nothing changed when it does not load.
+    bool open_file(const std::string& path, std::string& error);
+    // Opens a lesson (a built-in id or a .toml file) at step `step` (1-based; 0 resumes where the
+    // learner left it), as the Learn menu does; without `keep_progress` nothing is read or written
+    // of the learner's progress. False with `error` ("FILE:LINE: reason").
+    bool open_lesson(const std::string& id_or_file, int step, bool keep_progress, std::string& error);
     // The window's close box: quits, or first asks about unsaved changes as File ▸ Quit does.
     void request_quit();
     // "attnviz — heads.json", with " •" when it has unsaved changes; the worked example without a file.
@@ -78,7 +85,7 @@ public:
     const core::Result& result() const;
 
     struct State;
-    State& state(); // panels' shared view state, for the tests
+    State& state(); // everything inside (ui/app_state.h), for the tests only
 
 private:
     std::unique_ptr<State> state_;

@@ -7,15 +7,19 @@
 #pragma once
 
 #include "core/attention.h"
+#include "core/learn/session.h"
 #include "ui/file_dialog.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <typeindex>
+#include <vector>
 
 namespace ui {
 
@@ -54,6 +58,34 @@ private:
     std::map<std::type_index, std::shared_ptr<void>> states_;
 };
 
+// What an open lesson asks of the other panels, published by the Lesson panel in every frame
+// (see PanelSpec::publish) and read by the display panels; nothing else of the lesson is theirs.
+struct LessonOverlay {
+    // What is hidden until the open prediction is committed: rows of matrices, sizes by name, the
+    // decoder's counts. Empty without a lesson or a prediction.
+    core::learn::Secret secret;
+    // Matrices, rows and cells to outline, wherever a panel shows them (see outline_highlights).
+    std::vector<core::learn::MatrixPlace> highlights;
+    // A click on a heatmap column answers the open prediction: the heatmap then records the column.
+    bool column_answers = false;
+    int clicked_column = -1; // until the Lesson panel takes it
+
+    // Whether `row` of `matrix` (X Q K V scores scaled A Z; -1: any row) decides the open prediction.
+    bool hides(const std::string& matrix, int row) const { return secret.hides(matrix, row); }
+    // hides() for rows 0 … n - 1, 0 or 1.
+    std::vector<char> hidden_rows(const std::string& matrix, int n) const {
+        std::vector<char> out(static_cast<size_t>(n), 0);
+        if (!secret.places.empty())
+            for (int i = 0; i < n; ++i) out[static_cast<size_t>(i)] = secret.hides(matrix, i) ? 1 : 0;
+        return out;
+    }
+};
+
+// Row `row` of LessonOverlay::hidden_rows (false beyond it: a table drawn from a Result of another size).
+inline bool hidden_at(const std::vector<char>& hidden, int row) { return row >= 0 && static_cast<size_t>(row) < hidden.size() && hidden[static_cast<size_t>(row)]; }
+// The words shown where hidden numbers would be.
+inline constexpr const char* reveal_hint = "commit your prediction to reveal";
+
 // The panels' shared view state.
 struct View {
     int selected_row = 0;  // the query row shown in the calculation and highlighted everywhere
@@ -73,12 +105,18 @@ struct View {
     bool request_open = false, request_save = false, request_save_as = false, request_quit = false;
     int request_preset = -1;
     std::optional<FileRequest> file_request; // the file dialog, for any Open, Save, Import or Export
+    std::vector<std::string> bring_to_front; // panels (by id) to focus, unless they sit in the left column
     bool can_undo = false, can_redo = false; // as of the start of this frame
 
     long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)
     RangeCache result_ranges;
     std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
     std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
+
+    LessonOverlay lesson; // what the open lesson hides and outlines (the Lesson panel publishes it)
+    // Draws another panel's content inside the current window, by id (the App provides it): the
+    // Lesson panel shows the Controls under a step that opens them.
+    std::function<void(std::string_view id, core::Scenario&, const core::Result&)> draw_panel_content;
 
     // This panel's own state: e.g. v.state<HeatmapView>() (declared in ui/panels/heatmap.h).
     template <class T>

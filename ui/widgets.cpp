@@ -69,6 +69,14 @@ ImVec4 error_text_colour() {
     return colour_maps().theme == core::io::Theme::light ? ImVec4(0.75f, 0.0f, 0.0f, 1.0f) : ImVec4(1.0f, 0.42f, 0.38f, 1.0f);
 }
 
+void coloured_text(const ImVec4& colour, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+void dim_text(const std::string& text) { coloured_text(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text); }
+void error_text(const std::string& text) { coloured_text(error_text_colour(), text); }
+
 ImU32 text_color_on(ImU32 background) {
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(background);
     const float luminance = 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;

@@ -43,6 +43,10 @@ ImU32 selection_color();
 ImVec4 error_text_colour();
 // Green text for results that agree ("same as …"), readable on the theme's background.
 ImVec4 good_text_colour();
+// Wrapped text in `colour`; in the theme's dimmed text colour; in error_text_colour().
+void coloured_text(const ImVec4& colour, const std::string& text);
+void dim_text(const std::string& text);
+void error_text(const std::string& text);
 // Black or white, whichever reads better on `background`.
 ImU32 text_color_on(ImU32 background);
 

@@ -1,7 +1,7 @@
 // ui/panels/calculation.cpp — the selected row's calculation written out (core::explain_row), one
 // section per step and one block per head, token names throughout.
 #include "ui/panels/calculation.h"
-#include "ui/panels/lesson_secret.h"
+#include "ui/grid.h"
 
 #include "ui/widgets.h"
 
@@ -104,7 +104,7 @@ void draw_calculation_panel(const core::Scenario& s, const core::Result& r, View
     ImGui::SameLine();
     ImGui::TextDisabled("the same lines as attnviz --explain");
 
-    if (lesson_hides(v, s, r, "A", v.selected_row)) { // an open prediction's row
+    if (v.lesson.hides("A", v.selected_row)) { // an open prediction's row
         ImGui::Separator();
         ImGui::TextWrapped("The scores, weights and output of \"%s\" decide your prediction: %s.", s.tokens[v.selected_row].c_str(), reveal_hint);
         return;

@@ -2,9 +2,8 @@
 // "Generating text: never compute the same key twice"): step core::Decoder forward and back and
 // watch K and V grow by one row per step, with the counters and the memory the cache costs.
 #include "ui/panels/decode.h"
-#include "ui/panels/lesson_secret.h"
-
 #include "ui/grid.h"
+
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -189,7 +188,7 @@ void draw_decode_panel(const core::Scenario& s, const core::Result& r, View& v) 
         tip("The caches and weights of the focused head (pick another in the Heads panel or the Weights panel).");
     }
     causal_note(d, s, r, head);
-    if (lesson_hides_decoder(v, s, r)) ImGui::TextDisabled("Rows of K and V computed: %s.", reveal_hint);
+    if (v.lesson.secret.decoder) ImGui::TextDisabled("Rows of K and V computed: %s.", reveal_hint);
     else counters(d, s);
 
     ImGui::Spacing();
@@ -203,7 +202,7 @@ void draw_decode_panel(const core::Scenario& s, const core::Result& r, View& v) 
     }
     const core::Vector& w = d.last.weights[head];
     ImGui::Text("\"%s\" attends to tokens 1 … %d", d.last.token.c_str(), d.steps);
-    if (lesson_hides(v, s, r, "A", d.steps - 1)) { // an open prediction's row
+    if (v.lesson.hides("A", d.steps - 1)) { // an open prediction's row
         ImGui::TextDisabled("%s", reveal_hint);
         return;
     }

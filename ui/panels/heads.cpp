@@ -2,10 +2,9 @@
 // remove heads, every head's weights as a small heatmap (click one to focus it everywhere), and
 // how the heads' outputs are concatenated and projected by W_O.
 #include "ui/panels/heads.h"
-#include "ui/panels/lesson_secret.h"
+#include "ui/grid.h"
 
 #include "core/edits.h"
-#include "ui/grid.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -67,7 +66,7 @@ float thumbnail_side(int heads, ImVec2 area, float caption_h, float gap, int& co
 }
 
 // Returns the head clicked, or -1.
-int thumbnails(const core::Scenario& s, const core::Result& r, View& v) {
+int thumbnails(const core::Result& r, View& v) {
     HeadsView& hv = v.state<HeadsView>();
     refresh_thumbnails(hv, r, v.result_version);
     const int heads = static_cast<int>(r.heads.size());
@@ -95,7 +94,7 @@ int thumbnails(const core::Scenario& s, const core::Result& r, View& v) {
         hv.thumbnails[h] = rect;
         const std::vector<float>& shares = hv.shares[h];
         for (int a = 0; a < b; ++a) {
-            const bool hidden = lesson_hides(v, s, r, "A", b == n ? a : -1); // an open prediction's row
+            const bool hidden = v.lesson.hides("A", b == n ? a : -1); // an open prediction's row
             for (int c = 0; c < b; ++c) {
                 const float x = shares[static_cast<size_t>(a) * b + c];
                 const ImVec2 min(p.x + static_cast<float>(c) * cell, p.y + static_cast<float>(a) * cell);
@@ -135,7 +134,7 @@ void output_projection_table(core::Scenario& s, View& v) {
     v.grids["W_O"] = draw_grid(g);
 }
 
-// `hidden`: the rows an open prediction keeps hidden (ui/panels/lesson_secret.h).
+// `hidden`: the rows an open prediction keeps hidden (View::lesson).
 void result_table(const char* id, const core::Matrix& m, const core::Scenario& s, View& v, int d_v, const std::vector<char>& hidden) {
     GridSpec g = value_grid(id, m, static_cast<int>(m.rows()), ImGui::GetContentRegionAvail());
     g.cell = [&hidden, shown = g.cell](int r, int c, const ImRect& rect) { hidden_at(hidden, r) ? draw_hidden_cell(rect) : shown(r, c, rect); };
@@ -152,11 +151,11 @@ struct HeadButtons {
     bool add = false, remove = false;
 };
 
-HeadButtons head_buttons(const core::Scenario& s, const core::Result& r, View& v) {
+HeadButtons head_buttons(const core::Scenario& s, View& v) {
     const int heads = static_cast<int>(s.heads.size());
     HeadButtons b;
     ImGui::AlignTextToFramePadding();
-    if (lesson_hides_name(v, s, r, "d_k") || lesson_hides_name(v, s, r, "d_v")) ImGui::Text("%d head%s of d_k = ?, d_v = ? (%s)", heads, heads == 1 ? "" : "s", reveal_hint);
+    if (v.lesson.secret.hides_name("d_k") || v.lesson.secret.hides_name("d_v")) ImGui::Text("%d head%s of d_k = ?, d_v = ? (%s)", heads, heads == 1 ? "" : "s", reveal_hint);
     else ImGui::Text("%d head%s of d_k = %d, d_v = %d", heads, heads == 1 ? "" : "s", s.d_k(), s.d_v());
     ImGui::SameLine(0, em());
     ImGui::BeginDisabled(heads >= core::Limits::max_heads);
@@ -209,7 +208,7 @@ void result_tabs(core::Scenario& s, const core::Result& r, View& v) {
     if (concat_open) {
         if (computed_heads == 1) ImGui::TextDisabled("one head: the concatenation is its output Z_1");
         else ImGui::TextDisabled("[Z_1 … Z_%d]: head h's output fills columns h.1 … h.%d", computed_heads, d_v);
-        result_table("concat", r.concat, s, v, d_v, lesson_hidden_rows(v, s, r, "Z"));
+        result_table("concat", r.concat, s, v, d_v, v.lesson.hidden_rows("Z", s.n()));
         ImGui::EndTabItem();
     }
     if (s.W_O.size() != 0) {
@@ -227,7 +226,7 @@ void result_tabs(core::Scenario& s, const core::Result& r, View& v) {
     tip("What the layer hands on: one row per token.");
     if (output_open) {
         ImGui::TextDisabled(s.W_O.size() != 0 ? "concatenation · W_O" : "no W_O: the output is the concatenation");
-        result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, lesson_hidden_rows(v, s, r, "Z"));
+        result_table("output", r.output, s, v, s.W_O.size() != 0 ? 0 : d_v, v.lesson.hidden_rows("Z", s.n()));
         ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
@@ -237,11 +236,11 @@ void result_tabs(core::Scenario& s, const core::Result& r, View& v) {
 
 void draw_heads_panel(core::Scenario& s, const core::Result& r, View& v) {
     const int heads = static_cast<int>(s.heads.size());
-    const HeadButtons b = head_buttons(s, r, v);
+    const HeadButtons b = head_buttons(s, v);
     output_projection_controls(s, v);
 
     ImGui::Spacing();
-    const int clicked = thumbnails(s, r, v);
+    const int clicked = thumbnails(r, v);
     if (clicked >= 0) v.selected_head = clicked;
 
     ImGui::Spacing();

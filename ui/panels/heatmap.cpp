@@ -9,10 +9,9 @@
 // cell, refreshed only when the weights change. Both zoom (mouse wheel) and pan (drag) the same way.
 #include "ui/colour_maps.h"
 #include "ui/panels/heatmap.h"
-#include "ui/panels/lesson_secret.h"
+#include "ui/grid.h"
 
 #include "core/explain.h"
-#include "ui/grid.h"
 #include "ui/matrix_menu.h"
 #include "ui/widgets.h"
 #include "ui/zoom_map.h"
@@ -152,7 +151,7 @@ struct Frame {
     double top;              // the weight drawn in the top colour
     VisibleCells rows, cols; // in view
     int hover_row = -1, hover_col = -1; // the label column counts as the row (hover_col < 0)
-    std::vector<char> hidden; // rows an open prediction keeps hidden (ui/panels/lesson_secret.h)
+    std::vector<char> hidden; // rows an open prediction keeps hidden (View::lesson)
 };
 
 // Rows an open prediction keeps hidden: one grey band each, with the reason where it fits.
@@ -271,7 +270,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     HeatmapView& hm = v.state<HeatmapView>();
     const int n = s.n();
     const float e = em();
-    Frame f{s, r.heads[v.selected_head], draw_toolbar(s, r, v, hm), {}, {}, -1, -1, lesson_hidden_rows(v, s, r, "A")};
+    Frame f{s, r.heads[v.selected_head], draw_toolbar(s, r, v, hm), {}, {}, -1, -1, v.lesson.hidden_rows("A", s.n())};
 
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;
@@ -294,9 +293,11 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
         if (at.x >= map.Min.x) f.hover_col = std::clamp(static_cast<int>((at.x - hm.origin.x) / hm.cell), 0, n - 1);
     }
     if (mouse.clicked && f.hover_row >= 0) v.selected_row = f.hover_row;
+    if (mouse.clicked && f.hover_col >= 0 && v.lesson.column_answers) v.lesson.clicked_column = f.hover_col; // a prediction's answer
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw_cells(draw, f, v, hm, textures);
+    outline_highlights(v, "A", GridGeometry{hm.origin, ImVec2(hm.cell, hm.cell), hm.area}, n, n);
     draw_labels(draw, f, v.selected_row, hm);
     hover_tooltip(f);
     legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal, f.top);

@@ -4,16 +4,13 @@
 // [SECTION] Text
 // [SECTION] Predictions
 // [SECTION] Challenges
-// [SECTION] Highlights
 // [SECTION] Panel and menu
+// [SECTION] The overlay the other panels read
 #include "ui/panels/lesson.h"
 
 #include "core/io/formats.h"
 #include "core/edits.h"
 #include "core/learn/lesson_load.h"
-#include "ui/panel_table.h"
-#include "ui/panels/controls.h"
-#include "ui/panels/heatmap.h"
 #include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
 
@@ -28,9 +25,6 @@ namespace ui {
 using namespace core::learn;
 
 namespace {
-
-const ImVec4 right_colour(0.45f, 0.85f, 0.45f, 1.0f);
-const ImVec4 wrong_colour(1.0f, 0.55f, 0.35f, 1.0f);
 
 //-----------------------------------------------------------------------------
 // [SECTION] Starting, applying and saving
@@ -67,7 +61,8 @@ void go(LessonView& lv, View& v, const core::Scenario& s, int k) {
 }
 
 // Carries a step's state into the App: one undoable change of the scenario, the selection, the
-// panels it opens (brought to the front) and its highlights.
+// panels it opens (brought to the front, unless they sit in the left column, which the Lesson
+// panel fills) and its highlights.
 void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
     if (!lv.pending) return;
     core::edits::replace_scenario(s, lv.pending->scenario);
@@ -75,11 +70,9 @@ void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
     v.selected_head = lv.pending->selected_head;
     for (const std::string& id : lv.pending->open_panels) {
         v.open[id] = true;
-        // Brought to the front, unless it sits in the left column, which the Lesson panel fills.
-        const PanelSpec* p = find_panel(id);
-        if (p && p->slot != Slot::left_top && p->slot != Slot::left_middle && p->slot != Slot::left_bottom) ImGui::SetWindowFocus(p->title);
+        v.bring_to_front.push_back(id);
     }
-    lv.highlights = lv.pending->highlights;
+    v.lesson.highlights = lv.pending->highlights;
     lv.pending.reset();
 }
 
@@ -140,15 +133,10 @@ void commit(LessonView& lv, View& v, const Value& choice, const core::Scenario& 
     save(lv, v);
 }
 
-// The token whose heatmap column the learner clicked this frame, or -1.
+// The token whose heatmap column the learner clicked (the heatmap records it), or -1.
 int clicked_heatmap_column(View& v, const core::Scenario& s) {
-    const HeatmapView& hv = v.state<HeatmapView>();
-    const ImVec2 m = ImGui::GetIO().MousePos;
-    const ImGuiWindow* hovered = GImGui->HoveredWindow;
-    const PanelSpec* heatmap = find_panel("heatmap");
-    if (!ImGui::IsMouseClicked(0) || hv.cell <= 0.0f || !hv.area.Contains(m) || !hovered || !heatmap || std::string(hovered->RootWindow->Name) != heatmap->title)
-        return -1;
-    const int col = static_cast<int>(std::floor((m.x - hv.origin.x) / hv.cell));
+    const int col = v.lesson.clicked_column;
+    v.lesson.clicked_column = -1;
     return col >= 0 && col < s.n() ? col : -1;
 }
 
@@ -173,7 +161,7 @@ void prediction_choices(LessonView& lv, View& v, const Predict& p, const core::S
 
 void reveal(const LessonView& lv, const Predict& p, const core::Scenario& s, const core::Result& r) {
     const PredictionRecord& rec = *lv.session->prediction();
-    ImGui::PushStyleColor(ImGuiCol_Text, rec.correct ? right_colour : wrong_colour);
+    ImGui::PushStyleColor(ImGuiCol_Text, rec.correct ? good_text_colour() : error_text_colour());
     ImGui::TextWrapped("%s  you: %s · actual: %s", rec.correct ? "✓ Right." : "✗ Not this time.", rec.answer.c_str(), rec.actual.c_str());
     ImGui::PopStyleColor();
     const std::optional<Value> now = lv.session->live_answer(s, r);
@@ -213,8 +201,8 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
     const ChallengeStatus& st = session.status();
     ImGui::Separator();
     const bool done = session.is_done(session.index());
-    if (done) ImGui::TextColored(right_colour, "✓ Done");
-    else if (st.holds) ImGui::TextColored(right_colour, "Holding… %.1f s", std::max(0.0, Challenge::hold_seconds - st.held));
+    if (done) ImGui::TextColored(good_text_colour(), "✓ Done");
+    else if (st.holds) ImGui::TextColored(good_text_colour(), "Holding… %.1f s", std::max(0.0, Challenge::hold_seconds - st.held));
     ImGui::TextWrapped("Goal: %s.", c.goal.describe().c_str());
     tip(c.goal.text().c_str()); // the expression as the lesson file writes it
     const std::string now = live_value(c, st);
@@ -223,7 +211,7 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
         ImGui::TextDisabled("now: %s", now.c_str());
         ImGui::PopTextWrapPos();
     }
-    if (!st.error.empty()) ImGui::TextColored(wrong_colour, "%s", st.error.c_str());
+    if (!st.error.empty()) ImGui::TextColored(error_text_colour(), "%s", st.error.c_str());
     for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
     if (st.hints_shown < static_cast<int>(c.hints.size())) {
         if (ImGui::Button(st.hints_shown == 0 ? "Hint" : "Another hint")) session.request_hint();
@@ -232,57 +220,6 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
         if (ImGui::Button(session.showing() ? "Showing…" : "Show me")) session.show_me(s);
         remember(v, "lesson_show_me");
         tip("Moves the query arrow to a solution");
-    }
-}
-
-//-----------------------------------------------------------------------------
-// [SECTION] Highlights
-//-----------------------------------------------------------------------------
-
-// Whether a window in front of `owner` (a panel's title) covers part of `box`.
-bool covered(const char* owner, const ImRect& box) {
-    constexpr ImGuiWindowFlags transient = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip;
-    bool in_front = false;
-    for (const ImGuiWindow* w : GImGui->Windows) { // back to front
-        if (in_front && w->WasActive && !w->Hidden && !(w->Flags & transient) && w->Rect().Overlaps(box)) return true;
-        in_front = in_front || std::string(w->Name) == owner;
-    }
-    return !in_front; // the owner is not drawn at all
-}
-
-// One outline around rows × cols cells of a grid (or the part named), where its panel shows it.
-void outline(const MatrixPlace& p, const GridGeometry& g, int rows, int cols, const char* owner, ImU32 colour) {
-    const ImVec2 o = g.cell_origin, c = g.cell_size;
-    const float r0 = static_cast<float>(std::max(p.row, 0)), r1 = static_cast<float>(p.row >= 0 ? p.row + 1 : rows);
-    const float c0 = static_cast<float>(std::max(p.col, 0)), c1 = static_cast<float>(p.col >= 0 ? p.col + 1 : cols);
-    ImRect box(ImVec2(o.x + c.x * c0, o.y + c.y * r0), ImVec2(o.x + c.x * c1, o.y + c.y * r1));
-    box.ClipWith(g.visible);
-    if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f || covered(owner, box)) return;
-    ImGui::GetForegroundDrawList()->AddRect(box.Min, box.Max, colour, 0.0f, 0, 3.0f);
-}
-
-int columns_of(const std::string& matrix, const core::Scenario& s) {
-    if (matrix == "X") return s.d_model();
-    if (matrix == "Q" || matrix == "K") return s.d_k();
-    if (matrix == "V" || matrix == "Z") return s.d_v();
-    return s.n(); // scores, scaled, A
-}
-
-// An outline around each highlighted matrix, row or cell, wherever a panel shows that matrix (the
-// Matrices panel, and the heatmap for A), pulsing so it is told apart from the selection.
-void draw_highlights(const LessonView& lv, View& v, const core::Scenario& s) {
-    const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
-    const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(0.35f, 0.9f, 1.0f, pulse));
-    const HeatmapView& hv = v.state<HeatmapView>();
-    const PanelSpec* matrices = find_panel("matrices");
-    const PanelSpec* heatmap = find_panel("heatmap");
-    for (const MatrixPlace& p : lv.highlights) {
-        if (p.head != v.selected_head && p.matrix != "X") continue;
-        const int cols = columns_of(p.matrix, s);
-        const auto it = v.grids.find(p.matrix == "scores" ? "QKT" : p.matrix);
-        if (it != v.grids.end() && matrices && v.open[matrices->id]) outline(p, it->second, s.n(), cols, matrices->title, colour);
-        if (p.matrix == "A" && hv.cell > 0.0f && heatmap && v.open[heatmap->id])
-            outline(p, GridGeometry{hv.origin, ImVec2(hv.cell, hv.cell), hv.area}, s.n(), cols, heatmap->title, colour);
     }
 }
 
@@ -336,13 +273,13 @@ void footer(LessonView& lv, View& v, const core::Scenario& s) {
 
 // The Controls panel sits in the left column, under the Lesson panel: when a step opens it (to
 // switch the mask or the scaling), its switches are drawn here, under the step's text.
-void inline_controls(const Step& step, core::Scenario& s, View& v) {
+void inline_controls(const Step& step, core::Scenario& s, const core::Result& r, View& v) {
     const std::vector<std::string>& open = step.actions.open;
-    if (std::find(open.begin(), open.end(), "controls") == open.end()) return;
+    if (std::find(open.begin(), open.end(), "controls") == open.end() || !v.draw_panel_content) return;
     ImGui::Separator();
     ImGui::TextDisabled("Controls");
     ImGui::PushID("lesson_controls");
-    draw_controls_panel(s, v);
+    v.draw_panel_content("controls", s, r);
     ImGui::PopID();
 }
 
@@ -363,7 +300,7 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     const float footer_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2.0f;
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
-    inline_controls(step, s, v);
+    inline_controls(step, s, r, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
@@ -413,6 +350,7 @@ bool start_lesson(View& v, const std::string& id_or_file, int step, std::string&
         const int resume = step > 0 ? step - 1 : progress.current;
         lv.session.emplace(std::move(lesson), progress);
         lv.pending = lv.session->go(std::clamp(resume, 0, lv.session->size() - 1), StepState{});
+        lv.secret_key = {};
         save(lv, v);
     } catch (const LessonError& e) {
         error = e.what();
@@ -426,7 +364,8 @@ void close_lesson(View& v) {
     LessonView& lv = v.state<LessonView>();
     lv.session.reset();
     lv.pending.reset();
-    lv.highlights.clear();
+    lv.secret_key = {};
+    v.lesson = {};
     v.open["lesson"] = false;
 }
 
@@ -446,7 +385,6 @@ void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v) {
         core::edits::pin_query(s, pin->head, pin->row, pin->q);
     if (lv.session->progress().done.size() != done_before) save(lv, v);
     draw_step(lv, v, s, r);
-    draw_highlights(lv, v, s);
 }
 
 void draw_learn_menu(View& v) {
@@ -467,6 +405,27 @@ void draw_learn_menu(View& v) {
     if (ImGui::MenuItem("Open lesson file…")) ask_lesson_file(v);
     if (ImGui::MenuItem("Close lesson", nullptr, false, lv.session.has_value())) close_lesson(v);
     ImGui::EndMenu();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The overlay the other panels read
+//-----------------------------------------------------------------------------
+
+void publish_lesson_overlay(const core::Scenario& s, const core::Result& r, View& v) {
+    settle_pending_answer(v);
+    LessonView& lv = v.state<LessonView>();
+    LessonOverlay& o = v.lesson;
+    const bool open = lv.session && !lv.pending && lv.session->step().predict && !lv.session->committed();
+    o.column_answers = open && lv.session->step().predict->choices.empty();
+    if (!o.column_answers) o.clicked_column = -1;
+    if (!lv.session) {
+        o.secret = {};
+        return;
+    }
+    const LessonView::SecretKey key{v.result_version, lv.session->index(), lv.session->committed()};
+    if (key == lv.secret_key) return;
+    o.secret = lv.session->secret(s, r);
+    lv.secret_key = key;
 }
 
 } // namespace ui

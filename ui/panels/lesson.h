@@ -1,6 +1,8 @@
 // ui/panels/lesson.h — the Lesson panel (the step text, back and next, predictions, challenges,
 // hints) and the Learn menu. The step engine is core::learn::Session; this only draws it and
-// carries its states into the App's scenario and view.
+// carries its states into the App's scenario and view. What the other panels must hide or
+// outline it publishes in View::lesson (publish_lesson_overlay); they read nothing else of it.
+// Its question, explain and recap steps are in lesson_checks.h.
 #pragma once
 
 #include "core/learn/session.h"
@@ -18,14 +20,12 @@ struct LessonView {
     bool keep_progress = true;               // false for --screenshot: nothing is written
     std::optional<core::learn::Session> session;
     std::optional<core::learn::StepState> pending; // to apply at the start of the panel's next draw
-    std::vector<core::learn::MatrixPlace> highlights; // the open step's
-    // What the panels hide before a prediction is committed (ui/panels/lesson_secret.h), and when it was worked out.
-    core::learn::Secret secret;
+    // When View::lesson's secret was last worked out; reset when a lesson starts or closes.
     struct SecretKey {
-        int frame = -1, step = -1;
+        long long result_version = -1;
+        int step = -1;
         bool committed = false;
-        int n = 0;
-        bool operator==(const SecretKey& o) const { return frame == o.frame && step == o.step && committed == o.committed && n == o.n; }
+        bool operator==(const SecretKey& o) const { return result_version == o.result_version && step == o.step && committed == o.committed; }
     } secret_key;
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
@@ -38,6 +38,10 @@ bool start_lesson(View& v, const std::string& id_or_file, int step, std::string&
 void close_lesson(View& v);
 
 void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v);
+// Once a frame and after every recompute (the App calls it through PanelSpec::publish): View::lesson
+// from the open step, worked out again when the Result, the step or the commitment changes, and a
+// checked answer whose step was left filed in Review.
+void publish_lesson_overlay(const core::Scenario& s, const core::Result& r, View& v);
 // The Learn menu of the menu bar: the built-in lessons, "Open lesson file…", close.
 void draw_learn_menu(View& v);
 

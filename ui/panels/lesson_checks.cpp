@@ -7,15 +7,13 @@
 // [SECTION] entry points
 #include "ui/panels/lesson_checks.h"
 
-#include "core/learn/review_store.h"
-#include "ui/panels/review.h"
+#include "ui/review_cards.h"
 #include "ui/widgets.h"
 
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <ctime>
 
 namespace ui {
 
@@ -25,26 +23,6 @@ using core::learn::Step;
 
 // [SECTION] helpers
 namespace {
-
-const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
-const char* const kRatingLabels[] = {"Again", "Hard", "Good", "Easy"};
-
-void coloured(const ImVec4& colour, const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, colour);
-    ImGui::TextWrapped("%s", text.c_str());
-    ImGui::PopStyleColor();
-}
-const ImVec4 kRight(0.45f, 0.85f, 0.45f, 1.0f), kWrong(1.0f, 0.55f, 0.4f, 1.0f);
-void dim(const std::string& text) { coloured(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text); }
-
-std::string day_text(core::learn::Seconds t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm local{};
-    localtime_r(&tt, &local);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &local);
-    return buf;
-}
 
 bool picked(const LessonCheck& c, int i) { return std::find(c.picked.begin(), c.picked.end(), i) != c.picked.end(); }
 
@@ -72,10 +50,10 @@ void choice_list(View& v, const Question& q, LessonCheck& c) {
         } else {
             const bool mine = picked(c, k), right = q.choices[i].correct;
             const std::string mark = right ? "✓ " : (mine ? "✗ " : "   ");
-            coloured(right ? kRight : (mine ? kWrong : ImGui::GetStyle().Colors[ImGuiCol_Text]), mark + text + (mine ? "  (your answer)" : ""));
+            coloured_text(right ? good_text_colour() : (mine ? error_text_colour() : ImGui::GetStyle().Colors[ImGuiCol_Text]), mark + text + (mine ? "  (your answer)" : ""));
             if ((mine || right) && !q.choices[i].why.empty()) {
                 ImGui::Indent(1.5f * em());
-                dim(q.choices[i].why);
+                dim_text(q.choices[i].why);
                 ImGui::Unindent(1.5f * em());
             }
         }
@@ -105,30 +83,14 @@ void check_answer(const Question& q, LessonCheck& c, const core::Scenario& s, co
 // After the check: filing the card, with the proposed rating highlighted and the wait under each.
 void file_buttons(View& v, const core::learn::ReviewCard& card, Rating proposed, LessonCheck& c) {
     ReviewState& rs = v.state<ReviewState>();
-    const core::learn::Seconds now = rs.now();
     const core::learn::ReviewCard* existing = rs.store.deck().find(card.id);
-    const core::learn::FsrsCard from = existing ? existing->fsrs : core::learn::FsrsCard{};
-    dim("Add it to Review as (your answer proposes the highlighted one):");
-    const float width = 5.5f * em();
-    for (int k = 0; k < 4; ++k) {
-        if (k) ImGui::SameLine();
-        ImGui::BeginGroup();
-        const bool is_proposed = kRatings[k] == proposed;
-        if (is_proposed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
-        const bool clicked = ImGui::Button(kRatingLabels[k], ImVec2(width, 0));
-        if (is_proposed) ImGui::PopStyleColor();
-        remember(v, (std::string("question_file_") + core::learn::rating_name(kRatings[k])).c_str());
-        const std::string wait = core::learn::format_wait(rs.store.scheduler().review(from, kRatings[k], now).due - now);
-        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 0.5f * (width - ImGui::CalcTextSize(wait.c_str()).x));
-        dim(wait);
-        ImGui::EndGroup();
-        if (clicked) {
-            rs.store.answered(card, kRatings[k], now);
-            c.filed = true;
-            v.state<LessonChecksView>().pending.reset();
-            v.tell(std::string("In Review as ") + kRatingLabels[k] + ": back in " + wait, false);
-        }
-    }
+    dim_text("Add it to Review as (your answer proposes the highlighted one):");
+    const std::optional<Rating> chosen = rating_buttons(v, rs, existing ? existing->fsrs : core::learn::FsrsCard{}, proposed, "question_file_");
+    if (!chosen) return;
+    const std::string wait = file_review(rs, card, *chosen);
+    c.filed = true;
+    v.state<LessonChecksView>().pending.reset();
+    v.tell(std::string("In Review as ") + rating_label(*chosen) + ": back in " + wait, false);
 }
 
 void draw_question(View& v, const core::learn::Lesson& lesson, const Step& step, LessonCheck& c, const core::Scenario& s,
@@ -149,18 +111,18 @@ void draw_question(View& v, const core::learn::Lesson& lesson, const Step& step,
             ImGui::TextUnformatted(q.unit.c_str());
         }
     }
-    if (q.form == Question::Form::act && !c.verdict) dim("Answer in the panels, then press Check.");
+    if (q.form == Question::Form::act && !c.verdict) dim_text("Answer in the panels, then press Check.");
     if (!c.verdict) {
         const bool ready = q.form == Question::Form::act || (q.form == Question::Form::number ? !c.typed.empty() : !c.picked.empty());
         ImGui::BeginDisabled(!ready);
         if (ImGui::Button("Check")) check_answer(q, c, s, r);
         ImGui::EndDisabled();
         remember(v, "question_check");
-        if (!c.problem.empty()) coloured(kWrong, c.problem);
+        if (!c.problem.empty()) error_text(c.problem);
         return;
     }
     ImGui::Separator();
-    coloured(c.verdict->correct ? kRight : kWrong, c.verdict->correct ? "Right." : "Not quite.");
+    coloured_text(c.verdict->correct ? good_text_colour() : error_text_colour(), c.verdict->correct ? "Right." : "Not quite.");
     if (q.form == Question::Form::number && !c.verdict->correct) ImGui::TextWrapped("You: %s · answer: %s", c.verdict->your_answer.c_str(), c.verdict->correct_answer.c_str());
     if (q.form == Question::Form::act && !c.verdict->correct) ImGui::TextWrapped("Not reached yet: %s", c.verdict->correct_answer.c_str());
     ImGui::TextWrapped("%s", q.why.c_str());
@@ -168,7 +130,7 @@ void draw_question(View& v, const core::learn::Lesson& lesson, const Step& step,
     const core::learn::ReviewCard card = core::learn::question_card(lesson.id, step.id, q);
     const Rating proposed = core::learn::proposed_rating(c.verdict->correct);
     if (c.filed) {
-        dim("Added to Review. It comes back when you are about to forget it.");
+        dim_text("Added to Review. It comes back when you are about to forget it.");
         return;
     }
     LessonChecksView& lv = v.state<LessonChecksView>();
@@ -217,7 +179,7 @@ void draw_explain(View& v, const core::learn::Lesson& lesson, const Step& step, 
         remember(v, ("explain_idea_" + std::to_string(i)).c_str());
         if (found[i]) {
             ImGui::SameLine();
-            dim("(in your words)");
+            dim_text("(in your words)");
         }
         ImGui::PopID();
     }
@@ -225,7 +187,7 @@ void draw_explain(View& v, const core::learn::Lesson& lesson, const Step& step, 
     if (past.size() > 1 && ImGui::TreeNode("Your earlier answers")) {
         for (auto it = past.rbegin() + 1; it != past.rend(); ++it) {
             const int ideas = static_cast<int>(std::count((*it)->ideas.begin(), (*it)->ideas.end(), true));
-            dim(day_text((*it)->time) + " · " + std::to_string(ideas) + " of " + std::to_string(e.ideas.size()) + " key ideas");
+            dim_text(local_time_text((*it)->time) + " · " + std::to_string(ideas) + " of " + std::to_string(e.ideas.size()) + " key ideas");
             ImGui::TextWrapped("%s", (*it)->text.c_str());
         }
         ImGui::TreePop();
@@ -301,8 +263,7 @@ bool lesson_check_finished(View& v, const core::learn::Lesson& lesson, const Ste
 void settle_pending_answer(View& v) {
     LessonChecksView& lv = v.state<LessonChecksView>();
     if (!lv.pending || ImGui::GetFrameCount() - lv.pending_frame < 2) return;
-    ReviewState& rs = v.state<ReviewState>();
-    rs.store.answered(*lv.pending, lv.pending_rating, rs.now());
+    file_review(v.state<ReviewState>(), *lv.pending, lv.pending_rating);
     for (auto& [id, c] : lv.steps)
         if (id == lv.pending->id) c.filed = true;
     lv.pending.reset();

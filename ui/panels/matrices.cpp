@@ -1,6 +1,5 @@
 // ui/panels/matrices.cpp — Q, K, V, QKᵀ, QKᵀ/√d_k, A and Z of the selected head, colour-coded.
 #include "ui/panels/matrices.h"
-#include "ui/panels/lesson_secret.h"
 
 #include "core/explain.h"
 #include "ui/grid.h"
@@ -25,7 +24,7 @@ struct MatrixView {
     bool show_mask;           // masked entries read −∞ (scores) or 0 (weights)
 };
 
-// `hidden`: the rows an open prediction keeps hidden, drawn as "?" (ui/panels/lesson_secret.h).
+// `hidden`: the rows an open prediction keeps hidden, drawn as "?" (View::lesson).
 void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first, const std::vector<char>& hidden) {
     const core::Matrix& m = *mv.m;
     const NumberRange range = result_range(m, v);
@@ -76,7 +75,8 @@ void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float m
         ImGui::SameLine();
         ImGui::TextDisabled("= %s", mv.formula.c_str());
     }
-    v.grids[mv.name] = draw_grid(g);
+    const GridGeometry& geometry = v.grids[mv.name] = draw_grid(g);
+    outline_highlights(v, mv.name == std::string("QKT") ? "scores" : mv.name, geometry, g.rows, g.cols);
     ImGui::EndGroup();
 }
 
@@ -115,13 +115,13 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
     const float max_h = std::max(9.0f * ImGui::GetFrameHeight(), avail_h * 0.45f);
     bool first = true;
     for (const MatrixView& mv : views) {
-        draw_matrix(mv, s, v, max_h, first, lesson_hidden_rows(v, s, r, mv.name == std::string("QKT") ? "scores" : mv.name));
+        draw_matrix(mv, s, v, max_h, first, v.lesson.hidden_rows(mv.name == std::string("QKT") ? "scores" : mv.name, s.n()));
         first = false;
     }
     if (r.heads.size() > 1 || s.W_O.size() != 0) {
         const MatrixView out{"output", "Output", s.W_O.size() != 0 ? "concat(Z_1 … Z_h) · W_O" : "concat(Z_1 … Z_h)",
                              &r.output, false, Colors::diverging, false};
-        draw_matrix(out, s, v, max_h, false, lesson_hidden_rows(v, s, r, "Z"));
+        draw_matrix(out, s, v, max_h, false, v.lesson.hidden_rows("Z", s.n()));
     }
 }
 

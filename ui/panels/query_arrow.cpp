@@ -7,7 +7,7 @@
 // [SECTION] Weight bars and notes
 // [SECTION] Panel
 #include "ui/panels/query_arrow.h"
-#include "ui/panels/lesson_secret.h"
+#include "ui/grid.h"
 
 #include "core/edits.h"
 #include "core/explain.h"
@@ -128,7 +128,7 @@ struct Focus {
     core::Vector q; // (d_k) Q's row, which already is the pinned vector when this row is pinned
     core::Vector z; // (d_v) the output of this query
     Dims qd, vd;    // the dimensions drawn of q and the keys, and of the values and z
-    bool hidden;    // an open prediction reads this row's weights (ui/panels/lesson_secret.h)
+    bool hidden;    // an open prediction reads this row's weights (View::lesson)
 };
 
 void draw_pin_line(Focus& f, View& v) {
@@ -397,7 +397,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
     const core::HeadResult& hr = r.heads[h];
     Focus f{s, hr, h, i, s.n(), s.tokens[i], hr.Q.row(i).transpose(), hr.output.row(i).transpose(), dims_in(d_k, av.dims),
-            dims_in(s.d_v(), av.dims), lesson_hides(v, s, r, "A", i)};
+            dims_in(s.d_v(), av.dims), v.lesson.hides("A", i)};
 
     draw_pin_line(f, v);
     draw_exact_q(f, v);

@@ -1,12 +1,10 @@
 // ui/panels/review.cpp — the Review panel: the question, then the answer with its why, then four
 // rating buttons with the wait each would give (as Anki shows them), and what is left today.
 //
-// [SECTION] clock
 // [SECTION] parts of the panel
 // [SECTION] panel and menu item
 #include "ui/panels/review.h"
 
-#include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -20,37 +18,8 @@ using core::learn::Rating;
 using core::learn::ReviewCard;
 using core::learn::Seconds;
 
-// [SECTION] clock
-Seconds ReviewState::now() const { return now_for_tests ? *now_for_tests : static_cast<Seconds>(std::time(nullptr)); }
-
-Seconds ReviewState::end_of_day(Seconds t) {
-    std::time_t tt = static_cast<std::time_t>(t);
-    std::tm local{};
-    localtime_r(&tt, &local);
-    local.tm_hour = 23;
-    local.tm_min = 59;
-    local.tm_sec = 59;
-    return static_cast<Seconds>(std::mktime(&local));
-}
-
 // [SECTION] parts of the panel
 namespace {
-
-const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
-const char* const kRatingLabels[] = {"Again", "Hard", "Good", "Easy"};
-const char* const kRatingItems[] = {"review_again", "review_hard", "review_good", "review_easy"};
-
-void error_text(const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.42f, 0.38f, 1.0f));
-    ImGui::TextWrapped("%s", text.c_str());
-    ImGui::PopStyleColor();
-}
-
-void dim_text(const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", text.c_str());
-    ImGui::PopStyleColor();
-}
 
 // The learner's pick among the choices before the answer is shown; marks after.
 void choices(View& v, ReviewState& rs, const ReviewCard& card) {
@@ -67,31 +36,15 @@ void choices(View& v, ReviewState& rs, const ReviewCard& card) {
     }
 }
 
-// Four buttons, the proposed one highlighted, each with the wait it gives underneath.
-void rating_buttons(View& v, ReviewState& rs, const ReviewCard& card, Seconds now) {
-    const float width = 5.5f * em();
-    for (int k = 0; k < 4; ++k) {
-        if (k) ImGui::SameLine();
-        ImGui::BeginGroup();
-        const bool proposed = rs.queue.proposed() == kRatings[k];
-        if (proposed) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
-        const bool clicked = ImGui::Button(kRatingLabels[k], ImVec2(width, 0));
-        if (proposed) ImGui::PopStyleColor();
-        remember(v, kRatingItems[k]);
-        const Seconds due = rs.store.scheduler().review(card.fsrs, kRatings[k], now).due;
-        const std::string wait = core::learn::format_wait(due - now);
-        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 0.5f * (width - ImGui::CalcTextSize(wait.c_str()).x));
-        dim_text(wait);
-        ImGui::EndGroup();
-        if (clicked) {
-            rs.queue.file(rs.store, kRatings[k], now);
-            v.tell(std::string("Filed as ") + kRatingLabels[k] + "; back in " + wait, false);
-            return;
-        }
-    }
+// The four ratings under the answer; a click files the card and moves on.
+void rating_row(View& v, ReviewState& rs, const ReviewCard& card) {
+    const std::optional<Rating> chosen = rating_buttons(v, rs, card.fsrs, rs.queue.proposed(), "review_");
+    if (!chosen) return;
+    const std::string wait = file_review(rs, card, *chosen);
+    v.tell(std::string("Filed as ") + rating_label(*chosen) + "; back in " + wait, false);
 }
 
-void card_view(View& v, ReviewState& rs, const ReviewCard& card, Seconds now) {
+void card_view(View& v, ReviewState& rs, const ReviewCard& card) {
     ImGui::TextWrapped("%s", card.front.c_str());
     ImGui::Spacing();
     if (!card.choices.empty()) choices(v, rs, card);
@@ -111,7 +64,7 @@ void card_view(View& v, ReviewState& rs, const ReviewCard& card, Seconds now) {
     ImGui::Spacing();
     dim_text(rs.queue.correct() ? "Your answer proposes the highlighted rating; pick another if it fits better."
                                 : "How well did you recall it?");
-    rating_buttons(v, rs, card, now);
+    rating_row(v, rs, card);
 }
 
 } // namespace
@@ -133,7 +86,7 @@ void draw_review_panel(View& v) {
              std::to_string(rs.store.deck().cards().size()) + " cards");
     ImGui::Spacing();
     if (const ReviewCard* card = rs.queue.current(rs.store.deck())) {
-        card_view(v, rs, *card, now);
+        card_view(v, rs, *card);
         return;
     }
     if (rs.store.deck().cards().empty()) {
@@ -146,7 +99,6 @@ void draw_review_panel(View& v) {
 }
 
 void draw_review_menu_item(View& v) {
-    settle_pending_answer(v); // a checked lesson answer whose step was left files itself
     ReviewState& rs = v.state<ReviewState>();
     if (!rs.store.message().empty() && !rs.told) { // a damaged review file: say so at once
         rs.told = true;

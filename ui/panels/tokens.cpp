@@ -81,7 +81,7 @@ void draw_tokens_panel(core::Scenario& s, View& v) {
         ImGui::SetTooltip("X[%s][%d]: dimension %d of \"%s\"'s embedding.\nDrag (Shift: faster, Alt: slower), or double-click and type.",
                           s.tokens[r].c_str(), c + 1, c + 1, s.tokens[r].c_str());
     };
-    v.grids["X"] = draw_grid(g);
+    outline_highlights(v, "X", v.grids["X"] = draw_grid(g), g.rows, g.cols);
 
     if (move >= 0 && core::edits::move_token(s, move, move_by) && v.selected_row == move) v.selected_row = move + move_by;
     if (remove >= 0 && core::edits::remove_token(s, remove) && v.selected_row > remove) --v.selected_row;
