@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/cli_lessons.h"
+#include "app/cli_model.h"
 #include "app/cli_train.h"
 #include "app/cli_tokenize.h"
 #include "app/cli_attention.h"
@@ -71,6 +72,21 @@ std::string usage_text() {
     "                                               the saved model's logits and attention as JSON\n"
     "       attnviz --tokenize MODEL --text TEXT    a model's tokenizer (MODEL: a directory with tokenizer.json\n"
     "                                               or vocab.json + merges.txt): {\"ids\": [...], \"tokens\": [...]}\n"
+    "       attnviz --forward MODEL (--text TEXT | --sequence \"ids\")\n"
+    "                                               a checkpoint's ids, tokens, logits (t, vocab) and\n"
+    "                                               attention (layers, heads, t, t) as JSON (a bare\n"
+    "                                               BertModel: hidden (t, d) instead of logits)\n"
+    "       attnviz --generate MODEL (--text TEXT | --sequence \"ids\") --tokens N\n"
+    "                                               N more tokens, greedily, with the KV cache, as JSON\n"
+    "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
+    "                                               every head's weights with the tokens, for --attention\n"
+    "       attnviz --bench-model MODEL --tokens N [--reps R]\n"
+    "                                               time a forward with attentions on N random ids: the\n"
+    "                                               median in ms, threads and peak RSS as JSON\n"
+    "MODEL is a model directory in the Hugging Face layout (config.json, model.safetensors or its index\n"
+    "and shards, tokenizer.json), a Hugging Face cache snapshot or models--ORG--NAME folder, or attnviz's\n"
+    "own trained .safetensors. GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,\n"
+    "BertForMaskedLM and BertModel run.\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
@@ -318,6 +334,7 @@ int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
+    if (wants_model_mode(argc, argv)) return run_model_mode(argc, argv, out, err);
     if (wants_train_mode(argc, argv)) return run_train_mode(argc, argv, out, err);
     if (wants_tokenize_mode(argc, argv)) return run_tokenize_mode(argc, argv, out, err);
     Options o;

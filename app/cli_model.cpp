@@ -1,0 +1,310 @@
+// app/cli_model.cpp — real checkpoints on the command line.
+//
+// [SECTION] flags
+// [SECTION] input ids
+// [SECTION] JSON
+// [SECTION] modes
+#include "app/cli_model.h"
+
+#include "core/io/safetensors.h"
+#include "core/model/checkpoint.h"
+#include "core/model/tokenizer.h"
+#include "core/parallel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+// [SECTION] flags ---------------------------------------------------------------------------------
+
+struct ModelUsage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class Mode { forward, generate, export_attention, bench };
+
+struct ModelOptions {
+    Mode mode = Mode::forward;
+    std::string model, text, sequence, out;
+    bool text_given = false, sequence_given = false;
+    int tokens = 0, reps = 5;
+};
+
+int whole(const std::string& flag, const std::string& text, int lo, int hi) {
+    const std::string why = flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"";
+    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) throw ModelUsage(why);
+    const long v = std::strtol(text.c_str(), nullptr, 10);
+    if (v < lo || v > hi) throw ModelUsage(why);
+    return static_cast<int>(v);
+}
+
+const char* mode_flag(Mode m) {
+    switch (m) {
+    case Mode::forward: return "--forward";
+    case Mode::generate: return "--generate";
+    case Mode::export_attention: return "--export-attention";
+    case Mode::bench: return "--bench-model";
+    }
+    return "";
+}
+
+ModelOptions parse(int argc, const char* const* argv) {
+    ModelOptions o;
+    bool mode_set = false, tokens_given = false, reps_given = false;
+    auto value_of = [&](int& i, const std::string& flag) -> std::string {
+        if (i + 1 >= argc) throw ModelUsage(flag + " needs a value");
+        return argv[++i];
+    };
+    auto set_mode = [&](Mode m, int& i, const std::string& flag) {
+        if (mode_set) throw ModelUsage("only one of --forward, --generate, --export-attention, --bench-model at a time (" + flag + ")");
+        o.mode = m;
+        mode_set = true;
+        o.model = value_of(i, flag);
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--forward") set_mode(Mode::forward, i, a);
+        else if (a == "--generate") set_mode(Mode::generate, i, a);
+        else if (a == "--export-attention") set_mode(Mode::export_attention, i, a);
+        else if (a == "--bench-model") set_mode(Mode::bench, i, a);
+        else if (a == "--text") { o.text = value_of(i, a); o.text_given = true; }
+        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
+        else if (a == "--out") o.out = value_of(i, a);
+        else if (a == "--tokens") { o.tokens = whole(a, value_of(i, a), 1, 1 << 20); tokens_given = true; }
+        else if (a == "--reps") { o.reps = whole(a, value_of(i, a), 1, 100000); reps_given = true; }
+        else throw ModelUsage("unknown option " + a + " for " + mode_flag(o.mode));
+    }
+    const std::string mode = mode_flag(o.mode);
+    if (o.mode == Mode::bench) {
+        if (!tokens_given) throw ModelUsage("--bench-model needs --tokens N");
+        if (o.text_given || o.sequence_given || !o.out.empty()) throw ModelUsage("--bench-model runs random ids; it takes only --tokens and --reps");
+        return o;
+    }
+    if (reps_given) throw ModelUsage("--reps goes with --bench-model");
+    if (o.text_given == o.sequence_given) throw ModelUsage(mode + " needs --text TEXT or --sequence \"ids\" (one of them)");
+    if (tokens_given != (o.mode == Mode::generate)) throw ModelUsage(o.mode == Mode::generate ? "--generate needs --tokens N" : "--tokens goes with --generate or --bench-model");
+    if (o.out.empty() == (o.mode == Mode::export_attention)) throw ModelUsage(o.out.empty() ? "--export-attention needs --out att.safetensors" : "--out goes with --export-attention");
+    return o;
+}
+
+// [SECTION] input ids -----------------------------------------------------------------------------
+
+std::vector<int> parse_ids(const std::string& text, const core::model::ModelConfig& c) {
+    std::istringstream in(text);
+    std::vector<int> ids;
+    for (std::string word; in >> word;) {
+        char* end = nullptr;
+        const long v = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || word.size() > 9 || v < 0 || v >= c.vocab)
+            throw ModelUsage("--sequence: \"" + word + "\" is not a token id of " + c.name + " (0 … " + std::to_string(c.vocab - 1) + ")");
+        ids.push_back(static_cast<int>(v));
+    }
+    if (ids.empty()) throw ModelUsage("--sequence has no token ids");
+    return ids;
+}
+
+struct Input {
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
+    core::model::Tokenizer tokenizer; // empty when the model has none
+};
+
+bool has_tokenizer(const core::model::OpenedModel& m) {
+    if (m.dir.empty()) return false;
+    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
+    return json.good() || vocab.good();
+}
+
+// The ids of --text (through the model's tokenizer) or --sequence, checked against the model.
+Input input_of(const ModelOptions& o, const core::model::OpenedModel& m) {
+    Input in;
+    if (has_tokenizer(m)) in.tokenizer = core::model::load_tokenizer(m.dir);
+    if (o.text_given) {
+        if (in.tokenizer.vocab_size() == 0) throw ModelUsage(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
+        const core::model::Encoding e = in.tokenizer.encode(o.text);
+        in.ids = e.ids;
+        in.tokens = e.tokens;
+        if (in.ids.empty()) throw ModelUsage("--text gives no tokens");
+    } else {
+        in.ids = parse_ids(o.sequence, m.model->config());
+        for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
+    }
+    m.model->check_ids(in.ids, 0);
+    return in;
+}
+
+// [SECTION] JSON ----------------------------------------------------------------------------------
+
+// Decoded text can end inside a character (a byte-level token is a byte): U+FFFD stands in.
+std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+void number(std::string& s, float v) {
+    char buf[32];
+    const int n = std::isfinite(v) ? std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v)) : std::snprintf(buf, sizeof buf, "null");
+    s.append(buf, static_cast<std::size_t>(n));
+}
+
+// (rows, cols) row-major as [[…], …].
+void matrix(std::string& s, const float* p, long rows, long cols) {
+    s += '[';
+    for (long i = 0; i < rows; ++i) {
+        s += i ? ", [" : "[";
+        for (long j = 0; j < cols; ++j) {
+            if (j) s += ", ";
+            number(s, p[i * cols + j]);
+        }
+        s += ']';
+    }
+    s += ']';
+}
+
+std::string forward_json(const Input& in, const core::model::ForwardResult& r, bool logits) {
+    std::string s = "{\"ids\": " + nlohmann::json(in.ids).dump() + ", \"tokens\": " + safe_dump(nlohmann::json(in.tokens));
+    s += logits ? ", \"logits\": " : ", \"hidden\": ";
+    const core::model::MatrixF& m = logits ? r.logits : r.hidden;
+    matrix(s, m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()));
+    s += ", \"attention\": [";
+    for (int l = 0; l < r.layers; ++l) {
+        s += l ? ", [" : "[";
+        for (int h = 0; h < r.heads; ++h) {
+            if (h) s += ", ";
+            matrix(s, r.attention_of(l, h), r.t_new, r.t_total);
+        }
+        s += ']';
+    }
+    s += "]}\n";
+    return s;
+}
+
+double peak_rss_mb() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+    return -1.0;
+}
+
+// [SECTION] modes ---------------------------------------------------------------------------------
+
+int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const Input in = input_of(o, m);
+    const core::model::ForwardResult r = m.model->forward(in.ids);
+    out << forward_json(in, r, m.model->config().lm_head);
+    return 0;
+}
+
+int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    if (!m.model->causal()) throw ModelUsage(m.path + ": " + m.model->config().architecture + " attends both ways and does not generate text");
+    const Input in = input_of(o, m);
+    core::model::ForwardOptions fo;
+    fo.attention = false;
+    const std::vector<int> made = core::model::generate_greedy(*m.model, in.ids, o.tokens, fo);
+    nlohmann::json j = {{"prompt_ids", in.ids}, {"ids", made}, {"text", nullptr}};
+    if (in.tokenizer.vocab_size()) j["text"] = in.tokenizer.decode(made);
+    out << safe_dump(j) << "\n";
+    return 0;
+}
+
+// The tokens as a person reads them ("␣cat" for "Ġcat"), for the viewer's labels.
+std::vector<std::string> labels(const Input& in) {
+    if (!in.tokenizer.vocab_size()) return in.tokens;
+    std::vector<std::string> out;
+    for (int id : in.ids) out.push_back(in.tokenizer.token_display(id));
+    return out;
+}
+
+int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const Input in = input_of(o, m);
+    const core::model::ForwardResult r = m.model->forward(in.ids);
+    // Written by hand rather than through core::io's TensorFile (doubles): (L, H, t, t) float32 as computed.
+    const nlohmann::json header = {
+        {"attentions", {{"dtype", "F32"}, {"shape", {r.layers, r.heads, r.t_new, r.t_total}}, {"data_offsets", {0, r.attention.size() * 4}}}},
+        {"__metadata__", {{"tokens", safe_dump(nlohmann::json(labels(in)))}, {"model", m.name}}}};
+    std::string text = safe_dump(header);
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string bytes(8, '\0');
+    for (int k = 0; k < 8; ++k) bytes[static_cast<std::size_t>(k)] = static_cast<char>((static_cast<std::uint64_t>(text.size()) >> (8 * k)) & 0xff);
+    bytes += text;
+    bytes.append(reinterpret_cast<const char*>(r.attention.data()), r.attention.size() * sizeof(float));
+    core::io::write_file_bytes_atomically(o.out, bytes);
+    out << nlohmann::json({{"out", o.out}, {"layers", r.layers}, {"heads", r.heads}, {"tokens", r.t_new}}).dump() << "\n";
+    return 0;
+}
+
+int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const core::model::ModelConfig& c = m.model->config();
+    if (o.tokens > c.context) throw core::model::InputError("--tokens " + std::to_string(o.tokens) + " is past the context; " + m.path + " takes at most " + std::to_string(c.context));
+    std::mt19937 rng(1);
+    std::vector<int> ids(static_cast<std::size_t>(o.tokens));
+    for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(c.vocab));
+    using clock = std::chrono::steady_clock;
+    m.model->forward(ids); // warm-up: weights paged in, buffers allocated
+    std::vector<double> ms;
+    for (int i = 0; i < o.reps; ++i) {
+        const auto t0 = clock::now();
+        const core::model::ForwardResult r = m.model->forward(ids);
+        ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const std::size_t mid = ms.size() / 2;
+    const double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
+    out << nlohmann::json({{"median_ms", std::round(median * 100) / 100}, {"min_ms", std::round(ms.front() * 100) / 100}, {"tokens", o.tokens},
+                           {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10}})
+               .dump()
+        << "\n";
+    return 0;
+}
+
+} // namespace
+
+bool wants_model_mode(int argc, const char* const* argv) {
+    bool forward = false, text = false, checkpoint = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--generate" || a == "--export-attention" || a == "--bench-model") return true;
+        if (a == "--text") text = true;
+        if (a == "--forward") {
+            forward = true;
+            checkpoint = i + 1 < argc && !core::model::is_trained_model_file(argv[i + 1]);
+        }
+    }
+    return forward && (checkpoint || text);
+}
+
+int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    try {
+        const ModelOptions o = parse(argc, argv);
+        const core::model::OpenedModel m = core::model::open_model(o.model);
+        switch (o.mode) {
+        case Mode::forward: return run_forward(o, m, out);
+        case Mode::generate: return run_generate(o, m, out);
+        case Mode::export_attention: return run_export(o, m, out);
+        case Mode::bench: return run_bench(o, m, out);
+        }
+    } catch (const ModelUsage& e) {
+        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
+    } catch (const core::model::InputError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::model::TokenizerError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::io::FileError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    }
+    return 2;
+}
+
+} // namespace app

@@ -1,0 +1,128 @@
+// core/model/arch_gpt2.cpp — GPT2LMHeadModel, as transformers' modeling_gpt2.py runs it.
+//
+//   x = wte[id] + wpe[position]                                               (t, D)
+//   per block:  a = ln_1(x);  q | k | v = a · c_attn.weight + c_attn.bias        (t, 3D), Conv1D (in, out)
+//               x += heads(q, k, v) · attn.c_proj.weight + bias                   causal, scores / √d_head
+//               x += act(ln_2(x) · mlp.c_fc.weight + bias) · mlp.c_proj.weight + bias   act = gelu_new
+//   logits = ln_f(x) · wteᵀ (lm_head tied to wte)                             (t, V)
+// Names with or without the "transformer." prefix; attn.bias / attn.masked_bias are mask buffers
+// and are never read. attnviz's own trained models run here too, converted to these names.
+#include "core/model/architectures.h"
+#include "core/model/layers.h"
+
+#include <cmath>
+
+namespace core::model {
+
+namespace {
+
+using layers::Layout;
+using Tensor = Weights::Tensor;
+
+struct Block {
+    const Tensor *ln1_w, *ln1_b, *c_attn_w, *c_attn_b, *c_proj_w, *c_proj_b;
+    const Tensor *ln2_w = nullptr, *ln2_b = nullptr, *fc_w = nullptr, *fc_b = nullptr, *proj_w = nullptr, *proj_b = nullptr;
+};
+
+class Gpt2 final : public Model {
+public:
+    Gpt2(const ModelConfig& c, std::shared_ptr<const Weights> w) : Model(c), w_(std::move(w)) {
+        const std::int64_t D = c.d_model, F = c.d_ff;
+        const std::string p = w_->has("transformer.wte.weight") ? "transformer." : "";
+        wte_ = &w_->require(p + "wte.weight", {c.vocab, D});
+        wpe_ = &w_->require(p + "wpe.weight", {c.context, D});
+        for (int l = 0; l < c.layers; ++l) {
+            auto name = [&](const std::string& rest) { return layers::layer_name(p + "h.", l, rest); };
+            Block b{&w_->require(name("ln_1.weight"), {D}), &w_->require(name("ln_1.bias"), {D}),
+                    &w_->require(name("attn.c_attn.weight"), {D, 3 * D}), &w_->require(name("attn.c_attn.bias"), {3 * D}),
+                    &w_->require(name("attn.c_proj.weight"), {D, D}), &w_->require(name("attn.c_proj.bias"), {D})};
+            if (c.mlp) {
+                b.ln2_w = &w_->require(name("ln_2.weight"), {D});
+                b.ln2_b = &w_->require(name("ln_2.bias"), {D});
+                b.fc_w = &w_->require(name("mlp.c_fc.weight"), {D, F});
+                b.fc_b = &w_->require(name("mlp.c_fc.bias"), {F});
+                b.proj_w = &w_->require(name("mlp.c_proj.weight"), {F, D});
+                b.proj_b = &w_->require(name("mlp.c_proj.bias"), {D});
+            }
+            blocks_.push_back(b);
+        }
+        lnf_w_ = &w_->require(p + "ln_f.weight", {D});
+        lnf_b_ = &w_->require(p + "ln_f.bias", {D});
+        // GPT2LMHeadModel ties lm_head to wte; a checkpoint saved untied keeps its own.
+        head_ = c.tie_word_embeddings ? wte_ : &w_->require("lm_head.weight", {c.vocab, D});
+    }
+
+    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
+
+private:
+    void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
+    void mlp(const Block& b, MatrixF& x) const;
+
+    std::shared_ptr<const Weights> w_;
+    const Tensor *wte_, *wpe_, *lnf_w_, *lnf_b_, *head_;
+    std::vector<Block> blocks_;
+};
+
+// x += c_proj(heads(ln_1(x)))
+void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model;
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().layer_norm(x.data(), a.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), static_cast<float>(c.norm_eps));
+    MatrixF qkv(t, 3 * D);                                                             // (t, 3D)
+    layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, Layout::in_out, b.c_attn_b, qkv.data());
+    layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
+    float scale = c.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(c.d_head)) : 1.0f;
+    if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
+    MatrixF context(t, D);                                                             // (t, H·d_head)
+    layers::attend_heads({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, context.data());
+    layers::ablate(context.data(), t, c.heads, c.d_head, l, o);
+    layers::project(context.data(), t, D, D, *b.c_proj_w, Layout::in_out, b.c_proj_b, x.data(), true);
+}
+
+// x += c_proj(act(c_fc(ln_2(x))))
+void Gpt2::mlp(const Block& b, MatrixF& x) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().layer_norm(x.data(), a.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), static_cast<float>(c.norm_eps));
+    MatrixF h(t, F);                                                                   // (t, F)
+    layers::project(a.data(), t, D, F, *b.fc_w, Layout::in_out, b.fc_b, h.data());
+    ops::active().activate(h.data(), h.size(), layers::activation_of(c.activation));
+    layers::project(h.data(), t, F, D, *b.proj_w, Layout::in_out, b.proj_b, x.data(), true);
+}
+
+ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
+    const ModelConfig& c = config();
+    check_ids(ids, cache.length);
+    layers::prepare_cache(cache, c);
+    const int t = static_cast<int>(ids.size()), D = c.d_model, past = cache.length;
+    layers::CacheRollback rollback{cache, past};
+    ForwardResult r;
+    layers::start_result(r, c, o, past, t);
+    MatrixF x(t, D);                                                                   // (t, D) the residual stream
+    const float *wte = wte_->data(), *wpe = wpe_->data();
+    for (int i = 0; i < t; ++i)
+        for (int j = 0; j < D; ++j)
+            x(i, j) = wte[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
+    for (int l = 0; l < c.layers; ++l) {
+        layers::check_cancel(o);
+        const Block& b = blocks_[static_cast<std::size_t>(l)];
+        attention(b, l, x, cache, o, r);
+        if (c.mlp) mlp(b, x);
+        layers::report(o, l + 1, c.layers);
+    }
+    rollback.commit(past + t);
+    r.hidden.resize(t, D);
+    ops::active().layer_norm(x.data(), r.hidden.data(), t, D, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
+    layers::unembed(r, o, c.vocab, *head_);
+    return r;
+}
+
+} // namespace
+
+std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
+    return std::make_unique<Gpt2>(config, std::move(weights));
+}
+
+} // namespace core::model

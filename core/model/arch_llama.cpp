@@ -1,0 +1,190 @@
+// core/model/arch_llama.cpp — LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM, as
+// transformers' modeling_llama.py, modeling_mistral.py and modeling_qwen2.py run them.
+//
+//   x = embed_tokens[id]                                                        (t, D)
+//   per layer:  a = RMSNorm(x) · input_layernorm.weight     (variance in float32)
+//               q, k, v = a · q_projᵀ (+ b), a · k_projᵀ (+ b), a · v_projᵀ (+ b)   (t, H·dh), (t, Hkv·dh)
+//               q, k ← rotate-half RoPE at each position (rope_theta, rope_scaling)
+//               x += heads(q, k, v) · o_projᵀ        query head h reads key/value head h / (H / Hkv)
+//               a = RMSNorm(x) · post_attention_layernorm.weight
+//               x += (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ            act = silu
+//   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tie_word_embeddings)
+// Qwen2 has q/k/v biases; Llama has q/k/v/o biases with attention_bias; Mistral (and Qwen2 with
+// use_sliding_window) attend only to the last sliding_window positions.
+#include "core/model/architectures.h"
+#include "core/model/layers.h"
+
+#include <cmath>
+
+namespace core::model {
+
+namespace {
+
+using layers::Layout;
+using Tensor = Weights::Tensor;
+
+constexpr double pi = 3.14159265358979323846;
+
+struct Block {
+    const Tensor *ln1, *q_w, *k_w, *v_w, *o_w, *ln2, *gate_w, *up_w, *down_w;
+    const Tensor *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *o_b = nullptr;
+    const Tensor *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;
+};
+
+// inv_freq[i] = θ^(−2i / d_head), then the scaling of rope_scaling (modeling_rope_utils.py).
+std::vector<float> inverse_frequencies(const ModelConfig& c) {
+    const int half = c.d_head / 2;
+    std::vector<float> inv(static_cast<std::size_t>(half));
+    const RopeScaling& s = c.rope_scaling;
+    for (int i = 0; i < half; ++i) {
+        double f = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / c.d_head);
+        if (s.type == "linear") f /= s.factor;
+        if (s.type == "llama3") {
+            // Wavelengths longer than the original context / low_freq_factor are slowed by `factor`,
+            // shorter than context / high_freq_factor are kept, and those between are blended.
+            const double wavelen = 2 * pi / f;
+            const double low = s.original_max_position_embeddings / s.low_freq_factor;
+            const double high = s.original_max_position_embeddings / s.high_freq_factor;
+            if (wavelen > low) f /= s.factor;
+            else if (wavelen >= high) {
+                const double smooth = (s.original_max_position_embeddings / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                f = (1 - smooth) * f / s.factor + smooth * f;
+            }
+        }
+        inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
+    }
+    return inv;
+}
+
+class Llama final : public Model {
+public:
+    Llama(const ModelConfig& c, std::shared_ptr<const Weights> w) : Model(c), w_(std::move(w)), inv_freq_(inverse_frequencies(c)) {
+        const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
+                           KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+        embed_ = &w_->require("model.embed_tokens.weight", {c.vocab, D});
+        for (int l = 0; l < c.layers; ++l) {
+            auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
+            Block b{&w_->require(name("input_layernorm.weight"), {D}),
+                    &w_->require(name("self_attn.q_proj.weight"), {Q, D}), &w_->require(name("self_attn.k_proj.weight"), {KV, D}),
+                    &w_->require(name("self_attn.v_proj.weight"), {KV, D}), &w_->require(name("self_attn.o_proj.weight"), {D, Q}),
+                    &w_->require(name("post_attention_layernorm.weight"), {D}),
+                    &w_->require(name("mlp.gate_proj.weight"), {F, D}), &w_->require(name("mlp.up_proj.weight"), {F, D}),
+                    &w_->require(name("mlp.down_proj.weight"), {D, F})};
+            if (c.attention_bias) {
+                b.q_b = &w_->require(name("self_attn.q_proj.bias"), {Q});
+                b.k_b = &w_->require(name("self_attn.k_proj.bias"), {KV});
+                b.v_b = &w_->require(name("self_attn.v_proj.bias"), {KV});
+            }
+            if (c.o_bias) b.o_b = &w_->require(name("self_attn.o_proj.bias"), {D});
+            if (c.mlp_bias) {
+                b.gate_b = &w_->require(name("mlp.gate_proj.bias"), {F});
+                b.up_b = &w_->require(name("mlp.up_proj.bias"), {F});
+                b.down_b = &w_->require(name("mlp.down_proj.bias"), {D});
+            }
+            blocks_.push_back(b);
+        }
+        norm_ = &w_->require("model.norm.weight", {D});
+        head_ = c.tie_word_embeddings ? embed_ : &w_->require("lm_head.weight", {c.vocab, D});
+    }
+
+    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
+
+private:
+    void rope(float* x, int ld, int t, int heads, int past) const;
+    void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
+    void mlp(const Block& b, MatrixF& x) const;
+
+    std::shared_ptr<const Weights> w_;
+    std::vector<float> inv_freq_; // (d_head / 2)
+    const Tensor *embed_, *norm_, *head_;
+    std::vector<Block> blocks_;
+};
+
+// Each head's (x₁, x₂) halves become (x₁ cos − x₂ sin, x₂ cos + x₁ sin) at angle position · inv_freq,
+// the angle taken in float32 as transformers does.
+void Llama::rope(float* x, int ld, int t, int heads, int past) const {
+    const int half = config().d_head / 2;
+    std::vector<float> cos_(static_cast<std::size_t>(half)), sin_(static_cast<std::size_t>(half));
+    for (int i = 0; i < t; ++i) {
+        for (int f = 0; f < half; ++f) {
+            const float angle = static_cast<float>(past + i) * inv_freq_[static_cast<std::size_t>(f)];
+            cos_[static_cast<std::size_t>(f)] = static_cast<float>(std::cos(static_cast<double>(angle)));
+            sin_[static_cast<std::size_t>(f)] = static_cast<float>(std::sin(static_cast<double>(angle)));
+        }
+        for (int h = 0; h < heads; ++h) {
+            float* v = x + static_cast<std::ptrdiff_t>(i) * ld + h * config().d_head;
+            for (int f = 0; f < half; ++f) {
+                const float a = v[f], b = v[f + half], co = cos_[static_cast<std::size_t>(f)], si = sin_[static_cast<std::size_t>(f)];
+                v[f] = a * co - b * si;
+                v[f + half] = b * co + a * si;
+            }
+        }
+    }
+}
+
+void Llama::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, Q = c.heads * c.d_head, KV = c.kv_heads * c.d_head;
+    const int past = cache.length;
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), static_cast<float>(c.norm_eps));
+    MatrixF q(t, Q), k(t, KV), v(t, KV);                                               // (t, H·dh), (t, Hkv·dh)
+    layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
+    layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
+    layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
+    rope(q.data(), Q, t, c.heads, past);
+    rope(k.data(), KV, t, c.kv_heads, past);
+    layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
+    MatrixF context(t, Q);                                                             // (t, H·dh)
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
+    layers::attend_heads({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, c.sliding_window[static_cast<std::size_t>(l)], scale},
+                         cache, o, r, context.data());
+    layers::ablate(context.data(), t, c.heads, c.d_head, l, o);
+    layers::project(context.data(), t, Q, D, *b.o_w, Layout::out_in, b.o_b, x.data(), true);
+}
+
+void Llama::mlp(const Block& b, MatrixF& x) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln2->data(), static_cast<float>(c.norm_eps));
+    MatrixF gate(t, F), up(t, F);                                                      // (t, F)
+    layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, b.gate_b, gate.data());
+    layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, b.up_b, up.data());
+    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
+    layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, x.data(), true);
+}
+
+ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
+    const ModelConfig& c = config();
+    check_ids(ids, cache.length);
+    layers::prepare_cache(cache, c);
+    const int t = static_cast<int>(ids.size()), D = c.d_model, past = cache.length;
+    layers::CacheRollback rollback{cache, past};
+    ForwardResult r;
+    layers::start_result(r, c, o, past, t);
+    MatrixF x(t, D);                                                                   // (t, D)
+    const float* embed = embed_->data();
+    for (int i = 0; i < t; ++i)
+        std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+    for (int l = 0; l < c.layers; ++l) {
+        layers::check_cancel(o);
+        const Block& b = blocks_[static_cast<std::size_t>(l)];
+        attention(b, l, x, cache, o, r);
+        mlp(b, x);
+        layers::report(o, l + 1, c.layers);
+    }
+    rollback.commit(past + t);
+    r.hidden.resize(t, D);
+    ops::active().rms_norm(x.data(), r.hidden.data(), t, D, norm_->data(), static_cast<float>(c.norm_eps));
+    layers::unembed(r, o, c.vocab, *head_);
+    return r;
+}
+
+} // namespace
+
+std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
+    return std::make_unique<Llama>(config, std::move(weights));
+}
+
+} // namespace core::model

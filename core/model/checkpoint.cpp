@@ -1,0 +1,196 @@
+// core/model/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models.
+#include "core/model/checkpoint.h"
+
+#include "core/io/tensor.h"
+#include "core/model/architectures.h"
+#include "core/model/weights.h"
+#include "core/train/model_file.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace core::model {
+
+namespace fs = std::filesystem;
+using core::io::FileError;
+
+namespace {
+
+bool is_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec); // follows the cache's symbolic links
+}
+
+bool is_dir(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_directory(p, ec);
+}
+
+std::string first_line(const fs::path& p) {
+    std::ifstream in(p);
+    std::string line;
+    std::getline(in, line);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    return line;
+}
+
+// models--ORG--NAME -> ORG/NAME
+std::string cache_name(const std::string& folder) {
+    std::string rest = folder.substr(8);
+    const auto cut = rest.find("--");
+    return cut == std::string::npos ? rest : rest.substr(0, cut) + "/" + rest.substr(cut + 2);
+}
+
+// The snapshot refs/main names, else the only (or newest) one; empty when there is none.
+std::string snapshot_of(const fs::path& entry) {
+    const std::string ref = first_line(entry / "refs" / "main");
+    if (!ref.empty() && ref.find('/') == std::string::npos && is_dir(entry / "snapshots" / ref)) return (entry / "snapshots" / ref).string();
+    std::error_code ec;
+    fs::path newest;
+    fs::file_time_type newest_time{};
+    for (const fs::directory_entry& d : fs::directory_iterator(entry / "snapshots", ec)) {
+        std::error_code tec;
+        const auto when = d.last_write_time(tec);
+        if (d.is_directory(tec) && (newest.empty() || when > newest_time)) { newest = d.path(); newest_time = when; }
+    }
+    return newest.string();
+}
+
+// attnviz's trained model as GPT-2 tensors: W_Q | W_K | W_V side by side are c_attn (D, 3D) with
+// zero biases, W_O is c_proj, W_U (D, V) is an untied lm_head (V, D).
+OpenedModel open_trained(const std::string& path) {
+    const core::train::SavedModel saved = core::train::load_model(path);
+    const core::train::Model& m = saved.model;
+    const core::train::ModelConfig& tc = m.config();
+    const core::train::Layout& lay = m.layout;
+    std::map<std::string, std::pair<Shape, std::vector<float>>> t;
+    auto put = [&](const std::string& name, Shape shape, const Eigen::MatrixXd& v) {
+        std::vector<float> values(static_cast<std::size_t>(v.size()));
+        for (Eigen::Index i = 0; i < v.rows(); ++i)
+            for (Eigen::Index j = 0; j < v.cols(); ++j) values[static_cast<std::size_t>(i * v.cols() + j)] = static_cast<float>(v(i, j));
+        t[name] = {std::move(shape), std::move(values)};
+    };
+    const std::int64_t D = tc.D, V = tc.vocab;
+    auto mat = [&](int id) { return Eigen::MatrixXd(m.tensor(id)); };
+    auto vec = [&](int id) { return Eigen::MatrixXd(m.tensor(id)); };
+    put("wte.weight", {V, D}, mat(lay.W_E));
+    put("wpe.weight", {tc.T, D}, mat(lay.W_pos));
+    for (int l = 0; l < tc.L; ++l) {
+        const core::train::LayerIds& ids = lay.layers[static_cast<std::size_t>(l)];
+        const std::string p = "h." + std::to_string(l) + ".";
+        put(p + "ln_1.weight", {D}, vec(ids.ln1_w));
+        put(p + "ln_1.bias", {D}, vec(ids.ln1_b));
+        Eigen::MatrixXd qkv(D, 3 * D);
+        qkv << mat(ids.W_Q), mat(ids.W_K), mat(ids.W_V);
+        put(p + "attn.c_attn.weight", {D, 3 * D}, qkv);
+        put(p + "attn.c_attn.bias", {3 * D}, Eigen::MatrixXd::Zero(1, 3 * D));
+        put(p + "attn.c_proj.weight", {D, D}, mat(ids.W_O));
+        put(p + "attn.c_proj.bias", {D}, Eigen::MatrixXd::Zero(1, D));
+        if (!tc.mlp) continue;
+        put(p + "ln_2.weight", {D}, vec(ids.ln2_w));
+        put(p + "ln_2.bias", {D}, vec(ids.ln2_b));
+        put(p + "mlp.c_fc.weight", {D, 4 * D}, mat(ids.W_in));
+        put(p + "mlp.c_fc.bias", {4 * D}, vec(ids.b_in));
+        put(p + "mlp.c_proj.weight", {4 * D, D}, mat(ids.W_out));
+        put(p + "mlp.c_proj.bias", {D}, vec(ids.b_out));
+    }
+    put("ln_f.weight", {D}, vec(lay.lnf_w));
+    put("ln_f.bias", {D}, vec(lay.lnf_b));
+    put("lm_head.weight", {V, D}, mat(lay.W_U).transpose());
+    ModelConfig c;
+    c.architecture = "GPT2LMHeadModel";
+    c.name = path;
+    c.vocab = tc.vocab;
+    c.d_model = tc.D;
+    c.layers = tc.L;
+    c.heads = c.kv_heads = tc.H;
+    c.d_head = tc.d_head();
+    c.d_ff = 4 * tc.D;
+    c.context = tc.T;
+    c.activation = "gelu_new";
+    c.mlp = tc.mlp;
+    c.tie_word_embeddings = false;
+    OpenedModel out;
+    out.path = path;
+    out.name = fs::path(path).filename().string();
+    out.weights = Weights::from_memory(std::move(t), path);
+    out.model = build_gpt2(c, out.weights);
+    return out;
+}
+
+} // namespace
+
+bool is_trained_model_file(const std::string& path) {
+    return !is_dir(path) && fs::path(path).extension() == ".safetensors";
+}
+
+std::string resolve_model_dir(const std::string& path) {
+    const fs::path p(path);
+    if (!is_dir(p)) throw FileError(path + ": no such directory (give a model directory, a Hugging Face cache snapshot or an attnviz .safetensors model)");
+    if (is_file(p / "config.json")) return path;
+    const std::string folder = p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
+    if (folder.rfind("models--", 0) == 0 && is_dir(p / "snapshots")) {
+        const std::string snap = snapshot_of(p);
+        if (snap.empty()) throw FileError(path + ": a cache entry with no snapshot (the download did not finish)");
+        return snap;
+    }
+    throw FileError((p / "config.json").string() + ": missing (a model directory holds config.json and model.safetensors)");
+}
+
+OpenedModel open_model(const std::string& path) {
+    if (is_trained_model_file(path)) return open_trained(path);
+    OpenedModel out;
+    out.path = path;
+    out.dir = resolve_model_dir(path);
+    const fs::path dir(out.dir);
+    ModelConfig c = read_config((dir / "config.json").string());
+    c.name = path;
+    const fs::path single = dir / "model.safetensors", index = dir / "model.safetensors.index.json";
+    if (is_file(single)) out.weights = Weights::open(single.string());
+    else if (is_file(index)) out.weights = Weights::open(index.string());
+    else throw FileError(single.string() + ": missing (nor is there a model.safetensors.index.json; attnviz reads safetensors weights)");
+    out.model = find_architecture(c.architecture)->build(c, out.weights);
+    const fs::path snapshots = dir.parent_path();
+    const std::string entry = snapshots.parent_path().filename().string();
+    out.name = snapshots.filename() == "snapshots" && entry.rfind("models--", 0) == 0 ? cache_name(entry) : fs::absolute(dir).lexically_normal().filename().string();
+    if (out.name.empty()) out.name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+    return out;
+}
+
+std::string hub_cache_dir() {
+    if (const char* hub = std::getenv("HF_HUB_CACHE"); hub && *hub) return hub;
+    if (const char* home = std::getenv("HF_HOME"); home && *home) return std::string(home) + "/hub";
+    const char* user = std::getenv("HOME");
+    return std::string(user && *user ? user : ".") + "/.cache/huggingface/hub";
+}
+
+std::vector<CachedModel> list_cached_models(const std::string& hub_dir) {
+    std::vector<CachedModel> found;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(hub_dir, ec)) {
+        const std::string folder = e.path().filename().string();
+        if (folder.rfind("models--", 0) != 0 || !is_dir(e.path() / "snapshots")) continue;
+        CachedModel m;
+        m.name = cache_name(folder);
+        m.snapshot = snapshot_of(e.path());
+        if (m.snapshot.empty()) continue;
+        m.revision = fs::path(m.snapshot).filename().string();
+        std::error_code fec;
+        for (const fs::directory_entry& f : fs::recursive_directory_iterator(m.snapshot, fec)) {
+            std::error_code sec;
+            if (!f.is_regular_file(sec)) continue;
+            const std::uintmax_t n = fs::file_size(f.path(), sec);
+            if (!sec) m.bytes += static_cast<std::uint64_t>(n);
+        }
+        const fs::path s(m.snapshot);
+        m.complete = is_file(s / "config.json") && (is_file(s / "model.safetensors") || is_file(s / "model.safetensors.index.json"));
+        found.push_back(m);
+    }
+    std::sort(found.begin(), found.end(), [](const CachedModel& a, const CachedModel& b) { return a.name < b.name; });
+    return found;
+}
+
+} // namespace core::model

@@ -1,0 +1,57 @@
+// core/model/checkpoint.h — finding and opening a model: a directory in the Hugging Face Hub's
+// layout, a snapshot in the Hugging Face cache, or attnviz's own trained .safetensors model.
+//
+//   DIR/config.json                         the architecture and sizes (core/model/config.h)
+//   DIR/model.safetensors                   or DIR/model.safetensors.index.json + its shards
+//   DIR/tokenizer.json                      or GPT-2's DIR/vocab.json + DIR/merges.txt
+//
+// In the cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub) a model is
+// models--ORG--NAME/snapshots/REVISION/, whose files are symbolic links into models--ORG--NAME/blobs/.
+#pragma once
+
+#include "core/model/forward.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+class Weights;
+
+struct OpenedModel {
+    std::string path;                // what was asked for
+    std::string dir;                 // the directory holding config.json (empty for a trained .safetensors)
+    std::string name;                // for titles: "ORG/NAME" in the cache, else the directory's or file's name
+    std::unique_ptr<Model> model;
+    std::shared_ptr<const Weights> weights;
+};
+
+// The directory a path names: a model directory, a snapshot, or a cache entry models--ORG--NAME
+// (its refs/main snapshot, else its only one). Throws core::io::FileError.
+std::string resolve_model_dir(const std::string& path);
+
+// Opens a model; reads config.json and the safetensors headers, no weights (they are mapped).
+// Throws core::io::FileError, one line naming the file: no config.json, an unknown architecture,
+// a missing tensor, a wrong shape or dtype, a truncated file, a shard index naming a missing file.
+OpenedModel open_model(const std::string& path);
+
+// Whether a path is attnviz's own trained model (a .safetensors file, not a directory).
+bool is_trained_model_file(const std::string& path);
+
+// The Hugging Face cache directory from the environment (it may not exist).
+std::string hub_cache_dir();
+
+struct CachedModel {
+    std::string name;      // "ORG/NAME"
+    std::string snapshot;  // the snapshot directory to open
+    std::string revision;  // the snapshot's name (a commit hash)
+    std::uint64_t bytes = 0; // the sizes of the files the snapshot links to
+    bool complete = false;   // it has config.json and weights
+};
+
+// Every model under `hub_dir` (models--*), by name; empty when the directory does not exist.
+std::vector<CachedModel> list_cached_models(const std::string& hub_dir);
+
+} // namespace core::model

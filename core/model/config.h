@@ -1,0 +1,65 @@
+// core/model/config.h — a Hugging Face config.json as the sizes and constants a forward pass needs.
+//
+// Field names and defaults are those of transformers' configuration classes (GPT2Config,
+// LlamaConfig, MistralConfig, Qwen2Config, BertConfig); the `architectures` field picks the row of
+// core/model/architectures.h, whose family decides which fields are read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+enum class Family { gpt2, llama, bert };
+
+// rope_scaling of a Llama-family config: none, "linear" (positions divided by factor) or "llama3"
+// (low frequencies divided by factor, high ones kept, a smooth blend between).
+struct RopeScaling {
+    std::string type; // "", "linear" or "llama3"
+    double factor = 1.0;
+    double low_freq_factor = 1.0;
+    double high_freq_factor = 4.0;
+    double original_max_position_embeddings = 8192.0;
+};
+
+struct ModelConfig {
+    std::string architecture; // e.g. "GPT2LMHeadModel"
+    std::string name;         // for messages: the model's directory or file
+    Family family = Family::gpt2;
+    bool lm_head = true;      // logits over the vocabulary; false for a bare BertModel (hidden states)
+    bool causal = true;       // false for BERT
+    int vocab = 0;
+    int d_model = 0;          // n_embd / hidden_size
+    int layers = 0;
+    int heads = 0;
+    int kv_heads = 0;         // = heads unless grouped-query attention
+    int d_head = 0;           // d_model / heads unless head_dim is given
+    int d_ff = 0;             // the MLP's inner width
+    int context = 0;          // n_positions / max_position_embeddings
+    double norm_eps = 1e-5;
+    std::string activation;   // gelu_new, gelu, relu, silu, gelu_pytorch_tanh, quick_gelu …
+    bool mlp = true;          // false only for attnviz's attention-only trained models
+    // GPT-2
+    bool scale_attn_weights = true;
+    bool scale_attn_by_inverse_layer_idx = false;
+    // Llama family
+    double rope_theta = 10000.0;
+    RopeScaling rope_scaling;
+    bool tie_word_embeddings = false;
+    bool attention_bias = false; // q, k, v (and o for Llama) projections have biases
+    bool o_bias = false;
+    bool mlp_bias = false;
+    std::vector<int> sliding_window; // per layer, 0 = full attention (Mistral, Qwen2 with use_sliding_window)
+    // BERT
+    int type_vocab_size = 2;
+    // Special ids where config.json names them, else -1.
+    int bos_token_id = -1;
+    int eos_token_id = -1;
+};
+
+// Throws core::io::FileError "PATH: …", one line naming the field (or, for an unknown
+// architecture, naming it and the supported ones).
+ModelConfig parse_config(const std::string& text, const std::string& path);
+ModelConfig read_config(const std::string& path);
+
+} // namespace core::model

@@ -1,0 +1,132 @@
+// core/model/forward.h — what a model's forward pass takes and what it gives.
+//
+// Every architecture (GPT-2, the Llama family, BERT, attnviz's own trained models) is a Model:
+// token ids in, logits (or hidden states), every head's attention and, on request, every head's
+// q, k and v out. Layers and heads count from 0 here (the command line counts from 1).
+//
+// A causal model keeps a KvCache: extend() appends tokens to it and runs only those, so that
+// generation costs one row per layer per token. forward() is extend() on an empty cache.
+//
+// A forward runs on the caller's thread (the UI's worker) and shares its matrix products with
+// core::parallel's helpers. It checks `cancel` before each layer and reports each finished layer.
+#pragma once
+
+#include "core/model/config.h"
+
+#include <Eigen/Core>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct HeadRef {
+    int layer = 0; // from 0
+    int head = 0;  // from 0
+    bool operator==(const HeadRef& o) const { return layer == o.layer && head == o.head; }
+};
+
+// What an ablated head's output (its slice of the attention output, before the output projection:
+// GPT-2's c_proj, Llama's o_proj, BERT's attention.output.dense) becomes.
+enum class Ablation {
+    zero, // 0 at every position
+    mean, // its mean over the positions of this call (the whole sequence for forward())
+};
+
+struct ForwardOptions {
+    std::vector<HeadRef> ablate;
+    Ablation ablation = Ablation::zero;
+    bool attention = true;    // fill ForwardResult::attention
+    bool capture_qkv = false; // fill ForwardResult::captures
+    bool all_logits = true;   // logits at every new position; false: at the last one only (generation)
+    const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled
+    std::function<void(int layers_done, int layers)> progress; // called on the forward's thread after each layer
+};
+
+// One head's vectors, as its attention used them: q after RoPE (Llama family), and the k and v of
+// the key/value head it shares under grouped-query attention.
+struct HeadCapture {
+    MatrixF q; // (t_new, d_head)
+    MatrixF k; // (t_total, d_head)
+    MatrixF v; // (t_total, d_head)
+};
+
+struct ForwardResult {
+    int layers = 0, heads = 0;
+    int t_new = 0;   // positions run by this call: t_total - t_new … t_total - 1
+    int t_total = 0; // positions in the cache afterwards (the keys)
+    MatrixF logits;  // (t_new, vocab), or (1, vocab) without all_logits; empty for a bare encoder
+    MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
+    std::vector<float> attention;      // (layers, heads, t_new, t_total) row-major, 0 where masked
+    std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
+
+    // Head (l, h)'s weights: (t_new, t_total) row-major.
+    const float* attention_of(int l, int h) const {
+        return attention.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
+                                      static_cast<std::size_t>(t_new) * static_cast<std::size_t>(t_total);
+    }
+};
+
+// Keys and values of every layer for the positions run so far (after RoPE for the Llama family).
+struct KvCache {
+    int length = 0;                   // positions held
+    int row = 0;                      // kv_heads · d_head
+    std::vector<std::vector<float>> k; // per layer (length, kv_heads · d_head) row-major
+    std::vector<std::vector<float>> v; // per layer, the same
+    // 2 · L · H_kv · d_head · length · 4 bytes (float32).
+    std::size_t bytes() const { return 2 * k.size() * static_cast<std::size_t>(row) * static_cast<std::size_t>(length) * sizeof(float); }
+};
+
+struct Cancelled : std::runtime_error {
+    Cancelled() : std::runtime_error("the forward pass was cancelled") {}
+};
+
+// Ids or a length the model cannot take ("… has 1030 tokens; gpt2 takes at most 1024").
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Model {
+public:
+    explicit Model(ModelConfig config) : config_(std::move(config)) {}
+    virtual ~Model() = default;
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+    const ModelConfig& config() const { return config_; }
+    bool causal() const { return config_.causal; }
+
+    // Runs `ids` as positions cache.length … and appends their keys and values to `cache`.
+    // A bidirectional model (BERT) takes an empty cache only. Throws InputError for an id outside the
+    // vocabulary or a total past the context, Cancelled when `cancel` is set.
+    virtual ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& options) const = 0;
+
+    ForwardResult forward(const std::vector<int>& ids, const ForwardOptions& options = {}) const {
+        KvCache cache;
+        return extend(cache, ids, options);
+    }
+
+    // Checks ids against the vocabulary and the context (after `past` cached positions).
+    void check_ids(const std::vector<int>& ids, int past) const;
+
+private:
+    ModelConfig config_;
+};
+
+// Greedy decoding: `count` new ids after `prompt`, each the argmax of the last logits (lowest id
+// on a tie), one extend() of one token per step on the cache that the prompt filled. Stops early
+// at the context's end. `cache` (optional) is left holding prompt + generated[0 … count-2].
+std::vector<int> generate_greedy(const Model& model, const std::vector<int>& prompt, int count,
+                                 const ForwardOptions& options = {}, KvCache* cache = nullptr);
+
+// The index of the largest of n values (the first on a tie).
+int argmax(const float* values, int n);
+
+} // namespace core::model

@@ -1,0 +1,152 @@
+// core/model/layers.cpp — the shared pieces of the forwards.
+#include "core/model/layers.h"
+
+#include "core/io/tensor.h"
+#include "core/parallel.h"
+
+#include <algorithm>
+
+namespace core::model::layers {
+
+void project(const float* x, int t, int in, int out, const Tensor& W, Layout layout, const Tensor* b, float* y, bool accumulate) {
+    ops::Gemm g{x, in, W.data(), layout == Layout::in_out ? out : in, layout == Layout::out_in, y, out, t, in, out, accumulate};
+    ops::active().gemm(g, true);
+    if (!b) return;
+    const float* bias = b->data();
+    for (int i = 0; i < t; ++i) {
+        float* row = y + static_cast<std::ptrdiff_t>(i) * out;
+        for (int j = 0; j < out; ++j) row[j] += bias[j];
+    }
+}
+
+ops::Activation activation_of(const std::string& name) {
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return ops::Activation::gelu_tanh;
+    if (name == "gelu") return ops::Activation::gelu_erf;
+    if (name == "relu") return ops::Activation::relu;
+    if (name == "quick_gelu") return ops::Activation::quick_gelu;
+    return ops::Activation::silu; // silu, swish (config.cpp admits no other name)
+}
+
+void prepare_cache(KvCache& cache, const ModelConfig& c) {
+    if (!cache.k.empty()) return;
+    cache.k.resize(static_cast<std::size_t>(c.layers));
+    cache.v.resize(cache.k.size());
+    cache.row = c.kv_heads * c.d_head;
+}
+
+void append_kv(KvCache& cache, int l, const float* k, int ldk, const float* v, int ldv, int t) {
+    const auto row = static_cast<std::size_t>(cache.row);
+    std::vector<float>& K = cache.k[static_cast<std::size_t>(l)];
+    std::vector<float>& V = cache.v[static_cast<std::size_t>(l)];
+    const std::size_t old = K.size();
+    K.resize(old + row * static_cast<std::size_t>(t));
+    V.resize(old + row * static_cast<std::size_t>(t));
+    for (int i = 0; i < t; ++i) {
+        std::copy_n(k + static_cast<std::ptrdiff_t>(i) * ldk, row, K.data() + old + row * static_cast<std::size_t>(i));
+        std::copy_n(v + static_cast<std::ptrdiff_t>(i) * ldv, row, V.data() + old + row * static_cast<std::size_t>(i));
+    }
+}
+
+namespace {
+
+struct HeadsJob {
+    const HeadsArgs* a;
+    const KvCache* cache;
+    const ForwardOptions* o;
+    ForwardResult* r;
+    float* context;
+    std::vector<float>* scratch; // (heads, t_new, t_total) when the attention is not kept
+};
+
+void one_head(void* context, std::ptrdiff_t h) {
+    const HeadsJob& j = *static_cast<const HeadsJob*>(context);
+    const HeadsArgs& a = *j.a;
+    const int t_new = j.r->t_new, keys = j.r->t_total;
+    const int group = static_cast<int>(h) / (a.heads / a.kv_heads);
+    const std::size_t l = static_cast<std::size_t>(a.layer);
+    const std::size_t cells = static_cast<std::size_t>(t_new) * static_cast<std::size_t>(keys);
+    float* weights = j.o->attention ? j.r->attention.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * cells
+                                    : j.scratch->data() + static_cast<std::size_t>(h) * cells;
+    const int row = j.cache->row;
+    ops::Attend at{a.q + h * a.d_head, a.ldq,
+                   j.cache->k[l].data() + group * a.d_head, j.cache->v[l].data() + group * a.d_head, row,
+                   t_new, keys, a.d_head, keys - t_new, a.causal, a.window, a.scale,
+                   weights, j.context + h * a.d_head, static_cast<ops::Index>(a.heads) * a.d_head};
+    ops::active().attend(at);
+    if (!j.o->capture_qkv) return;
+    HeadCapture& c = j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)];
+    c.q.resize(t_new, a.d_head);
+    c.k.resize(keys, a.d_head);
+    c.v.resize(keys, a.d_head);
+    for (int i = 0; i < t_new; ++i)
+        std::copy_n(a.q + static_cast<std::ptrdiff_t>(i) * a.ldq + h * a.d_head, a.d_head, c.q.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
+    for (int i = 0; i < keys; ++i) {
+        const std::size_t at_row = static_cast<std::size_t>(i) * static_cast<std::size_t>(row) + static_cast<std::size_t>(group * a.d_head);
+        std::copy_n(j.cache->k[l].data() + at_row, a.d_head, c.k.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
+        std::copy_n(j.cache->v[l].data() + at_row, a.d_head, c.v.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
+    }
+}
+
+} // namespace
+
+void attend_heads(const HeadsArgs& a, const KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
+    std::vector<float> scratch;
+    if (!o.attention) scratch.resize(static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total));
+    HeadsJob job{&a, &cache, &o, &r, context, &scratch};
+    core::parallel::for_each(a.heads, one_head, &job);
+}
+
+void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o) {
+    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(heads) * d_head;
+    for (const HeadRef& ref : o.ablate) {
+        if (ref.layer != layer || ref.head < 0 || ref.head >= heads) continue;
+        for (int c = ref.head * d_head; c < (ref.head + 1) * d_head; ++c) {
+            double mean = 0.0;
+            if (o.ablation == Ablation::mean && t > 0) {
+                for (int i = 0; i < t; ++i) mean += context[i * row + c];
+                mean /= t;
+            }
+            for (int i = 0; i < t; ++i) context[i * row + c] = static_cast<float>(mean);
+        }
+    }
+}
+
+CacheRollback::~CacheRollback() {
+    if (committed) return;
+    const std::size_t keep = static_cast<std::size_t>(past) * static_cast<std::size_t>(cache.row);
+    for (std::size_t l = 0; l < cache.k.size(); ++l) {
+        cache.k[l].resize(std::min(keep, cache.k[l].size()));
+        cache.v[l].resize(std::min(keep, cache.v[l].size()));
+    }
+}
+
+void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
+    r.layers = c.layers;
+    r.heads = c.heads;
+    r.t_new = t_new;
+    r.t_total = past + t_new;
+    if (o.attention)
+        r.attention.assign(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new) *
+                               static_cast<std::size_t>(r.t_total), 0.0f);
+    if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
+}
+
+void unembed(ForwardResult& r, const ForwardOptions& o, int vocab, const Tensor& head) {
+    const int t = static_cast<int>(r.hidden.rows()), D = static_cast<int>(r.hidden.cols()), rows = logit_rows(o, t);
+    r.logits.resize(rows, vocab);
+    project(r.hidden.data() + static_cast<std::ptrdiff_t>(t - rows) * D, rows, D, vocab, head, Layout::out_in, nullptr, r.logits.data());
+}
+
+void check_cancel(const ForwardOptions& o) {
+    if (o.cancel && o.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+void report(const ForwardOptions& o, int layers_done, int layers) {
+    if (o.progress) o.progress(layers_done, layers);
+}
+
+std::string layer_name(const std::string& prefix, int l, const std::string& rest) {
+    return prefix + std::to_string(l) + "." + rest;
+}
+
+} // namespace core::model::layers

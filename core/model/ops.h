@@ -1,0 +1,74 @@
+// core/model/ops.h — the float32 loops of the model forwards, built once per instruction set.
+//
+// As core/kernels.h does for compute_into: core/model/ops_impl.h is compiled once per x86-64
+// level (ops_generic.cpp, ops_x86_64_v3.cpp, ops_x86_64_v4.cpp) with Eigen's namespace renamed,
+// and the best build the CPU runs is picked at run time (the same choice as core::kernel_build()).
+// Plain pointers only: no Eigen type crosses this header.
+#pragma once
+
+#include <cstddef>
+
+namespace core::model::ops {
+
+using Index = std::ptrdiff_t;
+
+// C = A · B (+ C when accumulate). A (m, k) row-major with row stride lda. B is (k, n) row-major
+// with row stride ldb (GPT-2's Conv1D weights, V), or with b_transposed (n, k) row-major with row
+// stride ldb (nn.Linear weights, Kᵀ). C (m, n) row-major with row stride ldc.
+struct Gemm {
+    const float* A;
+    Index lda;
+    const float* B;
+    Index ldb;
+    bool b_transposed;
+    float* C;
+    Index ldc;
+    Index m, k, n;
+    bool accumulate = false;
+};
+
+// One head of attention over the cache: rows are queries at positions first_pos … first_pos+m-1,
+// keys at 0 … keys-1. Key j is visible to query p when (!causal || j <= p) and
+// (window == 0 || p - j < window).
+struct Attend {
+    const float* q;  // (m, d) row stride ldq
+    Index ldq;
+    const float* k;  // (keys, d) row stride ldk
+    const float* v;  // (keys, d) row stride ldk
+    Index ldk;
+    Index m, keys, d;
+    Index first_pos;
+    bool causal;
+    Index window;
+    float scale;     // scores · scale before the softmax
+    float* weights;  // (m, keys) contiguous: the softmax, exactly 0 where masked
+    float* out;      // (m, d) row stride ldo: weights · v
+    Index ldo;
+};
+
+enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };
+
+struct Set {
+    const char* name;
+    // With `parallel`, column blocks of C are shared out by core::parallel::for_each.
+    void (*gemm)(const Gemm& g, bool parallel);
+    // Single-threaded: the caller shares heads out.
+    void (*attend)(const Attend& a);
+    // x ← act(x), n values.
+    void (*activate)(float* x, Index n, Activation act);
+    // gate ← act(gate) · up, n values (the SwiGLU MLP).
+    void (*gated)(float* gate, const float* up, Index n, Activation act);
+    // y = (x − mean) / √(var + eps) · w + b per row of d values; x and y may be the same.
+    void (*layer_norm)(const float* x, float* y, Index rows, Index d, const float* w, const float* b, float eps);
+    // y = x / √(mean(x²) + eps) · w per row.
+    void (*rms_norm)(const float* x, float* y, Index rows, Index d, const float* w, float eps);
+};
+
+const Set* generic();
+const Set* x86_64_v3();
+const Set* x86_64_v4();
+
+// The build matching core::kernel_build().
+const Set& active();
+
+} // namespace core::model::ops

@@ -1,0 +1,172 @@
+// core/model/ops_impl.h — the body of one build of core/model/ops.h. Only core/model/ops_*.cpp
+// include it, each after
+//
+//   #define ATTNVIZ_OPS_NS      namespace of this build
+//   #define ATTNVIZ_OPS_NAME    "generic", "x86-64-v3", "x86-64-v4"
+//   #define ATTNVIZ_OPS_GETTER  the function of core/model/ops.h that returns this build's Set
+//   #define Eigen               a name of Eigen's namespace unique to this build
+//
+// and compiled with its own -march (see core/kernels_impl.h for why Eigen is renamed). Nothing
+// here may include a project header that includes Eigen.
+#pragma once
+
+#include "core/model/ops.h"
+#include "core/parallel.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+#define EIGEN_DONT_PARALLELIZE
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include <cmath>
+#include <memory>
+
+namespace core::model::ops {
+namespace ATTNVIZ_OPS_NS {
+namespace {
+
+Index smaller(Index a, Index b) { return a < b ? a : b; }
+Index larger(Index a, Index b) { return a > b ? a : b; }
+
+template <class F>
+void for_blocks(Index count, bool parallel, F& f) {
+    if (!parallel || count < 2) {
+        for (Index i = 0; i < count; ++i) f(i);
+        return;
+    }
+    parallel::for_each(count, [](void* context, std::ptrdiff_t i) { (*static_cast<F*>(context))(i); }, &f);
+}
+
+// Eigen's GEMM packing buffers, kept per shape and per thread so that a forward does not
+// page-fault them in again for every product (see core/kernels_impl.h).
+using Blocking = Eigen::internal::gemm_blocking_space<Eigen::RowMajor, float, float, Eigen::Dynamic, Eigen::Dynamic,
+                                                      Eigen::Dynamic, 1, false>;
+struct GemmCache {
+    struct Entry {
+        Index rows = -1, cols = -1, depth = -1;
+        std::unique_ptr<Blocking> blocking;
+    };
+    Entry entries[8];
+    unsigned next = 0;
+    Blocking& for_shape(Index r, Index c, Index d) {
+        for (Entry& e : entries)
+            if (e.blocking && e.rows == r && e.cols == c && e.depth == d) return *e.blocking;
+        Entry& e = entries[next++ % 8];
+        e.blocking = std::make_unique<Blocking>(r, c, d, 1, true);
+        e.blocking->allocateAll();
+        e.rows = r;
+        e.cols = c;
+        e.depth = d;
+        return *e.blocking;
+    }
+};
+thread_local GemmCache gemm_cache;
+
+// C (rows, cols) (+)= A (rows, depth) · B; B row-major (depth, cols) or, transposed, (cols, depth).
+void gemm_block(Index rows, Index cols, Index depth, const float* A, Index lda, const float* B, Index ldb, bool bt,
+                float* C, Index ldc, bool accumulate) {
+    if (!accumulate)
+        for (Index r = 0; r < rows; ++r)
+            for (Index c = 0; c < cols; ++c) C[r * ldc + c] = 0.0f;
+    if (rows == 0 || cols == 0 || depth == 0) return;
+    Blocking& b = gemm_cache.for_shape(rows, cols, depth);
+    if (bt)
+        Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::ColMajor, false,
+                                                       Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc, 1.0f, b);
+    else
+        Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::RowMajor, false,
+                                                       Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc, 1.0f, b);
+}
+
+// Column blocks of C: each thread packs all of A and its own slice of B.
+void gemm(const Gemm& g, bool parallel) {
+    const double flops = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+    const Index width = parallel && flops > 1e6 ? larger(64, smaller(512, ((g.n + 7) / 8 + 15) / 16 * 16)) : g.n;
+    const Index blocks = g.n == 0 ? 0 : (g.n + width - 1) / width;
+    auto one = [&](Index blk) {
+        const Index c0 = blk * width, cols = smaller(width, g.n - c0);
+        const float* B = g.b_transposed ? g.B + c0 * g.ldb : g.B + c0;
+        gemm_block(g.m, cols, g.k, g.A, g.lda, B, g.ldb, g.b_transposed, g.C + c0, g.ldc, g.accumulate);
+    };
+    for_blocks(blocks, parallel && blocks > 1, one);
+}
+
+// Row i of `w` (cols values): the softmax of scale · w over keys lo … hi-1, 0 elsewhere.
+void softmax_row(float* w, Index cols, Index lo, Index hi, float scale) {
+    using Array = Eigen::Map<Eigen::ArrayXf>;
+    for (Index j = 0; j < lo; ++j) w[j] = 0.0f;
+    for (Index j = hi; j < cols; ++j) w[j] = 0.0f;
+    if (hi <= lo) return;
+    Array x(w + lo, hi - lo);
+    x *= scale;
+    const float top = x.maxCoeff();
+    x = (x - top).exp();
+    x *= 1.0f / x.sum();
+}
+
+// Queries `block` rows at a time: under the causal mask a block's weights are 0 past its last
+// query's position, so neither product goes beyond it.
+void attend(const Attend& a) {
+    const Index block = 64;
+    for (Index i0 = 0; i0 < a.m; i0 += block) {
+        const Index i1 = smaller(a.m, i0 + block), rows = i1 - i0;
+        const Index live = a.causal ? smaller(a.keys, a.first_pos + i1) : a.keys;
+        float* w = a.weights + i0 * a.keys;
+        gemm_block(rows, live, a.d, a.q + i0 * a.ldq, a.ldq, a.k, a.ldk, true, w, a.keys, false);
+        for (Index i = i0; i < i1; ++i) {
+            const Index p = a.first_pos + i;
+            const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
+            const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
+            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale);
+        }
+        gemm_block(rows, a.d, live, w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, false);
+    }
+}
+
+void activate(float* x, Index n, Activation act) {
+    Eigen::Map<Eigen::ArrayXf> v(x, n);
+    switch (act) {
+    case Activation::gelu_tanh: v = 0.5f * v * (1.0f + (0.7978845608028654f * (v + 0.044715f * v.cube())).tanh()); break;
+    case Activation::gelu_erf: v = 0.5f * v * (1.0f + (v * 0.7071067811865476f).erf()); break;
+    case Activation::relu: v = v.max(0.0f); break;
+    case Activation::silu: v = v * v.logistic(); break;
+    case Activation::quick_gelu: v = v * (1.702f * v).logistic(); break;
+    }
+}
+
+void gated(float* gate, const float* up, Index n, Activation act) {
+    activate(gate, n, act);
+    Eigen::Map<Eigen::ArrayXf>(gate, n) *= Eigen::Map<const Eigen::ArrayXf>(up, n);
+}
+
+void layer_norm(const float* x, float* y, Index rows, Index d, const float* w, const float* b, float eps) {
+    const Eigen::Map<const Eigen::ArrayXf> gain(w, d), bias(b, d);
+    for (Index r = 0; r < rows; ++r) {
+        const Eigen::Map<const Eigen::ArrayXf> in(x + r * d, d);
+        const float mean = in.mean();
+        const float var = (in - mean).square().mean();
+        Eigen::Map<Eigen::ArrayXf>(y + r * d, d) = (in - mean) * (1.0f / std::sqrt(var + eps)) * gain + bias;
+    }
+}
+
+void rms_norm(const float* x, float* y, Index rows, Index d, const float* w, float eps) {
+    const Eigen::Map<const Eigen::ArrayXf> gain(w, d);
+    for (Index r = 0; r < rows; ++r) {
+        const Eigen::Map<const Eigen::ArrayXf> in(x + r * d, d);
+        const float inv = 1.0f / std::sqrt(in.square().mean() + eps);
+        Eigen::Map<Eigen::ArrayXf>(y + r * d, d) = gain * (in * inv);
+    }
+}
+
+constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm};
+
+} // namespace
+} // namespace ATTNVIZ_OPS_NS
+
+const Set* ATTNVIZ_OPS_GETTER() { return &ATTNVIZ_OPS_NS::set; }
+
+} // namespace core::model::ops

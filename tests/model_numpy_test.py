@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""Real checkpoints against a NumPy reference: every fixture of tests/fixtures/make_checkpoints.py
+through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
+
+The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
+modeling_llama / mistral / qwen2 with modeling_rope_utils, modeling_bert), in float64, with their own
+safetensors reader; they share no code with attnviz.
+usage: model_numpy_test.py ATTNVIZ WORKDIR"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+attnviz, workdir = sys.argv[1:3]
+here = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("model_numpy_test: FAIL " + message, file=sys.stderr)
+
+
+# ---- reading the fixtures back -------------------------------------------------------------------
+
+def read_safetensors(path):
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        b, end = e["data_offsets"]
+        data = raw[8 + n + b:8 + n + end]
+        if e["dtype"] == "F32":
+            a = np.frombuffer(data, "<f4")
+        elif e["dtype"] == "F16":
+            a = np.frombuffer(data, "<f2")
+        elif e["dtype"] == "BF16":
+            a = (np.frombuffer(data, "<u2").astype(np.uint32) << 16).view(np.float32)
+        out[name] = a.astype(np.float64).reshape(e["shape"])
+    return out
+
+
+def read_weights(d):
+    index = os.path.join(d, "model.safetensors.index.json")
+    if os.path.exists(index):
+        w = {}
+        for f in sorted(set(json.load(open(index))["weight_map"].values())):
+            w.update(read_safetensors(os.path.join(d, f)))
+        return w
+    return read_safetensors(os.path.join(d, "model.safetensors"))
+
+
+# ---- the reference forwards ----------------------------------------------------------------------
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layer_norm(x, w, b, eps):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def attend(q, k, v, mask):
+    """q (H, t, dh), k, v (H, t, dh), mask (t, t) True where a key is visible."""
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
+    a = softmax(np.where(mask, scores, -np.inf))
+    return a @ v, a
+
+
+def heads(x, n):
+    t = x.shape[0]
+    return x.reshape(t, n, -1).transpose(1, 0, 2)
+
+
+def gpt2_forward(c, w, ids):
+    p = "transformer." if "transformer.wte.weight" in w else ""
+    eps, H, t = c["layer_norm_epsilon"], c["n_head"], len(ids)
+    act = gelu_erf if c["activation_function"] == "gelu" else gelu_tanh
+    x = w[p + "wte.weight"][ids] + w[p + "wpe.weight"][:t]
+    mask = np.tril(np.ones((t, t), bool))
+    atts = []
+    for l in range(c["n_layer"]):
+        h = f"{p}h.{l}."
+        a = layer_norm(x, w[h + "ln_1.weight"], w[h + "ln_1.bias"], eps)
+        q, k, v = np.split(a @ w[h + "attn.c_attn.weight"] + w[h + "attn.c_attn.bias"], 3, axis=1)  # Conv1D: (in, out)
+        o, att = attend(heads(q, H), heads(k, H), heads(v, H), mask)
+        atts.append(att)
+        x = x + o.transpose(1, 0, 2).reshape(t, -1) @ w[h + "attn.c_proj.weight"] + w[h + "attn.c_proj.bias"]
+        a = layer_norm(x, w[h + "ln_2.weight"], w[h + "ln_2.bias"], eps)
+        x = x + act(a @ w[h + "mlp.c_fc.weight"] + w[h + "mlp.c_fc.bias"]) @ w[h + "mlp.c_proj.weight"] + w[h + "mlp.c_proj.bias"]
+    x = layer_norm(x, w[p + "ln_f.weight"], w[p + "ln_f.bias"], eps)
+    return x @ w[p + "wte.weight"].T, np.array(atts)
+
+
+def rope_inv_freq(c, dh):
+    inv = 1.0 / c.get("rope_theta", 10000.0) ** (np.arange(0, dh, 2) / dh)
+    s = c.get("rope_scaling")
+    if s and s.get("rope_type", s.get("type")) == "llama3":
+        factor, low, high, old = s["factor"], s["low_freq_factor"], s["high_freq_factor"], s["original_max_position_embeddings"]
+        wavelen = 2 * math.pi / inv
+        scaled = np.where(wavelen > old / low, inv / factor, inv)
+        smooth = (old / wavelen - low) / (high - low)
+        medium = (wavelen >= old / high) & (wavelen <= old / low)
+        inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
+    return inv
+
+
+def rope(x, inv):
+    """x (H, t, dh): q·cos + rotate_half(q)·sin with cos, sin = cat(freqs, freqs)."""
+    t = x.shape[1]
+    freqs = np.outer(np.arange(t), inv)
+    cos, sin = np.cos(np.concatenate([freqs, freqs], -1)), np.sin(np.concatenate([freqs, freqs], -1))
+    half = x.shape[-1] // 2
+    rotated = np.concatenate([-x[..., half:], x[..., :half]], -1)
+    return x * cos + rotated * sin
+
+
+def rms_norm(x, w, eps):
+    return w * (x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps))
+
+
+def llama_forward(c, w, ids):
+    arch = c["architectures"][0]
+    H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
+    dh = c.get("head_dim", c["hidden_size"] // H)
+    inv = rope_inv_freq(c, dh)
+    mask = np.tril(np.ones((t, t), bool))
+    if arch == "MistralForCausalLM" and c.get("sliding_window"):
+        i, j = np.indices((t, t))
+        mask &= i - j < c["sliding_window"]
+    silu = lambda z: z / (1 + np.exp(-z))
+    lin = lambda x, name: x @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
+    x = w["model.embed_tokens.weight"][ids]
+    atts = []
+    for l in range(c["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q = rope(heads(lin(a, p + "self_attn.q_proj"), H), inv)
+        k = rope(heads(lin(a, p + "self_attn.k_proj"), KV), inv)
+        v = heads(lin(a, p + "self_attn.v_proj"), KV)
+        k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
+        o, att = attend(q, k, v, mask)
+        atts.append(att)
+        x = x + lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
+        a = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        x = x + lin(silu(lin(a, p + "mlp.gate_proj")) * lin(a, p + "mlp.up_proj"), p + "mlp.down_proj")
+    x = rms_norm(x, w["model.norm.weight"], eps)
+    head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
+    return x @ head.T, np.array(atts)
+
+
+def bert_forward(c, w, ids):
+    w = {k.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias"): v for k, v in w.items()}
+    p = "bert." if "bert.embeddings.word_embeddings.weight" in w else ""
+    H, eps, t = c["num_attention_heads"], c["layer_norm_eps"], len(ids)
+    lin = lambda x, name: x @ w[name + ".weight"].T + w[name + ".bias"]
+    ln = lambda x, name: layer_norm(x, w[name + ".weight"], w[name + ".bias"], eps)
+    e = p + "embeddings."
+    x = ln(w[e + "word_embeddings.weight"][ids] + w[e + "position_embeddings.weight"][:t] + w[e + "token_type_embeddings.weight"][0],
+           e + "LayerNorm")
+    mask = np.ones((t, t), bool)
+    atts = []
+    for l in range(c["num_hidden_layers"]):
+        q = f"{p}encoder.layer.{l}."
+        s = q + "attention.self."
+        o, att = attend(heads(lin(x, s + "query"), H), heads(lin(x, s + "key"), H), heads(lin(x, s + "value"), H), mask)
+        atts.append(att)
+        x = ln(lin(o.transpose(1, 0, 2).reshape(t, -1), q + "attention.output.dense") + x, q + "attention.output.LayerNorm")
+        x = ln(lin(gelu_erf(lin(x, q + "intermediate.dense")), q + "output.dense") + x, q + "output.LayerNorm")
+    if c["architectures"][0] == "BertModel":
+        return x, np.array(atts)
+    h = ln(gelu_erf(lin(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
+    return h @ w[p + "embeddings.word_embeddings.weight"].T + w["cls.predictions.bias"], np.array(atts)
+
+
+def reference(d, ids):
+    c = json.load(open(os.path.join(d, "config.json")))
+    arch = c["architectures"][0]
+    forward = gpt2_forward if arch.startswith("GPT2") else bert_forward if arch.startswith("Bert") else llama_forward
+    return forward(c, read_weights(d), list(ids))
+
+
+# ---- running attnviz -----------------------------------------------------------------------------
+
+def run(*args):
+    return subprocess.run([attnviz, *args], capture_output=True, text=True)
+
+
+def close(name, ours, theirs, rel=1e-4):
+    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
+    if ours.shape != theirs.shape:
+        fail(f"{name}: shape {theirs.shape}, the reference has {ours.shape}")
+        return
+    err = np.abs(ours - theirs).max() / max(np.abs(ours).max(), 1e-30)
+    if not err <= rel:
+        fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
+
+
+def check_forward(name, ids):
+    d = os.path.join(workdir, name)
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    logits, att = reference(d, ids)
+    key = "hidden" if "hidden" in out else "logits"
+    close(f"{name} {key}", logits, out[key])
+    close(f"{name} attention", att, out["attention"])
+    if out["ids"] != list(ids):
+        fail(f"{name}: ids {out['ids']}, asked for {list(ids)}")
+
+
+def check_generate(name, prompt, count):
+    """Greedy decoding with the KV cache equals a full recompute at every step."""
+    d = os.path.join(workdir, name)
+    r = run("--generate", d, "--sequence", " ".join(map(str, prompt)), "--tokens", str(count))
+    if r.returncode != 0:
+        return fail(f"{name}: --generate exited {r.returncode}: {r.stderr.strip()}")
+    made = json.loads(r.stdout)["ids"]
+    ids = list(prompt)
+    for step in range(count):
+        logits, _ = reference(d, ids)
+        top = np.sort(logits[-1])[::-1]
+        if top[0] - top[1] < 1e-4:
+            return  # a near tie: float32 may fairly pick either; the steps so far agreed
+        ids.append(int(np.argmax(logits[-1])))
+    if made != ids[len(prompt):]:
+        fail(f"{name}: --generate gave {made}, a full recompute at each step gives {ids[len(prompt):]}")
+
+
+def check_export(name, ids):
+    d = os.path.join(workdir, name)
+    path = os.path.join(workdir, name + "-att.safetensors")
+    r = run("--export-attention", d, "--sequence", " ".join(map(str, ids)), "--out", path)
+    if r.returncode != 0:
+        return fail(f"{name}: --export-attention exited {r.returncode}: {r.stderr.strip()}")
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    tokens = json.loads(header["__metadata__"]["tokens"])
+    if len(tokens) != len(ids):
+        fail(f"{name}: the export names {len(tokens)} tokens for {len(ids)} ids")
+    close(f"{name} exported attention", reference(d, ids)[1], read_safetensors(path)["attentions"])
+
+
+# ---- bad input -----------------------------------------------------------------------------------
+
+def copy_of(name, new):
+    dst = os.path.join(workdir, "bad", new)
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(os.path.join(workdir, name), dst)
+    return dst
+
+
+def edit_json(path, change):
+    value = json.load(open(path))
+    change(value)
+    json.dump(value, open(path, "w"))
+
+
+def refused(what, d, names, extra=("--sequence", "1 2 3")):
+    r = run("--forward", d, *extra)
+    lines = r.stderr.strip().split("\n")
+    if r.returncode != 2 or len(lines) != 1 or r.stdout:
+        return fail(f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)")
+    for n in names:
+        if n not in lines[0]:
+            fail(f"{what}: the message does not name {n!r}: {lines[0]}")
+
+
+def check_bad_inputs():
+    d = copy_of("gpt2", "no_config")
+    os.remove(os.path.join(d, "config.json"))
+    refused("no config.json", d, ["config.json"])
+
+    d = copy_of("gpt2", "unknown_arch")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(architectures=["MambaForCausalLM"]))
+    refused("an unknown architecture", d, ["config.json", "MambaForCausalLM", "GPT2LMHeadModel", "LlamaForCausalLM", "BertModel"])
+
+    d = copy_of("gpt2", "missing_tensor")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    del w["h.1.mlp.c_fc.weight"]
+    rewrite(d, w, "F32")
+    refused("a missing tensor", d, ["model.safetensors", "h.1.mlp.c_fc.weight"])
+
+    d = copy_of("gpt2", "wrong_shape")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    w["h.0.attn.c_proj.weight"] = w["h.0.attn.c_proj.weight"][:, :8]
+    rewrite(d, w, "F32")
+    refused("a wrong shape", d, ["model.safetensors", "h.0.attn.c_proj.weight"])
+
+    d = copy_of("bert", "bad_dtype")
+    patch_dtype(os.path.join(d, "model.safetensors"), "bert.embeddings.position_embeddings.weight", "I32")
+    refused("an unsupported dtype", d, ["model.safetensors", "bert.embeddings.position_embeddings.weight"])
+
+    d = copy_of("qwen2", "truncated")
+    path = os.path.join(d, "model.safetensors")
+    raw = open(path, "rb").read()
+    open(path, "wb").write(raw[:len(raw) - 100])
+    refused("a truncated safetensors file", d, ["model.safetensors", "truncated"])
+
+    d = copy_of("llama_sharded", "missing_shard")
+    os.remove(os.path.join(d, "model-00002-of-00002.safetensors"))
+    refused("a shard index naming a missing file", d, ["model.safetensors.index.json", "model-00002-of-00002.safetensors"])
+
+    d = os.path.join(workdir, "gpt2")
+    refused("a sequence longer than the context", d, ["32"], ("--sequence", " ".join(["5"] * 33)))
+    r = run("--generate", d, "--sequence", " ".join(["5"] * 30), "--tokens", "2")
+    if r.returncode != 0:
+        fail(f"--generate up to the context's end: exit {r.returncode}: {r.stderr.strip()}")
+    r = run("--generate", os.path.join(workdir, "bert"), "--sequence", "2 4 3", "--tokens", "2")
+    if r.returncode != 2 or "BertForMaskedLM" not in r.stderr:
+        fail(f"--generate on BERT: exit {r.returncode}, {r.stderr!r}")
+
+
+def rewrite(d, w, dtype):
+    sys.path.insert(0, os.path.join(here, "fixtures"))
+    import make_checkpoints
+    make_checkpoints.write_safetensors(os.path.join(d, "model.safetensors"), {k: v.astype(np.float32) for k, v in w.items()}, dtype)
+
+
+def patch_dtype(path, name, dtype):
+    """Relabels one F32 tensor as a 4-byte dtype attnviz does not run (the header keeps its length)."""
+    raw = bytearray(open(path, "rb").read())
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    header[name]["dtype"] = dtype
+    text = json.dumps(header).encode()
+    text += b" " * (n - len(text))
+    open(path, "wb").write(bytes(raw[:8]) + text + bytes(raw[8 + n:]))
+
+
+def main():
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), workdir], check=True)
+    rng = np.random.default_rng(5)
+    for name in ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base"):
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_forward(name, rng.integers(0, vocab, 7).tolist())
+        if not name.startswith("bert"):
+            check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
+    check_forward("gpt2", [5])
+    check_export("llama_gqa", rng.integers(0, 300, 5).tolist())
+    check_bad_inputs()
+    if failures:
+        sys.exit(f"model_numpy_test: {len(failures)} failures")
+    print("model_numpy_test: every fixture matches the NumPy reference; generation and bad inputs as expected")
+
+
+main()

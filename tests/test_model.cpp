@@ -1,0 +1,307 @@
+// Real checkpoints in core/model: config.json and shard-index errors, the KV cache against a full
+// forward, captures, ablations, cancelling, progress, the Hugging Face cache layout, attnviz's own
+// trained models through the same interface. The numbers against a NumPy reference are in
+// tests/model_numpy_test.py.
+#include "core/io/attention_file.h"
+#include "core/model/checkpoint.h"
+#include "core/model/config.h"
+#include "core/model/weights.h"
+#include "core/train/model_file.h"
+#include "core/train/trainer.h"
+#include "tests/cli_run.h"
+#include "tests/fixture_files.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using core::model::ForwardOptions;
+using core::model::ForwardResult;
+
+// The fixture checkpoints, written once per test run (empty when there is no NumPy).
+const std::string& checkpoints() {
+    static const std::string dir = [] {
+        const std::string python = fixtures::numpy_python();
+        if (python.empty()) return std::string();
+        const std::string d = fixtures::temp_dir();
+        const std::string cmd = python + " " + fixtures::path("make_checkpoints.py") + " " + d;
+        return std::system(cmd.c_str()) == 0 ? d : std::string();
+    }();
+    return dir;
+}
+
+#define NEED_CHECKPOINTS()                                                       \
+    if (checkpoints().empty()) {                                                 \
+        MESSAGE("skipped: no /usr/bin/python3 with NumPy to write the fixtures"); \
+        return;                                                                  \
+    }
+
+std::string config_error(const std::string& text) {
+    try {
+        core::model::parse_config(text, "m/config.json");
+    } catch (const core::io::FileError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+double max_diff(const float* a, const float* b, std::size_t n) {
+    double d = 0;
+    for (std::size_t i = 0; i < n; ++i) d = std::max(d, std::abs(static_cast<double>(a[i]) - b[i]));
+    return d;
+}
+
+} // namespace
+
+TEST_CASE("model config: transformers' fields and defaults, one line per error") {
+    const auto gpt2 = core::model::parse_config(R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_head": 4, "n_layer": 3})", "c");
+    CHECK(gpt2.d_head == 16);
+    CHECK(gpt2.vocab == 50257);
+    CHECK(gpt2.context == 1024);
+    CHECK(gpt2.d_ff == 256);
+    CHECK(gpt2.activation == "gelu_new");
+    const auto llama = core::model::parse_config(
+        R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 100, "hidden_size": 64, "intermediate_size": 96,
+            "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 16,
+            "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
+                             "original_max_position_embeddings": 8192}, "eos_token_id": [7, 9]})", "c");
+    CHECK(llama.kv_heads == 2);
+    CHECK(llama.d_head == 16);
+    CHECK(llama.rope_scaling.type == "llama3");
+    CHECK(llama.eos_token_id == 7);
+    CHECK(!llama.tie_word_embeddings);
+    const auto bert = core::model::parse_config(R"({"architectures": ["BertModel"]})", "c");
+    CHECK(!bert.causal);
+    CHECK(!bert.lm_head);
+    CHECK(bert.norm_eps == doctest::Approx(1e-12));
+
+    const std::string unknown = config_error(R"({"architectures": ["MambaForCausalLM"]})");
+    CHECK(unknown.find("m/config.json") == 0);
+    CHECK(unknown.find("MambaForCausalLM") != std::string::npos);
+    CHECK(unknown.find("Qwen2ForCausalLM") != std::string::npos);
+    CHECK(config_error("{").find("m/config.json: not valid JSON") == 0);
+    CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 10, "n_head": 4})").find("n_embd") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "n_layer": -1})").find("\"n_layer\"") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
+                           "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 3})")
+              .find("num_key_value_heads") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "yarn", "factor": 4}})")
+              .find("yarn") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mish"})").find("mish") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["BertModel"], "position_embedding_type": "relative_key"})").find("relative_key") != std::string::npos);
+}
+
+TEST_CASE("model shard index: file names in the same directory only") {
+    const auto files = core::model::parse_shard_index(R"({"metadata": {}, "weight_map": {"a": "x.safetensors", "b": "y.safetensors"}})", "i.json");
+    CHECK(files.at("b") == "y.safetensors");
+    for (const char* bad : {R"({"weight_map": {"a": "../x.safetensors"}})", R"({"weight_map": {"a": "/etc/passwd"}})",
+                            R"({"weight_map": {"a": 3}})", R"({"weight_map": {}})", R"([1])", R"({"metadata": {}})"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS(core::model::parse_shard_index(bad, "i.json"), doctest::Contains("i.json: "), core::io::FileError);
+    }
+}
+
+TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {
+    NEED_CHECKPOINTS();
+    for (const char* name : {"gpt2", "llama_gqa", "qwen2", "mistral"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(checkpoints() + "/" + name);
+        const std::vector<int> ids = {5, 9, 2, 7, 7, 3};
+        const ForwardResult full = m.model->forward(ids);
+        core::model::KvCache cache;
+        ForwardResult step = m.model->extend(cache, {ids[0], ids[1]}, {});
+        for (std::size_t i = 2; i < ids.size(); ++i) {
+            step = m.model->extend(cache, {ids[i]}, {});
+            const int t = static_cast<int>(i) + 1;
+            CHECK(step.t_total == t);
+            CHECK(max_diff(step.logits.data(), full.logits.data() + static_cast<std::ptrdiff_t>(i) * full.logits.cols(),
+                           static_cast<std::size_t>(full.logits.cols())) < 1e-4);
+            for (int l = 0; l < full.layers; ++l)
+                for (int h = 0; h < full.heads; ++h) {
+                    const float* last_row = full.attention_of(l, h) + static_cast<std::ptrdiff_t>(i) * full.t_total;
+                    CHECK(max_diff(step.attention_of(l, h), last_row, static_cast<std::size_t>(t)) < 1e-5);
+                }
+        }
+        CHECK(cache.length == 6);
+        CHECK(cache.bytes() == 2u * static_cast<std::size_t>(m.model->config().layers) * static_cast<std::size_t>(m.model->config().kv_heads *
+                                   m.model->config().d_head) * 6u * 4u);
+    }
+}
+
+TEST_CASE("model forward: captures reproduce each head's weights; ablations change only what follows") {
+    NEED_CHECKPOINTS();
+    for (const char* name : {"gpt2", "llama_gqa", "bert"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(checkpoints() + "/" + name);
+        const auto& c = m.model->config();
+        const std::vector<int> ids = {4, 1, 6, 2, 8};
+        ForwardOptions o;
+        o.capture_qkv = true;
+        const ForwardResult r = m.model->forward(ids, o);
+        REQUIRE(r.captures.size() == static_cast<std::size_t>(c.layers * c.heads));
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                const auto& cap = r.captures[static_cast<std::size_t>(l * c.heads + h)];
+                core::model::MatrixF s = cap.q * cap.k.transpose() / std::sqrt(static_cast<float>(c.d_head)); // (t, t)
+                for (int i = 0; i < s.rows(); ++i) {
+                    const int visible = c.causal ? i + 1 : static_cast<int>(s.cols());
+                    const float top = s.row(i).head(visible).maxCoeff();
+                    double sum = 0;
+                    for (int j = 0; j < visible; ++j) sum += std::exp(static_cast<double>(s(i, j) - top));
+                    for (int j = 0; j < visible; ++j)
+                        CHECK(std::abs(std::exp(static_cast<double>(s(i, j) - top)) / sum - r.attention_of(l, h)[i * 5 + j]) < 1e-5);
+                }
+            }
+        // Zeroing a head of the last layer leaves every attention map as it was and moves the output.
+        ForwardOptions ab;
+        ab.ablate = {{c.layers - 1, 1}};
+        const ForwardResult z = m.model->forward(ids, ab);
+        CHECK(max_diff(z.attention.data(), r.attention.data(), r.attention.size()) < 1e-7);
+        const core::model::MatrixF& before = c.lm_head ? r.logits : r.hidden;
+        const core::model::MatrixF& after = c.lm_head ? z.logits : z.hidden;
+        CHECK((before - after).cwiseAbs().maxCoeff() > 1e-3);
+        ab.ablation = core::model::Ablation::mean;
+        const ForwardResult mean = m.model->forward(ids, ab);
+        CHECK(((c.lm_head ? mean.logits : mean.hidden) - after).cwiseAbs().maxCoeff() > 1e-4);
+    }
+}
+
+TEST_CASE("model forward: cancelled between layers from another flag, progress after each layer") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(checkpoints() + "/llama_gqa");
+    std::vector<int> seen;
+    std::atomic<bool> stop{false};
+    ForwardOptions o;
+    o.cancel = &stop;
+    o.progress = [&](int done, int total) {
+        seen.push_back(done);
+        CHECK(total == 2);
+        stop = true; // as the UI's thread would, after the first layer
+    };
+    core::model::KvCache cache;
+    CHECK_THROWS_AS(m.model->extend(cache, {1, 2, 3}, o), core::model::Cancelled);
+    CHECK(seen == std::vector<int>{1});
+    CHECK(cache.length == 0);
+    for (const auto& k : cache.k) CHECK(k.empty()); // the half-run layer's keys were taken back
+    stop = false;
+    seen.clear();
+    o.progress = [&](int done, int) { seen.push_back(done); };
+    m.model->extend(cache, {1, 2, 3}, o);
+    CHECK(seen == std::vector<int>{1, 2});
+    CHECK(cache.length == 3);
+}
+
+TEST_CASE("model checkpoint: a Hugging Face cache snapshot of symbolic links, and the cache listing") {
+    NEED_CHECKPOINTS();
+    const std::string hub = fixtures::temp_dir() + "/hub";
+    const fs::path entry = fs::path(hub) / "models--tiny--gpt2";
+    const std::string revision = "0123456789abcdef0123456789abcdef01234567";
+    fs::create_directories(entry / "blobs");
+    fs::create_directories(entry / "snapshots" / revision);
+    fs::create_directories(entry / "refs");
+    std::ofstream(entry / "refs" / "main") << revision;
+    std::uint64_t bytes = 0;
+    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"}) {
+        const fs::path blob = entry / "blobs" / (std::string("blob-") + file);
+        fs::copy_file(fs::path(checkpoints()) / "gpt2" / file, blob);
+        bytes += fs::file_size(blob);
+        fs::create_symlink(fs::path("../../blobs") / blob.filename(), entry / "snapshots" / revision / file);
+    }
+    fs::create_directories(fs::path(hub) / "models--broken--one" / "snapshots" / "abc");
+    const auto listed = core::model::list_cached_models(hub);
+    REQUIRE(listed.size() == 2);
+    CHECK(listed[0].name == "broken/one");
+    CHECK(!listed[0].complete);
+    CHECK(listed[1].name == "tiny/gpt2");
+    CHECK(listed[1].revision == revision);
+    CHECK(listed[1].bytes == bytes);
+    CHECK(listed[1].complete);
+    for (const std::string& path : {listed[1].snapshot, entry.string()}) {
+        const auto m = core::model::open_model(path);
+        CHECK(m.name == "tiny/gpt2");
+        CHECK(m.model->config().architecture == "GPT2LMHeadModel");
+    }
+    const auto direct = core::model::open_model(checkpoints() + "/gpt2");
+    const std::vector<int> ids = {3, 4};
+    CHECK(max_diff(core::model::open_model(entry.string()).model->forward(ids).logits.data(), direct.model->forward(ids).logits.data(),
+                   static_cast<std::size_t>(direct.model->config().vocab * 2)) == 0.0);
+    CHECK(core::model::list_cached_models(hub + "/missing").empty());
+    setenv("HF_HUB_CACHE", hub.c_str(), 1);
+    CHECK(core::model::hub_cache_dir() == hub);
+    unsetenv("HF_HUB_CACHE");
+    setenv("HF_HOME", "/x/hf", 1);
+    CHECK(core::model::hub_cache_dir() == "/x/hf/hub");
+    unsetenv("HF_HOME");
+}
+
+TEST_CASE("model checkpoint: attnviz's own trained model through the same forward") {
+    core::train::TrainConfig tc;
+    tc.model.L = 2;
+    tc.model.H = 2;
+    tc.model.D = 8;
+    tc.model.T = 8;
+    tc.model.vocab = 7;
+    tc.model.mlp = true;
+    tc.steps = 5;
+    core::train::Trainer trainer(tc);
+    for (int i = 0; i < tc.steps; ++i) trainer.step();
+    const std::string path = fixtures::temp_dir() + "/m.safetensors";
+    core::train::save_model(path, {trainer.model(), tc.task, tc.init, tc.seed, trainer.steps_done()});
+    const std::vector<int> ids = {3, 1, 4, 1, 5};
+    const Run reference = run({"--forward", path, "--sequence", "3 1 4 1 5"}); // the trainer's own float64 forward
+    REQUIRE(reference.code == 0);
+    const auto want = nlohmann::json::parse(reference.out);
+    const auto m = core::model::open_model(path);
+    const ForwardResult r = m.model->forward(ids);
+    double d = 0;
+    for (int i = 0; i < 5; ++i)
+        for (int v = 0; v < 7; ++v) d = std::max(d, std::abs(r.logits(i, v) - want["logits"][i][v].get<double>()));
+    CHECK(d < 1e-4);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h)
+            for (int i = 0; i < 5; ++i)
+                for (int j = 0; j < 5; ++j) CHECK(std::abs(r.attention_of(l, h)[i * 5 + j] - want["attention"][l][h][i][j].get<double>()) < 1e-5);
+    const Run generated = run({"--generate", path, "--sequence", "3 1 4", "--tokens", "3"});
+    CHECK(generated.code == 0);
+    CHECK(nlohmann::json::parse(generated.out)["ids"].size() == 3);
+}
+
+TEST_CASE("model command line: the export opens in the attention viewer; usage errors are one line") {
+    NEED_CHECKPOINTS();
+    const std::string out = fixtures::temp_dir() + "/att.safetensors";
+    const Run r = run({"--export-attention", checkpoints() + "/qwen2", "--sequence", "4 8 15 16", "--out", out});
+    REQUIRE(r.code == 0);
+    const auto f = core::io::AttentionFile::open(out);
+    CHECK(f->layers() == 2);
+    CHECK(f->heads() == 4);
+    CHECK(f->n() == 4);
+    CHECK(f->labels().size() == 4);
+    CHECK(f->at(1, 2, 0, 0) == doctest::Approx(1.0));
+    const Run bench = run({"--bench-model", checkpoints() + "/gpt2", "--tokens", "8", "--reps", "2"});
+    REQUIRE(bench.code == 0);
+    const auto b = nlohmann::json::parse(bench.out);
+    CHECK(b["tokens"] == 8);
+    CHECK(b["median_ms"].get<double>() > 0);
+    CHECK(b["rss_mb"].get<double>() > 0);
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"--forward", checkpoints() + "/gpt2"},
+             {"--forward", checkpoints() + "/gpt2", "--sequence", "1", "--text", "a"},
+             {"--generate", checkpoints() + "/gpt2", "--sequence", "1"},
+             {"--forward", checkpoints() + "/gpt2", "--sequence", "1 x"},
+             {"--forward", checkpoints() + "/gpt2", "--sequence", "99999999"},
+             {"--bench-model", checkpoints() + "/gpt2", "--tokens", "33"},
+             {"--export-attention", checkpoints() + "/gpt2", "--sequence", "1"},
+             {"--forward", "/nonexistent/model", "--sequence", "1"}}) {
+        const Run bad = run(args);
+        CAPTURE(bad.err);
+        CHECK(bad.code == 2);
+        CHECK(bad.out.empty());
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
+}
