@@ -109,7 +109,7 @@ TEST_CASE("model shard index: file names in the same directory only") {
 
 TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {
     NEED_CHECKPOINTS();
-    for (const char* name : {"gpt2", "llama_gqa", "qwen2", "mistral"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(checkpoints() + "/" + name);
         const std::vector<int> ids = {5, 9, 2, 7, 7, 3};
@@ -136,7 +136,7 @@ TEST_CASE("model forward: the KV cache, one token at a time, equals the full for
 
 TEST_CASE("model forward: captures reproduce each head's weights; ablations change only what follows") {
     NEED_CHECKPOINTS();
-    for (const char* name : {"gpt2", "llama_gqa", "bert"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "bert"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(checkpoints() + "/" + name);
         const auto& c = m.model->config();
@@ -162,7 +162,7 @@ TEST_CASE("model forward: captures reproduce each head's weights; ablations chan
         ForwardOptions ab;
         ab.ablate = {{c.layers - 1, 1}};
         const ForwardResult z = m.model->forward(ids, ab);
-        CHECK(max_diff(z.attention.data(), r.attention.data(), r.attention.size()) < 1e-7);
+        CHECK(max_diff(z.attention.data(), r.attention.data(), r.attention.size()) < 1e-6);
         const core::model::MatrixF& before = c.lm_head ? r.logits : r.hidden;
         const core::model::MatrixF& after = c.lm_head ? z.logits : z.hidden;
         CHECK((before - after).cwiseAbs().maxCoeff() > 1e-3);

@@ -23,7 +23,9 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <vector>
 
 namespace core::model::ops {
 namespace ATTNVIZ_OPS_NS {
@@ -95,17 +97,40 @@ void gemm(const Gemm& g, bool parallel) {
     for_blocks(blocks, parallel && blocks > 1, one);
 }
 
+// Eigen vectorises an array expression after peeling elements up to the first aligned address,
+// and sums in an order (and takes exp, tanh … in scalar or SIMD code) that depends on it: the same
+// row at another address would give other last bits. So every element-wise pass and sum here runs
+// on a copy in a buffer aligned for this build, padded to whole packets: the same bits every run.
+using Aligned = Eigen::Map<Eigen::ArrayXf, Eigen::AlignedMax>;
+constexpr Index lanes = 16; // a multiple of every build's packet of floats
+
+struct Buffer {
+    std::vector<float, Eigen::aligned_allocator<float>> data;
+    // The first n values of `from` (or nothing), then `pad` up to a whole number of lanes.
+    Aligned load(const float* from, Index n, float pad) {
+        const Index padded = (n + lanes - 1) / lanes * lanes;
+        if (static_cast<Index>(data.size()) < padded) data.resize(static_cast<std::size_t>(padded));
+        for (Index i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] = from[i];
+        for (Index i = n; i < padded; ++i) data[static_cast<std::size_t>(i)] = pad;
+        return Aligned(data.data(), padded);
+    }
+    void store(float* to, Index n) const {
+        for (Index i = 0; i < n; ++i) to[i] = data[static_cast<std::size_t>(i)];
+    }
+};
+thread_local Buffer buffer_a, buffer_b;
+
 // Row i of `w` (cols values): the softmax of scale · w over keys lo … hi-1, 0 elsewhere.
 void softmax_row(float* w, Index cols, Index lo, Index hi, float scale) {
-    using Array = Eigen::Map<Eigen::ArrayXf>;
     for (Index j = 0; j < lo; ++j) w[j] = 0.0f;
     for (Index j = hi; j < cols; ++j) w[j] = 0.0f;
     if (hi <= lo) return;
-    Array x(w + lo, hi - lo);
+    Aligned x = buffer_a.load(w + lo, hi - lo, -std::numeric_limits<float>::infinity());
     x *= scale;
     const float top = x.maxCoeff();
-    x = (x - top).exp();
+    x = (x - top).exp(); // the padding becomes exactly 0
     x *= 1.0f / x.sum();
+    buffer_a.store(w + lo, hi - lo);
 }
 
 // Queries `block` rows at a time: under the causal mask a block's weights are 0 past its last
@@ -127,8 +152,7 @@ void attend(const Attend& a) {
     }
 }
 
-void activate(float* x, Index n, Activation act) {
-    Eigen::Map<Eigen::ArrayXf> v(x, n);
+void activate_in_place(Aligned& v, Activation act) {
     switch (act) {
     case Activation::gelu_tanh: v = 0.5f * v * (1.0f + (0.7978845608028654f * (v + 0.044715f * v.cube())).tanh()); break;
     case Activation::gelu_erf: v = 0.5f * v * (1.0f + (v * 0.7071067811865476f).erf()); break;
@@ -138,27 +162,48 @@ void activate(float* x, Index n, Activation act) {
     }
 }
 
-void gated(float* gate, const float* up, Index n, Activation act) {
-    activate(gate, n, act);
-    Eigen::Map<Eigen::ArrayXf>(gate, n) *= Eigen::Map<const Eigen::ArrayXf>(up, n);
+constexpr Index chunk = 4096;
+
+void activate(float* x, Index n, Activation act) {
+    for (Index i0 = 0; i0 < n; i0 += chunk) {
+        const Index m = smaller(chunk, n - i0);
+        Aligned v = buffer_a.load(x + i0, m, 0.0f);
+        activate_in_place(v, act);
+        buffer_a.store(x + i0, m);
+    }
 }
 
+void gated(float* gate, const float* up, Index n, Activation act) {
+    for (Index i0 = 0; i0 < n; i0 += chunk) {
+        const Index m = smaller(chunk, n - i0);
+        Aligned g = buffer_a.load(gate + i0, m, 0.0f);
+        activate_in_place(g, act);
+        g *= buffer_b.load(up + i0, m, 0.0f);
+        buffer_a.store(gate + i0, m);
+    }
+}
+
+// Per row: y = (x − mean) / √(var + eps) · w + b, mean and var over the d values (the padding is 0
+// and is left out of both).
 void layer_norm(const float* x, float* y, Index rows, Index d, const float* w, const float* b, float eps) {
-    const Eigen::Map<const Eigen::ArrayXf> gain(w, d), bias(b, d);
     for (Index r = 0; r < rows; ++r) {
-        const Eigen::Map<const Eigen::ArrayXf> in(x + r * d, d);
-        const float mean = in.mean();
-        const float var = (in - mean).square().mean();
-        Eigen::Map<Eigen::ArrayXf>(y + r * d, d) = (in - mean) * (1.0f / std::sqrt(var + eps)) * gain + bias;
+        Aligned in = buffer_a.load(x + r * d, d, 0.0f);
+        const float mean = in.sum() / static_cast<float>(d);
+        Aligned centred = buffer_b.load(x + r * d, d, mean);
+        centred -= mean;
+        const float var = centred.square().sum() / static_cast<float>(d);
+        const float inv = 1.0f / std::sqrt(var + eps);
+        float* out = y + r * d;
+        for (Index j = 0; j < d; ++j) out[j] = buffer_b.data[static_cast<std::size_t>(j)] * inv * w[j] + b[j];
     }
 }
 
 void rms_norm(const float* x, float* y, Index rows, Index d, const float* w, float eps) {
-    const Eigen::Map<const Eigen::ArrayXf> gain(w, d);
     for (Index r = 0; r < rows; ++r) {
-        const Eigen::Map<const Eigen::ArrayXf> in(x + r * d, d);
-        const float inv = 1.0f / std::sqrt(in.square().mean() + eps);
-        Eigen::Map<Eigen::ArrayXf>(y + r * d, d) = gain * (in * inv);
+        Aligned in = buffer_a.load(x + r * d, d, 0.0f);
+        const float inv = 1.0f / std::sqrt(in.square().sum() / static_cast<float>(d) + eps);
+        float* out = y + r * d;
+        for (Index j = 0; j < d; ++j) out[j] = w[j] * (buffer_a.data[static_cast<std::size_t>(j)] * inv);
     }
 }
 
