@@ -47,6 +47,20 @@ std::string gpt2_tokenizer_json() {
 
 std::vector<int> ids_of(const json& a) { return a.get<std::vector<int>>(); }
 
+// Byte offsets as the library's Node binding gives them: flat, in code points of the text.
+std::vector<std::size_t> code_point_offsets(const std::string& text, const core::model::Encoding& enc) {
+    std::vector<std::size_t> at(text.size() + 1); // the code point that byte b starts or is inside
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < text.size(); ++b) {
+        if (b > 0 && (static_cast<unsigned char>(text[b]) & 0xC0) != 0x80) ++k;
+        at[b] = k;
+    }
+    at[text.size()] = text.empty() ? 0 : k + 1;
+    std::vector<std::size_t> flat;
+    for (const auto& [b, e] : enc.offsets) flat.push_back(at[b]), flat.push_back(at[e]);
+    return flat;
+}
+
 std::string error_of(const std::string& text) {
     try {
         core::model::parse_tokenizer_json(text, "tokenizer.json");
@@ -106,12 +120,13 @@ TEST_CASE("model tokenizer: every kind of tokenizer.json gives the tokenizers li
         ++kinds;
         const Tokenizer t = core::model::load_tokenizer(fixtures::path(kind["tokenizer"]));
         CHECK(t.vocab_size() == kind["vocab_size"].get<int>());
-        REQUIRE(kind["cases"].size() >= 40);
+        REQUIRE(kind["cases"].size() >= 140); // the hard strings, the kind's own, 100 random ones
         for (const auto& c : kind["cases"]) {
             const std::string text = c["text"];
             INFO(name << ": " << text);
             const auto enc = t.encode(text);
             CHECK(enc.ids == ids_of(c["ids"]));
+            CHECK(code_point_offsets(text, enc) == c["offsets"].get<std::vector<std::size_t>>());
             CHECK(t.encode_ids(text, false) == ids_of(c["ids_without_special"]));
             // The library reports an added token as the text it matched (" <mask>" with lstrip).
             for (std::size_t k = 0; k < enc.ids.size() && k < c["tokens"].size(); ++k)

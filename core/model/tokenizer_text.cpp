@@ -6,6 +6,7 @@
 #include <pcre2.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <stdexcept>
@@ -193,8 +194,8 @@ static std::string utf8proc_form(const std::string& s, Form form) {
 }
 
 // Normalised piece by piece (a starter and the marks after it) so that each output byte keeps the
-// span it came from; where the pieces do not add up to the whole (rare compositions across starters)
-// everything is aligned to the whole string.
+// span it came from; where the pieces do not add up to the whole (compositions across starters, as
+// of Hangul jamo) everything is aligned to the whole string.
 void normalize(NString& n, Form form) {
     bool ascii = true;
     for (char ch : n.s) ascii = ascii && static_cast<unsigned char>(ch) < 0x80;
@@ -213,8 +214,14 @@ void normalize(NString& n, Form form) {
         const std::string seg = n.s.substr(i, j - i), rep = utf8proc_form(seg, form);
         if (rep == seg) {
             out.align.insert(out.align.end(), n.align.begin() + static_cast<std::ptrdiff_t>(i), n.align.begin() + static_cast<std::ptrdiff_t>(j));
-        } else {
-            out.align.insert(out.align.end(), rep.size(), n.span(i, j));
+        } else { // the k-th character out keeps the k-th one in (the last one's when there are more), as the library does
+            std::vector<Span> in;
+            for (std::size_t k = i; k < j; k += len) decode_at(n.s, k, len), in.push_back(n.span(k, k + len));
+            std::size_t c = 0;
+            for (std::size_t k = 0; k < rep.size(); k += len, ++c) {
+                decode_at(rep, k, len);
+                out.align.insert(out.align.end(), len, in[std::min(c, in.size() - 1)]);
+            }
         }
         out.s += rep;
         i = j;
