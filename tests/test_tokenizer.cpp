@@ -135,7 +135,7 @@ TEST_CASE("model tokenizer: every kind of tokenizer.json gives the tokenizers li
             CHECK(t.decode(enc.ids, true) == c["decoded_skip_special"].get<std::string>());
         }
     }
-    CHECK(kinds == 5);
+    CHECK(kinds == 7);
 }
 
 TEST_CASE("model tokenizer: the special ids of each kind") {

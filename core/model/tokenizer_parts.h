@@ -76,7 +76,8 @@ struct TemplateItem {
 
 struct TokenizerImpl {
     std::string source, kind;
-    Vocab vocab;
+    Vocab vocab; // the model's: what BPE and WordPiece look words up in
+    Vocab all;   // the model's and the added tokens (which win where they share an id or a string)
     std::vector<AddedToken> added;
     std::vector<bool> special; // by id
     std::unique_ptr<Normalizer> normalizer;
