@@ -116,9 +116,9 @@ std::unique_ptr<Normalizer> Reader::normalizer(const json& j, const std::string&
     if (t == "Strip") return make_strip(flag(j, ptr, "strip_left", true), flag(j, ptr, "strip_right", true));
     if (t == "Prepend") return make_prepend(str(j, ptr, "prepend", "\xE2\x96\x81"));
     if (t == "Replace") {
-        const auto [p, regex] = pattern(j, ptr);
+        const auto pat = pattern(j, ptr);
         const std::string content = str(j, ptr, "content", "");
-        return with_regex(ptr, [&] { return make_replace(p, regex, content); });
+        return with_regex(ptr, [&] { return make_replace(pat.first, pat.second, content); });
     }
     if (t == "Sequence") {
         std::vector<std::unique_ptr<Normalizer>> steps;
@@ -165,10 +165,10 @@ std::unique_ptr<PreTokenizer> Reader::pre_tokenizer(const json& j, const std::st
         return make_byte_level(flag(j, ptr, "add_prefix_space", true), flag(j, ptr, "use_regex", true));
     }
     if (t == "Split") {
-        const auto [p, regex] = pattern(j, ptr);
+        const auto pat = pattern(j, ptr);
         const SplitBehavior b = behavior_of(*this, j, ptr, "Isolated");
         const bool invert = flag(j, ptr, "invert", false);
-        return with_regex(ptr, [&] { return make_split(p, regex, b, invert); });
+        return with_regex(ptr, [&] { return make_split(pat.first, pat.second, b, invert); });
     }
     if (t == "Metaspace") {
         metaspace = true;
@@ -210,9 +210,9 @@ std::unique_ptr<Decoder> Reader::decoder(const json& j, const std::string& ptr) 
                                   static_cast<std::size_t>(count(j, ptr, "stop", 0, 1 << 20)));
     }
     if (t == "Replace") {
-        const auto [p, regex] = pattern(j, ptr);
+        const auto pat = pattern(j, ptr);
         const std::string content = str(j, ptr, "content", "");
-        return with_regex(ptr, [&] { return make_replace_decoder(p, regex, content); });
+        return with_regex(ptr, [&] { return make_replace_decoder(pat.first, pat.second, content); });
     }
     if (t == "WordPiece") return make_wordpiece_decoder(str(j, ptr, "prefix", "##"), flag(j, ptr, "cleanup", true));
     if (t == "BPEDecoder") return make_bpe_decoder(str(j, ptr, "suffix", "</w>"));

@@ -224,12 +224,13 @@ struct Metaspace : PreTokenizer {
     std::string replacement;
     Prepend scheme;
     bool split;
-    Metaspace(std::string r, Prepend s, bool sp) : replacement(std::move(r)), scheme(s), split(sp) {}
+    Replace spaces;
+    text::Regex marker;
+    Metaspace(std::string r, Prepend s, bool sp) : replacement(r), scheme(s), split(sp), spaces(" ", false, r), marker(r, true) {}
     void apply(std::vector<NString>& pieces) const override {
-        const text::Regex space(" ", true), marker(replacement, true);
         each_piece(pieces, [&](const NString& p, std::vector<NString>& out) {
             NString n = p;
-            Replace(" ", false, replacement).apply(n);
+            spaces.apply(n);
             const bool starts = n.s.compare(0, replacement.size(), replacement) == 0;
             const bool first = !p.align.empty() && p.align.front().first == 0;
             if (!starts && (scheme == Prepend::always || (scheme == Prepend::first && first))) text::prepend(n, replacement);

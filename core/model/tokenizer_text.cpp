@@ -124,12 +124,6 @@ void prepend(NString& n, const std::string& what) {
     n.align.insert(n.align.begin(), what.size(), at);
 }
 
-void append(NString& n, const std::string& what) {
-    const Span at = n.align.empty() ? Span{0, 0} : n.align.back();
-    n.s += what;
-    n.align.insert(n.align.end(), what.size(), at);
-}
-
 // [SECTION] Unicode classes
 
 bool is_whitespace(char32_t c) {

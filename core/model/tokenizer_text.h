@@ -46,7 +46,6 @@ void normalize(NString& n, Form form);
 // Each character replaced by f(c) (zero or more characters), aligned to the character it came from.
 template <class F> void map_chars(NString& n, F f);
 void prepend(NString& n, const std::string& what); // aligned to the first character
-void append(NString& n, const std::string& what);  // aligned to the last character
 
 // A compiled PCRE2 pattern in UTF + UCP mode. Throws std::runtime_error with PCRE2's message.
 class Regex {
