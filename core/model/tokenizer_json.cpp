@@ -284,7 +284,7 @@ std::unique_ptr<Model> Reader::model(const json& j, const std::string& ptr, Toke
     }
     if (kind == "WordPiece") {
         vocab(j, ptr, t.vocab);
-        return make_wordpiece(str(j, ptr, "unk_token", "[UNK]"), str(j, ptr, "continuing_subword_prefix", "##"),
+        return make_wordpiece(t.vocab, str(j, ptr, "unk_token", "[UNK]"), str(j, ptr, "continuing_subword_prefix", "##"),
                               static_cast<std::size_t>(count(j, ptr, "max_input_chars_per_word", 100, 1L << 30)));
     }
     if (kind.empty()) fail(ptr + "/type", "missing");

@@ -2,6 +2,7 @@
 // (greedy longest match with a continuing-subword prefix).
 #include "core/model/tokenizer_parts.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <queue>
@@ -115,6 +116,7 @@ struct Bpe : Model {
 struct WordPiece : Model {
     std::string unk, prefix;
     std::size_t max_chars;
+    std::size_t longest = 0; // bytes of the longest vocabulary entry: no longer piece can match
 
     int unk_id(const Vocab& v) const override { return v.id(unk); }
 
@@ -129,7 +131,8 @@ struct WordPiece : Model {
         if (chars > max_chars) return unknown();
         std::vector<WordToken> mine;
         for (std::size_t start = 0; start < word.size();) {
-            std::size_t end = word.size();
+            std::size_t end = std::min(word.size(), start + longest + 1);
+            while (end < word.size() && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80) ++end;
             int found = -1;
             while (start < end) {
                 found = vocab.id(start > 0 ? prefix + word.substr(start, end - start) : word.substr(start, end - start));
@@ -163,8 +166,9 @@ std::unique_ptr<Model> make_bpe(const Vocab& vocab, const std::vector<std::pair<
     return m;
 }
 
-std::unique_ptr<Model> make_wordpiece(std::string unk_token, std::string prefix, std::size_t max_chars) {
+std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars) {
     auto m = std::make_unique<WordPiece>();
+    for (const auto& entry : vocab.ids) m->longest = std::max(m->longest, entry.first.size());
     m->unk = std::move(unk_token);
     m->prefix = std::move(prefix);
     m->max_chars = max_chars;

@@ -127,7 +127,7 @@ struct BadMerge : std::runtime_error {
 };
 // merges: pairs of token strings, in rank order. Throws BadMerge.
 std::unique_ptr<Model> make_bpe(const Vocab& vocab, const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options);
-std::unique_ptr<Model> make_wordpiece(std::string unk_token, std::string prefix, std::size_t max_chars);
+std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars);
 
 std::unique_ptr<Decoder> make_byte_level_decoder();
 std::unique_ptr<Decoder> make_metaspace_decoder(const std::string& replacement, bool strip_first);

@@ -291,7 +291,7 @@ struct ByteLevelDecoder : Decoder {
 };
 
 std::string replace_all(const std::string& s, const std::string& from, const std::string& to) {
-    if (from.empty()) return s;
+    if (from.empty() || s.find(from) == std::string::npos) return s;
     std::string out;
     std::size_t at = 0;
     for (std::size_t k; (k = s.find(from, at)) != std::string::npos; at = k + from.size()) out.append(s, at, k - at) += to;

@@ -1,9 +1,9 @@
 // libFuzzer target for the tokenizer: the tokenizer.json loader, and tokenizing arbitrary bytes.
 // An input is a tokenizer.json, a NUL byte, and a text (without a NUL, the whole input is both).
 // The tokenizer.json must load or be refused with a TokenizerError naming the file; the text goes
-// through it and through each committed fixture tokenizer, and must give in-range ids and offsets,
-// or, when it is not valid UTF-8, a TokenizerError naming the first bad byte. Byte-level BPE without
-// a normaliser must decode back to the text.
+// through it and through one of the committed fixture tokenizers (picked by the text's length), and
+// must give in-range ids and offsets, or, when it is not valid UTF-8, a TokenizerError naming the
+// first bad byte. Llama 3's byte-level BPE must decode back to the text.
 #include "core/model/tokenizer.h"
 
 #include <cstdint>
@@ -13,7 +13,8 @@
 
 namespace {
 
-constexpr std::size_t max_input = 8192;
+// Longer inputs only repeat the paths a short one takes (words, pieces, added tokens), slower.
+constexpr std::size_t max_input = 2048;
 const std::string name = "fuzz/tokenizer.json";
 
 const std::vector<core::model::Tokenizer>& fixtures() {
@@ -63,8 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string json = input.substr(0, nul), text = nul == std::string::npos ? input : input.substr(nul + 1);
 
     const auto& all = fixtures();
-    for (std::size_t k = 1; k < all.size(); ++k) exercise(all[k], text, true);
-    if (exercise(all[0], text, true)) check(all[0].decode(all[0].encode_ids(text, false)) == text); // Llama 3: lossless
+    const std::size_t pick = text.size() % all.size();
+    if (exercise(all[pick], text, true) && pick == 0) check(all[0].decode(all[0].encode_ids(text, false)) == text); // Llama 3: lossless
     try {
         const core::model::Tokenizer t = core::model::parse_tokenizer_json(json, name);
         check(t.vocab_size() >= 0);
