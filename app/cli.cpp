@@ -1,37 +1,27 @@
+// app/cli.cpp — the command line: the flags (parse_args), the usage text, and which mode runs
+// (main_with, through the tables text_modes and own_modes). The modes are in app/cli_*.cpp.
 #include "app/cli.h"
 
+#include "app/cli_attention.h"
+#include "app/cli_bench.h"
+#include "app/cli_export.h"
 #include "app/cli_lessons.h"
 #include "app/cli_model.h"
-#include "app/cli_train.h"
-#include "app/cli_tokenize.h"
-#include "app/cli_attention.h"
-#include "app/cli_export.h"
-#include "app/cli_review.h"
 #include "app/cli_presets.h"
+#include "app/cli_review.h"
+#include "app/cli_scenario.h"
+#include "app/cli_tokenize.h"
+#include "app/cli_train.h"
 #include "app/monkey.h"
-#include "core/attention.h"
-#include "core/explain.h"
 #include "core/io/formats.h"
-#include "core/kernels.h"
 #include "core/io/settings.h"
-#include "core/presets.h"
-#include "core/io/report_json.h"
-#include "core/io/scenario_io.h"
+#include "core/scenario.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <iomanip>
-#include <iterator>
 #include <ostream>
-#include <sstream>
 #include <string>
-#include <vector>
-
-#include <time.h>
-#include <unistd.h>
 
 namespace app {
 
@@ -227,116 +217,68 @@ Options parse_args(int argc, const char* const* argv) {
     return o;
 }
 
-bool load_scenario(const Options& o, core::Scenario& s, std::ostream& err) {
-    try {
-        s = !o.preset.empty() ? preset_scenario(o) : o.file.empty() ? core::preset_three_tokens() : core::io::load_scenario_file(o.file);
-        return true;
-    } catch (const core::ScenarioError& e) {
-        err << "attnviz: " << e.what() << "\n";
-        return false;
-    }
-}
+namespace {
 
-std::string scenario_name(const Options& o) {
-    return !o.preset.empty() ? "preset " + o.preset : o.file.empty() ? "default scenario" : o.file;
-}
-
-int row_of(const Options& o, const core::Scenario& s, std::ostream& err) {
-    const int row = core::find_row(s, o.row);
-    if (row < 0) {
-        err << "attnviz: " << scenario_name(o) << ": no row \"" << o.row << "\" (give 1.." << s.n() << " or a token name)\n";
-    }
-    return row;
-}
-
-int run_bench_core(const Options& o, std::ostream& out) {
-    using clock = std::chrono::steady_clock;
-    const core::Scenario s = core::bench_scenario(o.tokens, o.dim);
-    core::Result r;
-    for (int i = 0; i < 3; ++i) core::compute_into(s, r); // warm-up: buffers, caches, threads
-    std::vector<double> ms;
-    ms.reserve(static_cast<size_t>(o.reps));
-    for (int i = 0; i < o.reps; ++i) {
-        const auto t0 = clock::now();
-        core::compute_into(s, r);
-        ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    const size_t mid = ms.size() / 2;
-    const double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
-    out << std::fixed << std::setprecision(4) << "{\"tokens\": " << o.tokens << ", \"dim\": " << o.dim
-        << ", \"median_ms\": " << median << ", \"min_ms\": " << ms.front() << ", \"reps\": " << o.reps << ", \"threads\": " << core::compute_threads(o.tokens)
-        << ", \"kernels\": \"" << core::kernel_build() << "\"}\n";
+int run_help(const Options&, std::ostream& out, std::ostream&) {
+    out << usage_text();
     return 0;
 }
 
-std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms) {
-    std::sort(ms.begin(), ms.end());
-    auto nearest_rank = [&](double p) { // the smallest frame time that p % of the frames do not exceed
-        if (ms.empty()) return 0.0;
-        const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(ms.size())));
-        return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
-    };
-    std::ostringstream line;
-    line << std::fixed << std::setprecision(4) << "{\"frames\": " << ms.size() << ", \"tokens\": " << o.tokens
-         << ", \"dim\": " << o.dim << ", \"p50_ms\": " << nearest_rank(50) << ", \"p99_ms\": " << nearest_rank(99)
-         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"first_frame_ms\": " << std::setprecision(0) << first_frame_ms
-         << "}\n";
-    return line.str();
+int run_version(const Options&, std::ostream& out, std::ostream&) {
+    out << "attnviz " << ATTNVIZ_VERSION << "\n";
+    return 0;
 }
 
-double ms_since_process_start() {
-    // Field 22 of /proc/self/stat: when the process started, in clock ticks since boot.
-    std::ifstream stat_file("/proc/self/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
-    const size_t after_name = stat.rfind(')'); // the command name may hold spaces
-    if (after_name == std::string::npos) return -1.0;
-    std::istringstream fields(stat.substr(after_name + 2));
-    std::string field;
-    for (int k = 3; k <= 22 && fields >> field; ++k) {}
-    const double ticks = std::strtod(field.c_str(), nullptr);
-    timespec now{};
-    if (ticks <= 0.0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1.0;
-    const double start_s = ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-    return (static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - start_s) * 1000.0;
-}
+// The modes without a window, one row each: what Options::Mode runs.
+struct TextMode {
+    Options::Mode mode;
+    int (*run)(const Options& options, std::ostream& out, std::ostream& err);
+};
+const TextMode text_modes[] = {
+    {Options::Mode::help, run_help},
+    {Options::Mode::version, run_version},
+    {Options::Mode::presets, [](const Options&, std::ostream& out, std::ostream&) { out << presets_json(); return 0; }},
+    {Options::Mode::dump, run_dump},
+    {Options::Mode::explain, run_explain},
+    {Options::Mode::decode, run_decode},
+    {Options::Mode::export_file, [](const Options& o, std::ostream&, std::ostream& err) { return run_export(o, err); }},
+    {Options::Mode::bench_core, [](const Options& o, std::ostream& out, std::ostream&) { return run_bench_core(o, out); }},
+    {Options::Mode::monkey, [](const Options& o, std::ostream& out, std::ostream& err) {
+         return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err); }},
+    {Options::Mode::review, [](const Options& o, std::ostream& out, std::ostream& err) { return run_review_list(o.review_now, out, err); }},
+    {Options::Mode::export_anki, [](const Options& o, std::ostream& out, std::ostream& err) { return run_export_anki(o.anki_path, out, err); }},
+    {Options::Mode::lessons, run_lesson_mode},
+    {Options::Mode::lesson_check, run_lesson_mode},
+    {Options::Mode::lesson_answers, run_lesson_mode},
+};
 
-double peak_resident_set_mb() {
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0; // "VmHWM:  123456 kB"
-    return -1.0;
-}
+// The modes that read every flag themselves: the first that wants the arguments runs.
+struct OwnMode {
+    bool (*wants)(int argc, const char* const* argv);
+    int (*run)(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+};
+const OwnMode own_modes[] = {
+    {wants_model_mode, run_model_mode}, // before --train's: --forward of a model directory
+    {wants_train_mode, run_train_mode},
+    {wants_tokenize_mode, run_tokenize_mode},
+};
 
-int run_text_mode(const Options& o, std::ostream& out, std::ostream& err) {
-    if (o.mode == Options::Mode::help) { out << usage_text(); return 0; }
-    if (o.mode == Options::Mode::presets) { out << presets_json(); return 0; }
-    if (o.mode == Options::Mode::export_file) return run_export(o, err);
-    if (o.mode == Options::Mode::bench_core) return run_bench_core(o, out);
-    if (o.mode == Options::Mode::monkey) return run_monkey(o.monkey_frames, static_cast<std::uint64_t>(o.seed), out, err);
-    if (o.mode == Options::Mode::review) return run_review_list(o.review_now, out, err);
-    if (o.mode == Options::Mode::export_anki) return run_export_anki(o.anki_path, out, err);
-    if (o.mode == Options::Mode::version) { out << "attnviz " << ATTNVIZ_VERSION << "\n"; return 0; }
-    if (o.mode == Options::Mode::lessons || o.mode == Options::Mode::lesson_check || o.mode == Options::Mode::lesson_answers) return run_lesson_mode(o, out, err);
-    core::Scenario s;
-    if (!load_scenario(o, s, err)) return 2;
-    switch (o.mode) {
-    case Options::Mode::dump: out << core::io::dump_json(s, core::compute(s)); return 0;
-    case Options::Mode::decode: out << core::io::decode_json(core::decode_all(s)); return 0;
-    case Options::Mode::explain: {
-        const int row = row_of(o, s, err);
-        if (row < 0) return 2;
-        out << core::to_text(core::explain_row(s, core::compute(s), row));
-        return 0;
+// The window, --screenshot and --bench-frames: their files are checked before any window opens.
+int window_mode(const Options& o, std::ostream& err, WindowRunner run_window) {
+    if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
+    if (!o.lesson.empty() && !lesson_loads(o, err)) return 2;
+    if (!run_window) {
+        err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
+        return 2;
     }
-    default: err << "attnviz: this mode needs the window\n"; return 2;
-    }
+    return run_window(o);
 }
+
+} // namespace
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
-    if (wants_model_mode(argc, argv)) return run_model_mode(argc, argv, out, err);
-    if (wants_train_mode(argc, argv)) return run_train_mode(argc, argv, out, err);
-    if (wants_tokenize_mode(argc, argv)) return run_tokenize_mode(argc, argv, out, err);
+    for (const OwnMode& m : own_modes)
+        if (m.wants(argc, argv)) return m.run(argc, argv, out, err);
     Options o;
     try {
         o = parse_args(argc, argv);
@@ -344,16 +286,9 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
         return 2;
     }
-    if (o.mode == Options::Mode::window || o.mode == Options::Mode::screenshot || o.mode == Options::Mode::bench_frames) {
-        if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
-        if (!o.lesson.empty() && !lesson_loads(o, err)) return 2; // before any window opens
-        if (!run_window) {
-            err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";
-            return 2;
-        }
-        return run_window(o);
-    }
-    return run_text_mode(o, out, err);
+    for (const TextMode& m : text_modes)
+        if (m.mode == o.mode) return m.run(o, out, err);
+    return window_mode(o, err, run_window); // the window, --screenshot, --bench-frames
 }
 
 } // namespace app

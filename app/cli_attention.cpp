@@ -1,7 +1,8 @@
 #include "app/cli_attention.h"
 
 #include "core/io/attention_file.h"
-#include "ui/panels/attention.h"
+#include "app/cli_bench.h"
+#include "ui/ui.h"
 
 #include <imgui.h>
 
@@ -39,29 +40,14 @@ bool check_attention_files(const Options& o, std::ostream& err) {
     return true;
 }
 
-void draw_attention_window(ui::AttentionView& view, ui::TextureUploader& textures) {
-    const ImGuiViewport* screen = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(screen->WorkPos);
-    ImGui::SetNextWindowSize(screen->WorkSize);
-    ImGui::Begin("Attention weights", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
-    ui::draw_attention_viewer(view, textures);
-    ImGui::End();
-}
-
-std::string attention_bench_json(const ui::AttentionView& view, std::vector<double> ms, double rss_mb, double first_frame_ms,
+std::string attention_bench_json(const ui::AttentionWindow::Figures& f, std::vector<double> ms, double rss_mb, double first_frame_ms,
                                  double all_thumbnails_ms) {
     std::sort(ms.begin(), ms.end());
-    auto nearest_rank = [&](double p) {
-        if (ms.empty()) return 0.0;
-        const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(ms.size())));
-        return ms[std::min(ms.size(), std::max<std::size_t>(rank, 1)) - 1];
-    };
-    const core::io::AttentionFile* f = view.file.get();
     std::ostringstream line;
-    line << std::fixed << std::setprecision(3) << "{\"frames\": " << ms.size() << ", \"layers\": " << (f ? f->layers() : 0)
-         << ", \"heads\": " << (f ? f->heads() : 0) << ", \"tokens\": " << (f ? f->n() : 0) << ", \"first_frame_ms\": " << first_frame_ms
-         << ", \"p50_ms\": " << nearest_rank(50) << ", \"p99_ms\": " << nearest_rank(99) << ", \"max_ms\": " << (ms.empty() ? 0.0 : ms.back())
-         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"thumbnails_done\": " << view.uploaded << ", \"thumbnails\": " << view.total()
+    line << std::fixed << std::setprecision(3) << "{\"frames\": " << ms.size() << ", \"layers\": " << f.layers
+         << ", \"heads\": " << f.heads << ", \"tokens\": " << f.tokens << ", \"first_frame_ms\": " << first_frame_ms
+         << ", \"p50_ms\": " << nearest_rank(ms, 50) << ", \"p99_ms\": " << nearest_rank(ms, 99) << ", \"max_ms\": " << (ms.empty() ? 0.0 : ms.back())
+         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"thumbnails_done\": " << f.thumbnails_done << ", \"thumbnails\": " << f.thumbnails
          << ", \"all_thumbnails_ms\": " << std::setprecision(0) << all_thumbnails_ms << "}\n";
     return line.str();
 }

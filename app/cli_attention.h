@@ -1,17 +1,14 @@
 // app/cli_attention.h — `attnviz --attention FILE [--labels FILE]`: the window shows a model's
-// attention weights (ui/panels/attention.h) alone; with --bench-frames F it times that window.
+// attention weights (ui::AttentionWindow) alone; with --bench-frames F it times that window.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
+#include "ui/ui.h"
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace ui {
-struct AttentionView;
-struct TextureUploader;
-}
 
 namespace app {
 
@@ -22,14 +19,11 @@ void check_attention_args(const Options& options, bool tokens_or_dim_given);
 // "attnviz: FILE: reason" on `err`.
 bool check_attention_files(const Options& options, std::ostream& err);
 
-// The viewer filling the whole window (call between ImGui::NewFrame() and ImGui::Render()).
-void draw_attention_window(ui::AttentionView& view, ui::TextureUploader& textures);
-
 // --bench-frames F --attention FILE: every frame after the first is timed. One line:
 // {"frames", "layers", "heads", "tokens", "first_frame_ms", "p50_ms", "p99_ms", "max_ms", "rss_mb",
 //  "thumbnails_done", "thumbnails", "all_thumbnails_ms"} (all_thumbnails_ms: process start to the
 // frame that showed the last thumbnail, -1 if the frames ended before).
-std::string attention_bench_json(const ui::AttentionView& view, std::vector<double> frame_ms, double rss_mb,
+std::string attention_bench_json(const ui::AttentionWindow::Figures& figures, std::vector<double> frame_ms, double rss_mb,
                                  double first_frame_ms, double all_thumbnails_ms);
 
 } // namespace app

@@ -4,6 +4,7 @@
 //   FORMAT  csv tsv tex md json npy (a matrix) · png (A: one pixel per cell) ·
 //           png svg (heatmap: the labelled figure) · npz json (all)
 #include "app/cli_export.h"
+#include "app/cli_scenario.h"
 
 #include "core/io/export.h"
 #include "core/io/figure.h"

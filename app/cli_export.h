@@ -1,7 +1,7 @@
 // app/cli_export.h — `attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]`.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
 
 namespace app {
 

@@ -1,7 +1,7 @@
 // app/cli_lessons.h — the lesson modes of the command line: --lessons, --lesson X --check, --answers.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
 
 #include <iosfwd>
 

@@ -2,7 +2,7 @@
 // attnviz reads (a scenario, or a tensor file) wherever FILE goes.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
 #include "core/scenario.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 // app/cli_review.h — the review deck from the command line: --review and --export-anki.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
 
 #include <iosfwd>
 #include <string>

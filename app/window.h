@@ -12,7 +12,7 @@
 //          uses no layout file, so it always shows the default layout.
 #pragma once
 
-#include "app/cli.h"
+#include "app/options.h"
 
 namespace app {
 

@@ -39,6 +39,32 @@ struct NullTextureUploader final : TextureUploader {
     void release(ImTextureID) override { ++released; }
 };
 
+struct AttentionView;
+
+// A model's attention weights filling the whole window, without the App (attnviz --attention FILE).
+class AttentionWindow {
+public:
+    explicit AttentionWindow(TextureUploader& textures); // `textures` must outlive it
+    ~AttentionWindow();
+    AttentionWindow(const AttentionWindow&) = delete;
+    AttentionWindow& operator=(const AttentionWindow&) = delete;
+
+    // Opens `file` with its token labels (none: ""); false with `error` ("FILE: reason").
+    bool open(const std::string& file, const std::string& labels, std::string& error);
+    // Draws the viewer over the whole window. Call between ImGui::NewFrame() and ImGui::Render().
+    void frame();
+
+    struct Figures {
+        int layers = 0, heads = 0, tokens = 0;
+        int thumbnails_done = 0, thumbnails = 0; // every head's thumbnail fills in over the first frames
+    };
+    Figures figures() const;
+
+private:
+    TextureUploader& textures_;
+    std::unique_ptr<AttentionView> view_;
+};
+
 class App {
 public:
     // `textures` must outlive the App. `file_path`, when the scenario came from a file, is where

@@ -1,0 +1,119 @@
+// app/desktop.cpp — see desktop.h.
+//
+// [SECTION] Set-up
+// [SECTION] One frame
+#include "app/desktop.h"
+
+#include "ui/fonts.h"
+
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cfloat>
+#include <filesystem>
+#include <future>
+#include <iostream>
+
+namespace app {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Set-up
+//-----------------------------------------------------------------------------
+
+// Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
+// keeps one core busy; the fonts and the first Result need no window, so a helper makes them
+// meanwhile on the other.
+bool open_desktop(const Options& options, Launch& l, Desktop& d) {
+    Backend& backend = d.backend;
+    if (!start_glfw(backend, std::cerr)) return false;
+    backend.appearance = {monitor_scale(), l.settings.zoom_percent, l.settings.theme};
+    const ui::Appearance first_look = backend.appearance;
+    struct Prepared {
+        std::unique_ptr<ImFontAtlas> fonts = std::make_unique<ImFontAtlas>();
+        std::unique_ptr<ui::App> app;
+    };
+    std::future<Prepared> preparing = std::async(std::launch::async, [&] {
+        Prepared p;
+        ui::rebuild_fonts(*p.fonts, backend.glyph_ranges, first_look, std::cerr);
+        p.app = std::make_unique<ui::App>(std::move(l.scenario), d.textures, options.file);
+        return p;
+    });
+    const std::string shown_file = l.attention ? options.attention_file : options.file;
+    const std::string title = shown_file.empty() ? "attnviz" : "attnviz — " + std::filesystem::path(shown_file).filename().string();
+    const core::io::WindowGeometry place = l.bench ? core::io::WindowGeometry{0, 0, bench_width, bench_height, false}
+                                               : first_placement(l.screenshot ? std::nullopt : l.settings.window);
+    const bool window_open = open_window(backend, title, place, std::cerr);
+    Prepared prepared = preparing.get();
+    backend.fonts = std::move(prepared.fonts);
+    d.app = std::move(prepared.app);
+    if (!window_open) return false;
+    if (l.bench) glfwSwapInterval(0);
+
+    // --screenshot always shows the default layout: it neither reads nor writes the layout file.
+    start_imgui(backend, l.screenshot || l.bench || l.attention ? std::string() : layout_file(std::cerr));
+    d.attention = l.attention;
+    d.unattended = l.screenshot || l.bench;
+    return true;
+}
+
+
+bool start_content(const Options& options, const Launch& l, Desktop& d) {
+    ui::App& app = *d.app;
+    app.settings() = l.settings;
+    app.set_file_locations({l.autosave ? l.autosave->path() : default_session_path(), l.settings_file, d.backend.ini_path});
+    std::string problem;
+    if (l.attention && !d.viewer.open(options.attention_file, options.labels_file, problem)) {
+        std::cerr << "attnviz: " << problem << "\n";
+        return false;
+    }
+    if (l.row >= 0) app.select_row(l.row);
+    if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);
+    if (options.lesson.empty()) return true;
+    // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
+    if (!app.open_lesson(options.lesson, options.lesson_step, !l.screenshot, problem)) {
+        std::cerr << "attnviz: " << problem << "\n";
+        return false;
+    }
+    return true;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] One frame
+//-----------------------------------------------------------------------------
+
+Drawn draw_frame(Desktop& d) {
+    GLFWwindow* window = d.backend.window;
+    glfwPollEvents();
+    if (glfwWindowShouldClose(window)) {
+        if (d.unattended) return Drawn::closed;
+        glfwSetWindowShouldClose(window, GLFW_FALSE);
+        d.app->request_quit();
+    }
+    if (glfwGetWindowAttrib(window, GLFW_ICONIFIED)) { // nothing to draw: do not spin
+        glfwWaitEventsTimeout(0.1);
+        return Drawn::nothing;
+    }
+    apply_appearance(d.backend, {content_scale(), d.app->settings().zoom_percent, d.app->settings().theme});
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    if (d.unattended) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
+    ImGui::NewFrame();
+    if (d.attention) d.viewer.frame();
+    else d.app->frame();
+    ImGui::Render();
+
+    glfwGetFramebufferSize(window, &d.width, &d.height);
+    glViewport(0, 0, d.width, d.height);
+    const ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(background.x, background.y, background.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return Drawn::frame;
+}
+
+int closed_early(const char* before) {
+    std::cerr << "attnviz: the window closed before " << before << "\n";
+    return 1;
+}
+
+} // namespace app
