@@ -271,3 +271,29 @@ TEST_CASE("probes: Jensen-Shannon divergence per row, and the loss on a prompt, 
     CHECK_THROWS_AS(core::model::prompt_loss(logits, {2, 0, 3}), std::invalid_argument);
     CHECK_THROWS_AS(core::model::prompt_loss(logits, {2, 0}), std::invalid_argument);
 }
+
+TEST_CASE("probes: a forward's (layers, heads, t, t) attention gives each head's scores and the rollout of its layers' means") {
+    core::NumpyRng rng(5);
+    const int L = 2, H = 3, t = 70;
+    const std::vector<int> ids = core::model::probe_sequence(t / 2, 2, 40);
+    const core::model::ScoreIndex index = core::model::score_index(ids);
+    std::vector<float> stack;                       // (L, H, t, t)
+    std::vector<MatrixF> heads, means;
+    for (int l = 0; l < L; ++l) {
+        for (int h = 0; h < H; ++h) {
+            heads.push_back(random_attention(rng, t, true, 2.0).cast<float>());
+            stack.insert(stack.end(), heads.back().data(), heads.back().data() + heads.back().size());
+        }
+        means.push_back(core::model::mean_over_heads(std::vector<core::model::AttentionRefF>(heads.end() - H, heads.end())));
+    }
+    const std::vector<core::model::HeadScores> all = core::model::all_head_scores(stack.data(), L, H, index);
+    REQUIRE(all.size() == static_cast<size_t>(L * H));
+    for (int k = 0; k < L * H; ++k) {
+        const core::model::HeadScores one = core::model::head_scores(heads[static_cast<size_t>(k)], index);
+        CHECK(*all[static_cast<size_t>(k)].previous == *one.previous);
+        CHECK(*all[static_cast<size_t>(k)].duplicate == *one.duplicate);
+        CHECK(*all[static_cast<size_t>(k)].induction == *one.induction);
+        CHECK(all[static_cast<size_t>(k)].entropy == one.entropy);
+    }
+    CHECK((core::model::rollout(stack.data(), L, H, t) - core::model::rollout(means)).cwiseAbs().maxCoeff() == 0.0f);
+}

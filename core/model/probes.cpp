@@ -108,6 +108,29 @@ HeadScores scores_of(const Ref& A, const ScoreIndex& ix) {
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index) { return scores_of(A, index); }
 HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index) { return scores_of(A, index); }
 
+namespace {
+
+struct StackScores {
+    const float* attention;
+    const ScoreIndex* index;
+    std::vector<HeadScores>* out;
+    static void head(void* context, std::ptrdiff_t k) {
+        const auto& c = *static_cast<StackScores*>(context);
+        const std::ptrdiff_t t = c.index->t;
+        const Eigen::Map<const MatrixF> A(c.attention + k * t * t, t, t); // (t, t)
+        (*c.out)[static_cast<size_t>(k)] = scores_of(A, *c.index);
+    }
+};
+
+} // namespace
+
+std::vector<HeadScores> all_head_scores(const float* attention, int layers, int heads, const ScoreIndex& index) {
+    std::vector<HeadScores> out(static_cast<size_t>(std::max(0, layers * heads)));
+    StackScores job{attention, &index, &out};
+    core::parallel::for_each(static_cast<std::ptrdiff_t>(out.size()), &StackScores::head, &job);
+    return out;
+}
+
 // [SECTION] the probe sequence --------------------------------------------------------------------
 
 std::vector<int> probe_sequence(int m, std::uint64_t seed, int vocab, const std::vector<int>& exclude, std::optional<int> bos) {
@@ -211,6 +234,17 @@ M mean_of(const std::vector<Ref>& heads) {
 
 MatrixF rollout(const std::vector<MatrixF>& layer_mean_attention) { return rollout_of(layer_mean_attention); }
 core::Matrix rollout(const std::vector<core::Matrix>& layer_mean_attention) { return rollout_of(layer_mean_attention); }
+MatrixF rollout(const float* attention, int layers, int heads, int t) {
+    std::vector<MatrixF> means;
+    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(t) * t;
+    for (int l = 0; l < layers; ++l) {
+        std::vector<AttentionRefF> layer;
+        for (int h = 0; h < heads; ++h) layer.emplace_back(Eigen::Map<const MatrixF>(attention + (static_cast<std::ptrdiff_t>(l) * heads + h) * size, t, t));
+        means.push_back(mean_of<MatrixF>(layer));
+    }
+    return rollout_of(means);
+}
+
 MatrixF mean_over_heads(const std::vector<AttentionRefF>& heads) { return mean_of<MatrixF>(heads); }
 core::Matrix mean_over_heads(const std::vector<AttentionRefD>& heads) { return mean_of<core::Matrix>(heads); }
 

@@ -53,6 +53,11 @@ struct HeadScores {
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index);
 HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index);
 
+// Every head's scores from a forward pass's attention, `attention` (layers, heads, t, t) row-major
+// as core::model::ForwardResult holds it; layer-major (layers · heads). The heads are shared between
+// the cores (core::parallel).
+std::vector<HeadScores> all_head_scores(const float* attention, int layers, int heads, const ScoreIndex& index);
+
 // [SECTION] the probe sequence
 
 // [bos,] r₁ … r_m, r₁ … r_m: m distinct token ids drawn from 0 … vocab−1 without those in `exclude`
@@ -75,6 +80,9 @@ std::vector<int> probe_sequence(int m, std::uint64_t seed, int vocab, const std:
 // sixth of a dense product's work. Throws std::invalid_argument for no layer or unequal shapes.
 MatrixF rollout(const std::vector<MatrixF>& layer_mean_attention);
 core::Matrix rollout(const std::vector<core::Matrix>& layer_mean_attention);
+
+// Rollout of a forward pass's attention (layers, heads, t, t) row-major.
+MatrixF rollout(const float* attention, int layers, int heads, int t);
 
 // The mean over the H heads of one layer, heads[h] (t, t) → (t, t).
 MatrixF mean_over_heads(const std::vector<AttentionRefF>& heads);

@@ -1,0 +1,69 @@
+// bench/bench_probes.cpp — how long the head probes take on one forward pass's attention.
+//
+//   scores/t/L/H     all_head_scores: previous, duplicate, induction and entropy of every head
+//   one_head/t       head_scores of a single head
+//   rollout/t/L/H    rollout of the same attention (mean over heads, + I, row norm, L products)
+//
+// The attention is random and causal (rows of positive numbers summing to 1 up to the diagonal),
+// (L, H, t, t) float32 as a forward gives it; the tokens are the probe of t / 2 ids repeated.
+// Wall-clock time (UseRealTime): the helper thread's work counts. Run from the build directory:
+//   ./attnviz_bench_probes               ATTNVIZ_THREADS=1 ./attnviz_bench_probes
+#include "core/model/probes.h"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+namespace {
+
+std::vector<float> causal_attention(int L, int H, int t) {
+    std::vector<float> a(static_cast<size_t>(L) * H * t * t, 0.0f);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (size_t head = 0; head < static_cast<size_t>(L * H); ++head)
+        for (int i = 0; i < t; ++i) {
+            float* row = a.data() + (head * t + i) * t;
+            float sum = 0.0f;
+            for (int j = 0; j <= i; ++j) sum += row[j] = u(rng) * u(rng) * u(rng);
+            for (int j = 0; j <= i; ++j) row[j] /= sum;
+        }
+    return a;
+}
+
+void scores(benchmark::State& state) {
+    const int t = static_cast<int>(state.range(0)), L = static_cast<int>(state.range(1)), H = static_cast<int>(state.range(2));
+    const std::vector<float> a = causal_attention(L, H, t);
+    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    for (auto _ : state) {
+        std::vector<core::model::HeadScores> s = core::model::all_head_scores(a.data(), L, H, index);
+        benchmark::DoNotOptimize(s.data());
+    }
+}
+BENCHMARK(scores)->Args({1024, 4, 4})->Args({1024, 12, 12})->Args({64, 12, 12})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void one_head(benchmark::State& state) {
+    const int t = static_cast<int>(state.range(0));
+    const std::vector<float> a = causal_attention(1, 1, t);
+    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    const Eigen::Map<const core::model::MatrixF> A(a.data(), t, t);
+    for (auto _ : state) {
+        core::model::HeadScores s = core::model::head_scores(A, index);
+        benchmark::DoNotOptimize(s.entropy);
+    }
+}
+BENCHMARK(one_head)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void rollout(benchmark::State& state) {
+    const int t = static_cast<int>(state.range(0)), L = static_cast<int>(state.range(1)), H = static_cast<int>(state.range(2));
+    const std::vector<float> a = causal_attention(L, H, t);
+    for (auto _ : state) {
+        core::model::MatrixF R = core::model::rollout(a.data(), L, H, t);
+        benchmark::DoNotOptimize(R.data());
+    }
+}
+BENCHMARK(rollout)->Args({1024, 4, 4})->Args({1024, 12, 12})->Args({64, 12, 12})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();
