@@ -112,13 +112,17 @@ ForwardResult Bert::extend(KvCache& cache, const std::vector<int>& ids, const Fo
     ForwardResult r;
     layers::start_result(r, c, o, 0, t);
     MatrixF x(t, D);                                                                   // (t, D)
-    const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
-    for (int i = 0; i < t; ++i)
-        for (int j = 0; j < D; ++j)
-            x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
-    ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
-    for (int l = 0; l < c.layers; ++l) {
+    const int first = layers::first_layer(o, x, 0, c.layers);
+    if (!o.resume_from) {
+        const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
+        for (int i = 0; i < t; ++i)
+            for (int j = 0; j < D; ++j)
+                x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
+        ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
+    }
+    for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);
+        layers::keep_residual(o, l, c.layers, x);
         layer(blocks_[static_cast<std::size_t>(l)], l, x, cache, o, r);
         layers::report(o, l + 1, c.layers);
     }

@@ -101,12 +101,14 @@ ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const Fo
     ForwardResult r;
     layers::start_result(r, c, o, past, t);
     MatrixF x(t, D);                                                                   // (t, D) the residual stream
+    const int first = layers::first_layer(o, x, past, c.layers);
     const float *wte = wte_->data(), *wpe = wpe_->data();
-    for (int i = 0; i < t; ++i)
+    for (int i = 0; i < t && !o.resume_from; ++i)
         for (int j = 0; j < D; ++j)
             x(i, j) = wte[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
-    for (int l = 0; l < c.layers; ++l) {
+    for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);
+        layers::keep_residual(o, l, c.layers, x);
         const Block& b = blocks_[static_cast<std::size_t>(l)];
         attention(b, l, x, cache, o, r);
         if (c.mlp) mlp(b, x);

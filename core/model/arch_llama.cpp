@@ -164,11 +164,13 @@ ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const F
     ForwardResult r;
     layers::start_result(r, c, o, past, t);
     MatrixF x(t, D);                                                                   // (t, D)
+    const int first = layers::first_layer(o, x, past, c.layers);
     const float* embed = embed_->data();
-    for (int i = 0; i < t; ++i)
+    for (int i = 0; i < t && !o.resume_from; ++i)
         std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
-    for (int l = 0; l < c.layers; ++l) {
+    for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);
+        layers::keep_residual(o, l, c.layers, x);
         const Block& b = blocks_[static_cast<std::size_t>(l)];
         attention(b, l, x, cache, o, r);
         mlp(b, x);

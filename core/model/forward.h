@@ -48,6 +48,13 @@ struct ForwardOptions {
     bool all_logits = true;   // logits at every new position; false: at the last one only (generation)
     const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled
     std::function<void(int layers_done, int layers)> progress; // called on the forward's thread after each layer
+    // Reruns from a layer up (head importance): `residuals`, when given, receives the stream entering
+    // each layer, (layers) × (t_new, d_model). With `resume_from` the run starts at layer
+    // `resume_layer` from that stream (t_new, d_model) instead of the embeddings, on an empty cache;
+    // the layers below then hold no keys, attention or captures.
+    std::vector<MatrixF>* residuals = nullptr;
+    const MatrixF* resume_from = nullptr;
+    int resume_layer = 0;
 };
 
 // One head's vectors, as its attention used them: q after RoPE (Llama family), and the k and v of

@@ -111,6 +111,21 @@ void ablate(float* context, int t, int heads, int d_head, int layer, const Forwa
     }
 }
 
+int first_layer(const ForwardOptions& o, MatrixF& x, int past, int layers) {
+    if (!o.resume_from) return 0;
+    if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || o.resume_from->rows() != x.rows() || o.resume_from->cols() != x.cols())
+        throw InputError("a rerun from layer " + std::to_string(o.resume_layer + 1) + " needs an empty cache and the stream of the same " +
+                         std::to_string(x.rows()) + " positions");
+    x = *o.resume_from;
+    return o.resume_layer;
+}
+
+void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x) {
+    if (!o.residuals) return;
+    o.residuals->resize(static_cast<std::size_t>(layers));
+    (*o.residuals)[static_cast<std::size_t>(l)] = x;
+}
+
 CacheRollback::~CacheRollback() {
     if (committed) return;
     const std::size_t keep = static_cast<std::size_t>(past) * static_cast<std::size_t>(cache.row);

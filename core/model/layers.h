@@ -57,6 +57,12 @@ struct CacheRollback {
 // Sizes r (attention, captures) for a call of t_new positions after `past`.
 void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new);
 
+// The first layer to run: 0, or o.resume_layer with x (t, D) set to *o.resume_from (which must be
+// (t, D), with no cached positions before it). Throws InputError otherwise.
+int first_layer(const ForwardOptions& o, MatrixF& x, int past, int layers);
+// Before layer l runs: x (t, D) into o.residuals[l], where asked.
+void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x);
+
 // Before each layer: throws Cancelled when asked to stop.
 void check_cancel(const ForwardOptions& o);
 void report(const ForwardOptions& o, int layers_done, int layers);

@@ -7,6 +7,7 @@
 // [SECTION] the query–key view
 // [SECTION] comparing two maps
 // [SECTION] loss on a prompt
+// [SECTION] head importance
 #include "core/model/probes.h"
 
 #include "core/parallel.h"
@@ -378,5 +379,34 @@ std::optional<double> loss_of(const Ref& logits, const std::vector<int>& ids) {
 
 std::optional<double> prompt_loss(const Eigen::Ref<const MatrixF>& logits, const std::vector<int>& ids) { return loss_of(logits, ids); }
 std::optional<double> prompt_loss(const Eigen::Ref<const core::Matrix>& logits, const std::vector<int>& ids) { return loss_of(logits, ids); }
+
+// [SECTION] head importance ----------------------------------------------------------------------
+
+HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,
+                               const std::function<void(int done, int total)>& progress) {
+    const ModelConfig& c = model.config();
+    if (!model.causal() || !c.lm_head)
+        throw InputError(c.name + ": head importance measures the next-token loss, and " + c.architecture + " does not predict the next token");
+    if (ids.size() < 2) throw InputError("head importance needs at least 2 tokens, to predict the second from the first");
+    std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
+    ForwardOptions o;
+    o.attention = false;
+    o.cancel = cancel;
+    o.residuals = &residuals;
+    HeadImportance out;
+    out.loss = *prompt_loss(model.forward(ids, o).logits, ids);
+    out.delta.resize(c.layers, c.heads);
+    o.residuals = nullptr;
+    for (int l = 0; l < c.layers; ++l) {
+        o.resume_layer = l;
+        o.resume_from = &residuals[static_cast<size_t>(l)];
+        for (int h = 0; h < c.heads; ++h) {
+            o.ablate = {{l, h}};
+            out.delta(l, h) = *prompt_loss(model.forward(ids, o).logits, ids) - out.loss;
+            if (progress) progress(l * c.heads + h + 1, c.layers * c.heads);
+        }
+    }
+    return out;
+}
 
 } // namespace core::model

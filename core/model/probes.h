@@ -1,8 +1,8 @@
 // core/model/probes.h — what a head does, measured on its attention: four head scores, the probe
 // sequence that brings out induction heads, attention rollout, the query–key view, the Jensen–Shannon
-// divergence of two maps, and the loss on a prompt.
+// divergence of two maps, the loss on a prompt, and each head's importance to that loss.
 //
-// Pure functions on matrices. Attention is row-major, rows are queries; the float and double
+// Pure functions on matrices, but for head_importance, which runs the model. Attention is row-major, rows are queries; the float and double
 // overloads compute the same thing (sums in double either way), so the forward pass of a checkpoint
 // (float) and the Train panel's tiny model (double) share them.
 //
@@ -10,16 +10,17 @@
 // the code's indices count from 0.
 #pragma once
 
-#include "core/scenario.h" // core::Matrix: double, row-major
+#include "core/model/forward.h" // core::model::MatrixF: float, row-major
+#include "core/scenario.h"      // core::Matrix: double, row-major
 
 #include <Eigen/Core>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 namespace core::model {
-
-using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using AttentionRefF = Eigen::Ref<const MatrixF>;     // (t, t)
 using AttentionRefD = Eigen::Ref<const core::Matrix>; // (t, t)
 
@@ -128,5 +129,19 @@ Eigen::VectorXd js_divergence_rows(const AttentionRefD& P, const AttentionRefD& 
 // outside the vocabulary.
 std::optional<double> prompt_loss(const Eigen::Ref<const MatrixF>& logits, const std::vector<int>& ids);
 std::optional<double> prompt_loss(const Eigen::Ref<const core::Matrix>& logits, const std::vector<int>& ids);
+
+// [SECTION] head importance
+
+struct HeadImportance {
+    double loss = 0.0;  // the intact model's prompt_loss
+    core::Matrix delta; // (layers, heads): the loss with that head alone zeroed, minus `loss`
+};
+
+// Every head of a causal LM zeroed in turn (before its output projection). The stream entering each
+// layer is kept from the intact run, so each rerun starts at the ablated head's layer. Calls
+// progress(done, layers · heads) after each head, on the caller's thread; `cancel` stops it with
+// Cancelled. Throws InputError for a model that does not predict the next token, or fewer than 2 ids.
+HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel = nullptr,
+                               const std::function<void(int done, int total)>& progress = {});
 
 } // namespace core::model
