@@ -8,6 +8,7 @@
 #include "app/cli_lessons.h"
 #include "app/cli_model.h"
 #include "app/cli_presets.h"
+#include "app/cli_probes.h"
 #include "app/cli_review.h"
 #include "app/cli_scenario.h"
 #include "app/cli_tokenize.h"
@@ -68,6 +69,17 @@ std::string usage_text() {
     "                                               BertModel: hidden (t, d) instead of logits)\n"
     "       attnviz --generate MODEL (--text TEXT | --sequence \"ids\") --tokens N\n"
     "                                               N more tokens, greedily, with the KV cache, as JSON\n"
+    "       ... --forward or --generate ... --ablate \"L.H,L.H\" [--ablate-mode zero|mean]\n"
+    "                                               those heads' outputs (before the output projection)\n"
+    "                                               set to zero or to their mean over the positions\n"
+    "       attnviz --heads MODEL (--text TEXT | --sequence \"ids\" | --probe M [--seed S])\n"
+    "                                               every head's previous, duplicate, induction and entropy\n"
+    "                                               scores as JSON; --probe: M random ids twice, after BOS\n"
+    "       attnviz --head-importance MODEL (--text TEXT | --sequence \"ids\")\n"
+    "                                               each head's loss increase when it alone is zeroed\n"
+    "       attnviz --rollout MODEL (--text TEXT | --sequence \"ids\")\n"
+    "                                               attention rollout {\"rollout\": (t, t)}; layers and heads\n"
+    "                                               count from 1 in all of these\n"
     "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
     "                                               every head's weights with the tokens, for --attention\n"
     "       attnviz --bench-model MODEL --tokens N [--reps R]\n"
@@ -258,7 +270,8 @@ struct OwnMode {
     int (*run)(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 };
 const OwnMode own_modes[] = {
-    {wants_model_mode, run_model_mode}, // before --train's: --forward of a model directory
+    {wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
+    {wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
     {wants_train_mode, run_train_mode},
     {wants_tokenize_mode, run_tokenize_mode},
 };

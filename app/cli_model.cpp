@@ -6,6 +6,8 @@
 // [SECTION] modes
 #include "app/cli_model.h"
 
+#include "app/cli_probes.h"
+
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
 #include "core/model/tokenizer.h"
@@ -32,16 +34,13 @@ namespace {
 
 // [SECTION] flags ---------------------------------------------------------------------------------
 
-struct ModelUsage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 enum class Mode { forward, generate, export_attention, bench };
 
 struct ModelOptions {
     Mode mode = Mode::forward;
-    std::string model, text, sequence, out;
-    bool text_given = false, sequence_given = false;
+    std::string model, text, sequence, out, ablate;
+    bool text_given = false, sequence_given = false, ablate_given = false;
+    core::model::Ablation ablation = core::model::Ablation::zero;
     int tokens = 0, reps = 5;
 };
 
@@ -51,6 +50,12 @@ int whole(const std::string& flag, const std::string& text, int lo, int hi) {
     const long v = std::strtol(text.c_str(), nullptr, 10);
     if (v < lo || v > hi) throw ModelUsage(why);
     return static_cast<int>(v);
+}
+
+core::model::Ablation ablation_of(const std::string& text) {
+    if (text == "zero") return core::model::Ablation::zero;
+    if (text == "mean") return core::model::Ablation::mean;
+    throw ModelUsage("--ablate-mode takes zero or mean, not \"" + text + "\"");
 }
 
 const char* mode_flag(Mode m) {
@@ -65,7 +70,7 @@ const char* mode_flag(Mode m) {
 
 ModelOptions parse(int argc, const char* const* argv) {
     ModelOptions o;
-    bool mode_set = false, tokens_given = false, reps_given = false;
+    bool mode_set = false, tokens_given = false, reps_given = false, mode_given = false;
     auto value_of = [&](int& i, const std::string& flag) -> std::string {
         if (i + 1 >= argc) throw ModelUsage(flag + " needs a value");
         return argv[++i];
@@ -87,9 +92,13 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--out") o.out = value_of(i, a);
         else if (a == "--tokens") { o.tokens = whole(a, value_of(i, a), 1, 1 << 20); tokens_given = true; }
         else if (a == "--reps") { o.reps = whole(a, value_of(i, a), 1, 100000); reps_given = true; }
+        else if (a == "--ablate") { o.ablate = value_of(i, a); o.ablate_given = true; }
+        else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i, a)); mode_given = true; }
         else throw ModelUsage("unknown option " + a + " for " + mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
+    if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw ModelUsage("--ablate goes with --forward or --generate");
+    if (mode_given && !o.ablate_given) throw ModelUsage("--ablate-mode goes with --ablate");
     if (o.mode == Mode::bench) {
         if (!tokens_given) throw ModelUsage("--bench-model needs --tokens N");
         if (o.text_given || o.sequence_given || !o.out.empty()) throw ModelUsage("--bench-model runs random ids; it takes only --tokens and --reps");
@@ -118,60 +127,16 @@ std::vector<int> parse_ids(const std::string& text, const core::model::ModelConf
     return ids;
 }
 
-struct Input {
-    std::vector<int> ids;
-    std::vector<std::string> tokens;
-    core::model::Tokenizer tokenizer; // empty when the model has none
-};
+using Input = ModelInput;
 
-bool has_tokenizer(const core::model::OpenedModel& m) {
-    if (m.dir.empty()) return false;
-    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
-    return json.good() || vocab.good();
-}
-
-// The ids of --text (through the model's tokenizer) or --sequence, checked against the model.
-Input input_of(const ModelOptions& o, const core::model::OpenedModel& m) {
-    Input in;
-    if (has_tokenizer(m)) in.tokenizer = core::model::load_tokenizer(m.dir);
-    if (o.text_given) {
-        if (in.tokenizer.vocab_size() == 0) throw ModelUsage(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
-        const core::model::Encoding e = in.tokenizer.encode(o.text);
-        in.ids = e.ids;
-        in.tokens = e.tokens;
-        if (in.ids.empty()) throw ModelUsage("--text gives no tokens");
-    } else {
-        in.ids = parse_ids(o.sequence, m.model->config());
-        for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
-    }
-    m.model->check_ids(in.ids, 0);
-    return in;
-}
+Input input_of(const ModelOptions& o, const core::model::OpenedModel& m) { return model_input(m, o.text_given, o.text, o.sequence); }
 
 // [SECTION] JSON ----------------------------------------------------------------------------------
 
 // Decoded text can end inside a character (a byte-level token is a byte): U+FFFD stands in.
 std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
-void number(std::string& s, float v) {
-    char buf[32];
-    const int n = std::isfinite(v) ? std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v)) : std::snprintf(buf, sizeof buf, "null");
-    s.append(buf, static_cast<std::size_t>(n));
-}
-
-// (rows, cols) row-major as [[…], …].
-void matrix(std::string& s, const float* p, long rows, long cols) {
-    s += '[';
-    for (long i = 0; i < rows; ++i) {
-        s += i ? ", [" : "[";
-        for (long j = 0; j < cols; ++j) {
-            if (j) s += ", ";
-            number(s, p[i * cols + j]);
-        }
-        s += ']';
-    }
-    s += ']';
-}
+void matrix(std::string& s, const float* p, long rows, long cols) { append_matrix(s, p, rows, cols); }
 
 std::string forward_json(const Input& in, const core::model::ForwardResult& r, bool logits) {
     std::string s = "{\"ids\": " + nlohmann::json(in.ids).dump() + ", \"tokens\": " + safe_dump(nlohmann::json(in.tokens));
@@ -200,9 +165,29 @@ double peak_rss_mb() {
 
 // [SECTION] modes ---------------------------------------------------------------------------------
 
+// Greedy decoding without the cache: each step runs the whole sequence (stops at the context's end).
+std::vector<int> generate_recomputing(const core::model::Model& model, std::vector<int> ids, int count, core::model::ForwardOptions fo) {
+    fo.all_logits = false;
+    std::vector<int> made;
+    for (int k = 0; k < count && static_cast<int>(ids.size()) < model.config().context; ++k) {
+        const core::model::ForwardResult r = model.forward(ids, fo);
+        made.push_back(core::model::argmax(r.logits.data(), static_cast<int>(r.logits.cols())));
+        ids.push_back(made.back());
+    }
+    return made;
+}
+
+// --ablate's heads and how.
+core::model::ForwardOptions forward_options(const ModelOptions& o, const core::model::OpenedModel& m) {
+    core::model::ForwardOptions fo;
+    if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, m.model->config());
+    fo.ablation = o.ablation;
+    return fo;
+}
+
 int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const Input in = input_of(o, m);
-    const core::model::ForwardResult r = m.model->forward(in.ids);
+    const core::model::ForwardResult r = m.model->forward(in.ids, forward_options(o, m));
     out << forward_json(in, r, m.model->config().lm_head);
     return 0;
 }
@@ -210,9 +195,13 @@ int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::o
 int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     if (!m.model->causal()) throw ModelUsage(m.path + ": " + m.model->config().architecture + " attends both ways and does not generate text");
     const Input in = input_of(o, m);
-    core::model::ForwardOptions fo;
+    core::model::ForwardOptions fo = forward_options(o, m);
     fo.attention = false;
-    const std::vector<int> made = core::model::generate_greedy(*m.model, in.ids, o.tokens, fo);
+    // A head's mean is over the whole sequence so far, which one new row of the cache cannot give:
+    // mean ablation recomputes the sequence at each step.
+    const std::vector<int> made = fo.ablate.empty() || fo.ablation == core::model::Ablation::zero
+                                      ? core::model::generate_greedy(*m.model, in.ids, o.tokens, fo)
+                                      : generate_recomputing(*m.model, in.ids, o.tokens, fo);
     nlohmann::json j = {{"prompt_ids", in.ids}, {"ids", made}, {"text", nullptr}};
     if (in.tokenizer.vocab_size()) j["text"] = in.tokenizer.decode(made);
     out << safe_dump(j) << "\n";
@@ -271,6 +260,60 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
 
 } // namespace
 
+core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m) {
+    if (m.dir.empty()) return {};
+    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
+    return json.good() || vocab.good() ? core::model::load_tokenizer(m.dir) : core::model::Tokenizer{};
+}
+
+ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
+    ModelInput in;
+    in.tokenizer = tokenizer_of(m);
+    if (text_given) {
+        if (in.tokenizer.vocab_size() == 0) throw ModelUsage(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
+        const core::model::Encoding e = in.tokenizer.encode(text);
+        in.ids = e.ids;
+        in.tokens = e.tokens;
+        if (in.ids.empty()) throw ModelUsage("--text gives no tokens");
+    } else {
+        in.ids = parse_ids(sequence, m.model->config());
+        for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
+    }
+    m.model->check_ids(in.ids, 0);
+    return in;
+}
+
+void append_matrix(std::string& s, const float* p, long rows, long cols) {
+    char buf[32];
+    s += '[';
+    for (long i = 0; i < rows; ++i) {
+        s += i ? ", [" : "[";
+        for (long j = 0; j < cols; ++j) {
+            if (j) s += ", ";
+            const float v = p[i * cols + j];
+            const int n = std::isfinite(v) ? std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v)) : std::snprintf(buf, sizeof buf, "null");
+            s.append(buf, static_cast<std::size_t>(n));
+        }
+        s += ']';
+    }
+    s += ']';
+}
+
+int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
+    try {
+        return mode();
+    } catch (const ModelUsage& e) {
+        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
+    } catch (const core::model::InputError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::model::TokenizerError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::io::FileError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    }
+    return 2;
+}
+
 bool wants_model_mode(int argc, const char* const* argv) {
     bool forward = false, text = false, checkpoint = false;
     for (int i = 1; i < argc; ++i) {
@@ -286,7 +329,7 @@ bool wants_model_mode(int argc, const char* const* argv) {
 }
 
 int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    try {
+    return run_reporting_errors(err, [&] {
         const ModelOptions o = parse(argc, argv);
         const core::model::OpenedModel m = core::model::open_model(o.model);
         switch (o.mode) {
@@ -295,16 +338,8 @@ int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::os
         case Mode::export_attention: return run_export(o, m, out);
         case Mode::bench: return run_bench(o, m, out);
         }
-    } catch (const ModelUsage& e) {
-        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
-    } catch (const core::model::InputError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::model::TokenizerError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::io::FileError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    }
-    return 2;
+        return 2;
+    });
 }
 
 } // namespace app

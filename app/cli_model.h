@@ -2,15 +2,46 @@
 // --export-attention and --bench-model on a model directory (or attnviz's own .safetensors).
 #pragma once
 
+#include "core/model/checkpoint.h"
+#include "core/model/tokenizer.h"
+
+#include <functional>
 #include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace app {
+
+// What the checkpoint modes share with the probe modes (app/cli_probes.cpp).
+
+// A flag the mode cannot take: "attnviz: WHAT (see attnviz --help)", exit 2.
+struct ModelUsage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ModelInput {
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
+    core::model::Tokenizer tokenizer; // empty when the model has none
+};
+
+// The model's tokenizer, or an empty one when its directory has none.
+core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m);
+// --text through the model's tokenizer, else --sequence "ids"; checked against the model.
+ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
+// (rows, cols) row-major as [[…], …], floats as %.9g and null for a non-finite one.
+void append_matrix(std::string& s, const float* p, long rows, long cols);
+// Runs a mode: its return value, or 2 after one line "attnviz: …" on `err` for a usage error, bad
+// input, a tokenizer or a file that cannot be read.
+int run_reporting_errors(std::ostream& err, const std::function<int()>& mode);
 
 // Whether the arguments ask for a checkpoint mode (then run_model_mode owns every flag). A
 // --forward of attnviz's own .safetensors with --sequence stays with --train's modes.
 bool wants_model_mode(int argc, const char* const* argv);
 
 // attnviz --forward MODEL (--text TEXT | --sequence "ids")
+//   both with [--ablate "L.H,L.H" [--ablate-mode zero|mean]]
 // attnviz --generate MODEL (--text TEXT | --sequence "ids") --tokens N
 // attnviz --export-attention MODEL (--text TEXT | --sequence "ids") --out att.safetensors
 // attnviz --bench-model MODEL --tokens N [--reps R]

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-attnviz, workdir = sys.argv[1:3]
+attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2] if __name__ == "__main__" else ("", "")
 here = os.path.dirname(os.path.abspath(__file__))
 failures = []
 
@@ -85,12 +85,21 @@ def attend(q, k, v, mask):
     return a @ v, a
 
 
+def ablated(o, layer, ablate, mode):
+    """o (H, t, dh) before the output projection: each head (layer, h) of `ablate` (from 0) set to 0
+    or to its mean over the positions."""
+    for l, h in ablate:
+        if l == layer:
+            o[h] = 0.0 if mode == "zero" else o[h].mean(axis=0)
+    return o
+
+
 def heads(x, n):
     t = x.shape[0]
     return x.reshape(t, n, -1).transpose(1, 0, 2)
 
 
-def gpt2_forward(c, w, ids):
+def gpt2_forward(c, w, ids, ablate=(), mode="zero"):
     p = "transformer." if "transformer.wte.weight" in w else ""
     eps, H, t = c["layer_norm_epsilon"], c["n_head"], len(ids)
     act = gelu_erf if c["activation_function"] == "gelu" else gelu_tanh
@@ -103,6 +112,7 @@ def gpt2_forward(c, w, ids):
         q, k, v = np.split(a @ w[h + "attn.c_attn.weight"] + w[h + "attn.c_attn.bias"], 3, axis=1)  # Conv1D: (in, out)
         o, att = attend(heads(q, H), heads(k, H), heads(v, H), mask)
         atts.append(att)
+        o = ablated(o, l, ablate, mode)
         x = x + o.transpose(1, 0, 2).reshape(t, -1) @ w[h + "attn.c_proj.weight"] + w[h + "attn.c_proj.bias"]
         a = layer_norm(x, w[h + "ln_2.weight"], w[h + "ln_2.bias"], eps)
         x = x + act(a @ w[h + "mlp.c_fc.weight"] + w[h + "mlp.c_fc.bias"]) @ w[h + "mlp.c_proj.weight"] + w[h + "mlp.c_proj.bias"]
@@ -137,7 +147,7 @@ def rms_norm(x, w, eps):
     return w * (x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps))
 
 
-def llama_forward(c, w, ids):
+def llama_forward(c, w, ids, ablate=(), mode="zero"):
     arch = c["architectures"][0]
     H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
     dh = c.get("head_dim", c["hidden_size"] // H)
@@ -159,6 +169,7 @@ def llama_forward(c, w, ids):
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
         o, att = attend(q, k, v, mask)
         atts.append(att)
+        o = ablated(o, l, ablate, mode)
         x = x + lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
         a = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         x = x + lin(silu(lin(a, p + "mlp.gate_proj")) * lin(a, p + "mlp.up_proj"), p + "mlp.down_proj")
@@ -167,7 +178,7 @@ def llama_forward(c, w, ids):
     return x @ head.T, np.array(atts)
 
 
-def bert_forward(c, w, ids):
+def bert_forward(c, w, ids, ablate=(), mode="zero"):
     w = {k.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias"): v for k, v in w.items()}
     p = "bert." if "bert.embeddings.word_embeddings.weight" in w else ""
     H, eps, t = c["num_attention_heads"], c["layer_norm_eps"], len(ids)
@@ -183,6 +194,7 @@ def bert_forward(c, w, ids):
         s = q + "attention.self."
         o, att = attend(heads(lin(x, s + "query"), H), heads(lin(x, s + "key"), H), heads(lin(x, s + "value"), H), mask)
         atts.append(att)
+        o = ablated(o, l, ablate, mode)
         x = ln(lin(o.transpose(1, 0, 2).reshape(t, -1), q + "attention.output.dense") + x, q + "attention.output.LayerNorm")
         x = ln(lin(gelu_erf(lin(x, q + "intermediate.dense")), q + "output.dense") + x, q + "output.LayerNorm")
     if c["architectures"][0] == "BertModel":
@@ -191,11 +203,13 @@ def bert_forward(c, w, ids):
     return h @ w[p + "embeddings.word_embeddings.weight"].T + w["cls.predictions.bias"], np.array(atts)
 
 
-def reference(d, ids):
+def reference(d, ids, ablate=(), mode="zero"):
+    """logits (or hidden states) and attention (L, H, t, t) of the model in `d`, with the heads
+    (layer, head) of `ablate` (from 0) set to zero or their mean before the output projection."""
     c = json.load(open(os.path.join(d, "config.json")))
     arch = c["architectures"][0]
     forward = gpt2_forward if arch.startswith("GPT2") else bert_forward if arch.startswith("Bert") else llama_forward
-    return forward(c, read_weights(d), list(ids))
+    return forward(c, read_weights(d), list(ids), ablate, mode)
 
 
 # ---- running attnviz -----------------------------------------------------------------------------
@@ -364,4 +378,5 @@ def main():
     print("model_numpy_test: every fixture matches the NumPy reference; generation and bad inputs as expected")
 
 
-main()
+if __name__ == "__main__":
+    main()

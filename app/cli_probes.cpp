@@ -1,0 +1,193 @@
+// app/cli_probes.cpp — --heads, --head-importance and --rollout on a checkpoint, and --ablate's lists.
+//
+// [SECTION] head lists
+// [SECTION] flags
+// [SECTION] modes
+#include "app/cli_probes.h"
+
+#include "app/cli_model.h"
+#include "core/model/probes.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace app {
+
+// [SECTION] head lists ----------------------------------------------------------------------------
+
+namespace {
+
+// A whole number of 1 to 6 digits, or -1.
+int digits(const std::string& s) {
+    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+    return std::stoi(s);
+}
+
+} // namespace
+
+std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
+    if (spec.empty()) throw ModelUsage(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
+    std::vector<core::model::HeadRef> heads;
+    std::string item;
+    for (size_t at = 0; at <= spec.size();) {
+        const size_t comma = std::min(spec.find(',', at), spec.size());
+        item = spec.substr(at, comma - at);
+        at = comma + 1;
+        const size_t dot = item.find('.');
+        const int layer = dot == std::string::npos ? -1 : digits(item.substr(0, dot)), head = dot == std::string::npos ? -1 : digits(item.substr(dot + 1));
+        if (layer < 0 || head < 0)
+            throw ModelUsage(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
+        if (layer < 1 || layer > c.layers)
+            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
+        if (head < 1 || head > c.heads)
+            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
+        const core::model::HeadRef ref{layer - 1, head - 1};
+        if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
+    }
+    return heads;
+}
+
+namespace {
+
+// [SECTION] flags ---------------------------------------------------------------------------------
+
+enum class Mode { heads, importance, rollout };
+
+struct ProbeOptions {
+    Mode mode = Mode::heads;
+    std::string model, text, sequence;
+    bool text_given = false, sequence_given = false, probe_given = false, seed_given = false;
+    int probe = 0;
+    std::uint64_t seed = 1;
+};
+
+int whole(const std::string& flag, const std::string& text, int lo, int hi) {
+    const int v = digits(text);
+    if (v < lo || v > hi)
+        throw ModelUsage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+    return v;
+}
+
+ProbeOptions parse(int argc, const char* const* argv) {
+    ProbeOptions o;
+    bool mode_set = false;
+    auto value_of = [&](int& i, const std::string& flag) -> std::string {
+        if (i + 1 >= argc) throw ModelUsage(flag + " needs a value");
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--heads" || a == "--head-importance" || a == "--rollout") {
+            if (mode_set) throw ModelUsage("only one of --heads, --head-importance, --rollout at a time (" + a + ")");
+            o.mode = a == "--heads" ? Mode::heads : a == "--rollout" ? Mode::rollout : Mode::importance;
+            o.model = value_of(i, a);
+            mode_set = true;
+        } else if (a == "--text") { o.text = value_of(i, a); o.text_given = true; }
+        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
+        else if (a == "--probe") { o.probe = whole(a, value_of(i, a), 1, 100000); o.probe_given = true; }
+        else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole(a, value_of(i, a), 0, 999999)); o.seed_given = true; }
+        else throw ModelUsage("unknown option " + a + " for a head probe");
+    }
+    if (o.probe_given && o.mode != Mode::heads) throw ModelUsage("--probe goes with --heads");
+    if (o.seed_given && !o.probe_given) throw ModelUsage("--seed goes with --probe");
+    if (o.text_given + o.sequence_given + o.probe_given != 1)
+        throw ModelUsage(std::string(o.mode == Mode::heads ? "--heads needs --text TEXT, --sequence \"ids\" or --probe M" : "it needs --text TEXT or --sequence \"ids\"") +
+                         " (one of them)");
+    return o;
+}
+
+// [SECTION] modes ---------------------------------------------------------------------------------
+
+// m ids that are no special token, twice, after the model's BOS (config.json's, else the tokenizer's,
+// else its [CLS]) where it has one.
+ModelInput probe_input(const ProbeOptions& o, const core::model::OpenedModel& m) {
+    const core::model::ModelConfig& c = m.model->config();
+    ModelInput in;
+    in.tokenizer = tokenizer_of(m);
+    const core::model::Tokenizer& tok = in.tokenizer;
+    std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok.bos_id(), tok.eos_id(), tok.unk_id(), tok.pad_id(), tok.cls_id(), tok.sep_id(), tok.mask_id()};
+    for (int id = 0; id < tok.vocab_size(); ++id)
+        if (tok.is_special(id)) exclude.push_back(id);
+    const int bos = c.bos_token_id >= 0 ? c.bos_token_id : tok.bos_id() >= 0 ? tok.bos_id() : tok.cls_id();
+    try {
+        in.ids = core::model::probe_sequence(o.probe, o.seed, c.vocab, exclude, bos >= 0 ? std::optional<int>(bos) : std::nullopt);
+    } catch (const std::invalid_argument& e) {
+        throw ModelUsage(std::string("--probe: ") + e.what());
+    }
+    m.model->check_ids(in.ids, 0);
+    return in;
+}
+
+ModelInput input_of(const ProbeOptions& o, const core::model::OpenedModel& m) {
+    return o.probe_given ? probe_input(o, m) : model_input(m, o.text_given, o.text, o.sequence);
+}
+
+nlohmann::ordered_json score_json(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
+
+int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const ModelInput in = input_of(o, m);
+    const core::model::ForwardResult r = m.model->forward(in.ids);
+    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(in.ids));
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (int l = 0; l < r.layers; ++l)
+        for (int h = 0; h < r.heads; ++h) {
+            const core::model::HeadScores& s = scores[static_cast<size_t>(l * r.heads + h)];
+            rows.push_back({{"layer", l + 1}, {"head", h + 1}, {"previous", score_json(s.previous)}, {"duplicate", score_json(s.duplicate)},
+                            {"induction", score_json(s.induction)}, {"entropy", s.entropy}});
+        }
+    out << rows.dump() << "\n";
+    return 0;
+}
+
+int run_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const ModelInput in = input_of(o, m);
+    const core::model::HeadImportance imp = core::model::head_importance(*m.model, in.ids);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (Eigen::Index l = 0; l < imp.delta.rows(); ++l)
+        for (Eigen::Index h = 0; h < imp.delta.cols(); ++h) rows.push_back({{"layer", l + 1}, {"head", h + 1}, {"delta_loss", imp.delta(l, h)}});
+    out << rows.dump() << "\n";
+    return 0;
+}
+
+int run_rollout(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const ModelInput in = input_of(o, m);
+    const core::model::ForwardResult r = m.model->forward(in.ids);
+    const core::model::MatrixF R = core::model::rollout(r.attention.data(), r.layers, r.heads, r.t_new); // (t, t)
+    std::string s = "{\"rollout\": ";
+    append_matrix(s, R.data(), static_cast<long>(R.rows()), static_cast<long>(R.cols()));
+    out << s << "}\n";
+    return 0;
+}
+
+} // namespace
+
+bool wants_probes_mode(int argc, const char* const* argv) {
+    bool heads = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--train") return false; // --heads H is the trainer's
+        if (a == "--head-importance" || a == "--rollout") return true;
+        heads = heads || a == "--heads";
+    }
+    return heads;
+}
+
+int run_probes_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    return run_reporting_errors(err, [&] {
+        const ProbeOptions o = parse(argc, argv);
+        const core::model::OpenedModel m = core::model::open_model(o.model);
+        switch (o.mode) {
+        case Mode::heads: return run_heads(o, m, out);
+        case Mode::importance: return run_importance(o, m, out);
+        case Mode::rollout: return run_rollout(o, m, out);
+        }
+        return 2;
+    });
+}
+
+} // namespace app
