@@ -1,9 +1,12 @@
 #include "app/cli_tokenize.h"
 
+#include "core/io/tensor.h"
+#include "core/model/checkpoint.h"
 #include "core/model/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -37,6 +40,14 @@ TokenizeOptions parse(int argc, const char* const* argv) {
     return o;
 }
 
+// A Hugging Face cache entry (models--ORG--NAME) stands for its snapshot; anything else is read as
+// it is, so that a folder with only a tokenizer works too.
+std::string tokenizer_dir(const std::string& model) {
+    const std::filesystem::path p(model);
+    const std::string folder = p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
+    return folder.rfind("models--", 0) == 0 ? core::model::resolve_model_dir(model) : model;
+}
+
 } // namespace
 
 bool wants_tokenize_mode(int argc, const char* const* argv) {
@@ -48,7 +59,7 @@ bool wants_tokenize_mode(int argc, const char* const* argv) {
 int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     try {
         const TokenizeOptions o = parse(argc, argv);
-        const core::model::Tokenizer t = core::model::load_tokenizer(o.model);
+        const core::model::Tokenizer t = core::model::load_tokenizer(tokenizer_dir(o.model));
         core::model::Encoding enc;
         try {
             enc = t.encode(o.text);
@@ -62,6 +73,8 @@ int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std:
     } catch (const TokenizeUsage& e) {
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
     } catch (const core::model::TokenizerError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::io::FileError& e) {
         err << "attnviz: " << e.what() << "\n";
     }
     return 2;

@@ -36,6 +36,19 @@ TEST_CASE("tokenize cli: a tokenizer.json directory adds its template's special 
     CHECK(j["tokens"].back() == "[SEP]");
 }
 
+TEST_CASE("tokenize cli: a Hugging Face cache entry is read through its snapshot") {
+    const std::string hub = fixtures::temp_dir(), entry = hub + "/models--attnviz--tiny-llama3";
+    const std::string snap = entry + "/snapshots/0123abcd";
+    std::system(("mkdir -p " + snap + " " + entry + "/refs && printf 0123abcd > " + entry + "/refs/main").c_str());
+    std::ofstream(snap + "/tokenizer.json") << fixtures::read(fixtures::path("tokenizers/llama3/tokenizer.json"));
+    std::ofstream(snap + "/config.json") << "{}";
+    const Run r = run({"--tokenize", entry, "--text", "Hello"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(nlohmann::json::parse(r.out)["tokens"][0] == "<|begin_of_text|>");
+    std::system(("rm -rf " + hub).c_str());
+}
+
 TEST_CASE("tokenize cli: bad input exits 2 with one line naming the file") {
     const std::string dir = fixtures::temp_dir();
     Run r = run({"--tokenize", dir, "--text", "hi"});
