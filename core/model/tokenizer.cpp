@@ -121,7 +121,7 @@ static Encoding encode_text(const TokenizerImpl& t, const std::string& input) {
             continue;
         }
         enc.ids.push_back(seg.id);
-        enc.tokens.push_back(t.all.strings[static_cast<std::size_t>(seg.id)]);
+        enc.tokens.push_back(t.string_of(seg.id));
         enc.offsets.push_back(seg.n.span(0, seg.n.s.size()));
         enc.special.push_back(seg.special);
     }
@@ -164,9 +164,9 @@ std::string Tokenizer::decode(const std::vector<int>& ids, bool skip_special_tok
     const TokenizerImpl& t = impl();
     std::vector<std::string> tokens;
     for (int id : ids) {
-        if (id < 0 || id >= vocab_size() || t.all.strings[static_cast<std::size_t>(id)].empty()) continue;
+        if (id < 0 || id >= vocab_size() || t.string_of(id).empty()) continue;
         if (skip_special_tokens && t.special[static_cast<std::size_t>(id)]) continue;
-        tokens.push_back(t.all.strings[static_cast<std::size_t>(id)]);
+        tokens.push_back(t.string_of(id));
     }
     std::string out;
     if (!t.decoder) {
@@ -185,12 +185,12 @@ const TokenizerImpl& Tokenizer::impl() const {
 
 std::string Tokenizer::token_string(int id) const {
     if (!impl_ || id < 0 || id >= vocab_size()) return "";
-    return impl_->all.strings[static_cast<std::size_t>(id)];
+    return impl_->string_of(id);
 }
 
 std::string Tokenizer::token_display(int id) const { return core::model::token_display(token_string(id), impl_ && impl_->byte_level); }
-int Tokenizer::token_id(const std::string& token) const { return impl_ ? impl_->all.id(token) : -1; }
-int Tokenizer::vocab_size() const { return impl_ ? static_cast<int>(impl_->all.strings.size()) : 0; }
+int Tokenizer::token_id(const std::string& token) const { return impl_ ? impl_->id_of(token) : -1; }
+int Tokenizer::vocab_size() const { return impl_ ? impl_->size : 0; }
 bool Tokenizer::is_special(int id) const { return impl_ && id >= 0 && id < vocab_size() && impl_->special[static_cast<std::size_t>(id)]; }
 int Tokenizer::bos_id() const { return impl_ ? impl_->bos : -1; }
 int Tokenizer::eos_id() const { return impl_ ? impl_->eos : -1; }
@@ -203,19 +203,22 @@ const std::string& Tokenizer::source() const { return impl().source; }
 std::string Tokenizer::kind() const { return impl_ ? impl_->kind : ""; }
 
 void TokenizerImpl::finish() {
-    all = vocab;
+    size = static_cast<int>(vocab.strings.size());
     for (const auto& a : added) {
         if (a.id < 0) continue;
-        if (static_cast<std::size_t>(a.id) >= all.strings.size()) all.strings.resize(static_cast<std::size_t>(a.id) + 1);
-        all.strings[static_cast<std::size_t>(a.id)] = a.content;
-        all.ids[a.content] = a.id;
+        if (a.id >= size) {
+            size = a.id + 1;
+            vocab.strings.resize(static_cast<std::size_t>(size)); // the model's own strings for these ids are ""
+        }
+        added_strings[a.id] = a.content;
+        added_ids[a.content] = a.id;
     }
-    special.assign(all.strings.size(), false);
+    special.assign(static_cast<std::size_t>(size), false);
     for (const auto& a : added)
         if (a.special && a.id >= 0) special[static_cast<std::size_t>(a.id)] = true;
     const auto first_of = [&](std::initializer_list<const char*> names) {
         for (const char* n : names)
-            if (all.id(n) >= 0) return all.id(n);
+            if (id_of(n) >= 0) return id_of(n);
         return -1;
     };
     unk = model ? model->unk_id(vocab) : -1;

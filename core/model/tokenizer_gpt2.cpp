@@ -27,6 +27,8 @@ void read_vocab(const std::string& content, const std::string& name, Vocab& v) {
         throw TokenizerError(name + ": not valid JSON: " + e.what());
     }
     if (!j.is_object()) throw TokenizerError(name + ": /: expected an object of token: id");
+    v.ids.reserve(j.size());
+    v.strings.reserve(j.size());
     for (auto it = j.begin(); it != j.end(); ++it) {
         const auto& id = it.value();
         if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= (1LL << 21))

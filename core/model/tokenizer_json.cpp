@@ -231,6 +231,8 @@ std::unique_ptr<Decoder> Reader::decoder(const json& j, const std::string& ptr) 
 void Reader::vocab(const json& j, const std::string& ptr, Vocab& v) const {
     const json& map = need(j, ptr, "vocab");
     if (!map.is_object()) fail(ptr + "/vocab", "expected an object of token: id");
+    v.ids.reserve(map.size());
+    v.strings.reserve(map.size());
     for (auto it = map.begin(); it != map.end(); ++it) {
         const auto id = static_cast<std::size_t>(number(it.value(), ptr + "/vocab/" + pointer_escape(it.key()), max_token_id));
         if (id >= v.strings.size()) v.strings.resize(id + 1);

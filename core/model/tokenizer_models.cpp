@@ -153,6 +153,7 @@ std::unique_ptr<Model> make_bpe(const Vocab& vocab, const std::vector<std::pair<
     auto m = std::make_unique<Bpe>();
     m->o = std::move(options);
     const std::size_t prefix = m->o.continuing_subword_prefix.size();
+    m->merges.reserve(merges.size());
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         const auto& [a, b] = merges[rank];
         const int ia = vocab.id(a), ib = vocab.id(b);

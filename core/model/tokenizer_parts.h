@@ -77,8 +77,19 @@ struct TemplateItem {
 struct TokenizerImpl {
     std::string source, kind;
     Vocab vocab; // the model's: what BPE and WordPiece look words up in
-    Vocab all;   // the model's and the added tokens (which win where they share an id or a string)
     std::vector<AddedToken> added;
+    // The added tokens by string and by id; they win over the model's where they share either.
+    std::unordered_map<std::string, int> added_ids;
+    std::unordered_map<int, std::string> added_strings;
+    int size = 0; // largest id + 1
+    const std::string& string_of(int id) const {
+        const auto it = added_strings.find(id);
+        return it != added_strings.end() ? it->second : vocab.strings[static_cast<std::size_t>(id)];
+    }
+    int id_of(const std::string& token) const {
+        const auto it = added_ids.find(token);
+        return it != added_ids.end() ? it->second : vocab.id(token);
+    }
     std::vector<bool> special; // by id
     std::unique_ptr<Normalizer> normalizer;
     std::unique_ptr<PreTokenizer> pre_tokenizer;
