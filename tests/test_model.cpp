@@ -8,8 +8,8 @@
 #include "core/model/weights.h"
 #include "core/train/model_file.h"
 #include "core/train/trainer.h"
+#include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
-#include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>
 
@@ -23,23 +23,7 @@ namespace fs = std::filesystem;
 using core::model::ForwardOptions;
 using core::model::ForwardResult;
 
-// The fixture checkpoints, written once per test run (empty when there is no NumPy).
-const std::string& checkpoints() {
-    static const std::string dir = [] {
-        const std::string python = fixtures::numpy_python();
-        if (python.empty()) return std::string();
-        const std::string d = fixtures::temp_dir();
-        const std::string cmd = python + " " + fixtures::path("make_checkpoints.py") + " " + d;
-        return std::system(cmd.c_str()) == 0 ? d : std::string();
-    }();
-    return dir;
-}
-
-#define NEED_CHECKPOINTS()                                                       \
-    if (checkpoints().empty()) {                                                 \
-        MESSAGE("skipped: no /usr/bin/python3 with NumPy to write the fixtures"); \
-        return;                                                                  \
-    }
+using fixtures::checkpoints;
 
 std::string config_error(const std::string& text) {
     try {

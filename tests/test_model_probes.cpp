@@ -1,0 +1,89 @@
+// Head probes on the fixture checkpoints, through core/model's forward: head importance's reruns
+// from a layer against full ablated forwards, its progress and cancel, and the query–key view of a
+// real head's captured q and k. The numbers against NumPy are in tests/probes_numpy_test.py.
+#include "core/model/checkpoint.h"
+#include "core/model/probes.h"
+#include "tests/checkpoint_fixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+
+using core::model::ForwardOptions;
+
+TEST_CASE("model probes: head importance's reruns from a layer equal full forwards with that head zeroed") {
+    NEED_CHECKPOINTS();
+    for (const std::string name : {"gpt2", "llama_gqa"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const auto& c = m.model->config();
+        const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
+        std::vector<int> seen;
+        const core::model::HeadImportance imp = core::model::head_importance(*m.model, ids, nullptr, [&](int done, int total) {
+            seen.push_back(done);
+            CHECK(total == c.layers * c.heads);
+        });
+        CHECK(seen.size() == static_cast<size_t>(c.layers * c.heads));
+        CHECK(seen.back() == c.layers * c.heads);
+        CHECK(imp.loss == doctest::Approx(*core::model::prompt_loss(m.model->forward(ids).logits, ids)).epsilon(1e-12));
+        double largest = 0.0;
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                ForwardOptions o;
+                o.ablate = {{l, h}};
+                const double full = *core::model::prompt_loss(m.model->forward(ids, o).logits, ids) - imp.loss;
+                CHECK(imp.delta(l, h) == doctest::Approx(full).epsilon(1e-9).scale(1.0));
+                largest = std::max(largest, std::abs(full));
+            }
+        CHECK(largest > 1e-3); // the heads matter, so the comparison means something
+    }
+}
+
+TEST_CASE("model probes: head importance stops when cancelled and refuses a model without a next-token loss") {
+    NEED_CHECKPOINTS();
+    const auto gpt2 = core::model::open_model(fixtures::checkpoints() + "/gpt2");
+    std::atomic<bool> stop{false};
+    int calls = 0;
+    CHECK_THROWS_AS(core::model::head_importance(*gpt2.model, {1, 2, 3}, &stop, [&](int, int) { ++calls, stop = true; }), core::model::Cancelled);
+    CHECK(calls == 1);
+    CHECK_THROWS_AS(core::model::head_importance(*gpt2.model, {1}), core::model::InputError);
+    const auto bert = core::model::open_model(fixtures::checkpoints() + "/bert");
+    CHECK_THROWS_WITH_AS(core::model::head_importance(*bert.model, {2, 4, 3}), doctest::Contains("next-token loss"), core::model::InputError);
+
+    // A rerun needs the stream of the same positions and an empty cache.
+    std::vector<core::model::MatrixF> residuals;
+    ForwardOptions keep;
+    keep.residuals = &residuals;
+    gpt2.model->forward({1, 2, 3}, keep);
+    REQUIRE(residuals.size() == 2);
+    ForwardOptions resume;
+    resume.resume_layer = 1;
+    resume.resume_from = &residuals[1];
+    CHECK_THROWS_AS(gpt2.model->forward({1, 2, 3, 4}, resume), core::model::InputError);
+}
+
+TEST_CASE("model probes: the query-key view of a captured head keeps the model's weights, with RoPE and GQA") {
+    NEED_CHECKPOINTS();
+    for (const std::string name : {"gpt2", "llama_gqa", "bert"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const auto& c = m.model->config();
+        ForwardOptions o;
+        o.capture_qkv = true;
+        const std::vector<int> ids = {4, 1, 6, 2, 8, 1};
+        const core::model::ForwardResult r = m.model->forward(ids, o);
+        const int l = c.layers - 1, h = c.heads - 1, t = static_cast<int>(ids.size());
+        const auto& cap = r.captures[static_cast<size_t>(l * c.heads + h)];
+        const core::model::QKView v = core::model::query_key_view(cap.q.cast<double>(), cap.k.cast<double>());
+        const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), t, t); // (t, t)
+        for (int i = 0; i < t; ++i) {
+            const int visible = c.causal ? i + 1 : t;
+            const Eigen::RowVectorXd s = (v.queries.row(i) * v.keys.topRows(visible).transpose()) / std::sqrt(static_cast<double>(c.d_head));
+            const Eigen::RowVectorXd w = (s.array() - s.maxCoeff()).exp().matrix();
+            CHECK((w / w.sum() - A.row(i).head(visible).cast<double>()).cwiseAbs().maxCoeff() < 1e-5);
+        }
+        CHECK(v.variance_kept > 0.0);
+        CHECK(v.variance_kept <= 1.0);
+    }
+}
