@@ -10,6 +10,7 @@
 // [SECTION] head importance
 #include "core/model/probes.h"
 
+#include "core/model/ops.h"
 #include "core/parallel.h"
 #include "core/random.h"
 
@@ -19,6 +20,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 namespace core::model {
@@ -161,7 +163,7 @@ std::vector<int> probe_sequence(int m, std::uint64_t seed, int vocab, const std:
 
 namespace {
 
-constexpr Eigen::Index rollout_block = 64;
+constexpr Eigen::Index rollout_block = 128;
 
 template <class M>
 bool lower_triangular(const M& A) {
@@ -170,8 +172,8 @@ bool lower_triangular(const M& A) {
     return true;
 }
 
-// out = a · r for lower-triangular a and r (t, t): block (I, J) sums a(I, K) r(K, J) for J ≤ K ≤ I.
-// Block rows go to the cores.
+// out = a · r for lower-triangular a and r (t, t): block (I, J) sums a(I, K) r(K, J) for J ≤ K ≤ I,
+// one product over the contiguous keys J·b … the end of block I. Block rows go to the cores.
 template <class M>
 struct TriangularProduct {
     const M* a;
@@ -183,12 +185,12 @@ struct TriangularProduct {
         const Eigen::Index b = rollout_block, i0 = I * b, ni = std::min(b, c.t - i0);
         c.out->middleRows(i0, ni).setZero();
         for (Eigen::Index J = 0; J <= I; ++J) {
-            const Eigen::Index j0 = J * b, nj = std::min(b, c.t - j0);
-            auto dst = c.out->block(i0, j0, ni, nj);
-            for (Eigen::Index K = J; K <= I; ++K) {
-                const Eigen::Index k0 = K * b, nk = std::min(b, c.t - k0);
-                dst.noalias() += c.a->block(i0, k0, ni, nk) * c.r->block(k0, j0, nk, nj);
-            }
+            const Eigen::Index j0 = J * b, nj = std::min(b, c.t - j0), nk = i0 + ni - j0;
+            if constexpr (std::is_same_v<typename M::Scalar, float>) // the model's float kernels, built for this CPU
+                ops::active().gemm({c.a->data() + i0 * c.t + j0, c.t, c.r->data() + j0 * c.t + j0, c.t, false, c.out->data() + i0 * c.t + j0, c.t, ni, nk, nj},
+                                   false);
+            else
+                c.out->block(i0, j0, ni, nj).noalias() = c.a->block(i0, j0, ni, nk) * c.r->block(j0, j0, nk, nj);
         }
     }
 };
