@@ -6,7 +6,6 @@
 // [SECTION] modes
 #include "app/cli_model.h"
 
-#include "app/cli_probes.h"
 
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
@@ -281,6 +280,33 @@ ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const
     }
     m.model->check_ids(in.ids, 0);
     return in;
+}
+
+int small_whole_number(const std::string& s) {
+    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+    return std::stoi(s);
+}
+
+std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
+    if (spec.empty()) throw ModelUsage(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
+    std::vector<core::model::HeadRef> heads;
+    std::string item;
+    for (size_t at = 0; at <= spec.size();) {
+        const size_t comma = std::min(spec.find(',', at), spec.size());
+        item = spec.substr(at, comma - at);
+        at = comma + 1;
+        const size_t dot = item.find('.');
+        const int layer = dot == std::string::npos ? -1 : small_whole_number(item.substr(0, dot)), head = dot == std::string::npos ? -1 : small_whole_number(item.substr(dot + 1));
+        if (layer < 0 || head < 0)
+            throw ModelUsage(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
+        if (layer < 1 || layer > c.layers)
+            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
+        if (head < 1 || head > c.heads)
+            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
+        const core::model::HeadRef ref{layer - 1, head - 1};
+        if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
+    }
+    return heads;
 }
 
 void append_matrix(std::string& s, const float* p, long rows, long cols) {

@@ -30,6 +30,12 @@ struct ModelInput {
 core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m);
 // --text through the model's tokenizer, else --sequence "ids"; checked against the model.
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
+// A whole number of 1 to 6 digits, or -1.
+int small_whole_number(const std::string& s);
+// "L.H,L.H", layers and heads from 1, into heads from 0. Throws ModelUsage naming `flag`, the item
+// and, for one out of range, the model's layers or heads.
+std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
+
 // (rows, cols) row-major as [[…], …], floats as %.9g and null for a non-finite one.
 void append_matrix(std::string& s, const float* p, long rows, long cols);
 // Runs a mode: its return value, or 2 after one line "attnviz: …" on `err` for a usage error, bad

@@ -1,6 +1,5 @@
-// app/cli_probes.cpp — --heads, --head-importance and --rollout on a checkpoint, and --ablate's lists.
+// app/cli_probes.cpp — --heads, --head-importance and --rollout on a checkpoint.
 //
-// [SECTION] head lists
 // [SECTION] flags
 // [SECTION] modes
 #include "app/cli_probes.h"
@@ -18,40 +17,6 @@
 
 namespace app {
 
-// [SECTION] head lists ----------------------------------------------------------------------------
-
-namespace {
-
-// A whole number of 1 to 6 digits, or -1.
-int digits(const std::string& s) {
-    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
-    return std::stoi(s);
-}
-
-} // namespace
-
-std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
-    if (spec.empty()) throw ModelUsage(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
-    std::vector<core::model::HeadRef> heads;
-    std::string item;
-    for (size_t at = 0; at <= spec.size();) {
-        const size_t comma = std::min(spec.find(',', at), spec.size());
-        item = spec.substr(at, comma - at);
-        at = comma + 1;
-        const size_t dot = item.find('.');
-        const int layer = dot == std::string::npos ? -1 : digits(item.substr(0, dot)), head = dot == std::string::npos ? -1 : digits(item.substr(dot + 1));
-        if (layer < 0 || head < 0)
-            throw ModelUsage(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
-        if (layer < 1 || layer > c.layers)
-            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
-        if (head < 1 || head > c.heads)
-            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
-        const core::model::HeadRef ref{layer - 1, head - 1};
-        if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
-    }
-    return heads;
-}
-
 namespace {
 
 // [SECTION] flags ---------------------------------------------------------------------------------
@@ -67,7 +32,7 @@ struct ProbeOptions {
 };
 
 int whole(const std::string& flag, const std::string& text, int lo, int hi) {
-    const int v = digits(text);
+    const int v = small_whole_number(text);
     if (v < lo || v > hi)
         throw ModelUsage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
     return v;

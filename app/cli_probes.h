@@ -1,5 +1,5 @@
 // app/cli_probes.h — a checkpoint's head probes on the command line: every head's scores, each
-// head's importance to the loss, the attention rollout; and the head lists --ablate takes.
+// head's importance to the loss, the attention rollout.
 #pragma once
 
 #include "core/model/config.h"
@@ -10,10 +10,6 @@
 #include <vector>
 
 namespace app {
-
-// "L.H,L.H", layers and heads from 1, into heads from 0. Throws ModelUsage naming `flag`, the item
-// and, for one out of range, the model's layers or heads.
-std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
 
 // Whether the arguments ask for a probe mode (--heads without --train, --head-importance, --rollout).
 bool wants_probes_mode(int argc, const char* const* argv);

@@ -8,6 +8,7 @@
 // [SECTION] Panels
 // [SECTION] Frame
 #include "ui/app_state.h"
+#include "ui/file_drop.h"
 
 #include "core/io/formats.h"
 #include "core/io/scenario_io.h"

@@ -1,7 +1,8 @@
 // ui/app_state.h — what App keeps between frames. Tests include it to look inside.
 #pragma once
 
-#include "ui/file_drop.h"
+#include "ui/drops.h"
+#include "ui/file_dialog.h"
 #include "ui/history.h"
 #include "ui/view.h"
 #include "ui/ui.h"

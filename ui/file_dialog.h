@@ -4,31 +4,18 @@
 // What it lists and does is core::io::FileBrowser; this draws it.
 #pragma once
 
-#include "core/io/file_browser.h"
 #include "core/io/settings.h"
+#include "ui/file_request.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ui {
-
-// What a menu or a panel asks for (View::ask_file).
-struct FileRequest {
-    core::io::FileBrowser::Mode mode = core::io::FileBrowser::Mode::open;
-    std::string title;                        // "Open scenario"; also the modal's name
-    std::vector<core::io::FileFilter> filters; // "All files" is added
-    std::string name;                         // Save: the suggested file name
-    std::string folder;                       // where to start; empty: the most recent folder
-    // Called with the chosen absolute path. Throwing std::exception keeps the dialog open with
-    // the message (which names the file); the caller's data must then be unchanged.
-    std::function<void(const std::string&)> accept;
-};
 
 struct FileDialog {
     std::optional<FileRequest> request; // open while set

@@ -8,7 +8,7 @@
 
 #include "core/attention.h"
 #include "core/learn/session.h"
-#include "ui/file_dialog.h"
+#include "ui/file_request.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <typeindex>

@@ -1,4 +1,5 @@
-// core/learn/lesson.cpp — applying a step's actions, and the states a lesson opens its steps on.
+// core/learn/lesson.cpp — the panels and presets a lesson may name, and the states a lesson opens
+// its steps on (the actions themselves are in core/learn/actions.cpp).
 #include "core/learn/lesson.h"
 
 #include "core/explain.h"
@@ -30,69 +31,6 @@ int Lesson::count(const std::string& kind) const {
 
 std::string at_line(const std::string& file, int line, const std::string& what) {
     return file + ":" + std::to_string(line) + ": " + what;
-}
-
-namespace {
-
-void apply_pin(const Actions& a, StepState& st, std::vector<std::string>& problems) {
-    Scenario& s = st.scenario;
-    if (a.pin == Actions::Pin::release) s.pin.reset();
-    if (a.pin != Actions::Pin::pin) return;
-    const int row = a.pin_row.empty() ? st.selected_row : find_row(s, a.pin_row);
-    if (row < 0) {
-        problems.push_back("no token \"" + a.pin_row + "\" to pin");
-        return;
-    }
-    Vector q;
-    if (a.q) {
-        if (static_cast<int>(a.q->size()) != s.d_k()) {
-            problems.push_back("q has " + std::to_string(a.q->size()) + " numbers, d_k is " + std::to_string(s.d_k()));
-            return;
-        }
-        q = Eigen::Map<const Vector>(a.q->data(), static_cast<Eigen::Index>(a.q->size()));
-    } else {
-        q = compute(s).heads[static_cast<size_t>(st.selected_head)].Q.row(row).transpose(); // (d_k), positions included
-    }
-    s.pin = QueryPin{st.selected_head, row, q};
-    st.selected_row = row;
-}
-
-} // namespace
-
-std::vector<std::string> apply(const Actions& a, StepState& st) {
-    std::vector<std::string> problems;
-    if (a.load) {
-        st.scenario = *a.load;
-        st.selected_row = st.selected_head = 0;
-    }
-    Scenario& s = st.scenario;
-    if (a.causal) s.causal = *a.causal;
-    if (a.scale) s.scale = *a.scale;
-    if (a.head) {
-        if (*a.head >= 1 && *a.head <= static_cast<int>(s.heads.size())) st.selected_head = *a.head - 1;
-        else problems.push_back("no head " + std::to_string(*a.head));
-    }
-    if (!a.select.empty()) {
-        const int row = find_row(s, a.select);
-        if (row >= 0) st.selected_row = row;
-        else problems.push_back("no token \"" + a.select + "\" to select");
-    }
-    apply_pin(a, st, problems);
-    st.open_panels = a.open;
-    st.highlights.clear();
-    if (!a.highlight.empty()) {
-        const Result r = compute(s);
-        for (const Expr& e : a.highlight) {
-            try {
-                st.highlights.push_back(e.place(s, r));
-            } catch (const ExprError& err) {
-                problems.push_back("highlight " + e.text() + ": " + err.what());
-            }
-        }
-    }
-    st.selected_row = std::clamp(st.selected_row, 0, s.n() - 1);
-    st.selected_head = std::clamp(st.selected_head, 0, static_cast<int>(s.heads.size()) - 1);
-    return problems;
 }
 
 StepState opening_state(const Lesson& lesson, int k) {

@@ -57,8 +57,9 @@ struct StepState {
     std::vector<MatrixPlace> highlights;    // this step's
 };
 
-// Applies `a` on top of `state`. A piece that cannot apply (the learner renamed the token it
-// selects, …) is skipped and described in the returned list; the rest still applies.
+// Applies `a` on top of `state`, through the table of actions (core/learn/actions.h). A piece that
+// cannot apply (the learner renamed the token it selects, …) is skipped and described in the
+// returned list; the rest still applies.
 std::vector<std::string> apply(const Actions& a, StepState& state);
 
 // kind = "predict": a question whose answer the learner commits before the reveal.

@@ -50,12 +50,7 @@ std::optional<double> number(const toml::table& t, const char* key, const Lesson
     return v;
 }
 
-bool flag(const toml::table& t, const char* key, const LessonReader& r) {
-    const toml::node* n = t.get(key);
-    if (!n) return false;
-    if (!n->is_boolean()) r.fail(LessonReader::line(*n), std::string("\"") + key + "\" must be true or false");
-    return n->value<bool>().value_or(false);
-}
+bool flag(const toml::table& t, const char* key, const LessonReader& r) { return r.boolean(t, key).value_or(false); }
 
 } // namespace
 

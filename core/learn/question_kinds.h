@@ -2,7 +2,7 @@
 // of a lesson file (rows of the step-kind table in core/learn/step_kinds.cpp).
 #pragma once
 
-#include "core/learn/step_kinds.h"
+#include "core/learn/lesson_reader.h"
 
 namespace core::learn {
 

@@ -4,38 +4,25 @@
 // title, text, kind, actions), how to read them and how to check them against the state the step
 // opens on. The loader rejects any other kind with FILE:LINE. Read and check functions report
 // problems through LessonReader::fail, which adds the file and line.
+//
+// How to add a step kind:
+//   1. Its data: a struct and a std::optional of it in struct Step (core/learn/lesson.h).
+//   2. Its read and check functions, and one row in step_kinds() (core/learn/step_kinds.cpp; a
+//      family of kinds may have a file of its own, as core/learn/question_kinds.cpp).
+//   3. What the learner does with it: Session (core/learn/session.h) when it locks "next" or
+//      completes itself; drawn by the Lesson panel (draw_step in ui/panels/lesson.cpp, or
+//      ui/panels/lesson_checks.cpp); what other panels must hide goes into View::lesson.
+//   4. docs/lessons.md, a step in a lesson under assets/lessons/, tests in tests/test_lessons.cpp
+//      and tests/test_ui_lessons.cpp.
+// The actions a step runs when it opens have their own table: core/learn/actions.h.
 #pragma once
 
-#include "core/learn/lesson.h"
-
-#include <toml++/toml.h>
+#include "core/learn/lesson_reader.h"
 
 #include <string>
 #include <vector>
 
 namespace core::learn {
-
-class LessonReader {
-public:
-    explicit LessonReader(std::string path) : path_(std::move(path)) {}
-    const std::string& path() const { return path_; }
-
-    [[noreturn]] void fail(int line, const std::string& what) const;
-    static int line(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-    // A string value; "" when absent and not required. Wrong type or missing: fail().
-    std::string string(const toml::table& t, const char* key, bool required, int table_line) const;
-    // An array of strings (a single string counts as one).
-    std::vector<std::string> strings(const toml::table& t, const char* key) const;
-    // An expression, parsed; parse errors fail() at the key's line.
-    std::optional<Expr> expression(const toml::table& t, const char* key, bool required, int table_line) const;
-    // Evaluates `e` (written at `line`) on `state`; an evaluation error fails at that line.
-    Value evaluate(const Expr& e, int line, const StepState& state, const Result& r) const;
-    [[noreturn]] void fail_expr(int line, const Expr& e, const ExprError& err) const;
-
-private:
-    std::string path_;
-};
 
 struct StepKind {
     const char* name;

@@ -1,8 +1,12 @@
 #include "core/train/config.h"
 
-#include "core/train/tasks.h"
+#include <algorithm>
 
 namespace core::train {
+
+int repeat_min_length(int T) { return std::max(2, T / 8); }
+int repeat_max_length(int T) { return std::max(repeat_min_length(T), T * 3 / 8); }
+int sort_length(int T) { return (T - 1) / 2; }
 
 namespace {
 std::string range_error(const char* name, int v, int lo, int hi) {

@@ -45,6 +45,12 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The repeat segment's shortest and longest length for a context of T.
+int repeat_min_length(int T);
+int repeat_max_length(int T);
+// The sort task's list length (the sequence is list, separator, sorted list).
+int sort_length(int T);
+
 // Empty when the model can be built, else the first problem ("D = 30 is not a multiple of H = 4").
 std::string validate(const ModelConfig& m);
 // Also checks the task against the model (sort needs vocab ≥ 3, repeat needs T ≥ 8 …).

@@ -9,9 +9,6 @@ int Batch::scored() const {
     return static_cast<int>(std::count_if(targets.begin(), targets.end(), [](int v) { return v >= 0; }));
 }
 
-int repeat_min_length(int T) { return std::max(2, T / 8); }
-int repeat_max_length(int T) { return std::max(repeat_min_length(T), T * 3 / 8); }
-int sort_length(int T) { return (T - 1) / 2; }
 
 namespace {
 

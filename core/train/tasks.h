@@ -22,11 +22,7 @@ struct Batch {
     int scored() const;               // positions with a target
 };
 
-// The repeat segment's shortest and longest length for a context of T.
-int repeat_min_length(int T);
-int repeat_max_length(int T);
-// The sort task's list length (the sequence is list, separator, sorted list).
-int sort_length(int T);
+// repeat_min_length, repeat_max_length and sort_length are in core/train/config.h, which checks them.
 
 // B sequences of the model's context length for `task`, drawn from `rng`.
 Batch make_batch(Task task, const ModelConfig& m, int B, Rng& rng);

@@ -1,6 +1,6 @@
-// The tokenizer pipeline: added tokens split out, normalise, pre-tokenise, model, template; and
-// decoding. The parts are in tokenizer_steps.cpp and tokenizer_models.cpp, the files in
-// tokenizer_json.cpp and tokenizer_gpt2.cpp.
+// core/model/tokenizer_pipeline.cpp — the pipeline of core/model/tokenizer.h: added tokens split
+// out, normalise, pre-tokenise, model, template; and decoding. The parts are in tokenizer_steps.cpp
+// and tokenizer_models.cpp, the files in tokenizer_json.cpp and tokenizer_gpt2.cpp.
 #include "core/model/tokenizer_parts.h"
 
 #include <algorithm>

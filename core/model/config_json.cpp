@@ -1,4 +1,4 @@
-// core/model/config.cpp — config.json, read with transformers' field names and defaults.
+// core/model/config_json.cpp — config.json (core/model/config.h) read with transformers' field names and defaults.
 #include "core/model/config.h"
 
 #include "core/io/tensor.h"

@@ -1,0 +1,198 @@
+// core/learn/actions.cpp — the rows of the action table (see actions.h) and applying them.
+#include "core/learn/actions.h"
+
+#include "core/explain.h"
+
+#include <algorithm>
+
+namespace core::learn {
+
+namespace {
+
+std::vector<double> numbers(const toml::node& n, const char* key, const LessonReader& r) {
+    const toml::array* a = n.as_array();
+    if (!a || a->empty()) r.fail(LessonReader::line(n), std::string("\"") + key + "\" must be a list of numbers, like [0.5, 1]");
+    std::vector<double> out;
+    for (const toml::node& item : *a) {
+        const std::optional<double> v = item.value<double>();
+        if (!v || !is_acceptable_value(*v)) r.fail(LessonReader::line(item), std::string("every entry of \"") + key + "\" must be a finite number");
+        out.push_back(*v);
+    }
+    return out;
+}
+
+// [SECTION] The rows: read
+
+void read_load(const toml::table& t, Actions& a, const LessonReader& r) { a.load = r.scenario(t, LessonReader::line(t)); }
+void read_causal(const toml::table& t, Actions& a, const LessonReader& r) { a.causal = r.boolean(t, "causal"); }
+void read_scale(const toml::table& t, Actions& a, const LessonReader& r) { a.scale = r.boolean(t, "scale"); }
+
+void read_head(const toml::table& t, Actions& a, const LessonReader& r) {
+    const toml::node* h = t.get("head");
+    if (!h) return;
+    const std::optional<int64_t> v = h->value<int64_t>();
+    if (!h->is_integer() || !v || *v < 1 || *v > Limits::max_heads) r.fail(LessonReader::line(*h), "\"head\" must be a head number from 1");
+    a.head = static_cast<int>(*v);
+}
+
+void read_select(const toml::table& t, Actions& a, const LessonReader& r) {
+    const toml::node* s = t.get("select");
+    if (!s) return;
+    if (s->is_integer()) a.select = std::to_string(s->value<int64_t>().value_or(0));
+    else a.select = r.string(t, "select", false, a.lines.at("select"));
+}
+
+void read_pin(const toml::table& t, Actions& a, const LessonReader& r) {
+    if (const toml::node* pin = t.get("pin")) {
+        if (pin->is_boolean()) a.pin = pin->value<bool>().value_or(false) ? Actions::Pin::pin : Actions::Pin::release;
+        else if (pin->is_string()) {
+            a.pin = Actions::Pin::pin;
+            a.pin_row = pin->value<std::string>().value_or("");
+        } else r.fail(LessonReader::line(*pin), "\"pin\" must be a token (pin its query), true (the selected row) or false (release)");
+    }
+    if (const toml::node* q = t.get("q")) {
+        if (a.pin != Actions::Pin::pin) r.fail(LessonReader::line(*q), "\"q\" sets a pinned query: add pin = \"TOKEN\"");
+        a.q = numbers(*q, "q", r);
+    }
+}
+
+
+void read_open(const toml::table& t, Actions& a, const LessonReader& r) {
+    a.open = r.strings(t, "open");
+    for (const std::string& p : a.open)
+        if (std::find(panel_ids().begin(), panel_ids().end(), p) == panel_ids().end()) {
+            std::string list;
+            for (const std::string& id : panel_ids()) list += (list.empty() ? "" : ", ") + id;
+            r.fail(a.lines["open"], "unknown panel \"" + p + "\" (known: " + list + ")");
+        }
+}
+
+void read_highlight(const toml::table& t, Actions& a, const LessonReader& r) {
+    for (const std::string& h : r.strings(t, "highlight")) {
+        try {
+            Expr e = Expr::parse(h);
+            if (!e.is_place()) r.fail(a.lines["highlight"], "highlight `" + h + "` must name a matrix, a row or a cell, like A[\"it\"]");
+            a.highlight.push_back(std::move(e));
+        } catch (const ExprError& err) {
+            r.fail(a.lines["highlight"], "highlight `" + h + "`: " + err.what() + " (column " + std::to_string(err.column) + ")");
+        }
+    }
+}
+
+// [SECTION] The rows: apply
+
+void apply_load(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
+    if (!a.load) return;
+    st.scenario = *a.load;
+    st.selected_row = st.selected_head = 0;
+}
+
+void apply_causal(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
+    if (a.causal) st.scenario.causal = *a.causal;
+}
+
+void apply_scale(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
+    if (a.scale) st.scenario.scale = *a.scale;
+}
+
+void apply_head(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
+    if (!a.head) return;
+    if (*a.head >= 1 && *a.head <= static_cast<int>(st.scenario.heads.size())) st.selected_head = *a.head - 1;
+    else problems.push_back({"head", "no head " + std::to_string(*a.head)});
+}
+
+void apply_select(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
+    if (a.select.empty()) return;
+    const int row = find_row(st.scenario, a.select);
+    if (row >= 0) st.selected_row = row;
+    else problems.push_back({"select", "no token \"" + a.select + "\" to select"});
+}
+
+void apply_pin(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
+    Scenario& s = st.scenario;
+    if (a.pin == Actions::Pin::release) s.pin.reset();
+    if (a.pin != Actions::Pin::pin) return;
+    const int row = a.pin_row.empty() ? st.selected_row : find_row(s, a.pin_row);
+    if (row < 0) {
+        problems.push_back({"pin", "no token \"" + a.pin_row + "\" to pin"});
+        return;
+    }
+    Vector q;
+    if (a.q) {
+        if (static_cast<int>(a.q->size()) != s.d_k()) {
+            problems.push_back({"q", "q has " + std::to_string(a.q->size()) + " numbers, d_k is " + std::to_string(s.d_k())});
+            return;
+        }
+        q = Eigen::Map<const Vector>(a.q->data(), static_cast<Eigen::Index>(a.q->size()));
+    } else {
+        q = compute(s).heads[static_cast<size_t>(st.selected_head)].Q.row(row).transpose(); // (d_k), positions included
+    }
+    s.pin = QueryPin{st.selected_head, row, q};
+    st.selected_row = row;
+}
+
+void apply_open(const Actions& a, StepState& st, std::vector<ActionProblem>&) { st.open_panels = a.open; }
+
+void apply_highlight(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
+    st.highlights.clear();
+    if (a.highlight.empty()) return;
+    const Result r = compute(st.scenario);
+    for (const Expr& e : a.highlight) {
+        try {
+            st.highlights.push_back(e.place(st.scenario, r));
+        } catch (const ExprError& err) {
+            problems.push_back({"highlight", "highlight " + e.text() + ": " + err.what()});
+        }
+    }
+}
+
+std::vector<ActionProblem> apply_all(const Actions& a, StepState& st) {
+    std::vector<ActionProblem> problems;
+    for (const ActionKind& k : action_kinds()) k.apply(a, st, problems);
+    st.selected_row = std::clamp(st.selected_row, 0, st.scenario.n() - 1);
+    st.selected_head = std::clamp(st.selected_head, 0, static_cast<int>(st.scenario.heads.size()) - 1);
+    return problems;
+}
+
+} // namespace
+
+const std::vector<ActionKind>& action_kinds() {
+    static const std::vector<ActionKind> table = {
+        {{"preset", "file"}, read_load, apply_load},
+        {{"causal"}, read_causal, apply_causal},
+        {{"scale"}, read_scale, apply_scale},
+        {{"head"}, read_head, apply_head},
+        {{"select"}, read_select, apply_select},
+        {{"pin", "q"}, read_pin, apply_pin},
+        {{"open"}, read_open, apply_open},
+        {{"highlight"}, read_highlight, apply_highlight},
+    };
+    return table;
+}
+
+Actions read_actions(const toml::node& node, const LessonReader& r) {
+    const toml::table* t = node.as_table();
+    if (!t) r.fail(LessonReader::line(node), "\"actions\" must be a table, like actions = { select = \"it\" }");
+    std::vector<std::string> keys;
+    for (const ActionKind& k : action_kinds()) keys.insert(keys.end(), k.keys.begin(), k.keys.end());
+    r.only_keys(*t, keys, "action");
+    Actions a;
+    a.lines = LessonReader::key_lines(*t);
+    for (const ActionKind& k : action_kinds()) k.read(*t, a, r);
+    return a;
+}
+
+std::vector<std::string> apply(const Actions& a, StepState& st) {
+    std::vector<std::string> texts;
+    for (ActionProblem& p : apply_all(a, st)) texts.push_back(std::move(p.text));
+    return texts;
+}
+
+void apply_checked(const Actions& a, StepState& st, const LessonReader& r) {
+    const std::vector<ActionProblem> problems = apply_all(a, st);
+    if (problems.empty()) return;
+    const auto it = a.lines.find(problems.front().key);
+    r.fail(it != a.lines.end() ? it->second : 0, problems.front().text);
+}
+
+} // namespace core::learn

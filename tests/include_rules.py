@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""The include rules of the source tree, checked from the #include lines alone.
+
+1. No include loop among the files of core/, ui/ and app/, counting a .h and its .cpp as one
+   file: a loop means neither half can be read, changed or tested without the other.
+2. A panel (ui/panels/NAME.*, with its parts ui/panels/NAME_PART.*) includes no other panel's
+   header: panels share what they must through ui/view.h.
+3. core/ includes nothing of ui/ or app/, ui/ nothing of app/, and app/ no panel: app/ reaches
+   the panels through ui/ui.h.
+
+Usage: include_rules.py [SOURCE_DIR]   (exit 0, or 1 with one line per broken rule)
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+DIRS = ("core", "ui", "app")
+
+
+def sources(root):
+    for top in DIRS:
+        for folder, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                if name.endswith((".h", ".cpp")):
+                    yield os.path.relpath(os.path.join(folder, name), root)
+
+
+def unit(path):
+    """A .h and its .cpp are one unit: the path without its extension."""
+    return os.path.splitext(path)[0]
+
+
+def includes(root, path):
+    with open(os.path.join(root, path), encoding="utf-8") as f:
+        text = f.read()
+    return [inc for inc in INCLUDE.findall(text) if os.path.isfile(os.path.join(root, inc))]
+
+
+def loops(graph):
+    """The strongly connected components of more than one unit (Tarjan, iteratively)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = [0]
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def cycle_in(graph, component):
+    """One loop through the component, as a path that ends where it starts."""
+    members = set(component)
+    start = component[0]
+    path, seen = [start], {start}
+    while True:
+        nxt = next(n for n in sorted(graph[path[-1]]) if n in members)
+        if nxt in seen:
+            return path[path.index(nxt):] + [nxt]
+        path.append(nxt)
+        seen.add(nxt)
+
+
+def panel_of(root, header):
+    """ui/panels/lesson_checks.h belongs to the Lesson panel when ui/panels/lesson.h exists."""
+    stem = os.path.basename(unit(header))
+    parts = stem.split("_")
+    for k in range(1, len(parts) + 1):
+        name = "_".join(parts[:k])
+        if os.path.isfile(os.path.join(root, "ui", "panels", name + ".h")):
+            return name
+    return stem
+
+
+def broken_rules(root):
+    problems = []
+    graph = {}
+    for path in sorted(sources(root)):
+        graph.setdefault(unit(path), set())
+        for inc in includes(root, path):
+            if unit(inc) != unit(path):
+                graph[unit(path)].add(unit(inc))
+            top = path.split(os.sep)[0]
+            into = inc.split("/")[0]
+            panel_header = inc.startswith("ui/panels/")
+            if path.startswith("ui/panels/") and panel_header and panel_of(root, path) != panel_of(root, inc):
+                problems.append(f"{path}: includes {inc}, another panel's header (share it through ui/view.h)")
+            elif top == "core" and into in ("ui", "app"):
+                problems.append(f"{path}: includes {inc}; core/ knows nothing of ui/ or app/")
+            elif top == "ui" and into == "app":
+                problems.append(f"{path}: includes {inc}; ui/ knows nothing of app/")
+            elif top == "app" and panel_header:
+                problems.append(f"{path}: includes {inc}; app/ reaches the panels through ui/ui.h")
+    for component in loops(graph):
+        problems.append("include loop: " + " -> ".join(cycle_in(graph, component)) + f" ({len(component)} files)")
+    return problems
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    problems = broken_rules(root)
+    for p in problems:
+        print(p)
+    checked = sum(1 for _ in sources(root))
+    print(f"include rules: {checked} files, {len(problems)} broken")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""include_rules.py on small made-up trees: a clean one passes; a loop, a panel including another
+panel's header, core/ including ui/, and app/ including a panel each fail with their message."""
+import os
+import subprocess
+import sys
+import tempfile
+
+RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include_rules.py")
+
+
+def run(files):
+    with tempfile.TemporaryDirectory() as root:
+        for path, includes in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write("".join(f'#include "{inc}"\n' for inc in includes) + "#include <vector>\n")
+        done = subprocess.run([sys.executable, RULES, root], capture_output=True, text=True)
+        return done.returncode, done.stdout
+
+
+CLEAN = {
+    "core/a.h": [], "core/a.cpp": ["core/a.h"],
+    "core/b.h": ["core/a.h"], "core/b.cpp": ["core/b.h"],
+    "ui/view.h": ["core/a.h"],
+    "ui/panels/lesson.h": ["ui/view.h"], "ui/panels/lesson.cpp": ["ui/panels/lesson.h", "ui/panels/lesson_checks.h"],
+    "ui/panels/lesson_checks.h": ["ui/view.h"], "ui/panels/lesson_checks.cpp": ["ui/panels/lesson_checks.h"],
+    "ui/panels/heatmap.h": ["ui/view.h"], "ui/panels/heatmap.cpp": ["ui/panels/heatmap.h"],
+    "ui/panel_table.cpp": ["ui/panels/lesson.h", "ui/panels/heatmap.h"],
+    "app/main.cpp": ["ui/view.h"],
+}
+
+
+def check(name, changes, expected):
+    files = dict(CLEAN)
+    files.update(changes)
+    code, out = run(files)
+    ok = (code == 0) if expected is None else (code == 1 and expected in out)
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": exit {code}, output:\n{out}"))
+    return ok
+
+
+def main():
+    results = [
+        check("a clean tree passes", {}, None),
+        # a.cpp includes b.h, b.h includes a.h: the pair a.h/a.cpp and b are a loop of two files.
+        check("a loop through a .cpp", {"core/a.cpp": ["core/a.h", "core/b.h"]}, "include loop: core/a -> core/b -> core/a (2 files)"),
+        check("a panel including another panel's header", {"ui/panels/lesson.cpp": ["ui/panels/lesson.h", "ui/panels/heatmap.h"]},
+              "ui/panels/lesson.cpp: includes ui/panels/heatmap.h, another panel's header"),
+        check("core/ including ui/", {"core/b.cpp": ["core/b.h", "ui/view.h"]}, "core/b.cpp: includes ui/view.h; core/ knows nothing"),
+        check("app/ including a panel", {"app/main.cpp": ["ui/panels/heatmap.h"]}, "app/main.cpp: includes ui/panels/heatmap.h; app/ reaches"),
+    ]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
