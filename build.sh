@@ -64,6 +64,8 @@ case "${1:-run}" in
       "fuzz_lesson tests/corpus_lesson"
       "fuzz_review tests/corpus_review"
       "fuzz_tokenizer tests/corpus_tokenizer"
+      "fuzz_model_config tests/corpus_model_config"
+      "fuzz_shard_index tests/corpus_shard_index"
     )
     for entry in "${fuzz_targets[@]}"; do
       read -r target seeds <<<"$entry"

@@ -10,6 +10,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
 #include "core/model/tokenizer.h"
+#include "core/model/weights.h"
 #include "core/parallel.h"
 
 #include <nlohmann/json.hpp>
@@ -242,16 +243,20 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     using clock = std::chrono::steady_clock;
     m.model->forward(ids); // warm-up: weights paged in, buffers allocated
     std::vector<double> ms;
+    double attention_mb = 0;
     for (int i = 0; i < o.reps; ++i) {
         const auto t0 = clock::now();
         const core::model::ForwardResult r = m.model->forward(ids);
+        attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
         ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());
     const std::size_t mid = ms.size() / 2;
     const double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
     out << nlohmann::json({{"median_ms", std::round(median * 100) / 100}, {"min_ms", std::round(ms.front() * 100) / 100}, {"tokens", o.tokens},
-                           {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10}})
+                           {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
+                           {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
+                           {"attention_mb", std::round(attention_mb * 10) / 10}})
                .dump()
         << "\n";
     return 0;

@@ -335,7 +335,15 @@ def check_bad_inputs():
     os.remove(os.path.join(d, "model-00002-of-00002.safetensors"))
     refused("a shard index naming a missing file", d, ["model.safetensors.index.json", "model-00002-of-00002.safetensors"])
 
+    d = copy_of("gpt2", "bad_tokenizer")
+    open(os.path.join(d, "tokenizer.json"), "w").write('{"model": {"type": "Unigram", "vocab": []}}')
+    refused("a tokenizer.json of a kind not supported", d, ["tokenizer.json", "Unigram"], ("--text", "hello"))
+    open(os.path.join(d, "tokenizer.json"), "w").write('{"model": ')
+    refused("an invalid tokenizer.json", d, ["tokenizer.json"], ("--text", "hello"))
+
     d = os.path.join(workdir, "gpt2")
+    refused("invalid UTF-8", d, ["UTF-8", "byte 2"], ("--text", b"ab\xffc"))
+    refused("a text longer than the context", d, [d, "32"], ("--text", "a" + " a" * 32))
     refused("a sequence longer than the context", d, ["32"], ("--sequence", " ".join(["5"] * 33)))
     r = run("--generate", d, "--sequence", " ".join(["5"] * 30), "--tokens", "2")
     if r.returncode != 0:
@@ -371,6 +379,9 @@ def main():
         if not name.startswith("bert"):
             check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
     check_forward("gpt2", [5])
+    r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
+    if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
+        fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")
     check_export("llama_gqa", rng.integers(0, 300, 5).tolist())
     check_bad_inputs()
     if failures:

@@ -87,6 +87,7 @@ struct KvCache {
     int row = 0;                      // kv_heads · d_head
     std::vector<std::vector<float>> k; // per layer (length, kv_heads · d_head) row-major
     std::vector<std::vector<float>> v; // per layer, the same
+    bool keep = true;                  // false: each layer's rows are dropped once its heads ran (forward())
     // 2 · L · H_kv · d_head · length · 4 bytes (float32).
     std::size_t bytes() const { return 2 * k.size() * static_cast<std::size_t>(row) * static_cast<std::size_t>(length) * sizeof(float); }
 };
@@ -117,6 +118,7 @@ public:
 
     ForwardResult forward(const std::vector<int>& ids, const ForwardOptions& options = {}) const {
         KvCache cache;
+        cache.keep = false; // nothing extends it: each layer's keys and values go as soon as they are used
         return extend(cache, ids, options);
     }
 

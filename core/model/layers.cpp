@@ -89,11 +89,15 @@ void one_head(void* context, std::ptrdiff_t h) {
 
 } // namespace
 
-void attend_heads(const HeadsArgs& a, const KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
+void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
     std::vector<float> scratch;
     if (!o.attention) scratch.resize(static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total));
     HeadsJob job{&a, &cache, &o, &r, context, &scratch};
     core::parallel::for_each(a.heads, one_head, &job);
+    if (!cache.keep) {
+        std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);
+        std::vector<float>().swap(cache.v[static_cast<std::size_t>(a.layer)]);
+    }
 }
 
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o) {

@@ -38,8 +38,9 @@ struct HeadsArgs {
 };
 
 // Every head of one layer over the cache (which already holds this call's keys): writes `context`
-// (t_new, heads · d_head) and, where asked, the layer's attention and captures into `r`.
-void attend_heads(const HeadsArgs& a, const KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context);
+// (t_new, heads · d_head) and, where asked, the layer's attention and captures into `r`. A cache
+// that is not kept loses the layer's rows afterwards.
+void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context);
 
 // Sets each ablated head of `layer` in context (t, heads · d_head) to zero or its mean over the rows.
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o);

@@ -159,18 +159,6 @@ const Shape& Weights::shape(const std::string& name) const {
     return it == tensors_.end() ? none : it->second->shape_;
 }
 
-const std::string& Weights::file_of(const std::string& name) const {
-    const auto it = tensors_.find(name);
-    if (it == tensors_.end()) return path_;
-    return mappings_.size() == 1 ? mappings_.front()->path : path_;
-}
-
-std::vector<std::string> Weights::names() const {
-    std::vector<std::string> out;
-    for (const auto& [name, t] : tensors_) out.push_back(name);
-    return out;
-}
-
 const Weights::Tensor* Weights::optional(const std::string& name, const Shape& shape) const {
     return has(name) ? &require(name, shape) : nullptr;
 }

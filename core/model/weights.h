@@ -38,11 +38,8 @@ public:
 
     bool has(const std::string& name) const { return tensors_.count(name) != 0; }
     const Shape& shape(const std::string& name) const;
-    // The file that holds `name` (for messages), or the index's path when the tensor is absent.
-    const std::string& file_of(const std::string& name) const;
     const std::string& path() const { return path_; }
-    std::vector<std::string> names() const;
-    std::uint64_t file_bytes() const { return file_bytes_; }
+    std::uint64_t file_bytes() const { return file_bytes_; } // the safetensors files' sizes
 
     // A tensor checked to exist with `shape` and a float dtype; throws FileError "FILE: tensor
     // "NAME" …" otherwise. The handle stays valid as long as this Weights.

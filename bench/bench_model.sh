@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench/bench_model.sh — a GPT-2-small-sized forward with attentions: attnviz --bench-model against
+# PyTorch's float32 forward (bench/torch_gpt2.py, 2 threads) in the same run, where python3-torch is
+# installed, at t = 128, 512 and 1024; and both as a multiple of the float32 matrix products' bound.
+#
+#   bench/bench_model.sh [ATTNVIZ [REPS [GFLOPS]]]     defaults: build/attnviz, 5, 416
+#
+# GFLOPS is the machine's float32 matmul rate (416: NumPy's on the 2-core machine of the README).
+# The checkpoint (about 500 MB, bench/make_gpt2_small.py) is written once to $BENCH_MODEL_DIR
+# (default /tmp/attnviz-gpt2-small).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+attnviz=${1:-build/attnviz}
+reps=${2:-5}
+gflops=${3:-416}
+model=${BENCH_MODEL_DIR:-/tmp/attnviz-gpt2-small}
+py=/usr/bin/python3
+[ -f "$model/model.safetensors" ] || $py bench/make_gpt2_small.py "$model"
+torch=0
+$py -c 'import torch' 2>/dev/null && torch=1
+echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for t in 128 512 1024; do
+  # FLOPs of the products: per layer 24·t·D² (c_attn, c_proj, the MLP) + 4·t²·D (scores and A·V,
+  # the full square as PyTorch computes it), then 2·t·D·V for the logits.
+  bound_ms=$($py -c "t=$t; D=768; L=12; V=50257; print(round((L*(24*t*D*D + 4*t*t*D) + 2*t*D*V) / ($gflops*1e9) * 1000, 1))")
+  ours=$("$attnviz" --bench-model "$model" --tokens "$t" --reps "$reps")
+  ours_ms=$($py -c "import json,sys; print(json.loads(sys.argv[1])['median_ms'])" "$ours")
+  line="t=$t bound ${bound_ms} ms  attnviz $ours  ($($py -c "print(round($ours_ms / $bound_ms, 2))")x the bound)"
+  if ((torch)); then
+    theirs=$($py bench/torch_gpt2.py "$model" "$t" "$reps")
+    theirs_ms=$($py -c "import json,sys; print(json.loads(sys.argv[1])['median_ms'])" "$theirs")
+    line="$line  pytorch $theirs  (attnviz $($py -c "print(round($theirs_ms / $ours_ms, 2))")x faster)"
+  fi
+  echo "$line"
+done
