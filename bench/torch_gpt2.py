@@ -18,7 +18,7 @@ import torch
 
 
 def load(path):
-    raw = open(path, "rb").read()
+    raw = bytearray(open(path, "rb").read())  # writable, as torch.from_numpy wants
     n = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8:8 + n])
     return {k: torch.from_numpy(np.frombuffer(raw, "<f4", (e["data_offsets"][1] - e["data_offsets"][0]) // 4,
