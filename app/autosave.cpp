@@ -1,5 +1,7 @@
 #include "app/autosave.h"
 
+#include "app/options.h"
+
 #include "core/io/scenario_io.h"
 
 #include <cerrno>
@@ -82,6 +84,15 @@ Start choose_start(Autosave& autosave, core::Scenario fallback) {
         return {std::move(*restored), "attnviz restored the scenario you had open last time (" + autosave.path() + ").", true};
     if (!problem.empty()) return {std::move(fallback), "Your last session could not be restored, so this is the worked example.\n\n" + problem, false};
     return {std::move(fallback), "", false};
+}
+
+bool names_what_to_open(const Options& o) {
+    return !o.file.empty() || !o.preset.empty() || !o.lesson.empty() || !o.attention_file.empty();
+}
+
+Start launch_start(const Options& options, Autosave& autosave, core::Scenario named) {
+    if (names_what_to_open(options)) return {std::move(named), "", false};
+    return choose_start(autosave, std::move(named));
 }
 
 } // namespace app

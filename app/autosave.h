@@ -52,4 +52,11 @@ struct Start {
 };
 Start choose_start(Autosave& autosave, core::Scenario fallback);
 
+struct Options;
+// The command line names what to open: a FILE, --preset, --lesson or --attention.
+bool names_what_to_open(const Options& options);
+// How the window starts: what the command line names (`named`), without a word about the last
+// session, when it names something; else choose_start, which offers the session.
+Start launch_start(const Options& options, Autosave& autosave, core::Scenario named);
+
 } // namespace app

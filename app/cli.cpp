@@ -17,6 +17,7 @@
 #include "core/io/formats.h"
 #include "core/io/settings.h"
 #include "core/scenario.h"
+#include "ui/workspace_table.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -32,7 +33,7 @@ std::string usage_text() {
     const std::string arrays = core::io::extension_list(Kind::array, ", ");
     return
     "usage: attnviz [FILE]                          open the window (\"the cat sat\" by default)\n"
-    "       attnviz --screenshot OUT.png [--select ROW] [FILE]\n"
+    "       attnviz --screenshot OUT.png [--select ROW] [--head H] [FILE]\n"
     "                                               draw the window once, save it as a PNG, exit\n"
     "       attnviz --dump [FILE]                   print every matrix as JSON\n"
     "       attnviz --explain ROW [FILE]            write out the calculation of one row\n"
@@ -40,11 +41,15 @@ std::string usage_text() {
     "       attnviz --bench-core --tokens N --dim D [--reps R]\n"
     "                                               time the full recompute on random N x D (one head),\n"
     "                                               print the median and the fastest run in ms as JSON\n"
-    "       attnviz --attention FILE [--labels FILE]\n"
+    "       attnviz --workspace explore|learn|train|model ...\n"
+    "                                               with the window or --screenshot: start in that workspace\n"
+    "       attnviz --attention FILE [--labels FILE] [--head [L.]H] [--select ROW]\n"
     "                                               a model's attention weights (" + attention + ";\n"
     "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
     "                                               layer and head, one head's map, top keys, causal check;\n"
-    "                                               labels: a JSON array or one token a line\n"
+    "                                               labels: a JSON array or one token a line; --head: the\n"
+    "                                               head shown (layer L, default 1), --select: its query;\n"
+    "                                               with --screenshot too\n"
     "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
     "                                               open the window on random N x D, draw F frames without\n"
     "                                               vsync, print the median and 99th percentile frame in ms\n"
@@ -134,6 +139,25 @@ void check_lesson_flags(const Options& o) {
     if (!o.file.empty()) throw UsageError("a lesson loads its own scenarios; it takes no FILE (" + o.file + ")");
 }
 
+// --head H, or L.H (a layer of an attention file, and a head, for files of more than 16 heads
+// too), each counted from 1.
+void head_of(Options& o, const std::string& text) {
+    const std::size_t dot = text.find('.');
+    if (dot == std::string::npos) { // a scenario's head; an attention file's in layer 1
+        o.head = bounded_int("--head", text, 1, core::Limits::max_heads);
+        return;
+    }
+    o.head_layer = bounded_int("--head's layer", text.substr(0, dot), 1, 100000);
+    o.head = bounded_int("--head", text.substr(dot + 1), 1, 100000);
+}
+
+std::string workspace_of(const std::string& text) {
+    std::string names;
+    for (const ui::WorkspaceSpec& w : ui::workspace_table()) names += (names.empty() ? "" : ", ") + std::string(w.id);
+    if (ui::find_workspace(text) < 0) throw UsageError("--workspace takes one of " + names + ", not \"" + text + "\"");
+    return text;
+}
+
 std::string theme_of(const std::string& text) {
     if (text != "dark" && text != "light") throw UsageError("--theme takes dark or light, not \"" + text + "\"");
     return text;
@@ -162,11 +186,11 @@ Options parse_args(int argc, const char* const* argv) {
         if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
-    bool select_given = false;
+    bool select_given = false, head_given = false;
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
     bool reps_given = false;
     bool tokens_given = false, dim_given = false, seed_given = false;
-    std::string export_flag; // the last of --format, --out, --head seen
+    std::string export_flag; // the last of --format and --out seen
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dump") set_mode(Options::Mode::dump, a);
@@ -182,7 +206,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
         else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
         else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
-        else if (a == "--head") { o.head = bounded_int(a, value_of(i, a), 1, core::Limits::max_heads); export_flag = a; }
+        else if (a == "--head") { head_of(o, value_of(i, a)); head_given = true; }
+        else if (a == "--workspace") o.workspace = workspace_of(value_of(i, a));
         else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
         else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
         else if (a == "--theme") o.theme = theme_of(value_of(i, a));
@@ -205,8 +230,11 @@ Options parse_args(int argc, const char* const* argv) {
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
         else o.file = a;
     }
-    if (select_given && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
-        throw UsageError("--select goes with the window or --screenshot");
+    const bool shows_window = o.mode == Options::Mode::screenshot || o.mode == Options::Mode::window;
+    if (select_given && !shows_window) throw UsageError("--select goes with the window or --screenshot");
+    if (!o.workspace.empty() && !shows_window) throw UsageError("--workspace goes with the window or --screenshot");
+    if (head_given && !shows_window && o.mode != Options::Mode::export_file) throw UsageError("--head goes with --export, the window or --screenshot");
+    if (o.head_layer && o.attention_file.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention");
     check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");

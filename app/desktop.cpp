@@ -9,6 +9,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <filesystem>
 #include <future>
@@ -50,7 +51,7 @@ bool open_desktop(const Options& options, Launch& l, Desktop& d) {
     if (l.bench) glfwSwapInterval(0);
 
     // --screenshot always shows the default layout: it neither reads nor writes the layout file.
-    start_imgui(backend, l.screenshot || l.bench || l.attention ? std::string() : layout_file(std::cerr));
+    start_imgui(backend, l.screenshot || l.bench ? std::string() : layout_file(std::cerr));
     d.attention = l.attention;
     d.unattended = l.screenshot || l.bench;
     return true;
@@ -62,11 +63,15 @@ bool start_content(const Options& options, const Launch& l, Desktop& d) {
     app.settings() = l.settings;
     app.set_file_locations({l.autosave ? l.autosave->path() : default_session_path(), l.settings_file, d.backend.ini_path});
     std::string problem;
-    if (l.attention && !d.viewer.open(options.attention_file, options.labels_file, problem)) {
+    if (!options.workspace.empty()) app.set_workspace(options.workspace);
+    // --head and --select were checked against the file (check_attention_files).
+    if (l.attention && !app.open_attention_file(options.attention_file, options.labels_file, problem, std::max(options.head_layer, 1) - 1,
+                                                std::max(options.head, 1) - 1, options.row)) {
         std::cerr << "attnviz: " << problem << "\n";
         return false;
     }
     if (l.row >= 0) app.select_row(l.row);
+    if (options.head && !l.attention) app.select_head(options.head - 1);
     if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);
     if (options.lesson.empty()) return true;
     // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.
@@ -98,8 +103,7 @@ Drawn draw_frame(Desktop& d) {
     ImGui_ImplGlfw_NewFrame();
     if (d.unattended) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX); // wherever the pointer is, nothing is hovered
     ImGui::NewFrame();
-    if (d.attention) d.viewer.frame();
-    else d.app->frame();
+    d.app->frame();
     ImGui::Render();
 
     glfwGetFramebufferSize(window, &d.width, &d.height);

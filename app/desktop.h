@@ -1,5 +1,4 @@
-// app/desktop.h — the window with what it draws: opened with its fonts and the App (or the
-// attention viewer alone), and one frame of it.
+// app/desktop.h — the window with what it draws: opened with its fonts and the App, and one frame of it.
 #pragma once
 
 #include "app/window_backend.h"
@@ -9,26 +8,25 @@
 
 namespace app {
 
-// Everything the frame loop draws with, taken down in reverse order: the viewer's textures go
-// first, then the App's, then the GL context with the window.
+// Everything the frame loop draws with, taken down in reverse order: the App's textures go first,
+// then the GL context with the window.
 struct Desktop {
     Backend backend;
     GlTextures textures;
     std::unique_ptr<ui::App> app;
-    ui::AttentionWindow viewer{textures}; // --attention
-    bool attention = false;
+    bool attention = false;   // --attention: the App opened the file in the Model workspace
     bool unattended = false;  // --screenshot, --bench-frames: nothing is hovered, the close box ends the run
     int width = 0, height = 0; // of the framebuffer last drawn
 };
 
 // Opens the window with the fonts, the App and the ImGui context. False: exit code 1.
 bool open_desktop(const Options& options, Launch& l, Desktop& d);
-// The App's settings, selection, notice and lesson, or the viewer's file. False: exit code 2.
+// The App's settings, workspace, selection, notice and lesson, or an attention file. False: exit code 2.
 bool start_content(const Options& options, const Launch& l, Desktop& d);
 
 enum class Drawn { frame, nothing, closed };
-// One frame, as Dear ImGui's example draws it: poll the events, start the frame, the App (or the
-// viewer), render into the back buffer — not yet shown. `closed` only when unattended: otherwise
+// One frame, as Dear ImGui's example draws it: poll the events, start the frame, the App, render
+// into the back buffer — not yet shown. `closed` only when unattended: otherwise
 // the close box quits as File ▸ Quit does.
 Drawn draw_frame(Desktop& d);
 

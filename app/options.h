@@ -25,7 +25,9 @@ struct Options {
     std::string export_what;     // --export WHAT (app/cli_export.h)
     std::string export_format;   // --export: --format FMT
     std::string export_out;      // --export: --out PATH
-    int head = 0;                // --export: --head H (1-based), 0 = not given
+    int head = 0;                // --export, the window, --screenshot: --head H (1-based), 0 = not given
+    int head_layer = 0;          // --attention: --head L.H, the layer L (1-based), 0 = not given
+    std::string workspace;       // --workspace NAME: the window or --screenshot starts there
     std::string attention_file;  // --attention FILE: a model's attention weights (app/cli_attention.h)
     std::string labels_file;     // --attention: --labels FILE
     std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting

@@ -25,7 +25,7 @@ namespace {
 // Per frame: the title follows the file and its unsaved changes, and settings changed in the
 // menus are saved at once (the window's geometry is added at exit).
 struct DesktopState {
-    std::string title; // the App's title as last set (the --attention viewer keeps its own until then)
+    std::string title; // the App's title as last set
     std::string settings_file;
     core::io::Settings saved; // as last written
 };
@@ -62,23 +62,20 @@ void queue_dropped_files(GLFWwindow* window, int count, const char** paths) {
 }
 
 // Until the user quits: each frame shown, the session autosaved, the title and settings kept in
-// step; at the end the session flushed and the window's place remembered (not for the viewer).
+// step; at the end the session flushed and the window's place remembered.
 int frame_loop(Desktop& d, Launch& l) {
     ui::App& app = *d.app;
     DesktopState desktop{app.window_title(), l.settings_file, l.settings};
     std::string save_problem;
-    if (!l.attention) {
-        glfwSetWindowUserPointer(d.backend.window, &app);
-        glfwSetDropCallback(d.backend.window, queue_dropped_files);
-    }
+    glfwSetWindowUserPointer(d.backend.window, &app);
+    glfwSetDropCallback(d.backend.window, queue_dropped_files);
     while (!app.wants_to_quit()) {
         if (draw_frame(d) != Drawn::frame) continue;
         glfwSwapBuffers(d.backend.window);
         if (l.autosave) report_save_problem(l.autosave->tick(app.scenario()), save_problem, std::cerr);
         keep_in_step(d.backend.window, app, desktop);
     }
-    if (l.attention) return 0;
-    report_save_problem(l.autosave->flush(app.scenario()), save_problem, std::cerr);
+    if (l.autosave) report_save_problem(l.autosave->flush(app.scenario()), save_problem, std::cerr);
     remember_geometry(d.backend.window, app.settings());
     write_settings(l.settings_file, app.settings());
     return 0;

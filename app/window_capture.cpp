@@ -94,13 +94,22 @@ bool save_screenshot(const std::string& path, int width, int height, std::ostrea
 
 } // namespace
 
+// An attention file's thumbnails and map are read by a worker and drawn a band a frame: the
+// screenshot waits for them (for at most a minute).
+bool attention_drawn(const ui::App& app, std::chrono::steady_clock::time_point started) {
+    const ui::App::AttentionFigures f = app.attention_figures();
+    return (f.thumbnails_done == f.thumbnails && f.map_drawn) || std::chrono::steady_clock::now() - started > std::chrono::minutes(1);
+}
+
 int screenshot_loop(Desktop& d, const std::string& path) {
     Settling settling;
+    const auto started = std::chrono::steady_clock::now();
     while (!d.app->wants_to_quit()) {
         const Drawn drawn = draw_frame(d);
         if (drawn == Drawn::closed) break;
         if (drawn == Drawn::nothing) continue;
-        if (settling.done(*ImGui::GetDrawData())) return save_screenshot(path, d.width, d.height, std::cerr) ? 0 : 2;
+        if (settling.done(*ImGui::GetDrawData()) && attention_drawn(*d.app, started))
+            return save_screenshot(path, d.width, d.height, std::cerr) ? 0 : 2;
         glfwSwapBuffers(d.backend.window);
     }
     return closed_early("the screenshot was taken");
@@ -123,11 +132,12 @@ int bench_loop(Desktop& d, const Options& options) {
         if (drawn == Drawn::nothing) continue;
         glfwSwapBuffers(d.backend.window);
         if (first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
-        if (d.attention && all_thumbnails_ms < 0.0 && d.viewer.figures().thumbnails_done == d.viewer.figures().thumbnails) all_thumbnails_ms = ms_since_process_start();
+        const ui::App::AttentionFigures figures = d.app->attention_figures();
+        if (d.attention && all_thumbnails_ms < 0.0 && figures.thumbnails_done == figures.thumbnails) all_thumbnails_ms = ms_since_process_start();
         if (++frames_drawn <= warmup) continue;
         frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
         if (static_cast<int>(frame_ms.size()) < options.frames) continue;
-        if (d.attention) std::cout << attention_bench_json(d.viewer.figures(), frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
+        if (d.attention) std::cout << attention_bench_json(figures, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
         else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms);
         std::cout << std::flush;
         return 0;

@@ -56,16 +56,24 @@ bool prepare_launch(const Options& options, Launch& l, int& code) {
     l.attention = !options.attention_file.empty();
     if (l.bench && !l.attention) l.scenario = core::bench_scenario(options.tokens, options.dim);
     else if (!load_scenario(options, l.scenario, std::cerr)) return false;
-    // Without a FILE the window starts where the last session ended, and says so.
+    // With nothing named on the command line the window starts where the last session ended, and
+    // says so; a FILE, --preset, --lesson or --attention is what opens.
     if (!l.screenshot && !l.bench && !l.attention) l.autosave.emplace(default_session_path());
-    if (l.autosave && options.file.empty() && options.lesson.empty()) { // a lesson brings its own scenario
-        Start start = choose_start(*l.autosave, std::move(l.scenario));
+    if (l.autosave) {
+        Start start = launch_start(options, *l.autosave, std::move(l.scenario));
         l.scenario = std::move(start.scenario);
         l.restore_notice = std::move(start.notice);
         l.offer_default = start.offer_default;
     }
-    l.row = options.row.empty() ? -1 : row_of(options, l.scenario, std::cerr);
-    if (!options.row.empty() && l.row < 0) return false;
+    if (!l.attention) { // an attention file's --select and --head were checked with the file
+        l.row = options.row.empty() ? -1 : row_of(options, l.scenario, std::cerr);
+        if (!options.row.empty() && l.row < 0) return false;
+        if (options.head > static_cast<int>(l.scenario.heads.size())) {
+            std::cerr << "attnviz: " << scenario_name(options) << ": --head " << options.head << ", but the scenario has "
+                      << l.scenario.heads.size() << (l.scenario.heads.size() == 1 ? " head\n" : " heads\n");
+            return false;
+        }
+    }
 
     // --screenshot and --bench-frames read no settings (as they read no layout), so their pictures
     // and figures do not depend on the machine's user; --theme and --zoom apply to every mode.

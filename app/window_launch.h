@@ -23,7 +23,7 @@ constexpr int bench_height = 1000;
 struct Launch {
     bool screenshot = false;
     bool bench = false;     // --bench-frames: a random scenario, no vsync, no layout file, no autosave
-    bool attention = false; // --attention: a model's weights alone, and no session or layout
+    bool attention = false; // --attention: a model's weights in the Model workspace, and no session
     core::Scenario scenario;
     std::optional<Autosave> autosave; // guards against crashes; --screenshot and --bench-frames leave it alone
     std::string restore_notice;

@@ -7,6 +7,7 @@
 #include "core/presets.h"
 #include "ui/app_state.h"
 #include "ui/panel_table.h"
+#include "ui/workspace_table.h"
 #include "ui/headless.h"
 
 #include <doctest/doctest.h>
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace headless {
 
@@ -249,6 +251,16 @@ inline void menu_click(Ui& ui, const char* menu, const char* item) {
     REQUIRE(popup != nullptr);
     const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
     ui.click(find_item(ui, "##Menu_00", {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
+}
+
+// The panels workspace `workspace` starts with open (ui/workspace_table.h), in table order.
+inline std::vector<const ui::PanelSpec*> panels_open_at_start(const char* workspace = "explore") {
+    std::vector<const ui::PanelSpec*> panels;
+    const int k = ui::find_workspace(workspace);
+    REQUIRE(k >= 0);
+    for (const ui::PanelPlace& p : ui::workspace_table()[static_cast<std::size_t>(k)].panels)
+        if (p.open_at_start) panels.push_back(ui::find_panel(p.panel));
+    return panels;
 }
 
 // Opens these panels (by PanelSpec::id) and draws a few frames.

@@ -6,6 +6,9 @@
 #   light, zoom200   the same with --theme light, and with --zoom 200 (a 2560×1440 screen)
 #   bad_file  a bad scenario file: exit 2 and one line naming it, before any window (no DISPLAY)
 #   bad_row   --select nosuchrow: exit 2 and one line naming the row, before any window
+#   attention --attention FILE --head 2.3 --select 5 on a 1280×720 screen: the Model workspace
+#   train, learn   --workspace train, and --lesson, on a 1280×720 screen
+#   bad_head  --attention FILE --head 9.1: exit 2 and one line naming the file, before any window
 set -euo pipefail
 case_name=$1 attnviz=$2 xvfb_run=${3:-}
 tmp=$(mktemp -d)
@@ -61,6 +64,20 @@ shot() {
   [ "$variety" -ge 64 ] || fail "only $variety distinct pixel values: the window looks blank"
 }
 
+# A (2, 3, 8, 8) .npy of causal attention weights (each row even over the keys so far), written
+# without NumPy.
+attention_npy() {
+  python3 - "$1" <<'PY'
+import struct, sys
+L, H, n = 2, 3, 8
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d, %d), }" % (L, H, n, n)
+header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+values = [1.0 / (i + 1) if j <= i else 0.0 for _ in range(L * H) for i in range(n) for j in range(n)]
+with open(sys.argv[1], 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode() + struct.pack('<%df' % len(values), *values))
+PY
+}
+
 case $case_name in
   png) shot 1600 1000 ;;
   projector) shot 1280 720 ;;
@@ -81,5 +98,18 @@ case $case_name in
     [[ $err == *'no row "nosuchrow"'* ]] || fail "message does not name the row: $err"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line: $err"
     ;;
-  *) fail "unknown case (png, projector, uhd, light, zoom200, bad_file, bad_row)" ;;
+  attention)
+    attention_npy "$tmp/att.npy"
+    shot 1280 720 --attention "$tmp/att.npy" --head 2.3 --select 5
+    ;;
+  train) shot 1280 720 --workspace train ;;
+  learn) shot 1280 720 --lesson every-token ;;
+  bad_head)
+    attention_npy "$tmp/att.npy"
+    run env -u DISPLAY -u WAYLAND_DISPLAY "$attnviz" --screenshot "$tmp/shot.png" --attention "$tmp/att.npy" --head 9.1
+    [ "$rc" -eq 2 ] || fail "exit $rc, expected 2: $err"
+    [[ $err == "attnviz: $tmp/att.npy: --head 9.1, but the file has 2 layers of 3 heads" ]] || fail "message: $err"
+    [ ! -e "$tmp/shot.png" ] || fail "wrote a PNG anyway"
+    ;;
+  *) fail "unknown case (png, projector, uhd, light, zoom200, bad_file, bad_row, attention, train, learn, bad_head)" ;;
 esac

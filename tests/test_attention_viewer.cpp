@@ -265,7 +265,7 @@ TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window ope
           "attnviz: " + dir + "/three.txt: 3 labels for 4 tokens (" + dir + "/att.npy)\n");
     CHECK(fails({"--attention", dir + "/att.npy", "--labels", dir + "/none.txt"}).rfind("attnviz: " + dir + "/none.txt: ", 0) == 0);
     CHECK(fails({"--labels", dir + "/three.txt"}) == "attnviz: --labels goes with --attention (see attnviz --help)\n");
-    CHECK(fails({"--dump", "--attention", dir + "/att.npy"}) == "attnviz: --attention opens the window (or goes with --bench-frames) (see attnviz --help)\n");
+    CHECK(fails({"--dump", "--attention", dir + "/att.npy"}) == "attnviz: --attention opens the window (or goes with --screenshot or --bench-frames) (see attnviz --help)\n");
     CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy", "--tokens", "4"}).find("it takes no --tokens or --dim") != std::string::npos);
     // A good file passes the checks and reaches the window, which this test build has not.
     CHECK(fails({"--bench-frames", "5", "--attention", dir + "/att.npy"}).find("this build has no window") != std::string::npos);

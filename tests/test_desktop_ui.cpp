@@ -11,6 +11,7 @@
 #include "ui/panel_table.h"
 #include "ui/panels/heatmap.h"
 #include "ui/shortcuts.h"
+#include "ui/workspace_table.h"
 
 #include <doctest/doctest.h>
 
@@ -132,6 +133,16 @@ void check_shortcut(const ui::Shortcut& s) {
         press(ui, s);
         CHECK_FALSE(st.show_shortcuts);
         break;
+    case ui::Command::workspace_1:
+    case ui::Command::workspace_2:
+    case ui::Command::workspace_3:
+    case ui::Command::workspace_4: {
+        const int k = static_cast<int>(s.command) - static_cast<int>(ui::Command::workspace_1);
+        if (k == 0) ui.key('3', true); // start elsewhere, so that Ctrl+1 has somewhere to come back from
+        press(ui, s);
+        CHECK(ui.app().workspace() == ui::workspace_table()[static_cast<std::size_t>(k)].id);
+        break;
+    }
     case ui::Command::previous_row:
     case ui::Command::next_row: {
         ui.click(title_bar_of("Controls")); // elsewhere: the arrows leave the row alone
@@ -263,8 +274,8 @@ TEST_CASE("desktop: on a 1280×720 projector and a 4K screen at 200 % every defa
         ImGui::GetIO().Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
         ui::apply_style(ui::Appearance{scale, 100, core::io::Theme::dark});
         ui.frames(3);
-        for (const ui::PanelSpec& p : ui::panel_table()) {
-            if (!p.open_at_start) continue;
+        for (const ui::PanelSpec* panel : headless::panels_open_at_start()) {
+            const ui::PanelSpec& p = *panel;
             const std::string where = std::string(p.title) + " at " + std::to_string(display.x) + " x " + std::to_string(display.y);
             INFO(where);
             const ImGuiWindow* w = ImGui::FindWindowByName(p.title);

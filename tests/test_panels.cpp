@@ -3,9 +3,12 @@
 #include "headless.h"
 
 #include "ui/panel_table.h"
+#include "ui/workspace_table.h"
+#include "ui/workspaces.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -22,54 +25,58 @@ TEST_CASE("panel table: ids and titles are unique, and find_panel finds each row
     CHECK(ui::find_panel("no such panel") == nullptr);
 }
 
-TEST_CASE("panel table: each row's menu item opens or closes exactly that panel's window") {
-    Ui ui;
-    ui.frames(2);
+TEST_CASE("panel table: each row's menu item opens or closes exactly that panel's window (or its workspace)") {
     for (const ui::PanelSpec& p : ui::panel_table()) {
         INFO(p.id);
+        Ui ui;
+        ui.frames(2);
+        const std::vector<const ui::PanelSpec*> explore = headless::panels_open_at_start();
+        const bool open_at_start = std::find(explore.begin(), explore.end(), &p) != explore.end();
         const ImGuiWindow* before = ImGui::FindWindowByName(p.title);
-        CHECK((before && before->Active) == p.open_at_start);
+        CHECK((before && before->Active) == open_at_start);
         headless::menu_click(ui, p.menu == ui::Menu::help ? "Help" : "View", p.title);
         ui.frames(2);
-        CHECK(ui.st().view.open.at(p.id) == !p.open_at_start);
+        CHECK(ui.st().view.open.at(p.id) == !open_at_start);
         const ImGuiWindow* after = ImGui::FindWindowByName(p.title);
-        CHECK((after && after->Active) == !p.open_at_start);
-    }
-    // View ▸ Reset layout opens every panel that starts open, and leaves the others as they are.
-    headless::menu_click(ui, "View", "Reset layout");
-    ui.frame();
-    for (const ui::PanelSpec& p : ui::panel_table()) {
-        INFO(p.id);
-        CHECK(ui.st().view.open.at(p.id) == true);
+        CHECK((after && after->Active) == !open_at_start);
+        // A workspace's home panel takes you to that workspace (the Lesson to Learn, Train to Train).
+        const int home = ui::home_workspace_of(p.id);
+        CHECK(ui.app().workspace() == ui::workspace_table()[static_cast<std::size_t>(home >= 0 ? home : 0)].id);
     }
 }
 
-TEST_CASE("panel table: a panel that shares its slot opens exactly over the one it covers, all fitting") {
+TEST_CASE("workspaces: every panel a workspace lists opens exactly at its place, inside the window, covering only its own place") {
     for (core::Scenario s : {core::preset_three_tokens(), core::preset_eight_heads()}) {
         Ui ui(s);
-        headless::open_topic_panels(ui);
-        std::vector<ImRect> covers;
-        for (const ui::PanelSpec& p : ui::panel_table()) {
-            // Centred ones float over the rest; the Lesson panel fills the left column (over its editors).
-            if (p.menu != ui::Menu::view_topics || p.slot == ui::Slot::centre || p.slot == ui::Slot::left) continue;
-            INFO(p.id);
-            const ImGuiWindow* w = ImGui::FindWindowByName(p.title);
-            REQUIRE(w != nullptr);
-            CHECK(w->Active);
-            const ImRect r = w->Rect();
-            CHECK(r.Max.x <= 1600.0f);
-            CHECK(r.Max.y <= 1000.0f);
-            CHECK(w->ScrollMax.x == 0.0f); // everything fits; big tables scroll inside their own grids
-            CHECK(w->ScrollMax.y == 0.0f);
-            for (const ui::PanelSpec& q : ui::panel_table()) {
-                if (&q == &p || q.slot == ui::Slot::centre || q.slot == ui::Slot::left) continue;
-                const ImRect o = ImGui::FindWindowByName(q.title)->Rect();
-                if (q.slot == p.slot) { // the panel it covers: exactly its place
-                    CHECK(r.Min.x == o.Min.x);
-                    CHECK(r.Min.y == o.Min.y);
-                    CHECK(r.Max.x == o.Max.x);
-                    CHECK(r.Max.y == o.Max.y);
-                } else { // any other: no overlap
+        for (const ui::WorkspaceSpec& w : ui::workspace_table()) {
+            INFO(std::string(w.id));
+            REQUIRE(ui.app().set_workspace(w.id));
+            ui.frames(2);
+            for (const ui::PanelPlace& p : w.panels) ui.st().view.open[p.panel] = true;
+            ui.frames(3);
+            const ImRect area = ui::work_area();
+            for (const ui::PanelPlace& p : w.panels) {
+                const ui::PanelSpec* panel = ui::find_panel(p.panel);
+                REQUIRE(panel != nullptr);
+                INFO(std::string(p.panel));
+                const ImGuiWindow* win = ImGui::FindWindowByName(panel->title);
+                REQUIRE(win != nullptr);
+                CHECK(win->Active);
+                const ImRect r = win->Rect(), expected = ui::to_pixels(p.place, area);
+                CHECK(r.Min.x == expected.Min.x);
+                CHECK(r.Min.y == expected.Min.y);
+                CHECK(r.Max.x == expected.Max.x);
+                CHECK(r.Max.y == expected.Max.y);
+                CHECK(r.Min.y >= area.Min.y);
+                CHECK(r.Max.x <= 1600.0f);
+                CHECK(r.Max.y <= 1000.0f);
+                if (std::string(w.id) == "explore" && panel->menu == ui::Menu::view_topics) {
+                    CHECK(win->ScrollMax.x == 0.0f); // everything fits; big tables scroll inside their own grids
+                    CHECK(win->ScrollMax.y == 0.0f);
+                }
+                for (const ui::PanelPlace& q : w.panels) { // another place: no overlap
+                    const ImRect o = ui::to_pixels(q.place, area);
+                    if (&q == &p || (o.Min.x == expected.Min.x && o.Min.y == expected.Min.y && o.Max.x == expected.Max.x && o.Max.y == expected.Max.y)) continue;
                     const ImRect overlap(ImMax(r.Min, o.Min), ImMin(r.Max, o.Max));
                     CHECK((overlap.GetWidth() <= 0.5f || overlap.GetHeight() <= 0.5f));
                 }

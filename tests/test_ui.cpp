@@ -21,11 +21,10 @@ using headless::Ui;
 
 namespace {
 
-// The titles of the panels the window opens with, from the table of panels.
+// The titles of the panels the window opens with, from the Explore workspace's row.
 std::vector<const char*> panels_open_at_start() {
     std::vector<const char*> titles;
-    for (const ui::PanelSpec& p : ui::panel_table())
-        if (p.open_at_start) titles.push_back(p.title);
+    for (const ui::PanelSpec* p : headless::panels_open_at_start()) titles.push_back(p->title);
     return titles;
 }
 
@@ -81,7 +80,7 @@ TEST_CASE("ui: every panel fits a 1600×1000 window without overlapping or scrol
         CHECK(w->Active);
         const ImRect r = w->Rect();
         CHECK(r.Min.x >= 0.0f);
-        CHECK(r.Min.y >= ImGui::GetFrameHeight() - 0.5f); // below the menu bar
+        CHECK(r.Min.y >= 2.0f * ImGui::GetFrameHeight() - 0.5f); // below the menu bar and the workspaces' tabs
         CHECK(r.Max.x <= 1600.0f);
         CHECK(r.Max.y <= 1000.0f);
         CHECK(w->ScrollMax.x == 0.0f); // all content visible: nothing to scroll to

@@ -81,7 +81,7 @@ TEST_CASE("ui train: the grid labels every head with its scores and stars the be
     CHECK(ui.shows(text + 1, panel)); // ".43*": without the leading 0
 }
 
-TEST_CASE("ui train: clicking a head opens it in the editor with the grid's pattern as A") {
+TEST_CASE("ui train: clicking a head opens it in Explore's editor with the grid's pattern as A") {
     Ui ui;
     ui::TrainView& t = open_train(ui, 40);
     train_to_end(ui, t);
@@ -94,6 +94,10 @@ TEST_CASE("ui train: clicking a head opens it in the editor with the grid's patt
     CHECK(s.causal);
     CHECK(s.tokens[0] == std::to_string(t.session->example().tokens[0]));
     CHECK(largest_difference(ui.head(0).weights, t.shown.patterns[2]) <= 1e-12);
+
+    CHECK(ui.app().workspace() == "explore"); // the head opened there: back to Train for the next
+    ui.key('3', true);
+    ui.frames(2);
 
     // From a checkpoint: the scrubber's pattern, and the editor agrees with it.
     ui.click(ui.item("train.live"));

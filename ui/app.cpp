@@ -21,12 +21,14 @@
 #include "ui/panel_table.h"
 #include "ui/shortcuts.h"
 #include "ui/widgets.h"
+#include "ui/workspaces.h"
 
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cfloat>
 #include <filesystem>
+#include <utility>
 
 namespace ui {
 
@@ -64,47 +66,8 @@ void clamp_view(App::State& st) {
 }
 
 //-----------------------------------------------------------------------------
-// [SECTION] Layout
+// [SECTION] Layout (each workspace's places: ui/workspaces.h)
 //-----------------------------------------------------------------------------
-
-// Default places, computed from the display size: three columns, the editors on the left, the
-// matrices and the calculation in the middle, the heatmap and the query arrow on the right.
-ImRect default_rect(Slot slot, ImVec2 display, float top) {
-    const float e = em();
-    const float W = display.x, H = display.y - top;
-    const float c1 = std::max(22.0f * e, std::floor(W * 0.25f));
-    const float c3 = std::max(22.0f * e, std::floor(W * 0.33f));
-    const float c2 = W - c1 - c3;
-    const float x1 = 0, x2 = c1, x3 = c1 + c2;
-    const float controls_h = std::min(std::floor(H * 0.30f), 13.0f * e);
-    const float tokens_h = std::floor((H - controls_h) * 0.45f);
-    const float matrices_h = std::floor(H * 0.45f);
-    const float heatmap_h = std::floor(H * 0.45f);
-    auto rect = [&](float x, float y, float w, float h) { return ImRect(x, top + y, x + w, top + y + h); };
-    switch (slot) {
-    case Slot::left_top: return rect(x1, 0, c1, controls_h);
-    case Slot::left_middle: return rect(x1, controls_h, c1, tokens_h);
-    case Slot::left_bottom: return rect(x1, controls_h + tokens_h, c1, H - controls_h - tokens_h);
-    case Slot::left: return rect(x1, 0, c1, H);
-    case Slot::middle_top: return rect(x2, 0, c2, matrices_h);
-    case Slot::middle_bottom: return rect(x2, matrices_h, c2, H - matrices_h);
-    case Slot::right_top: return rect(x3, 0, c3, heatmap_h);
-    case Slot::right_bottom: return rect(x3, heatmap_h, c3, H - heatmap_h);
-    case Slot::centre: break;
-    }
-    const ImVec2 size(std::min(40.0f * e, W * 0.8f), std::min(28.0f * e, H * 0.8f));
-    return rect((W - size.x) * 0.5f, (H - size.y) * 0.5f, size.x, size.y);
-}
-
-void place(const App::State& st, Slot slot) {
-    // The menu bar's height is taken from the font: the viewport's work area only shrinks to make
-    // room for it from the second frame on, after the panels were first placed.
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImRect r = default_rect(slot, vp->Size, ImGui::GetFrameHeight());
-    const ImGuiCond cond = st.relayout ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + r.Min.x, vp->Pos.y + r.Min.y), cond);
-    ImGui::SetNextWindowSize(r.GetSize(), cond);
-}
 
 // Whether the panel `title` overlapped another window (not a popup) at the last frame. Tiled
 // panels may share a fraction of a pixel along an edge; that is not overlapping.
@@ -164,6 +127,12 @@ void do_command(App::State& st, Command command) {
     case Command::zoom_out: set_zoom(st, core::io::next_zoom_step(s.zoom_percent, -1)); break;
     case Command::zoom_reset: set_zoom(st, 100); break;
     case Command::shortcuts: st.show_shortcuts = !st.show_shortcuts; break;
+    case Command::workspace_1:
+    case Command::workspace_2:
+    case Command::workspace_3:
+    case Command::workspace_4:
+        switch_workspace(st.workspaces, v, static_cast<int>(command) - static_cast<int>(Command::workspace_1), false);
+        break;
     case Command::previous_row:
     case Command::next_row:
         if (heatmap_has_focus()) v.selected_row += command == Command::next_row ? 1 : -1; // clamped by clamp_view
@@ -280,11 +249,9 @@ void menu_bar(App::State& st) {
         ImGui::Separator();
         appearance_menus(st);
         ImGui::Separator();
-        if (ImGui::MenuItem("Reset layout")) {
-            st.relayout = true;
-            for (const PanelSpec& p : panel_table())
-                if (p.open_at_start) v.open[p.id] = true;
-        }
+        workspace_menu(st.workspaces, v);
+        if (ImGui::MenuItem("Reset layout")) reset_workspace(st.workspaces, v);
+        tip("The current workspace's panels back in their places, those it starts with open");
         ImGui::EndMenu();
     }
     draw_learn_menu(v);
@@ -390,10 +357,8 @@ void carry_out_requests(App::State& st) {
     }
     v.request_undo = v.request_redo = v.request_reset = v.request_open = v.request_save = v.request_save_as = v.request_quit = false;
     v.request_preset = -1;
-    for (const std::string& id : v.bring_to_front) {
-        const PanelSpec* p = find_panel(id);
-        if (p && p->slot != Slot::left_top && p->slot != Slot::left_middle && p->slot != Slot::left_bottom) ImGui::SetWindowFocus(p->title);
-    }
+    for (const std::string& id : v.bring_to_front) // in the Learn workspace, never over the lesson's text
+        if (const PanelSpec* p = find_panel(id)) ImGui::SetWindowFocus(p->title);
     v.bring_to_front.clear();
     if (v.file_request) {
         start_file_dialog(st.dialog, std::move(*v.file_request), st.settings);
@@ -454,26 +419,24 @@ void settle(App::State& st) {
     publish(st);
 }
 
-// A panel whose slot an earlier row of the table already has opens over that panel.
-bool covers_another(const PanelSpec& p) {
-    for (const PanelSpec& q : panel_table()) {
-        if (&q == &p) return false;
-        if (q.slot == p.slot) return true;
-    }
-    return false;
-}
-
-// One panel at its default place, if it is open; an editing panel's changes are carried out and
-// recomputed at once, so no later panel reads a Result of another shape than the scenario.
+// One panel at its place in the current workspace, if it is open; an editing panel's changes are
+// carried out and recomputed at once, so no later panel reads a Result of another shape than the scenario.
 void draw_panel(App::State& st, const PanelSpec& p) {
+    Workspaces& w = st.workspaces;
     bool& open = st.view.open[p.id];
-    if (!open) return;
-    place(st, p.slot);
-    if (begin_panel(p.title, &open, covers_another(p))) {
+    if (!open) return note_open(w, p.id, false);
+    const bool just_opened = !was_open(w, p.id);
+    const int home = home_workspace_of(p.id);
+    if (just_opened && home >= 0 && home != w.current) return; // its workspace comes first (follow_opened_panels)
+    place_panel(w, p.id, just_opened);
+    const bool visible = begin_panel(p.title, &open, just_opened && covers_another(st, p));
+    record_panel(w, p.id);
+    if (visible) {
         PanelContext context{st.scenario, st.result, st.view, st.textures};
         p.draw(context);
     }
     ImGui::End();
+    note_open(w, p.id, open);
     if (p.edits_scenario) settle(st);
 }
 
@@ -486,7 +449,8 @@ void draw_panel(App::State& st, const PanelSpec& p) {
 App::App(core::Scenario initial, TextureUploader& textures, std::string file_path)
     : state_(std::make_unique<State>(std::move(initial), textures, std::move(file_path))) {
     core::require_valid(state_->scenario);
-    for (const PanelSpec& p : panel_table()) state_->view.open[p.id] = p.open_at_start;
+    switch_workspace(state_->workspaces, state_->view, 0, false); // Explore, as its table row lays it out
+    if (ImGui::GetCurrentContext()) register_layout_handler(state_->workspaces); // else at the first frame
     state_->view.draw_panel_content = [&st = *state_](std::string_view id, core::Scenario& s, const core::Result& r) {
         if (const PanelSpec* p = find_panel(id)) {
             PanelContext context{s, r, st.view, st.textures};
@@ -496,7 +460,7 @@ App::App(core::Scenario initial, TextureUploader& textures, std::string file_pat
     recompute(*state_, Recompute::always);
 }
 
-App::~App() = default;
+
 
 void App::frame() {
     State& st = *state_;
@@ -509,9 +473,18 @@ void App::frame() {
     v.can_undo = st.history.can_undo(st.scenario);
     v.can_redo = st.history.can_redo();
 
+    if (!ImGui::FindSettingsHandler("Workspace")) register_layout_handler(st.workspaces);
+    adopt_loaded_layout(st.workspaces, v);
+    if (st.workspaces.start >= 0) { // the command line's workspace beats the last session's and what it opened
+        v.request_workspace.clear();
+        switch_workspace(st.workspaces, v, std::exchange(st.workspaces.start, -1), false);
+    }
     shortcuts(st);
     menu_bar(st);
+    draw_workspace_bar(st.workspaces, v);
     settle(st);     // menu choices apply before anything is drawn from the scenario
+    follow_opened_panels(st);
+    begin_panels(st.workspaces);
 
     // Editing panels first, then the display panels, which show this frame's edits.
     for (const PanelSpec& p : panel_table())
@@ -527,7 +500,7 @@ void App::frame() {
     quit_modal(st);
     draw_restore_notice(st);
     settle(st); // requests made by the display panels (none change the scenario) still get done
-    st.relayout = false;
+    st.workspaces.started = true;
     // One undo step per gesture: a drag or a typing session commits when its widget lets go.
     if (!ImGui::IsAnyItemActive()) st.history.commit(st.scenario);
 }

@@ -3,9 +3,11 @@
 
 #include "ui/drops.h"
 #include "ui/file_dialog.h"
+#include "ui/panel_table.h"
 #include "ui/history.h"
 #include "ui/view.h"
 #include "ui/ui.h"
+#include "ui/workspaces.h"
 
 #include <string>
 #include <vector>
@@ -34,7 +36,7 @@ struct App::State {
     FileDialog dialog;         // every Open, Save, Import and Export (ui/file_dialog.h)
     Drops drops;               // files dropped on the window (ui/file_drop.h)
     RestoreNotice restore_notice;
-    bool relayout = false; // View ▸ Reset layout: place every panel again
+    Workspaces workspaces;     // the current one, and each one's panels as the user left them
     bool quit = false;
     bool confirm_quit = false; // the Save / Discard / Cancel question is open
     core::io::Settings settings;   // theme, zoom, colour maps, recent files (the window saves them)
@@ -48,6 +50,13 @@ struct App::State {
 void open_scenario_file(App::State& st, const std::string& path);
 // Writes the scenario to `path` atomically; it becomes the file Save writes. Throws ScenarioError.
 void save_scenario_to(App::State& st, const std::string& path);
+
+// A workspace's home panel (the Lesson, Train, a model's attention) opened anywhere, or a panel's
+// request: that workspace becomes current, with a way back (ui/app_workspaces.cpp).
+void follow_opened_panels(App::State& st);
+// Whether panel `p`, opening now, opens exactly where an earlier row of the panel table, open in
+// this workspace, already is (then it is opaque from its first frame).
+bool covers_another(const App::State& st, const PanelSpec& p);
 
 // The restore notice as a modal; "Start from the worked example" is one undoable edit.
 void draw_restore_notice(App::State& st);

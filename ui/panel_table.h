@@ -1,10 +1,11 @@
-// ui/panel_table.h — the one list of panels. The View and Help menus, the default layout,
+// ui/panel_table.h — the one list of panels. The View and Help menus, the workspaces,
 // App::frame() and the tests all read panel_table(); nothing else names a panel.
 //
 // How to add a panel:
 //   1. Write ui/panels/<name>.{h,cpp}: its state struct (if any) and its draw function in the
 //      header; the state is v.state<NameView>(), made on first use, kept (and destroyed) with the App.
-//   2. Add one PanelSpec row to panel_table() in ui/panel_table.cpp, and the .cpp to CMakeLists.txt.
+//   2. Add one PanelSpec row to panel_table() in ui/panel_table.cpp, and the .cpp to CMakeLists.txt;
+//      add it to the workspaces it belongs in (ui/workspace_table.cpp) with its place there.
 //   3. Its draw gets a PanelContext: change the scenario only through core::edits (and set
 //      edits_scenario), select with view.selected_row/head, open another panel with view.open[id],
 //      ask the App for undo/files with view.request_*; shared services go into ui/view.h, not here.
@@ -30,20 +31,15 @@ struct PanelContext {
     TextureUploader& textures;  // for panels that draw big images
 };
 
-// The default places: three columns (editors left, tables middle, pictures right), or centred.
-// `left` is the whole left column (the Lesson panel, beside the panels a lesson drives).
-enum class Slot { left_top, left_middle, left_bottom, left, middle_top, middle_bottom, right_top, right_bottom, centre };
-
-// Where the panel is listed: the first group of the View menu (open at start), the second group
-// (the topics, closed at start, each opening over the panel of its slot), or the Help menu.
+// Where the panel is listed: the first group of the View menu (the editors and tables), the second group
+// (the topics, closed at start), or the Help menu. Where a panel goes and whether it starts open is
+// each workspace's (ui/workspace_table.h).
 enum class Menu { view, view_topics, help };
 
 struct PanelSpec {
     const char* id;       // stable name: View::open's key, tests, saved settings ("heatmap")
     const char* title;    // the window title and the menu item
-    Slot slot;            // default place; a panel sharing its slot with an earlier row covers it, opaque
     Menu menu;
-    bool open_at_start;
     bool edits_scenario;  // drawn before the display panels, each followed by a recompute
     const char* tip;      // the menu item's tooltip, or nullptr
     void (*draw)(PanelContext&);

@@ -11,6 +11,7 @@ enum class Command {
     open, open_recent_latest, save, save_as, quit,
     undo, redo,
     zoom_in, zoom_out, zoom_reset, shortcuts,
+    workspace_1, workspace_2, workspace_3, workspace_4, // the rows of ui/workspace_table.h, in order
     previous_row, next_row,
     edit_cell, next_cell, cancel_edit,
 };
@@ -32,6 +33,7 @@ struct Shortcut {
 // Key indices (GLFW_KEY_*), so ui/ need not include GLFW.
 namespace keys {
 constexpr int tab = 258, enter = 257, escape = 256, up = 265, down = 264, f1 = 290;
+constexpr int digit_1 = 49;
 constexpr int equal = 61, minus = 45, zero = 48, keypad_add = 334, keypad_subtract = 333, keypad_0 = 320;
 } // namespace keys
 

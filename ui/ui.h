@@ -41,29 +41,8 @@ struct NullTextureUploader final : TextureUploader {
 
 struct AttentionView;
 
-// A model's attention weights filling the whole window, without the App (attnviz --attention FILE).
-class AttentionWindow {
-public:
-    explicit AttentionWindow(TextureUploader& textures); // `textures` must outlive it
-    ~AttentionWindow();
-    AttentionWindow(const AttentionWindow&) = delete;
-    AttentionWindow& operator=(const AttentionWindow&) = delete;
-
-    // Opens `file` with its token labels (none: ""); false with `error` ("FILE: reason").
-    bool open(const std::string& file, const std::string& labels, std::string& error);
-    // Draws the viewer over the whole window. Call between ImGui::NewFrame() and ImGui::Render().
-    void frame();
-
-    struct Figures {
-        int layers = 0, heads = 0, tokens = 0;
-        int thumbnails_done = 0, thumbnails = 0; // every head's thumbnail fills in over the first frames
-    };
-    Figures figures() const;
-
-private:
-    TextureUploader& textures_;
-    std::unique_ptr<AttentionView> view_;
-};
+// The 0-based row that `row` names among `labels`: a 1-based index or a label; -1 when none does.
+int find_query_row(const std::string& row, const std::vector<std::string>& labels);
 
 class App {
 public:
@@ -106,6 +85,27 @@ public:
     // Shows `text` in a modal at the next frame: start-up restored the autosaved session (then
     // `offer_default` adds "Start from the worked example"), or could not read it.
     void notify_restored(std::string text, bool offer_default);
+
+    // The workspace to start in (ui/workspace_table.h: "explore", "learn", "train", "model"): it
+    // beats the last session's and the one a lesson or a file opened. False for an unknown id.
+    bool set_workspace(const std::string& id);
+    // The current workspace's id.
+    std::string workspace() const;
+    // A model's attention weights (core/io/attention_file.h) in the Model workspace, showing
+    // `layer`, `head` (0-based) and the query `row` names (find_query_row; "": none chosen); false
+    // with the reason in `error` ("FILE: reason") for a bad file, which changes nothing.
+    bool open_attention_file(const std::string& path, const std::string& labels, std::string& error, int layer = 0, int head = 0,
+                             const std::string& row = "");
+    // The head shown and edited (View::selected_head), clamped to the scenario's heads.
+    void select_head(int head);
+    // What the open attention file is, and how far its thumbnails and map are drawn (--bench-frames,
+    // --screenshot, which waits for them).
+    struct AttentionFigures {
+        int layers = 0, heads = 0, tokens = 0;
+        int thumbnails_done = 0, thumbnails = 0; // every head's thumbnail fills in over the first frames
+        bool map_drawn = true;                   // the chosen head's map, a band of rows a frame
+    };
+    AttentionFigures attention_figures() const;
 
     const core::Scenario& scenario() const;
     const core::Result& result() const;

@@ -106,7 +106,10 @@ struct View {
     bool request_open = false, request_save = false, request_save_as = false, request_quit = false;
     int request_preset = -1;
     std::optional<FileRequest> file_request; // the file dialog, for any Open, Save, Import or Export
-    std::vector<std::string> bring_to_front; // panels (by id) to focus, unless they sit in the left column
+    std::vector<std::string> bring_to_front; // panels (by id) to bring to the front
+    // A workspace id (ui/workspace_table.h) to switch to before the next panels, with a way back:
+    // a lesson opened, a model's attention opened, a head of the Train panel opened in Explore.
+    std::string request_workspace;
     bool can_undo = false, can_redo = false; // as of the start of this frame
 
     long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)

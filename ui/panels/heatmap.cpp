@@ -182,18 +182,21 @@ void draw_cells(ImDrawList* draw, const Frame& f, View& v, HeatmapView& hm, Text
                 draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), weight_color(f.s, f.hr, i, j, f.top));
             }
     }
-    if (cell >= 2.2f * e) {
+    {
         NumberFont mono;
-        for (int i = f.rows.first; i < f.rows.last; ++i)
-            for (int j = f.cols.first; j < f.cols.last; ++j) {
-                if (core::is_masked(f.s, i, j) || hidden_at(f.hidden, i)) continue;
-                const std::string text = fitting_weight(f.hr.weights(i, j), cell - 0.3f * e);
-                if (text.empty()) continue;
-                const ImVec2 a = hm.cell_min(i, j);
-                const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-                draw->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f),
-                              text_color_on(weight_color(f.s, f.hr, i, j, f.top)), text.c_str());
-            }
+        const float pad = 0.2f * e;
+        if (cell - pad >= ImGui::CalcTextSize("000").x) { // three digits fit (".45" at the least); else hover shows them
+            for (int i = f.rows.first; i < f.rows.last; ++i)
+                for (int j = f.cols.first; j < f.cols.last; ++j) {
+                    if (core::is_masked(f.s, i, j) || hidden_at(f.hidden, i)) continue;
+                    const std::string text = fitting_weight(f.hr.weights(i, j), cell - pad);
+                    if (text.empty()) continue;
+                    const ImVec2 a = hm.cell_min(i, j);
+                    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+                    draw->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f),
+                                  text_color_on(weight_color(f.s, f.hr, i, j, f.top)), text.c_str());
+                }
+        }
     }
     hide_rows(draw, f, hm);
     const float thick = std::max(2.0f, 0.12f * e);

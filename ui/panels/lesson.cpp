@@ -357,6 +357,7 @@ bool start_lesson(View& v, const std::string& id_or_file, int step, std::string&
         return false;
     }
     v.open["lesson"] = true;
+    v.request_workspace = "learn";
     return true;
 }
 

@@ -11,6 +11,7 @@
 #include "core/io/formats.h"
 #include "core/edits.h"
 #include "core/io/tensor.h"
+#include "ui/panels/train_curves.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -109,34 +110,11 @@ void buttons(TrainView& t, View& v) {
 
 // [SECTION] curves --------------------------------------------------------------------------------
 
-// Loss (red, left scale from 0 to its largest) and accuracy (blue, 0 to 1) against the step.
-void curves(TrainView& t) {
+// The curves as tall as a third of the panel allows, with the step the grid shows marked.
+void curves(TrainView& t, float height) {
     ImGui::Checkbox("log x", &t.log_x);
-    const std::vector<core::train::CurvePoint>& c = t.shown.curve;
-    const ImVec2 size(ImGui::GetContentRegionAvail().x, 6.0f * em());
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy(size);
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), IM_COL32(255, 255, 255, 12));
-    if (c.empty()) return;
-    double top = 0.0;
-    for (const auto& q : c) top = std::max(top, q.loss);
-    const double last = std::max(1, c.back().step);
-    auto x_of = [&](int step) {
-        const double f = t.log_x ? std::log(static_cast<double>(step)) / std::log(std::max(2.0, last)) : step / last;
-        return p.x + static_cast<float>(f) * size.x;
-    };
-    const size_t stride = std::max<size_t>(1, c.size() / 600); // at most ~600 segments per curve
-    std::vector<ImVec2> loss, accuracy;
-    for (size_t i = 0; i < c.size(); i += stride) {
-        loss.emplace_back(x_of(c[i].step), p.y + size.y * (1.0f - static_cast<float>(c[i].loss / std::max(top, 1e-9))));
-        accuracy.emplace_back(x_of(c[i].step), p.y + size.y * (1.0f - static_cast<float>(c[i].accuracy)));
-    }
-    draw->AddPolyline(loss.data(), static_cast<int>(loss.size()), IM_COL32(230, 110, 90, 255), 0, 0.1f * em());
-    draw->AddPolyline(accuracy.data(), static_cast<int>(accuracy.size()), IM_COL32(90, 160, 230, 255), 0, 0.1f * em());
-    const std::string legend = "loss " + format("%.3f", c.back().loss) + "   accuracy " + format("%.1f %%", 100.0 * c.back().accuracy);
-    draw->AddText(ImVec2(p.x + 0.3f * em(), p.y + 0.2f * em()), ImGui::GetColorU32(ImGuiCol_Text), legend.c_str());
-    tip("the training batch's loss (red, 0 at the bottom to its highest at the top) and accuracy (blue, 0 to 100 %)");
+    const bool scrubbed = !t.live && t.scrub < static_cast<int>(t.shown.checkpoint_steps.size());
+    draw_training_curves(t.shown.curve, t.log_x, height, scrubbed ? t.shown.checkpoint_steps[static_cast<std::size_t>(t.scrub)] : t.shown.heads_step);
 }
 
 // [SECTION] head grid -----------------------------------------------------------------------------
@@ -173,20 +151,28 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
     const int best[3] = {best_head(heads, [](const auto& h) { return h.previous; }),
                          best_head(heads, [](const auto& h) { return h.induction; }),
                          best_head(heads, [](const auto& h) { return h.copy; })};
-    const float gap = 0.6f * em();
-    const float per_head = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(m.H)) / static_cast<float>(m.H);
-    const float cell = std::clamp(per_head / static_cast<float>(m.T), 0.1f * em(), 0.6f * em());
-    ImGui::TextDisabled("Example sequence; click a head to open it in the editor.");
+    // As large as the panel allows, every head and its scores in view: the scores' line sets a
+    // head's least width, the layers' rows (title, pattern, scores) share the height.
+    const float gap = 0.8f * em(), line = ImGui::GetTextLineHeightWithSpacing();
+    const float scores_w = ImGui::CalcTextSize(" .00*  .00*  .00* ").x;
+    ImGui::TextDisabled("Example sequence; click a head to open it in Explore.");
     ImGui::TextDisabled("prev · ind · copy at step %d; * the best of each", t.shown.heads_step);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float across = (avail.x - gap * static_cast<float>(m.H)) / static_cast<float>(m.H) / static_cast<float>(m.T);
+    const float down = ((avail.y - 0.5f * line) / static_cast<float>(m.L) - 2.0f * line - gap) / static_cast<float>(m.T);
+    const float cell = std::floor(std::clamp(std::min(across, down), 0.15f * em(), 1.6f * em()));
     for (int l = 0; l < m.L; ++l) {
         for (int h = 0; h < m.H; ++h) {
             const int k = l * m.H + h;
-            if (h) ImGui::SameLine(0.0f, gap);
+            if (h) ImGui::SameLine(0.0f, gap + std::max(0.0f, scores_w - cell * static_cast<float>(m.T)));
             ImGui::BeginGroup();
             ImGui::PushID(k);
             ImGui::Text("L%d H%d", l + 1, h + 1);
-            if (pattern_button(patterns[static_cast<size_t>(k)], cell)) open_head_in_editor(t, s, l, h);
-            tip("open this head in the editor: X = this layer's LN₁ output on the example, its W_Q, W_K, W_V, causal");
+            if (pattern_button(patterns[static_cast<size_t>(k)], cell)) {
+                open_head_in_editor(t, s, l, h);
+                v.request_workspace = "explore"; // with "◂ Back to Train" in the tab bar
+            }
+            tip("open this head in Explore: X = this layer's LN₁ output on the example, its W_Q, W_K, W_V, causal");
             remember(v, ("train.open." + std::to_string(l) + "." + std::to_string(h)).c_str());
             if (static_cast<size_t>(k) < heads.size()) {
                 const core::train::HeadScores& hs = heads[static_cast<size_t>(k)];
@@ -202,7 +188,20 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
             ImGui::PopID();
             ImGui::EndGroup();
         }
+        ImGui::Dummy(ImVec2(1.0f, 0.3f * gap));
     }
+}
+
+// A ▾ over the checkpoint nearest the step at which the loss drops, on the scrubber just drawn.
+void drop_marker(const TrainView& t, int count) {
+    const int drop = loss_drop_step(t.shown.curve);
+    if (drop < 0 || count < 2) return;
+    const std::vector<int>& steps = t.shown.checkpoint_steps;
+    const auto nearest = std::min_element(steps.begin(), steps.end(), [&](int a, int b) { return std::abs(a - drop) < std::abs(b - drop); });
+    const ImRect r(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    const float grab = ImGui::GetStyle().GrabMinSize, f = static_cast<float>(nearest - steps.begin()) / static_cast<float>(count - 1);
+    const float x = r.Min.x + 0.5f * grab + f * (r.GetWidth() - grab), h = 0.35f * em();
+    ImGui::GetWindowDrawList()->AddTriangleFilled(ImVec2(x - h, r.Min.y), ImVec2(x + h, r.Min.y), ImVec2(x, r.Min.y + h), IM_COL32(230, 110, 90, 255));
 }
 
 void scrubber(TrainView& t, View& v) {
@@ -215,8 +214,9 @@ void scrubber(TrainView& t, View& v) {
     const std::string label = t.live || !count ? "checkpoints" : "step " + std::to_string(t.shown.checkpoint_steps[static_cast<size_t>(t.scrub)]);
     ImGui::SetNextItemWidth(-1.0f);
     ImGui::SliderInt("##checkpoint", &t.scrub, 0, std::max(0, count - 1), label.c_str());
-    tip("untick live, then drag: the heads as they were, every 25 steps");
+    tip("untick live, then drag: the heads as they were, every 25 steps; ▾ marks where the loss drops");
     remember(v, "train.scrub");
+    drop_marker(t, count);
     ImGui::EndDisabled();
 }
 
@@ -274,11 +274,13 @@ void draw_train_panel(core::Scenario& s, View& v) {
     TrainView& t = v.state<TrainView>();
     if (!t.session) t.session = std::make_unique<core::train::TrainSession>(t.config);
     t.session->view(t.shown);
-    // Left: the run's settings, buttons, curves and files. Right: the heads.
-    ImGui::BeginChild("run", ImVec2(18.0f * em(), 0.0f));
+    // Left: the run's settings, buttons, curves and files (scrolling when the panel is short).
+    // Right: the heads.
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImGui::BeginChild("run", ImVec2(std::clamp(0.3f * avail.x, 19.0f * em(), 32.0f * em()), 0.0f));
     settings(t, v);
     buttons(t, v);
-    curves(t);
+    curves(t, std::clamp(0.4f * avail.y, 7.0f * em(), 22.0f * em()));
     scrubber(t, v);
     files(t, v);
     ImGui::EndChild();

@@ -1,0 +1,64 @@
+#include "ui/workspace_table.h"
+
+namespace ui {
+
+namespace {
+
+// Explore's three columns: editors, tables, pictures.
+constexpr float c1 = 0.25f, c2 = 0.67f, row = 0.45f;
+constexpr Place left_top{0, 0, c1, 0.28f}, left_middle{0, 0.28f, c1, 0.604f}, left_bottom{0, 0.604f, c1, 1};
+constexpr Place middle_top{c1, 0, c2, row}, middle_bottom{c1, row, c2, 1};
+constexpr Place right_top{c2, 0, 1, row}, right_bottom{c2, row, 1, 1};
+constexpr Place centre{0.22f, 0.12f, 0.78f, 0.88f};
+
+// Learn: the lesson's text on the left, never under the panels its steps open, which share the rest.
+constexpr float text = 0.3f, pictures = 0.64f;
+constexpr Place lesson_text{0, 0, text, 1};
+constexpr Place learn_top{text, 0, pictures, 0.5f}, learn_bottom{text, 0.5f, pictures, 1};
+constexpr Place learn_right_top{pictures, 0, 1, 0.5f}, learn_right_bottom{pictures, 0.5f, 1, 1};
+
+} // namespace
+
+const std::vector<WorkspaceSpec>& workspace_table() {
+    static const std::vector<WorkspaceSpec> table = {
+        {"explore", "Explore", "Edit the scenario and watch every matrix, the weights and the calculation change", nullptr,
+         {{"controls", left_top, true}, {"tokens", left_middle, true}, {"weights", left_bottom, true},
+          {"matrices", middle_top, true}, {"heatmap", right_top, true}, {"calculation", middle_bottom, true},
+          {"query_arrow", right_bottom, true}, {"heads", right_bottom, false}, {"decode", middle_top, false},
+          {"scaling", middle_bottom, false}, {"order", left_bottom, false}, {"review", middle_bottom, false}}},
+        {"learn", "Learn", "A lesson beside the panels its steps open", "lesson",
+         {{"lesson", lesson_text, true}, {"heatmap", learn_right_top, true}, {"query_arrow", learn_right_bottom, false},
+          {"matrices", learn_top, true}, {"calculation", learn_bottom, false}, {"decode", learn_top, false},
+          {"scaling", learn_bottom, false}, {"heads", learn_bottom, false}, {"order", learn_bottom, false},
+          {"controls", learn_top, false}, {"tokens", learn_top, false}, {"weights", learn_bottom, false},
+          {"review", learn_bottom, false}}},
+        {"train", "Train", "Train a tiny transformer on the whole screen and watch its heads form", "train",
+         {{"train", {0, 0, 1, 1}, true}}},
+        {"model", "Model", "A model's attention: every layer and head, one head's map, a query's top keys", "attention",
+         {{"attention", {0, 0, 0.34f, 1}, true}, {"attention_map", {0.34f, 0, 0.8f, 1}, true},
+          {"attention_keys", {0.8f, 0, 1, 1}, true}}},
+    };
+    return table;
+}
+
+int find_workspace(std::string_view id) {
+    const std::vector<WorkspaceSpec>& table = workspace_table();
+    for (std::size_t i = 0; i < table.size(); ++i)
+        if (id == table[i].id) return static_cast<int>(i);
+    return -1;
+}
+
+Place place_in(const WorkspaceSpec& w, std::string_view panel) {
+    for (const PanelPlace& p : w.panels)
+        if (panel == p.panel) return p.place;
+    return centre;
+}
+
+int home_workspace_of(std::string_view panel) {
+    const std::vector<WorkspaceSpec>& table = workspace_table();
+    for (std::size_t i = 0; i < table.size(); ++i)
+        if (table[i].home && panel == table[i].home) return static_cast<int>(i);
+    return -1;
+}
+
+} // namespace ui

@@ -1,0 +1,42 @@
+// ui/workspace_table.h — the one list of workspaces, beside the panel table (ui/panel_table.h).
+// A workspace is a list of (panel, place in fractions of the work area, open at start); the tab bar
+// under the menu, Ctrl+1 … Ctrl+4, View ▸ Workspace, the layout file and the tests all read it.
+//
+// How to add a workspace, or a panel to one: add a row (or a PanelPlace to a row) below. A panel a
+// workspace does not list opens there at the centre. Opening a workspace's `home` panel from
+// anywhere (a menu, a lesson, a dropped file) switches to that workspace.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace ui {
+
+// A rectangle in fractions of the work area (the window below the menu bar and the tab bar).
+struct Place {
+    float x0, y0, x1, y1;
+};
+
+struct PanelPlace {
+    const char* panel; // PanelSpec::id
+    Place place;
+    bool open_at_start;
+};
+
+struct WorkspaceSpec {
+    const char* id;    // stable name: --workspace, the layout file, tests ("train")
+    const char* title; // the tab and the menu item
+    const char* tip;
+    const char* home;  // the panel whose opening switches here, or nullptr
+    std::vector<PanelPlace> panels;
+};
+
+const std::vector<WorkspaceSpec>& workspace_table();
+// The row's index with this id, or -1.
+int find_workspace(std::string_view id);
+// Where `panel` goes in workspace `w`: its row, or the centre for a panel the workspace does not list.
+Place place_in(const WorkspaceSpec& w, std::string_view panel);
+// The workspace whose home is `panel`, or -1.
+int home_workspace_of(std::string_view panel);
+
+} // namespace ui
