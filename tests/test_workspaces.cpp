@@ -336,6 +336,9 @@ TEST_CASE("Train curves: the loss drop after the first fall is found; a flat cur
     const int drop = ui::loss_drop_step(c);
     CHECK(drop >= 600);
     CHECK(drop <= 700);
+    std::vector<core::train::CurvePoint> s_curve; // no first fall: a plateau, then one drop around step 400
+    for (int s = 1; s <= 1000; ++s) s_curve.push_back({s, 4.0 - 4.0 / (1.0 + std::exp(-(s - 400) / 30.0)), 0.0});
+    CHECK(std::abs(ui::loss_drop_step(s_curve) - 400) <= 10);
     std::vector<core::train::CurvePoint> flat;
     for (int s = 1; s <= 1000; ++s) flat.push_back({s, 2.0, 0.0});
     CHECK(ui::loss_drop_step(flat) == -1);

@@ -5,6 +5,8 @@
 #include "core/presets.h"
 #include "ui/widgets.h"
 
+#include <algorithm>
+
 namespace ui {
 
 namespace {
@@ -77,7 +79,9 @@ void draw_controls_panel(core::Scenario& s, View& v) {
     tip("Add the sine/cosine position codes of \"Attention is all you need\" to X before Q, K and V are made.");
 
     ImGui::Separator();
-    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 18.0f * em()));
+    // Room for Reset beside it, in the narrowest column.
+    const float reset_w = ImGui::CalcTextSize("Reset").x + 2.0f * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - reset_w, 8.0f * em(), 18.0f * em()));
     if (ImGui::BeginCombo("##preset", "Load a preset…")) {
         const auto& list = core::presets();
         for (size_t i = 0; i < list.size(); ++i) {

@@ -17,10 +17,12 @@ int loss_drop_step(const std::vector<core::train::CurvePoint>& c) {
     std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0); // prefix sums of the loss
     for (int i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + c[static_cast<std::size_t>(i)].loss;
     const auto mean = [&](int from, int to) { return (prefix[static_cast<std::size_t>(to)] - prefix[static_cast<std::size_t>(from)]) / (to - from); };
-    // The first fall (from the untrained loss) is the steepest of any run; the drop worth seeing
-    // comes after it, so the search starts where the first window's fall has flattened out.
+    // A steep first fall (from the untrained loss) is the steepest of many runs; the drop worth
+    // seeing comes after it, so then the search starts where that fall has flattened out.
     int start = w;
-    while (start + 2 * w <= n && mean(start - w, start) - mean(start, start + w) > 0.5 * (mean(0, w) - mean(w, 2 * w))) start += w / 2;
+    const double first_fall = mean(0, w) - mean(w, 2 * w);
+    if (first_fall > 0.1 * top)
+        while (start + 2 * w <= n && mean(start - w, start) - mean(start, start + w) > 0.5 * first_fall) start += w / 2;
     int best = -1;
     double best_fall = 0.1 * top;
     for (int i = start; i + w <= n; ++i) {
@@ -57,7 +59,7 @@ void draw_training_curves(const std::vector<core::train::CurvePoint>& c, bool lo
     for (const auto& q : c) top = std::max(top, q.loss);
     const int last = c.empty() ? 1 : std::max(1, c.back().step);
     // Axes: loss on the left, accuracy on the right, three ticks each; the step along the bottom.
-    for (int k = 0; k <= 2; ++k) {
+    for (int k = 0; k <= 2 && !c.empty(); ++k) { // no scale before the first step
         const float y = plot.Max.y - plot.GetHeight() * static_cast<float>(k) / 2.0f;
         draw->AddLine(ImVec2(plot.Min.x, y), ImVec2(plot.Max.x, y), IM_COL32(128, 128, 128, 40));
         const std::string l = number("%.2f", top * k / 2.0), a = number("%.0f %%", 50.0 * k);
@@ -91,7 +93,9 @@ void draw_training_curves(const std::vector<core::train::CurvePoint>& c, bool lo
     }
     if (marker_step >= 0) draw->AddLine(ImVec2(x_of(marker_step), plot.Min.y), ImVec2(x_of(marker_step), plot.Max.y), selection_color(), 0.15f * e);
     const std::string legend = "loss " + number("%.3f", c.back().loss) + "   accuracy " + number("%.1f %%", 100.0 * c.back().accuracy);
-    draw->AddText(ImVec2(plot.Min.x + 0.3f * e, plot.Min.y + 0.15f * line), text, legend.c_str());
+    const ImVec2 at(plot.Min.x + 0.3f * e, plot.Min.y + 0.15f * line), size = ImGui::CalcTextSize(legend.c_str());
+    draw->AddRectFilled(ImVec2(at.x - 0.2f * e, at.y), ImVec2(at.x + size.x + 0.2f * e, at.y + size.y), ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
+    draw->AddText(at, text, legend.c_str());
     draw->PopClipRect();
     tip("The training batch's loss (red, left axis) and accuracy (blue, right axis) at each step; the dashed line marks the "
         "steepest fall of the loss after the first, the yellow one the step the heads show");
