@@ -3,18 +3,16 @@
 // [SECTION] Recompute and keep the scenario valid
 // [SECTION] Layout
 // [SECTION] Menu bar and shortcuts
-// [SECTION] Requests (undo, presets, files)
-// [SECTION] Unsaved changes at quit
+// [SECTION] Requests (undo, presets, files; the file dialogs are in app_files.cpp)
 // [SECTION] Panels
 // [SECTION] Frame
-#include "ui/app_state.h"
-#include "ui/file_drop.h"
+#include "ui/app_files.h"
 
-#include "core/io/formats.h"
-#include "core/io/scenario_io.h"
 #include "core/edits.h"
+#include "core/io/formats.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
+#include "ui/file_drop.h"
 #include "ui/panels/attention.h"
 #include "ui/panels/lesson.h"
 #include "ui/panels/review.h"
@@ -204,8 +202,6 @@ void panel_items(View& v, Menu menu) {
     }
 }
 
-void ask_import(App::State& st); // File ▸ Import an array (below, with the other files)
-
 void menu_bar(App::State& st) {
     View& v = st.view;
     if (!ImGui::BeginMainMenuBar()) return;
@@ -277,50 +273,6 @@ void menu_bar(App::State& st) {
 // [SECTION] Requests (undo, presets, files)
 //-----------------------------------------------------------------------------
 
-
-// The folder of the scenario's file, where its dialogs start ("": the most recent folder).
-std::string folder_of(const std::string& path) { return path.empty() ? "" : std::filesystem::path(path).parent_path().string(); }
-
-void ask_open(App::State& st) {
-    using core::io::Kind;
-    std::vector<core::io::FileFilter> filters = {core::io::filter_of(Kind::scenario, "Scenarios"),
-                                                 core::io::filter_of(Kind::array, "Arrays, opened as X")};
-    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open scenario", std::move(filters), "",
-                                       folder_of(st.path), [&st](const std::string& path) { open_scenario_file(st, path); }};
-}
-
-void ask_save_as(App::State& st) {
-    const std::string name = st.path.empty() ? "scenario.json" : std::filesystem::path(st.path).filename().string();
-    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save scenario as", {core::io::filter_of(core::io::Kind::scenario, "Scenarios")}, name,
-                                       folder_of(st.path), [&st](const std::string& path) { save_scenario_to(st, path); }};
-}
-
-void ask_import(App::State& st) {
-    st.view.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Import an array into a matrix",
-                                       {core::io::filter_of(core::io::Kind::array, "Arrays")}, "",
-                                       "", [&st](const std::string& path) { offer_array(st, path); }};
-}
-
-} // namespace
-
-void save_scenario_to(App::State& st, const std::string& path) {
-    core::io::save_scenario_file(path, st.scenario); // throws ScenarioError; atomic
-    st.path = path;
-    st.saved = st.scenario;
-    core::io::remember_recent_file(st.settings, path);
-    st.view.tell("saved " + path, false);
-}
-
-void open_scenario_file(App::State& st, const std::string& path) {
-    core::edits::replace_scenario(st.scenario, core::io::load_scenario_file(path));
-    st.path = path;
-    st.saved = st.scenario;
-    core::io::remember_recent_file(st.settings, path);
-    st.view.tell("opened " + path, false);
-}
-
-namespace {
-
 void carry_out_requests(App::State& st) {
     View& v = st.view;
     if (v.request_undo) v.tell(st.history.undo(st.scenario) ? "undone" : "nothing to undo", false);
@@ -364,39 +316,6 @@ void carry_out_requests(App::State& st) {
         start_file_dialog(st.dialog, std::move(*v.file_request), st.settings);
         v.file_request.reset();
     }
-}
-
-//-----------------------------------------------------------------------------
-// [SECTION] Unsaved changes at quit
-//-----------------------------------------------------------------------------
-
-// Quitting with unsaved changes to a named file: Save, Discard or Cancel. The autosaved session
-// keeps the changes whichever is chosen.
-void quit_modal(App::State& st) {
-    const char* title = "Unsaved changes";
-    if (st.confirm_quit && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
-    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) return;
-    ImGui::Text("%s has changes that are not saved.", std::filesystem::path(st.path).filename().string().c_str());
-    ImGui::TextDisabled("Either way the session is autosaved and comes back at the next start.");
-    const bool save = ImGui::Button("Save and quit");
-    ImGui::SameLine();
-    const bool discard = ImGui::Button("Quit without saving");
-    ImGui::SameLine();
-    const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-    if (save) {
-        try {
-            save_scenario_to(st, st.path);
-            st.quit = true;
-        } catch (const std::exception& e) {
-            st.view.tell(e.what(), true); // stay, so the changes are not lost
-        }
-    }
-    if (discard) st.quit = true;
-    if (st.quit || cancel) {
-        st.confirm_quit = false;
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
 }
 
 //-----------------------------------------------------------------------------
