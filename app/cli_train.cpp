@@ -6,6 +6,8 @@
 // [SECTION] --forward
 #include "app/cli_train.h"
 
+#include "app/cli_train_text.h"
+
 #include "core/io/tensor.h"
 #include "core/train/model_file.h"
 #include "core/train/trainer.h"
@@ -220,6 +222,7 @@ bool wants_train_mode(int argc, const char* const* argv) {
 }
 
 int run_train_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    if (wants_text_training(argc, argv)) return run_text_training(argc, argv, out, err);
     try {
         const TrainOptions o = parse(argc, argv);
         return o.forward ? run_forward(o, out) : run_train(o, out, err);
