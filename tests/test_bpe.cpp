@@ -1,5 +1,6 @@
 // The byte-level BPE that attnviz learns for its text model: GPT-2's word split, merges learned
 // from counts, encode/decode round trips and the tokenizer.json it writes.
+#include "core/model/tokenizer.h"
 #include "core/train/bpe.h"
 
 #include <doctest/doctest.h>
@@ -51,4 +52,23 @@ TEST_CASE("BPE: tokenizer.json is a byte-level BPE in the Hugging Face tokenizer
     CHECK(j["added_tokens"][0]["content"] == "<|endoftext|>");
     CHECK(j["added_tokens"][0]["special"] == true);
     CHECK(j["added_tokens"][0]["id"] == bpe.eos_id());
+}
+
+TEST_CASE("BPE: the model loader's tokenizer reads the tokenizer.json attnviz writes and gives the ids it trained on") {
+    std::string corpus;
+    const char* lines[] = {"It is a truth universally acknowledged, that a single man in possession of a good fortune,\n",
+                           "must be in want of a wife.  \"My dear Mr. Bennet,\" said his lady to him one day,\n",
+                           "\"have you heard that Netherfield Park is let at last?\" 1811, 1813; £2000 a year!\n",
+                           "She'll say they're here, we've done it, I'm sure you'd like it.\t\tTabs   and   spaces.\n"};
+    for (int i = 0; i < 40; ++i) corpus += lines[i % 4];
+    const Bpe bpe = Bpe::learn(corpus, 300);
+    const core::model::Tokenizer loaded = core::model::parse_tokenizer_json(bpe.tokenizer_json(), "tokenizer.json");
+    CHECK(loaded.vocab_size() == bpe.vocab_size());
+    CHECK(loaded.token_id("<|endoftext|>") == bpe.eos_id());
+    for (const std::string& text : {corpus, std::string("Mr. Darcy's   estate,\n\nten thousand a year — café 漢字 🙂!"), std::string(" leading space"),
+                                   std::string("")}) {
+        CAPTURE(text);
+        CHECK(loaded.encode_ids(text) == bpe.encode(text));
+        CHECK(loaded.decode(bpe.encode(text)) == text);
+    }
 }

@@ -7,7 +7,7 @@
 // [SECTION] which build of the passes
 #include "core/train/gpt2.h"
 
-#include "core/attention.h" // core::kernel_build()
+#include "core/kernels.h" // core::kernel_build()
 #include "core/train/rng.h"
 
 #include <algorithm>
