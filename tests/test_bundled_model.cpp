@@ -1,0 +1,74 @@
+// The GPT-2 directory `--train text` writes opens in core/model (as any Hugging Face GPT-2 does) and
+// gives the trainer's own logits and attention; the model attnviz ships is found with the assets.
+#include "core/assets.h"
+#include "core/model/checkpoint.h"
+#include "core/model/tokenizer.h"
+#include "core/train/gpt2_file.h"
+#include "core/train/text_trainer.h"
+
+#include "tests/fixture_files.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+using namespace core::train;
+
+namespace {
+
+// The largest |a - b| / (1 + |b|) between core/model's forward and the trainer's, logits and attention.
+struct Agreement {
+    double logits = 0, attention = 0;
+};
+
+Agreement compare_forwards(const std::string& dir, const std::vector<int>& ids) {
+    const Gpt2Saved saved = load_gpt2_dir(dir);
+    const Gpt2Layout lay(saved.config);
+    Gpt2Activations<float> acts;
+    const int t = static_cast<int>(ids.size());
+    gpt2_forward(lay, saved.params.data(), ids.data(), nullptr, 1, t, acts, gpt2_ops::best_f32());
+
+    const core::model::OpenedModel opened = core::model::open_model(dir);
+    const core::model::ForwardResult r = opened.model->forward(ids);
+    REQUIRE(r.logits.rows() == t);
+    REQUIRE(r.logits.cols() == saved.config.vocab);
+    REQUIRE(r.layers == saved.config.n_layer);
+    REQUIRE(r.heads == saved.config.n_head);
+    Agreement a;
+    for (int i = 0; i < t; ++i)
+        for (int v = 0; v < saved.config.vocab; ++v) {
+            const double want = acts.logits[static_cast<std::size_t>(i) * static_cast<std::size_t>(saved.config.vocab) + static_cast<std::size_t>(v)];
+            a.logits = std::max(a.logits, std::abs(r.logits(i, v) - want) / (1 + std::abs(want)));
+        }
+    for (int l = 0; l < r.layers; ++l)
+        for (int h = 0; h < r.heads; ++h)
+            for (int k = 0; k < t * t; ++k)
+                a.attention = std::max(a.attention, static_cast<double>(std::abs(r.attention_of(l, h)[k] - acts.attention(l, 0, h)[k])));
+    return a;
+}
+
+} // namespace
+
+TEST_CASE("Bundled model: the directory --train text writes opens as a GPT-2 and gives the trainer's logits and attention") {
+    std::string text;
+    for (int i = 0; i < 50; ++i) text += "The cat sat on the mat; the dog sat by the door.\n";
+    TextTrainConfig c;
+    c.model = Gpt2Config{0, 16, 16, 2, 2};
+    c.merges = 40;
+    c.steps = 5;
+    c.warmup = 1;
+    c.batch = 4;
+    TextTrainer trainer(c, make_text_corpus(text, c.merges, 0.1));
+    for (int i = 0; i < c.steps; ++i) trainer.step();
+    const std::string dir = fixtures::temp_dir() + "/cat-model";
+    save_gpt2_dir(dir, trainer.saved(), trainer.corpus().bpe.tokenizer_json());
+
+    const core::model::Tokenizer tok = core::model::load_tokenizer(dir);
+    const std::vector<int> ids = tok.encode_ids("the cat sat on the mat");
+    CHECK(ids == trainer.corpus().bpe.encode("the cat sat on the mat"));
+    const Agreement a = compare_forwards(dir, ids);
+    CHECK(a.logits < 1e-4);
+    CHECK(a.attention < 1e-5);
+}
