@@ -101,7 +101,7 @@ void heads_json(std::ostream& s, const std::vector<core::train::TextHeadScores>&
     s << "[";
     for (std::size_t i = 0; i < heads.size(); ++i) {
         const core::train::TextHeadScores& h = heads[i];
-        s << (i ? ", " : "") << "{\"layer\": " << h.layer << ", \"head\": " << h.head << ", \"previous\": " << h.previous
+        s << (i ? ", " : "") << "{\"layer\": " << h.layer + 1 << ", \"head\": " << h.head + 1 << ", \"previous\": " << h.previous
           << ", \"duplicate\": " << h.duplicate << ", \"induction\": " << h.induction << "}";
     }
     s << "]";
@@ -120,14 +120,14 @@ std::string evaluation_json(const core::train::TextEvaluation& e) {
     return s.str();
 }
 
-// The head with the highest `score` among `heads`, as "L.H": score (layers and heads from 0).
+// The head with the highest `score` among `heads`, as "L.H": score (layers and heads from 1).
 template <class Score>
 std::string best_head(const std::vector<core::train::TextHeadScores>& heads, Score score) {
     const core::train::TextHeadScores* best = &heads.front();
     for (const core::train::TextHeadScores& h : heads)
         if (score(h) > score(*best)) best = &h;
     std::ostringstream s;
-    s << std::setprecision(3) << "\"" << best->layer << "." << best->head << "\": " << score(*best);
+    s << std::setprecision(3) << "\"" << best->layer + 1 << "." << best->head + 1 << "\": " << score(*best);
     return "{" + s.str() + "}";
 }
 

@@ -72,3 +72,29 @@ TEST_CASE("Bundled model: the directory --train text writes opens as a GPT-2 and
     CHECK(a.logits < 1e-4);
     CHECK(a.attention < 1e-5);
 }
+
+TEST_CASE("Bundled model: Jane Austen's GPT-2 ships with the assets, opens as a GPT-2 and has previous-token heads") {
+    const std::string dir = core::asset_path("models/austen-gpt2");
+    REQUIRE(std::filesystem::is_regular_file(dir + "/config.json"));
+    const core::model::Tokenizer tok = core::model::load_tokenizer(dir);
+    // prose written for this test, not a line of the corpus
+    const std::string text = "When Mr. Bennet came home, Elizabeth told him that the letter was from her aunt, and that her "
+                             "aunt would come to Longbourn in a week. He said nothing, but he was pleased; and Elizabeth was "
+                             "pleased to see him so.";
+    const std::vector<int> ids = tok.encode_ids(text);
+    REQUIRE(ids.size() >= 40);
+    REQUIRE(ids.size() <= 128);
+    CHECK(tok.decode(ids) == text);
+    const Agreement a = compare_forwards(dir, ids);
+    CHECK(a.logits < 1e-4);
+    CHECK(a.attention < 1e-5);
+
+    const Gpt2Saved saved = load_gpt2_dir(dir);
+    const Gpt2Layout lay(saved.config);
+    Gpt2Activations<float> acts;
+    gpt2_forward(lay, saved.params.data(), ids.data(), nullptr, 1, static_cast<int>(ids.size()), acts, gpt2_ops::best_f32());
+    int previous_heads = 0;
+    for (const TextHeadScores& s : text_head_scores(saved.config, acts, ids.data()))
+        if (s.layer == 0 && s.previous > 0.25) ++previous_heads;
+    CHECK(previous_heads >= 2); // the README's layer-1 heads (0.34, 0.33 on held-out text)
+}
