@@ -23,6 +23,7 @@ constexpr ImWchar scripts_and_symbols[] = {
     0x2070, 0x209F, // super- and subscripts
     0x2190, 0x21FF, // arrows: → ↑ ↓
     0x2200, 0x22FF, // mathematical operators: − ∞ √ ≈ ‖
+    0x2423, 0x2423, // open box ␣: a model token's leading space
     0x2500, 0x25FF, // box drawing, shapes: ▸ ●
     0x2713, 0x2717, // check marks: ✓ ✗
     0,
