@@ -171,7 +171,10 @@ void open_prompt(AttentionView& st, View& v) {
     static const std::string what = "Open a file of attention weights: " + core::io::extension_list(core::io::Kind::attention, " or ") +
                                     " of shape (n, n), (heads, n, n) or (layers, heads, n, n), with an optional batch axis of 1.";
     ImGui::TextWrapped("%s", what.c_str());
-    ImGui::SetNextItemWidth(24.0f * em());
+    // The box gives way to the button beside it, so a narrow panel never cuts "Choose…" off.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float button = ImGui::CalcTextSize("Choose…").x + 2.0f * style.FramePadding.x + style.ItemSpacing.x;
+    ImGui::SetNextItemWidth(std::max(4.0f * em(), std::min(24.0f * em(), ImGui::GetContentRegionAvail().x - button)));
     ImGui::InputTextWithHint("##attention-labels", "token labels (optional): JSON array or one a line", &st.labels_input);
     ImGui::SameLine();
     if (ImGui::Button("Choose…")) {
