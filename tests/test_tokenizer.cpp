@@ -198,6 +198,8 @@ TEST_CASE("model tokenizer: invalid UTF-8 in the text names the byte offset") {
 
 TEST_CASE("model tokenizer: a bad tokenizer.json is one message naming the file and the place") {
     CHECK(error_of("{").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 1e999}, "merges": []}})") ==
+          "tokenizer.json: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
     CHECK(error_of("[]") == "tokenizer.json: /: expected an object");
     CHECK(error_of("{}") == "tokenizer.json: /model: missing");
     CHECK(error_of(R"({"model": {"type": "Unigram", "vocab": []}})") ==

@@ -23,7 +23,7 @@ void read_vocab(const std::string& content, const std::string& name, Vocab& v) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(content);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) { // parse_error, and out_of_range for a number like 1e999
         throw TokenizerError(name + ": not valid JSON: " + e.what());
     }
     if (!j.is_object()) throw TokenizerError(name + ": /: expected an object of token: id");

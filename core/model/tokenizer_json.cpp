@@ -393,7 +393,7 @@ Tokenizer parse_tokenizer_json(const std::string& content, const std::string& na
     json j;
     try {
         j = json::parse(content);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) { // parse_error, and out_of_range for a number like 1e999
         throw TokenizerError(name + ": not valid JSON: " + e.what());
     }
     Reader r{name};
