@@ -259,6 +259,16 @@ TEST_CASE("lesson session: forward applies actions on the live state, back resto
     CHECK(progress.current == 8);
 }
 
+TEST_CASE("lesson session: opening a step with nothing to go on from gives the state the lesson reaches there") {
+    LessonProgress progress;
+    Session s(find_lesson("every-token"), progress);
+    const StepState second = s.open(1); // the step after the first, as --step 2 opens it on a fresh start
+    CHECK(second.scenario.tokens.size() == 7);
+    CHECK(second.scenario.tokens[static_cast<size_t>(second.selected_row)] == "it");
+    CHECK(s.index() == 1);
+    CHECK(progress.current == 1);
+}
+
 TEST_CASE("lesson session: a prediction locks next, is judged on the live scenario, and counts") {
     LessonProgress progress;
     Session s(find_lesson("every-token"), progress);

@@ -217,6 +217,16 @@ void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
 
 } // namespace
 
+TEST_CASE("lesson panel: a fresh start at the second step (--step 2) opens the state the lesson has there") {
+    StateDir state("step2");
+    Ui ui;
+    open(ui, "every-token", 2);
+    CHECK(session(ui).index() == 1);
+    CHECK(ui.scenario().tokens.size() == 7);
+    CHECK(ui.scenario().tokens[static_cast<size_t>(ui.st().view.selected_row)] == "it");
+    next(ui);
+}
+
 TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dragging and typing q") {
     StateDir state("right");
     Ui ui;

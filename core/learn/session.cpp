@@ -23,24 +23,29 @@ Session::Session(Lesson lesson, LessonProgress& progress) : lesson_(std::move(le
 
 StepState Session::go(int k, const StepState& live, std::vector<std::string>* problems) {
     k = std::clamp(k, 0, size() - 1);
-    StepState state;
-    if (k == index_ + 1) {
-        if (step().kind.empty() || step().kind == "recap") mark_done(step().id); // read to the end
-        state = live;
-        std::vector<std::string> p = apply(lesson_.steps[static_cast<size_t>(k)].actions, state);
-        if (problems) *problems = std::move(p);
-        opened_[k] = state;
-    } else if (const auto it = opened_.find(k); it != opened_.end()) {
-        state = it->second;
-    } else {
-        state = opening_state(lesson_, k);
-        opened_[k] = state;
-    }
+    if (k != index_ + 1) return open(k);
+    if (step().kind.empty() || step().kind == "recap") mark_done(step().id); // read to the end
+    StepState state = live;
+    std::vector<std::string> p = apply(lesson_.steps[static_cast<size_t>(k)].actions, state);
+    if (problems) *problems = std::move(p);
+    opened_[k] = state;
+    enter(k);
+    return state;
+}
+
+StepState Session::open(int k) {
+    k = std::clamp(k, 0, size() - 1);
+    auto it = opened_.find(k);
+    if (it == opened_.end()) it = opened_.emplace(k, opening_state(lesson_, k)).first;
+    enter(k);
+    return it->second;
+}
+
+void Session::enter(int k) {
     index_ = k;
     progress_.current = k;
     status_ = ChallengeStatus{};
     animation_.reset();
-    return state;
 }
 
 bool Session::can_next() const { return index_ + 1 < size() && (step().kind != "predict" || committed()); }

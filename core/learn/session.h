@@ -50,6 +50,9 @@ public:
 
     // Opens step k; returns the state to show, and in `problems` what of its actions could not apply.
     StepState go(int k, const StepState& live, std::vector<std::string>* problems = nullptr);
+    // Opens step k with no live state to go on from (a lesson started or resumed at k): the state
+    // the lesson reaches from its start.
+    StepState open(int k);
     // A prediction locks "next" until it is committed.
     bool can_next() const;
     bool is_done(int k) const;
@@ -81,6 +84,7 @@ public:
 
 private:
     void mark_done(const std::string& id) { progress_.done.insert(id); }
+    void enter(int k); // step k is the open one
 
     struct Animation {
         QueryPin from;

@@ -349,7 +349,7 @@ bool start_lesson(View& v, const std::string& id_or_file, int step, std::string&
         LessonProgress& progress = lv.store.lesson(lesson.id);
         const int resume = step > 0 ? step - 1 : progress.current;
         lv.session.emplace(std::move(lesson), progress);
-        lv.pending = lv.session->go(std::clamp(resume, 0, lv.session->size() - 1), StepState{});
+        lv.pending = lv.session->open(resume);
         lv.secret_key = {};
         save(lv, v);
     } catch (const LessonError& e) {
