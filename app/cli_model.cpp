@@ -9,6 +9,7 @@
 
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
+#include "core/model/next_token.h"
 #include "core/model/tokenizer.h"
 #include "core/model/weights.h"
 #include "core/parallel.h"
@@ -167,7 +168,7 @@ double peak_rss_mb() {
 
 // Greedy decoding without the cache: each step runs the whole sequence (stops at the context's end).
 std::vector<int> generate_recomputing(const core::model::Model& model, std::vector<int> ids, int count, core::model::ForwardOptions fo) {
-    fo.all_logits = false;
+    fo.logits = core::model::Logits::last;
     std::vector<int> made;
     for (int k = 0; k < count && static_cast<int>(ids.size()) < model.config().context; ++k) {
         const core::model::ForwardResult r = model.forward(ids, fo);
@@ -241,12 +242,21 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     std::vector<int> ids(static_cast<std::size_t>(o.tokens));
     for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(c.vocab));
     using clock = std::chrono::steady_clock;
-    m.model->forward(ids); // warm-up: weights paged in, buffers allocated
+    // What the window runs: the forward with attentions, then every position's top 10 and the loss
+    // from the hidden states (the (t, vocab) logits never held).
+    core::model::ForwardOptions fo;
+    fo.logits = core::model::Logits::none;
+    auto run = [&] {
+        core::model::ForwardResult r = m.model->forward(ids, fo);
+        if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10);
+        return r;
+    };
+    run(); // warm-up: weights paged in, buffers allocated
     std::vector<double> ms;
     double attention_mb = 0;
     for (int i = 0; i < o.reps; ++i) {
         const auto t0 = clock::now();
-        const core::model::ForwardResult r = m.model->forward(ids);
+        const core::model::ForwardResult r = run();
         attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
         ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }

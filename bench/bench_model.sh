@@ -7,7 +7,8 @@
 #
 # GFLOPS is the machine's float32 matmul rate (416: NumPy's on the 2-core machine of the README).
 # The checkpoint (about 500 MB, bench/make_gpt2_small.py) is written once to $BENCH_MODEL_DIR
-# (default /tmp/attnviz-gpt2-small).
+# (default /tmp/attnviz-gpt2-small). PyTorch needs OpenBLAS behind Debian's libblas.so.3
+# (libopenblas0-pthread): on the reference BLAS it is about 15x slower, and the script says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attnviz=${1:-build/attnviz}
@@ -18,7 +19,7 @@ py=/usr/bin/python3
 [ -f "$model/model.safetensors" ] || $py bench/make_gpt2_small.py "$model"
 torch=0
 $py -c 'import torch' 2>/dev/null && torch=1
-echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for t in 128 512 1024; do
   # FLOPs of the products: per layer 24·t·D² (c_attn, c_proj, the MLP) + 4·t²·D (scores and A·V,
   # the full square as PyTorch computes it), then 2·t·D·V for the logits.
@@ -29,6 +30,9 @@ for t in 128 512 1024; do
   if ((torch)); then
     theirs=$($py bench/torch_gpt2.py "$model" "$t" "$reps")
     theirs_ms=$($py -c "import json,sys; print(json.loads(sys.argv[1])['median_ms'])" "$theirs")
+    if [ "$($py -c "import json,sys; print(json.loads(sys.argv[1])['blas'])" "$theirs")" = reference ]; then
+      echo "bench_model: WARNING: PyTorch ran on the reference BLAS; install libopenblas0-pthread for a fair anchor" >&2
+    fi
     line="$line  pytorch $theirs  (attnviz $($py -c "print(round($theirs_ms / $ours_ms, 2))")x faster)"
   fi
   echo "$line"

@@ -2,7 +2,12 @@
 """PyTorch's float32 forward of a GPT-2 checkpoint with every attention map kept (as transformers'
 output_attentions=True does), on 2 threads: the reference bench/bench_model.sh times attnviz against.
 
-    /usr/bin/python3 bench/torch_gpt2.py MODEL_DIR TOKENS REPS      prints {"median_ms", "tokens", ...}
+    /usr/bin/python3 bench/torch_gpt2.py MODEL_DIR TOKENS REPS      prints {"median_ms", "tokens", "blas", ...}
+
+Debian's python3-torch and python3-numpy multiply through the system's libblas.so.3. With only the
+reference BLAS (libblas3) behind it, PyTorch is about 15x slower than with OpenBLAS; the figures of
+the README need libopenblas0-pthread installed (it becomes the libblas.so.3 alternative). "blas"
+names the library this process mapped, and a warning goes to stderr when it is the reference one.
 
 Written here from modeling_gpt2.py's equations (not transformers itself, which Debian does not
 ship): Conv1D weights (in, out), pre-LN, gelu_new, causal softmax(q kᵀ / √d_head), lm_head = wteᵀ."""
@@ -24,6 +29,16 @@ def load(path):
     return {k: torch.from_numpy(np.frombuffer(raw, "<f4", (e["data_offsets"][1] - e["data_offsets"][0]) // 4,
                                               8 + n + e["data_offsets"][0]).reshape(e["shape"]))
             for k, e in header.items() if k != "__metadata__"}
+
+
+def blas_in_use():
+    """The BLAS libraries this process has mapped: 'openblas', 'reference' or what else it found."""
+    libs = {line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.split()[-1].lower()}
+    if any("openblas" in lib for lib in libs):
+        return "openblas"
+    if any("/blas/libblas.so" in lib for lib in libs):
+        return "reference"
+    return ", ".join(sorted(libs)) or "none mapped"
 
 
 def forward(w, c, ids):
@@ -60,9 +75,14 @@ def main(model, tokens, reps):
             t0 = time.perf_counter()
             forward(w, c, ids)
             ms.append((time.perf_counter() - t0) * 1000)
+    blas = blas_in_use()
+    if blas == "reference":
+        print("torch_gpt2.py: WARNING: PyTorch runs on the REFERENCE BLAS (libblas3), about 15x slower than on "
+              "OpenBLAS: its figures mean nothing. Install libopenblas0-pthread (apt-get install libopenblas0-pthread).",
+              file=sys.stderr)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"median_ms": round(statistics.median(ms), 2), "min_ms": round(min(ms), 2), "tokens": tokens, "reps": reps,
-                      "threads": torch.get_num_threads(), "rss_mb": round(rss, 1)}))
+                      "threads": torch.get_num_threads(), "rss_mb": round(rss, 1), "blas": blas}))
 
 
 if __name__ == "__main__":

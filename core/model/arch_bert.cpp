@@ -60,7 +60,10 @@ public:
 
 private:
     void layer(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
-    void mlm_head(const MatrixF& x, const ForwardOptions& o, ForwardResult& r) const;
+    Unembedding unembedding() const override {
+        return decoder_ ? Unembedding{decoder_->data(), decoder_b_->data(), config().d_model} : Unembedding{};
+    }
+    MatrixF head_input(const MatrixF& hidden) const override;
     float eps() const { return static_cast<float>(config().norm_eps); }
 
     std::shared_ptr<const Weights> w_;
@@ -92,15 +95,15 @@ void Bert::layer(const Block& b, int l, MatrixF& x, KvCache& cache, const Forwar
     op.layer_norm(x.data(), x.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), eps());
 }
 
-void Bert::mlm_head(const MatrixF& x, const ForwardOptions& o, ForwardResult& r) const {
+// The MLM head's transform: LayerNorm(act(dense(hidden))), before the decoder.
+MatrixF Bert::head_input(const MatrixF& hidden) const {
     const ModelConfig& c = config();
-    const int t = static_cast<int>(x.rows()), D = c.d_model, rows = layers::logit_rows(o, t);
+    const int rows = static_cast<int>(hidden.rows()), D = c.d_model;
     MatrixF h(rows, D);                                                                // (rows, D)
-    layers::project(x.data() + static_cast<std::ptrdiff_t>(t - rows) * D, rows, D, D, *transform_w_, Layout::out_in, transform_b_, h.data());
+    layers::project(hidden.data(), rows, D, D, *transform_w_, Layout::out_in, transform_b_, h.data());
     ops::active().activate(h.data(), h.size(), layers::activation_of(c.activation));
     ops::active().layer_norm(h.data(), h.data(), rows, D, transform_ln_w_->data(), transform_ln_b_->data(), eps());
-    r.logits.resize(rows, c.vocab);                                                    // (rows, V)
-    layers::project(h.data(), rows, D, c.vocab, *decoder_, Layout::out_in, decoder_b_, r.logits.data());
+    return h;
 }
 
 ForwardResult Bert::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
@@ -127,8 +130,8 @@ ForwardResult Bert::extend(KvCache& cache, const std::vector<int>& ids, const Fo
         layers::report(o, l + 1, c.layers);
     }
     rollback.commit(t);
-    if (c.lm_head) mlm_head(x, o, r);
     r.hidden = std::move(x);
+    fill_logits(r, o);
     return r;
 }
 

@@ -53,6 +53,7 @@ public:
     }
 
     ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
+    Unembedding unembedding() const override { return {head_->data(), nullptr, config().d_model}; }
 
 private:
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
@@ -117,7 +118,7 @@ ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const Fo
     rollback.commit(past + t);
     r.hidden.resize(t, D);
     ops::active().layer_norm(x.data(), r.hidden.data(), t, D, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
-    layers::unembed(r, o, c.vocab, *head_);
+    fill_logits(r, o);
     return r;
 }
 

@@ -88,6 +88,7 @@ public:
     }
 
     ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
+    Unembedding unembedding() const override { return {head_->data(), nullptr, config().d_model}; }
 
 private:
     void rope(float* x, int ld, int t, int heads, int past) const;
@@ -179,7 +180,7 @@ ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const F
     rollback.commit(past + t);
     r.hidden.resize(t, D);
     ops::active().rms_norm(x.data(), r.hidden.data(), t, D, norm_->data(), static_cast<float>(c.norm_eps));
-    layers::unembed(r, o, c.vocab, *head_);
+    fill_logits(r, o);
     return r;
 }
 

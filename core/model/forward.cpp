@@ -1,5 +1,11 @@
-// core/model/forward.cpp — what every architecture shares: input checks and greedy decoding.
+// core/model/forward.cpp — what every architecture shares: input checks, the LM head's blocks and
+// greedy decoding.
 #include "core/model/forward.h"
+
+#include "core/model/ops.h"
+#include "core/parallel.h"
+
+#include <algorithm>
 
 namespace core::model {
 
@@ -15,6 +21,40 @@ void Model::check_ids(const std::vector<int>& ids, int past) const {
     if (past > 0 && !config_.causal) throw InputError(name + " attends both ways: it cannot extend a cache");
 }
 
+void Model::head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const {
+    const Unembedding u = unembedding();
+    if (!u.weight) throw std::logic_error(config_.name + " has no LM head");
+    const int width = u.width, n = v1 - v0;
+    ops::active().gemm({input, width, u.weight + static_cast<std::ptrdiff_t>(v0) * width, width, true, out, ldo, rows, width, n}, false);
+    if (!u.bias) return;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j) out[static_cast<std::ptrdiff_t>(i) * ldo + j] += u.bias[v0 + j];
+}
+
+namespace {
+
+struct FullLogits {
+    const Model* model;
+    const MatrixF* input; // (rows, width)
+    MatrixF* logits;      // (rows, vocab)
+    static void block(void* context, std::ptrdiff_t b) {
+        const auto& c = *static_cast<FullLogits*>(context);
+        const int v0 = static_cast<int>(b) * Model::head_block, v1 = std::min(v0 + Model::head_block, static_cast<int>(c.logits->cols()));
+        c.model->head_logits(c.input->data(), static_cast<int>(c.input->rows()), v0, v1, c.logits->data() + v0, c.logits->cols());
+    }
+};
+
+} // namespace
+
+void Model::fill_logits(ForwardResult& r, const ForwardOptions& o) const {
+    if (o.logits == Logits::none || !unembedding().weight) return;
+    const int t = static_cast<int>(r.hidden.rows()), rows = o.logits == Logits::all ? t : std::min(t, 1);
+    const MatrixF input = head_input(r.hidden.bottomRows(rows)); // (rows, width)
+    r.logits.resize(rows, config_.vocab);
+    FullLogits job{this, &input, &r.logits};
+    core::parallel::for_each((config_.vocab + head_block - 1) / head_block, &FullLogits::block, &job);
+}
+
 int argmax(const float* values, int n) {
     int best = 0;
     for (int i = 1; i < n; ++i)
@@ -28,7 +68,7 @@ std::vector<int> generate_greedy(const Model& model, const std::vector<int>& pro
     KvCache& kv = cache ? *cache : local;
     kv = KvCache();
     ForwardOptions o = options;
-    o.all_logits = false;
+    o.logits = Logits::last;
     std::vector<int> made;
     if (count <= 0 || prompt.empty()) return made;
     ForwardResult r = model.extend(kv, prompt, o);

@@ -7,6 +7,10 @@
 // A causal model keeps a KvCache: extend() appends tokens to it and runs only those, so that
 // generation costs one row per layer per token. forward() is extend() on an empty cache.
 //
+// The logits are optional: a (t, vocab) matrix is 196 MiB for GPT-2 at t = 1024, and the window
+// needs only each position's top tokens and the prompt's loss, which core/model/next_token.h reads
+// from `hidden` one block of the vocabulary at a time (Model::head_logits).
+//
 // A forward runs on the caller's thread (the UI's worker) and shares its matrix products with
 // core::parallel's helpers. It checks `cancel` before each layer and reports each finished layer.
 #pragma once
@@ -35,6 +39,13 @@ struct HeadRef {
 
 // What an ablated head's output (its slice of the attention output, before the output projection:
 // GPT-2's c_proj, Llama's o_proj, BERT's attention.output.dense) becomes.
+// Which rows of ForwardResult::logits a forward fills.
+enum class Logits {
+    all,  // every new position (t_new, vocab)
+    last, // the last one (1, vocab): generation
+    none, // no logits; `hidden` alone (see core/model/next_token.h)
+};
+
 enum class Ablation {
     zero, // 0 at every position
     mean, // its mean over the positions of this call (the whole sequence for forward())
@@ -45,7 +56,7 @@ struct ForwardOptions {
     Ablation ablation = Ablation::zero;
     bool attention = true;    // fill ForwardResult::attention
     bool capture_qkv = false; // fill ForwardResult::captures
-    bool all_logits = true;   // logits at every new position; false: at the last one only (generation)
+    Logits logits = Logits::all;
     const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled
     std::function<void(int layers_done, int layers)> progress; // called on the forward's thread after each layer
     // Reruns from a layer up (head importance): `residuals`, when given, receives the stream entering
@@ -69,7 +80,7 @@ struct ForwardResult {
     int layers = 0, heads = 0;
     int t_new = 0;   // positions run by this call: t_total - t_new … t_total - 1
     int t_total = 0; // positions in the cache afterwards (the keys)
-    MatrixF logits;  // (t_new, vocab), or (1, vocab) without all_logits; empty for a bare encoder
+    MatrixF logits;  // (t_new, vocab), (1, vocab) for Logits::last; empty for Logits::none or a bare encoder
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
     std::vector<float> attention;      // (layers, heads, t_new, t_total) row-major, 0 where masked
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
@@ -124,6 +135,25 @@ public:
 
     // Checks ids against the vocabulary and the context (after `past` cached positions).
     void check_ids(const std::vector<int>& ids, int past) const;
+
+    // [SECTION] the LM head, on rows of ForwardResult::hidden
+    // logits = head_input(hidden) · weightᵀ + bias, weight (vocab, width) row-major.
+    struct Unembedding {
+        const float* weight = nullptr; // (vocab, width); null for a bare encoder
+        const float* bias = nullptr;   // (vocab) or null
+        int width = 0;
+    };
+    virtual Unembedding unembedding() const { return {}; }
+    // What the head multiplies, (rows, width): `hidden` itself, or BERT's MLM transform of it.
+    virtual MatrixF head_input(const MatrixF& hidden) const { return hidden; }
+    // The vocabulary's columns in blocks of head_block: every product of the head, full or streamed,
+    // is one block's, so that both give the same bits.
+    static constexpr int head_block = 512;
+    // out (rows, v1 − v0), row stride ldo = the logits of ids v0 … v1−1 for `rows` rows of `input`
+    // (a head_input), on the calling thread. v0 is a multiple of head_block and v1 − v0 ≤ head_block.
+    void head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const;
+    // r.logits from r.hidden as o.logits asks (all blocks shared between the cores).
+    void fill_logits(ForwardResult& r, const ForwardOptions& o) const;
 
 private:
     ModelConfig config_;

@@ -150,12 +150,6 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
 }
 
-void unembed(ForwardResult& r, const ForwardOptions& o, int vocab, const Tensor& head) {
-    const int t = static_cast<int>(r.hidden.rows()), D = static_cast<int>(r.hidden.cols()), rows = logit_rows(o, t);
-    r.logits.resize(rows, vocab);
-    project(r.hidden.data() + static_cast<std::ptrdiff_t>(t - rows) * D, rows, D, vocab, head, Layout::out_in, nullptr, r.logits.data());
-}
-
 void check_cancel(const ForwardOptions& o) {
     if (o.cancel && o.cancel->load(std::memory_order_relaxed)) throw Cancelled();
 }

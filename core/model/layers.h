@@ -68,12 +68,6 @@ void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x)
 void check_cancel(const ForwardOptions& o);
 void report(const ForwardOptions& o, int layers_done, int layers);
 
-// The rows of `x` (t, d) that get logits: all, or the last one alone.
-inline int logit_rows(const ForwardOptions& o, int t) { return o.all_logits ? t : (t > 0 ? 1 : 0); }
-
-// r.logits (rows, vocab) = the last logit_rows of r.hidden (t, D) · headᵀ, head (vocab, D).
-void unembed(ForwardResult& r, const ForwardOptions& o, int vocab, const Tensor& head);
-
 std::string layer_name(const std::string& prefix, int l, const std::string& rest);
 
 } // namespace core::model::layers

@@ -62,6 +62,8 @@ struct Set {
     void (*layer_norm)(const float* x, float* y, Index rows, Index d, const float* w, const float* b, float eps);
     // y = x / √(mean(x²) + eps) · w per row.
     void (*rms_norm)(const float* x, float* y, Index rows, Index d, const float* w, float eps);
+    // The largest of n > 0 values and Σ exp(x − largest) in double: one block's share of a softmax.
+    void (*max_exp_sum)(const float* x, Index n, float* max, double* sum);
 };
 
 const Set* generic();

@@ -207,7 +207,19 @@ void rms_norm(const float* x, float* y, Index rows, Index d, const float* w, flo
     }
 }
 
-constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm};
+thread_local std::vector<double, Eigen::aligned_allocator<double>> doubles;
+
+void max_exp_sum(const float* x, Index n, float* max, double* sum) {
+    const Aligned v = buffer_a.load(x, n, -std::numeric_limits<float>::infinity());
+    const float top = v.maxCoeff();
+    if (static_cast<Index>(doubles.size()) < v.size()) doubles.resize(static_cast<std::size_t>(v.size()));
+    Eigen::Map<Eigen::ArrayXd, Eigen::AlignedMax> e(doubles.data(), v.size());
+    e = (v.cast<double>() - static_cast<double>(top)).exp(); // the padding becomes exactly 0
+    *max = top;
+    *sum = e.sum();
+}
+
+constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm, max_exp_sum};
 
 } // namespace
 } // namespace ATTNVIZ_OPS_NS

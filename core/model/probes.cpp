@@ -10,6 +10,7 @@
 // [SECTION] head importance
 #include "core/model/probes.h"
 
+#include "core/model/next_token.h"
 #include "core/model/ops.h"
 #include "core/parallel.h"
 #include "core/random.h"
@@ -393,10 +394,11 @@ HeadImportance head_importance(const Model& model, const std::vector<int>& ids, 
     std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
     ForwardOptions o;
     o.attention = false;
+    o.logits = Logits::none;
     o.cancel = cancel;
     o.residuals = &residuals;
     HeadImportance out;
-    out.loss = *prompt_loss(model.forward(ids, o).logits, ids);
+    out.loss = prompt_losses(model, model.forward(ids, o).hidden, ids)[0];
     out.delta.resize(c.layers, c.heads);
     o.residuals = nullptr;
     for (int l = 0; l < c.layers; ++l) {
@@ -404,7 +406,7 @@ HeadImportance head_importance(const Model& model, const std::vector<int>& ids, 
         o.resume_from = &residuals[static_cast<size_t>(l)];
         for (int h = 0; h < c.heads; ++h) {
             o.ablate = {{l, h}};
-            out.delta(l, h) = *prompt_loss(model.forward(ids, o).logits, ids) - out.loss;
+            out.delta(l, h) = prompt_losses(model, model.forward(ids, o).hidden, ids)[0] - out.loss;
             if (progress) progress(l * c.heads + h + 1, c.layers * c.heads);
         }
     }

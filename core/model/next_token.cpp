@@ -1,0 +1,163 @@
+// core/model/next_token.cpp — the LM head streamed over the vocabulary: per block and row, the
+// largest logit, Σ exp and the top candidates; then per row, the merge.
+//
+//   1. per block b (ids v0 … v1−1), per row i:  m_bi = max logit, s_bi = Σ exp(logit − m_bi),
+//      the target's logit when it falls in b, the block's `top` largest (id, logit)
+//   2. per row:  M = max_b m_bi,  log Z = M + log Σ_b s_bi exp(m_bi − M),
+//      loss term log Z − target logit,  top = the best of the blocks' candidates, p = exp(v − log Z)
+#include "core/model/next_token.h"
+
+#include "core/model/ops.h"
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace core::model {
+
+namespace {
+
+struct Candidate {
+    float logit;
+    int id;
+};
+
+// Higher logit first, the lower id on a tie.
+bool better(const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
+
+struct Stream {
+    const Model* model;
+    const MatrixF* input;             // (rows, width) the head's input
+    const std::vector<int>* targets;  // (rows) the id whose logit each row needs, or −1
+    const std::vector<char>* want;    // (rows) 1 where the top is wanted
+    int rows, vocab, top, blocks;
+    std::vector<float> max;           // (blocks, rows)
+    std::vector<double> sum;          // (blocks, rows)
+    std::vector<float> target_logit;  // (rows)
+    std::vector<Candidate> candidates; // (blocks, rows, top)
+    std::vector<int> counts;          // (blocks, rows)
+
+    static void block(void* context, std::ptrdiff_t b) { static_cast<Stream*>(context)->run(static_cast<int>(b)); }
+
+    void run(int b) {
+        thread_local MatrixF logits; // (rows, head_block)
+        const int v0 = b * Model::head_block, v1 = std::min(vocab, v0 + Model::head_block), n = v1 - v0;
+        logits.resize(rows, Model::head_block);
+        model->head_logits(input->data(), rows, v0, v1, logits.data(), Model::head_block);
+        const ops::Set& op = ops::active();
+        for (int i = 0; i < rows; ++i) {
+            const float* row = logits.data() + static_cast<std::ptrdiff_t>(i) * Model::head_block;
+            const std::size_t at = static_cast<std::size_t>(b) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(i);
+            op.max_exp_sum(row, n, &max[at], &sum[at]);
+            const int target = (*targets)[static_cast<std::size_t>(i)];
+            if (target >= v0 && target < v1) target_logit[static_cast<std::size_t>(i)] = row[target - v0];
+            if ((*want)[static_cast<std::size_t>(i)]) counts[at] = keep_top(row, v0, n, &candidates[at * static_cast<std::size_t>(top)]);
+        }
+    }
+
+    // The block's `top` best of row (n logits of ids v0 …), best first, into out; returns how many.
+    int keep_top(const float* row, int v0, int n, Candidate* out) const {
+        int count = 0;
+        for (int j = 0; j < n; ++j) {
+            if (count == top && !(row[j] > out[count - 1].logit)) continue; // ids rise: a tie keeps the lower
+            int k = count < top ? count++ : top - 1;
+            for (; k > 0 && row[j] > out[k - 1].logit; --k) out[k] = out[k - 1];
+            out[k] = {row[j], v0 + j};
+        }
+        return count;
+    }
+
+    // log Z of row i over every block.
+    double log_normaliser(int i) const {
+        float top_max = -std::numeric_limits<float>::infinity();
+        for (int b = 0; b < blocks; ++b) top_max = std::max(top_max, max[static_cast<std::size_t>(b) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(i)]);
+        double z = 0.0;
+        for (int b = 0; b < blocks; ++b) {
+            const std::size_t at = static_cast<std::size_t>(b) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(i);
+            z += sum[at] * std::exp(static_cast<double>(max[at]) - static_cast<double>(top_max));
+        }
+        return static_cast<double>(top_max) + std::log(z);
+    }
+
+    std::vector<TopToken> merged_top(int i, double log_z) const {
+        std::vector<Candidate> all;
+        for (int b = 0; b < blocks; ++b) {
+            const std::size_t at = static_cast<std::size_t>(b) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(i);
+            all.insert(all.end(), candidates.begin() + static_cast<std::ptrdiff_t>(at) * top,
+                       candidates.begin() + static_cast<std::ptrdiff_t>(at) * top + counts[at]);
+        }
+        const auto keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(top));
+        std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(), better);
+        std::vector<TopToken> out;
+        for (std::size_t k = 0; k < keep; ++k) out.push_back({all[k].id, std::exp(static_cast<double>(all[k].logit) - log_z)});
+        return out;
+    }
+};
+
+Stream stream(const Model& model, const MatrixF& input, const std::vector<int>& targets, const std::vector<char>& want, int top) {
+    Stream s{&model, &input, &targets, &want, static_cast<int>(input.rows()), model.config().vocab, std::max(top, 1), 0, {}, {}, {}, {}, {}};
+    s.blocks = (s.vocab + Model::head_block - 1) / Model::head_block;
+    const std::size_t cells = static_cast<std::size_t>(s.blocks) * static_cast<std::size_t>(s.rows);
+    s.max.resize(cells);
+    s.sum.resize(cells);
+    s.target_logit.assign(static_cast<std::size_t>(s.rows), 0.0f);
+    s.counts.assign(cells, 0);
+    if (std::find(want.begin(), want.end(), 1) != want.end()) s.candidates.resize(cells * static_cast<std::size_t>(s.top));
+    core::parallel::for_each(s.blocks, &Stream::block, &s);
+    return s;
+}
+
+void check(const Model& model, const MatrixF& hidden, std::size_t t) {
+    const ModelConfig& c = model.config();
+    if (!model.unembedding().weight) throw InputError(c.name + " has no LM head: it predicts no tokens");
+    if (hidden.cols() != c.d_model || t == 0 || hidden.rows() % static_cast<Eigen::Index>(t) != 0)
+        throw InputError("next tokens: hidden states (" + std::to_string(hidden.rows()) + ", " + std::to_string(hidden.cols()) + ") for " +
+                         std::to_string(t) + " tokens of " + c.name);
+}
+
+} // namespace
+
+NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vector<int>& ids, int top, const std::vector<bool>& rows) {
+    check(model, hidden, ids.size());
+    const int t = static_cast<int>(ids.size());
+    if (hidden.rows() != t || (!rows.empty() && rows.size() != ids.size()))
+        throw InputError("next tokens: " + std::to_string(hidden.rows()) + " rows of hidden states for " + std::to_string(t) + " tokens");
+    const bool loss = model.causal() && t >= 2;
+    std::vector<int> targets(static_cast<std::size_t>(t), -1);
+    for (int i = 0; loss && i + 1 < t; ++i) targets[static_cast<std::size_t>(i)] = ids[static_cast<std::size_t>(i) + 1];
+    std::vector<char> want(static_cast<std::size_t>(t), top > 0 ? 1 : 0);
+    for (std::size_t i = 0; i < rows.size(); ++i) want[i] = want[i] && rows[i];
+    const Stream s = stream(model, model.head_input(hidden), targets, want, top);
+    NextTokens out;
+    out.top.resize(static_cast<std::size_t>(t));
+    double total = 0.0;
+    for (int i = 0; i < t; ++i) {
+        if (!want[static_cast<std::size_t>(i)] && targets[static_cast<std::size_t>(i)] < 0) continue;
+        const double log_z = s.log_normaliser(i);
+        if (want[static_cast<std::size_t>(i)]) out.top[static_cast<std::size_t>(i)] = s.merged_top(i, log_z);
+        if (targets[static_cast<std::size_t>(i)] >= 0) total += log_z - static_cast<double>(s.target_logit[static_cast<std::size_t>(i)]);
+    }
+    if (loss) out.loss = total / (t - 1);
+    return out;
+}
+
+std::vector<double> prompt_losses(const Model& model, const MatrixF& hidden, const std::vector<int>& ids) {
+    check(model, hidden, ids.size());
+    const int t = static_cast<int>(ids.size()), copies = static_cast<int>(hidden.rows()) / t;
+    if (t < 2) return {};
+    std::vector<int> targets(static_cast<std::size_t>(copies) * static_cast<std::size_t>(t), -1);
+    for (int c = 0; c < copies; ++c)
+        for (int i = 0; i + 1 < t; ++i) targets[static_cast<std::size_t>(c * t + i)] = ids[static_cast<std::size_t>(i) + 1];
+    const Stream s = stream(model, model.head_input(hidden), targets, std::vector<char>(targets.size(), 0), 0);
+    std::vector<double> out(static_cast<std::size_t>(copies), 0.0);
+    for (int c = 0; c < copies; ++c) {
+        double total = 0.0;
+        for (int i = 0; i + 1 < t; ++i) total += s.log_normaliser(c * t + i) - static_cast<double>(s.target_logit[static_cast<std::size_t>(c * t + i)]);
+        out[static_cast<std::size_t>(c)] = total / (t - 1);
+    }
+    return out;
+}
+
+} // namespace core::model

@@ -1,0 +1,93 @@
+// The next-token view streamed over the vocabulary (core/model/next_token.h) against the softmax of
+// a forward's full logits, on the fixture checkpoints: the top ids and their probabilities, the
+// prompt's loss, BERT's [MASK] rows, stacked copies, and what it refuses.
+#include "core/model/checkpoint.h"
+#include "core/model/next_token.h"
+#include "core/model/probes.h"
+#include "tests/checkpoint_fixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace {
+
+using core::model::ForwardOptions;
+using core::model::MatrixF;
+
+// The k most likely ids of one row of logits and their softmax probabilities, in double.
+std::vector<std::pair<int, double>> reference_top(const float* row, int vocab, int k) {
+    double top = row[0];
+    for (int j = 1; j < vocab; ++j) top = std::max(top, static_cast<double>(row[j]));
+    double z = 0.0;
+    for (int j = 0; j < vocab; ++j) z += std::exp(static_cast<double>(row[j]) - top);
+    std::vector<int> order(static_cast<size_t>(vocab));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    std::vector<std::pair<int, double>> out;
+    for (int i = 0; i < std::min(k, vocab); ++i) out.emplace_back(order[static_cast<size_t>(i)], std::exp(row[order[static_cast<size_t>(i)]] - top) / z);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("next tokens: the top ids, their probabilities and the loss equal the full logits' softmax") {
+    NEED_CHECKPOINTS();
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "bert"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const int vocab = m.model->config().vocab;
+        const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3, 5};
+        const core::model::ForwardResult full = m.model->forward(ids);
+        ForwardOptions none;
+        none.logits = core::model::Logits::none;
+        const core::model::ForwardResult bare = m.model->forward(ids, none);
+        CHECK(bare.logits.size() == 0);
+        REQUIRE((bare.hidden - full.hidden).cwiseAbs().maxCoeff() == 0.0f);
+        const core::model::NextTokens nt = core::model::next_tokens(*m.model, bare.hidden, ids, 10);
+        REQUIRE(nt.top.size() == ids.size());
+        for (size_t i = 0; i < ids.size(); ++i) {
+            CAPTURE(i);
+            const auto want = reference_top(full.logits.data() + static_cast<std::ptrdiff_t>(i) * vocab, vocab, 10);
+            REQUIRE(nt.top[i].size() == want.size());
+            for (size_t k = 0; k < want.size(); ++k) {
+                CHECK(nt.top[i][k].id == want[k].first);
+                CHECK(nt.top[i][k].probability == doctest::Approx(want[k].second).epsilon(1e-12));
+            }
+        }
+        if (m.model->causal()) {
+            REQUIRE(nt.loss.has_value());
+            CHECK(*nt.loss == doctest::Approx(*core::model::prompt_loss(full.logits, ids)).epsilon(1e-12));
+            // Three stacked copies of the hidden states: three equal losses (up to float32 rounding: the
+            // product's kernel takes rows in fours, and 3 · 9 rows group otherwise than 9).
+            MatrixF stacked(3 * bare.hidden.rows(), bare.hidden.cols());
+            stacked << bare.hidden, bare.hidden, bare.hidden;
+            const std::vector<double> losses = core::model::prompt_losses(*m.model, stacked, ids);
+            REQUIRE(losses.size() == 3);
+            for (double l : losses) CHECK(l == doctest::Approx(*nt.loss).epsilon(1e-6));
+        } else {
+            CHECK_FALSE(nt.loss.has_value());
+        }
+    }
+}
+
+TEST_CASE("next tokens: only the rows asked for, and what is refused") {
+    NEED_CHECKPOINTS();
+    const auto bert = core::model::open_model(fixtures::checkpoints() + "/bert");
+    const std::vector<int> ids = {2, 4, 3, 5};
+    const core::model::ForwardResult r = bert.model->forward(ids);
+    const core::model::NextTokens nt = core::model::next_tokens(*bert.model, r.hidden, ids, 3, {false, true, false, true});
+    CHECK(nt.top[0].empty());
+    CHECK(nt.top[2].empty());
+    REQUIRE(nt.top[1].size() == 3);
+    CHECK(nt.top[1][0].probability >= nt.top[1][1].probability);
+    CHECK(nt.top[1][1].probability >= nt.top[1][2].probability);
+    CHECK_THROWS_AS(core::model::next_tokens(*bert.model, r.hidden, {2, 4, 3}, 3), core::model::InputError);
+    CHECK_THROWS_AS(core::model::next_tokens(*bert.model, r.hidden, ids, 3, {true}), core::model::InputError);
+    const auto base = core::model::open_model(fixtures::checkpoints() + "/bert_base");
+    const core::model::ForwardResult h = base.model->forward(ids);
+    CHECK(h.logits.size() == 0);
+    CHECK_THROWS_WITH_AS(core::model::next_tokens(*base.model, h.hidden, ids, 3), doctest::Contains("no LM head"), core::model::InputError);
+}
