@@ -40,6 +40,57 @@ TEST_CASE("model probes: head importance's reruns from a layer equal full forwar
     }
 }
 
+TEST_CASE("model probes: copies of a sequence, each with its own knock-outs, equal one forward each") {
+    NEED_CHECKPOINTS();
+    // 9 tokens: the products take rows in fours, so the copies' rows group otherwise than one
+    // sequence's and the two agree to float32 rounding rather than to the bit.
+    const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3, 5};
+    const std::vector<std::vector<core::model::HeadRef>> copies = {{}, {{0, 1}}, {{1, 0}, {1, 1}}, {{0, 0}}};
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "bert"}) {
+        for (const auto how : {core::model::Ablation::zero, core::model::Ablation::mean}) {
+            CAPTURE(name);
+            CAPTURE(static_cast<int>(how));
+            const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+            ForwardOptions o;
+            o.attention = false;
+            o.ablation = how;
+            o.ablate = {{1, 1}};
+            o.copies = copies;
+            const core::model::MatrixF stacked = m.model->forward(ids, o).hidden; // (4 · 9, D)
+            REQUIRE(stacked.rows() == static_cast<Eigen::Index>(copies.size() * ids.size()));
+            for (size_t c = 0; c < copies.size(); ++c) {
+                CAPTURE(c);
+                ForwardOptions one;
+                one.ablation = how;
+                one.ablate = {{1, 1}};
+                one.ablate.insert(one.ablate.end(), copies[c].begin(), copies[c].end());
+                const core::model::MatrixF want = m.model->forward(ids, one).hidden;
+                const auto got = stacked.middleRows(static_cast<Eigen::Index>(c * ids.size()), static_cast<Eigen::Index>(ids.size()));
+                CHECK((got - want).cwiseAbs().maxCoeff() <= 1e-5f * (1.0f + want.cwiseAbs().maxCoeff()));
+            }
+        }
+    }
+    const auto gpt2 = core::model::open_model(fixtures::checkpoints() + "/gpt2");
+    ForwardOptions with_attention;
+    with_attention.copies = copies;
+    CHECK_THROWS_WITH_AS(gpt2.model->forward(ids, with_attention), doctest::Contains("without attention"), core::model::InputError);
+}
+
+TEST_CASE("model probes: head importance at a length the batch groups otherwise equals full forwards to float32 rounding") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(fixtures::checkpoints() + "/llama_gqa");
+    const auto& c = m.model->config();
+    const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3, 5, 7, 1};
+    const core::model::HeadImportance imp = core::model::head_importance(*m.model, ids);
+    for (int l = 0; l < c.layers; ++l)
+        for (int h = 0; h < c.heads; ++h) {
+            ForwardOptions o;
+            o.ablate = {{l, h}};
+            const double full = *core::model::prompt_loss(m.model->forward(ids, o).logits, ids) - imp.loss;
+            CHECK(imp.delta(l, h) == doctest::Approx(full).epsilon(1e-5).scale(1.0));
+        }
+}
+
 TEST_CASE("model probes: head importance stops when cancelled and refuses a model without a next-token loss") {
     NEED_CHECKPOINTS();
     const auto gpt2 = core::model::open_model(fixtures::checkpoints() + "/gpt2");

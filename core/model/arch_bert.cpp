@@ -85,7 +85,7 @@ void Bert::layer(const Block& b, int l, MatrixF& x, KvCache& cache, const Forwar
     MatrixF context(t, D);                                                             // (t, H·dh)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
     layers::attend_heads({q.data(), D, l, c.heads, c.heads, c.d_head, false, 0, scale}, cache, o, r, context.data());
-    layers::ablate(context.data(), t, c.heads, c.d_head, l, o);
+    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
     layers::project(context.data(), t, D, D, *b.o_w, Layout::out_in, b.o_b, x.data(), true); // x + attention
     op.layer_norm(x.data(), x.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), eps());
     MatrixF h(t, F);                                                                   // (t, F)
@@ -114,14 +114,15 @@ ForwardResult Bert::extend(KvCache& cache, const std::vector<int>& ids, const Fo
     layers::CacheRollback rollback{cache, 0};
     ForwardResult r;
     layers::start_result(r, c, o, 0, t);
-    MatrixF x(t, D);                                                                   // (t, D)
-    const int first = layers::first_layer(o, x, 0, c.layers);
+    MatrixF x(t * layers::copies_of(o, cache), D);                                     // (copies · t, D)
+    const int first = layers::first_layer(o, x, t, 0, c.layers);
     if (!o.resume_from) {
         const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
         for (int i = 0; i < t; ++i)
             for (int j = 0; j < D; ++j)
                 x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
         ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
+        layers::repeat_rows(x, t);
     }
     for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);

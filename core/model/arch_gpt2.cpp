@@ -77,7 +77,7 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
     MatrixF context(t, D);                                                             // (t, H·d_head)
     layers::attend_heads({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, context.data());
-    layers::ablate(context.data(), t, c.heads, c.d_head, l, o);
+    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
     layers::project(context.data(), t, D, D, *b.c_proj_w, Layout::in_out, b.c_proj_b, x.data(), true);
 }
 
@@ -101,12 +101,14 @@ ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const Fo
     layers::CacheRollback rollback{cache, past};
     ForwardResult r;
     layers::start_result(r, c, o, past, t);
-    MatrixF x(t, D);                                                                   // (t, D) the residual stream
-    const int first = layers::first_layer(o, x, past, c.layers);
+    const int rows = t * layers::copies_of(o, cache);
+    MatrixF x(rows, D);                                                                // (copies · t, D) the residual stream
+    const int first = layers::first_layer(o, x, t, past, c.layers);
     const float *wte = wte_->data(), *wpe = wpe_->data();
     for (int i = 0; i < t && !o.resume_from; ++i)
         for (int j = 0; j < D; ++j)
             x(i, j) = wte[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
+    if (!o.resume_from) layers::repeat_rows(x, t);
     for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);
         layers::keep_residual(o, l, c.layers, x);
@@ -116,8 +118,8 @@ ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const Fo
         layers::report(o, l + 1, c.layers);
     }
     rollback.commit(past + t);
-    r.hidden.resize(t, D);
-    ops::active().layer_norm(x.data(), r.hidden.data(), t, D, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
+    r.hidden.resize(rows, D);
+    ops::active().layer_norm(x.data(), r.hidden.data(), rows, D, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
     fill_logits(r, o);
     return r;
 }

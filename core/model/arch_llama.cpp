@@ -133,14 +133,16 @@ void Llama::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
     layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
     layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
     layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
-    rope(q.data(), Q, t, c.heads, past);
-    rope(k.data(), KV, t, c.kv_heads, past);
+    for (int c0 = 0; c0 < t; c0 += r.t_new) { // each copy's positions
+        rope(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, past);
+        rope(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, past);
+    }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
     MatrixF context(t, Q);                                                             // (t, H·dh)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
     layers::attend_heads({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, c.sliding_window[static_cast<std::size_t>(l)], scale},
                          cache, o, r, context.data());
-    layers::ablate(context.data(), t, c.heads, c.d_head, l, o);
+    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
     layers::project(context.data(), t, Q, D, *b.o_w, Layout::out_in, b.o_b, x.data(), true);
 }
 
@@ -164,11 +166,13 @@ ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const F
     layers::CacheRollback rollback{cache, past};
     ForwardResult r;
     layers::start_result(r, c, o, past, t);
-    MatrixF x(t, D);                                                                   // (t, D)
-    const int first = layers::first_layer(o, x, past, c.layers);
+    const int rows = t * layers::copies_of(o, cache);
+    MatrixF x(rows, D);                                                                // (copies · t, D)
+    const int first = layers::first_layer(o, x, t, past, c.layers);
     const float* embed = embed_->data();
     for (int i = 0; i < t && !o.resume_from; ++i)
         std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+    if (!o.resume_from) layers::repeat_rows(x, t);
     for (int l = first; l < c.layers; ++l) {
         layers::check_cancel(o);
         layers::keep_residual(o, l, c.layers, x);
@@ -178,8 +182,8 @@ ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const F
         layers::report(o, l + 1, c.layers);
     }
     rollback.commit(past + t);
-    r.hidden.resize(t, D);
-    ops::active().rms_norm(x.data(), r.hidden.data(), t, D, norm_->data(), static_cast<float>(c.norm_eps));
+    r.hidden.resize(rows, D);
+    ops::active().rms_norm(x.data(), r.hidden.data(), rows, D, norm_->data(), static_cast<float>(c.norm_eps));
     fill_logits(r, o);
     return r;
 }

@@ -66,6 +66,12 @@ struct ForwardOptions {
     std::vector<MatrixF>* residuals = nullptr;
     const MatrixF* resume_from = nullptr;
     int resume_layer = 0;
+    // A batch of knock-outs (head importance): when not empty, copies.size() independent copies of
+    // the sequence run stacked, copy c ablating the heads copies[c] besides `ablate`, so that each
+    // layer's weights are read once for all of them. hidden (and logits) then hold copies · t_new
+    // rows, copy-major; resume_from stays (t_new, d_model), the same for every copy. Only for a
+    // one-shot forward() without attention or captures.
+    std::vector<std::vector<HeadRef>> copies;
 };
 
 // One head's vectors, as its attention used them: q after RoPE (Llama family), and the k and v of

@@ -55,23 +55,28 @@ struct HeadsJob {
     const ForwardOptions* o;
     ForwardResult* r;
     float* context;
-    std::vector<float>* scratch; // (heads, t_new, t_total) when the attention is not kept
 };
 
-void one_head(void* context, std::ptrdiff_t h) {
+// Task `task` = copy · heads + h: head h of one copy (its rows of q, the cache and the context).
+void one_head(void* context, std::ptrdiff_t task) {
     const HeadsJob& j = *static_cast<const HeadsJob*>(context);
     const HeadsArgs& a = *j.a;
     const int t_new = j.r->t_new, keys = j.r->t_total;
-    const int group = static_cast<int>(h) / (a.heads / a.kv_heads);
+    const int h = static_cast<int>(task % a.heads), copy = static_cast<int>(task / a.heads);
+    const int group = h / (a.heads / a.kv_heads);
     const std::size_t l = static_cast<std::size_t>(a.layer);
     const std::size_t cells = static_cast<std::size_t>(t_new) * static_cast<std::size_t>(keys);
+    thread_local std::vector<float> scratch; // (t_new, t_total) when the attention is not kept
+    if (!j.o->attention && scratch.size() < cells) scratch.resize(cells);
     float* weights = j.o->attention ? j.r->attention.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * cells
-                                    : j.scratch->data() + static_cast<std::size_t>(h) * cells;
+                                    : scratch.data();
     const int row = j.cache->row;
-    ops::Attend at{a.q + h * a.d_head, a.ldq,
-                   j.cache->k[l].data() + group * a.d_head, j.cache->v[l].data() + group * a.d_head, row,
+    const std::ptrdiff_t width = static_cast<std::ptrdiff_t>(a.heads) * a.d_head, first = static_cast<std::ptrdiff_t>(copy) * t_new;
+    const float* k = j.cache->k[l].data() + first * row + group * a.d_head;
+    const float* v = j.cache->v[l].data() + first * row + group * a.d_head;
+    ops::Attend at{a.q + first * a.ldq + h * a.d_head, a.ldq, k, v, row,
                    t_new, keys, a.d_head, keys - t_new, a.causal, a.window, a.scale,
-                   weights, j.context + h * a.d_head, static_cast<ops::Index>(a.heads) * a.d_head};
+                   weights, j.context + first * width + h * a.d_head, width};
     ops::active().attend(at);
     if (!j.o->capture_qkv) return;
     HeadCapture& c = j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)];
@@ -90,23 +95,24 @@ void one_head(void* context, std::ptrdiff_t h) {
 } // namespace
 
 void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
-    std::vector<float> scratch;
-    if (!o.attention) scratch.resize(static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total));
-    HeadsJob job{&a, &cache, &o, &r, context, &scratch};
-    core::parallel::for_each(a.heads, one_head, &job);
+    HeadsJob job{&a, &cache, &o, &r, context};
+    const std::ptrdiff_t copies = o.copies.empty() ? 1 : static_cast<std::ptrdiff_t>(o.copies.size());
+    core::parallel::for_each(copies * a.heads, one_head, &job);
     if (!cache.keep) {
         std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);
         std::vector<float>().swap(cache.v[static_cast<std::size_t>(a.layer)]);
     }
 }
 
-void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o) {
+namespace {
+
+void ablate_heads(float* context, int t, int heads, int d_head, int layer, const std::vector<HeadRef>& refs, Ablation how) {
     const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(heads) * d_head;
-    for (const HeadRef& ref : o.ablate) {
+    for (const HeadRef& ref : refs) {
         if (ref.layer != layer || ref.head < 0 || ref.head >= heads) continue;
         for (int c = ref.head * d_head; c < (ref.head + 1) * d_head; ++c) {
             double mean = 0.0;
-            if (o.ablation == Ablation::mean && t > 0) {
+            if (how == Ablation::mean && t > 0) {
                 for (int i = 0; i < t; ++i) mean += context[i * row + c];
                 mean /= t;
             }
@@ -115,12 +121,36 @@ void ablate(float* context, int t, int heads, int d_head, int layer, const Forwa
     }
 }
 
-int first_layer(const ForwardOptions& o, MatrixF& x, int past, int layers) {
+} // namespace
+
+void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o) {
+    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(t) * heads * d_head;
+    ablate_heads(context, t, heads, d_head, layer, o.ablate, o.ablation);
+    for (std::size_t c = 0; c < o.copies.size(); ++c) {
+        float* copy = context + static_cast<std::ptrdiff_t>(c) * size;
+        if (c > 0) ablate_heads(copy, t, heads, d_head, layer, o.ablate, o.ablation);
+        ablate_heads(copy, t, heads, d_head, layer, o.copies[c], o.ablation);
+    }
+}
+
+int copies_of(const ForwardOptions& o, const KvCache& cache) {
+    if (o.copies.empty()) return 1;
+    if (cache.keep || cache.length > 0 || o.attention || o.capture_qkv)
+        throw InputError("copies of a sequence run in a one-shot forward without attention or captures");
+    return static_cast<int>(o.copies.size());
+}
+
+void repeat_rows(MatrixF& x, int t) {
+    for (Eigen::Index c = 1; c * t < x.rows(); ++c) x.middleRows(c * t, t) = x.topRows(t);
+}
+
+int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers) {
     if (!o.resume_from) return 0;
-    if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || o.resume_from->rows() != x.rows() || o.resume_from->cols() != x.cols())
+    if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || o.resume_from->rows() != t || o.resume_from->cols() != x.cols())
         throw InputError("a rerun from layer " + std::to_string(o.resume_layer + 1) + " needs an empty cache and the stream of the same " +
-                         std::to_string(x.rows()) + " positions");
-    x = *o.resume_from;
+                         std::to_string(t) + " positions");
+    x.topRows(t) = *o.resume_from;
+    repeat_rows(x, t);
     return o.resume_layer;
 }
 

@@ -42,8 +42,15 @@ struct HeadsArgs {
 // that is not kept loses the layer's rows afterwards.
 void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context);
 
-// Sets each ablated head of `layer` in context (t, heads · d_head) to zero or its mean over the rows.
+// Sets each ablated head of `layer` in context (copies · t, heads · d_head) to zero or its mean over
+// its copy's rows.
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o);
+
+// The copies a forward runs: 1, or o.copies.size(). Throws InputError when copies come with a cache
+// that is kept or holds positions, attention or captures.
+int copies_of(const ForwardOptions& o, const KvCache& cache);
+// x (copies · t, d): the first t rows (copy 0's embeddings) repeated into the other copies.
+void repeat_rows(MatrixF& x, int t);
 
 // Truncates the cache back to `past` positions unless commit() was called (a cancelled or failed
 // forward leaves the cache as it found it).
@@ -58,9 +65,10 @@ struct CacheRollback {
 // Sizes r (attention, captures) for a call of t_new positions after `past`.
 void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new);
 
-// The first layer to run: 0, or o.resume_layer with x (t, D) set to *o.resume_from (which must be
-// (t, D), with no cached positions before it). Throws InputError otherwise.
-int first_layer(const ForwardOptions& o, MatrixF& x, int past, int layers);
+// The first layer to run: 0, or o.resume_layer with each copy's t rows of x (copies · t, D) set to
+// *o.resume_from (which must be (t, D), with no cached positions before it). Throws InputError
+// otherwise.
+int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers);
 // Before layer l runs: x (t, D) into o.residuals[l], where asked.
 void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x);
 

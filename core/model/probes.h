@@ -138,9 +138,11 @@ struct HeadImportance {
 };
 
 // Every head of a causal LM zeroed in turn (before its output projection). The stream entering each
-// layer is kept from the intact run, so each rerun starts at the ablated head's layer. Calls
-// progress(done, layers · heads) after each head, on the caller's thread; `cancel` stops it with
-// Cancelled. Throws InputError for a model that does not predict the next token, or fewer than 2 ids.
+// layer is kept from the intact run, so each rerun starts at the ablated head's layer, and a layer's
+// heads rerun together as copies of the sequence (ForwardOptions::copies); the losses stream over the
+// vocabulary (core/model/next_token.h). Equal to one full forward per head up to float32 rounding
+// (the products group the batch's rows otherwise). Calls progress(done, layers · heads) after each
+// head, on the caller's thread; `cancel` stops it with Cancelled. Throws InputError for a model that does not predict the next token, or fewer than 2 ids.
 HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel = nullptr,
                                const std::function<void(int done, int total)>& progress = {});
 
