@@ -10,6 +10,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
 #include "core/model/next_token.h"
+#include "core/model/probes.h"
 #include "core/model/tokenizer.h"
 #include "core/model/weights.h"
 #include "core/parallel.h"
@@ -242,28 +243,36 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     std::vector<int> ids(static_cast<std::size_t>(o.tokens));
     for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(c.vocab));
     using clock = std::chrono::steady_clock;
-    // What the window runs: the forward with attentions, then every position's top 10 and the loss
-    // from the hidden states (the (t, vocab) logits never held).
+    // What the window runs: the forward with attentions and their rollout, then every position's top
+    // 10 and the loss from the hidden states (the (t, vocab) logits never held); then, timed apart,
+    // every head's scores.
     core::model::ForwardOptions fo;
     fo.logits = core::model::Logits::none;
+    fo.rollout = true;
     auto run = [&] {
         core::model::ForwardResult r = m.model->forward(ids, fo);
         if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10);
         return r;
     };
     run(); // warm-up: weights paged in, buffers allocated
-    std::vector<double> ms;
+    std::vector<double> ms, scores_ms;
     double attention_mb = 0;
     for (int i = 0; i < o.reps; ++i) {
         const auto t0 = clock::now();
         const core::model::ForwardResult r = run();
+        const auto t1 = clock::now();
+        core::model::all_head_scores(r, core::model::score_index(ids));
+        scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t1).count());
         attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
-        ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
     std::sort(ms.begin(), ms.end());
-    const std::size_t mid = ms.size() / 2;
-    const double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
-    out << nlohmann::json({{"median_ms", std::round(median * 100) / 100}, {"min_ms", std::round(ms.front() * 100) / 100}, {"tokens", o.tokens},
+    auto median_of = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t mid = v.size() / 2;
+        return std::round((v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2) * 100) / 100;
+    };
+    out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"scores_ms", median_of(scores_ms)}, {"tokens", o.tokens},
                            {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
                            {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
                            {"attention_mb", std::round(attention_mb * 10) / 10}})

@@ -96,8 +96,10 @@ nlohmann::ordered_json score_json(const std::optional<double>& v) { return v ? n
 
 int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = input_of(o, m);
-    const core::model::ForwardResult r = m.model->forward(in.ids);
-    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(in.ids));
+    core::model::ForwardOptions fo;
+    fo.logits = core::model::Logits::none;
+    const core::model::ForwardResult r = m.model->forward(in.ids, fo);
+    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r, core::model::score_index(in.ids));
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (int l = 0; l < r.layers; ++l)
         for (int h = 0; h < r.heads; ++h) {
@@ -121,8 +123,11 @@ int run_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std
 
 int run_rollout(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = input_of(o, m);
-    const core::model::ForwardResult r = m.model->forward(in.ids);
-    const core::model::MatrixF R = core::model::rollout(r.attention.data(), r.layers, r.heads, r.t_new); // (t, t)
+    core::model::ForwardOptions fo;
+    fo.rollout = true;
+    fo.logits = core::model::Logits::none;
+    const core::model::ForwardResult r = m.model->forward(in.ids, fo);
+    const core::model::MatrixF& R = r.rollout; // (t, t)
     std::string s = "{\"rollout\": ";
     append_matrix(s, R.data(), static_cast<long>(R.rows()), static_cast<long>(R.cols()));
     out << s << "}\n";

@@ -1,6 +1,9 @@
 // bench/bench_probes.cpp — how long the head probes take on one forward pass's attention.
 //
 //   scores/t/L/H     all_head_scores: previous, duplicate, induction and entropy of every head
+//   forward_scores/t/L/H   the same from a forward's result, the entropies taken from its softmax
+//   rollout_layer/t/H      one layer of the rollout a forward keeps (ForwardOptions::rollout): the
+//                    mean over H heads and R ← Â · R
 //   one_head/t       head_scores of a single head
 //   rollout/t/L/H    rollout of the same attention (mean over heads, + I, row norm, L products)
 //
@@ -41,6 +44,34 @@ void scores(benchmark::State& state) {
     }
 }
 BENCHMARK(scores)->Args({1024, 4, 4})->Args({1024, 12, 12})->Args({64, 12, 12})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void forward_scores(benchmark::State& state) {
+    const int t = static_cast<int>(state.range(0)), L = static_cast<int>(state.range(1)), H = static_cast<int>(state.range(2));
+    core::model::ForwardResult r;
+    r.layers = L;
+    r.heads = H;
+    r.t_new = r.t_total = t;
+    r.attention = causal_attention(L, H, t);
+    r.entropy.assign(static_cast<size_t>(L) * H * t, 1.0f);
+    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    for (auto _ : state) {
+        std::vector<core::model::HeadScores> s = core::model::all_head_scores(r, index);
+        benchmark::DoNotOptimize(s.data());
+    }
+}
+BENCHMARK(forward_scores)->Args({1024, 12, 12})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void rollout_layer(benchmark::State& state) {
+    const int t = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1));
+    const std::vector<float> a = causal_attention(1, H, t);
+    core::model::MatrixF R = core::model::mean_over_heads(a.data(), H, t);
+    for (auto _ : state) {
+        core::model::MatrixF next = R;
+        core::model::rollout_layer(core::model::mean_over_heads(a.data(), H, t), next, true);
+        benchmark::DoNotOptimize(next.data());
+    }
+}
+BENCHMARK(rollout_layer)->Args({1024, 12})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void one_head(benchmark::State& state) {
     const int t = static_cast<int>(state.range(0));

@@ -91,6 +91,45 @@ TEST_CASE("model probes: head importance at a length the batch groups otherwise 
         }
 }
 
+TEST_CASE("model probes: the forward's own entropies and rollout equal the probes on its attention maps") {
+    NEED_CHECKPOINTS();
+    const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3, 5, 9, 6};
+    for (const std::string name : {"gpt2", "llama_gqa", "mistral", "bert"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        ForwardOptions o;
+        o.rollout = true;
+        const core::model::ForwardResult r = m.model->forward(ids, o);
+        const int t = static_cast<int>(ids.size());
+        const core::model::MatrixF want = core::model::rollout(r.attention.data(), r.layers, r.heads, t);
+        REQUIRE(r.rollout.rows() == t);
+        CHECK((r.rollout - want).cwiseAbs().maxCoeff() == 0.0f); // the same products in the same order
+        const core::model::ScoreIndex index = core::model::score_index(ids);
+        const auto from_softmax = core::model::all_head_scores(r, index);
+        const auto from_maps = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, index);
+        REQUIRE(from_softmax.size() == from_maps.size());
+        double spread = 0.0;
+        for (size_t k = 0; k < from_maps.size(); ++k) {
+            CHECK(from_softmax[k].previous == from_maps[k].previous);
+            CHECK(from_softmax[k].duplicate == from_maps[k].duplicate);
+            CHECK(from_softmax[k].induction == from_maps[k].induction);
+            CHECK(from_softmax[k].entropy == doctest::Approx(from_maps[k].entropy).epsilon(1e-5));
+            spread = std::max(spread, std::abs(from_maps[k].entropy - from_maps[0].entropy));
+        }
+        CHECK(spread > 1e-3); // the heads differ, so the comparison means something
+    }
+    const auto gpt2 = core::model::open_model(fixtures::checkpoints() + "/gpt2");
+    ForwardOptions no_maps;
+    no_maps.rollout = true;
+    no_maps.attention = false;
+    CHECK_THROWS_AS(gpt2.model->forward(ids, no_maps), core::model::InputError);
+    core::model::KvCache cache;
+    gpt2.model->extend(cache, {1, 2}, {});
+    ForwardOptions more;
+    more.rollout = true;
+    CHECK_THROWS_WITH_AS(gpt2.model->extend(cache, {3}, more), doctest::Contains("whole sequence"), core::model::InputError);
+}
+
 TEST_CASE("model probes: head importance stops when cancelled and refuses a model without a next-token loss") {
     NEED_CHECKPOINTS();
     const auto gpt2 = core::model::open_model(fixtures::checkpoints() + "/gpt2");

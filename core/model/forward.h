@@ -56,6 +56,7 @@ struct ForwardOptions {
     Ablation ablation = Ablation::zero;
     bool attention = true;    // fill ForwardResult::attention
     bool capture_qkv = false; // fill ForwardResult::captures
+    bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
     Logits logits = Logits::all;
     const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled
     std::function<void(int layers_done, int layers)> progress; // called on the forward's thread after each layer
@@ -89,6 +90,8 @@ struct ForwardResult {
     MatrixF logits;  // (t_new, vocab), (1, vocab) for Logits::last; empty for Logits::none or a bare encoder
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
     std::vector<float> attention;      // (layers, heads, t_new, t_total) row-major, 0 where masked
+    std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
+    MatrixF rollout;                   // (t_new, t_total) where asked: core/model/probes.h's rollout of `attention`
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
 
     // Head (l, h)'s weights: (t_new, t_total) row-major.

@@ -2,6 +2,7 @@
 #include "core/model/layers.h"
 
 #include "core/io/tensor.h"
+#include "core/model/probes.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -74,9 +75,11 @@ void one_head(void* context, std::ptrdiff_t task) {
     const std::ptrdiff_t width = static_cast<std::ptrdiff_t>(a.heads) * a.d_head, first = static_cast<std::ptrdiff_t>(copy) * t_new;
     const float* k = j.cache->k[l].data() + first * row + group * a.d_head;
     const float* v = j.cache->v[l].data() + first * row + group * a.d_head;
+    float* entropy = j.o->attention ? j.r->entropy.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(t_new)
+                                    : nullptr;
     ops::Attend at{a.q + first * a.ldq + h * a.d_head, a.ldq, k, v, row,
                    t_new, keys, a.d_head, keys - t_new, a.causal, a.window, a.scale,
-                   weights, j.context + first * width + h * a.d_head, width};
+                   weights, j.context + first * width + h * a.d_head, width, entropy};
     ops::active().attend(at);
     if (!j.o->capture_qkv) return;
     HeadCapture& c = j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)];
@@ -98,6 +101,11 @@ void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, F
     HeadsJob job{&a, &cache, &o, &r, context};
     const std::ptrdiff_t copies = o.copies.empty() ? 1 : static_cast<std::ptrdiff_t>(o.copies.size());
     core::parallel::for_each(copies * a.heads, one_head, &job);
+    if (o.rollout) { // R ← Â_l · R while the layer's maps are fresh in the cache
+        const std::size_t cells = static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total);
+        const float* layer = r.attention.data() + static_cast<std::size_t>(a.layer) * static_cast<std::size_t>(a.heads) * cells;
+        rollout_layer(mean_over_heads(layer, a.heads, r.t_new), r.rollout, a.causal);
+    }
     if (!cache.keep) {
         std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);
         std::vector<float>().swap(cache.v[static_cast<std::size_t>(a.layer)]);
@@ -174,9 +182,13 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
     r.heads = c.heads;
     r.t_new = t_new;
     r.t_total = past + t_new;
-    if (o.attention)
-        r.attention.assign(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new) *
-                               static_cast<std::size_t>(r.t_total), 0.0f);
+    if (o.rollout && (!o.attention || past > 0 || o.resume_from))
+        throw InputError("rollout needs the attention of every layer on the whole sequence (an empty cache, no rerun from a layer)");
+    if (o.attention) {
+        const std::size_t rows = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new);
+        r.attention.assign(rows * static_cast<std::size_t>(r.t_total), 0.0f);
+        r.entropy.assign(rows, 0.0f);
+    }
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
 }
 

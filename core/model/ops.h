@@ -44,6 +44,7 @@ struct Attend {
     float* weights;  // (m, keys) contiguous: the softmax, exactly 0 where masked
     float* out;      // (m, d) row stride ldo: weights · v
     Index ldo;
+    float* entropy = nullptr; // (m) where given: each row's −Σ w ln w (nats), from the softmax itself
 };
 
 enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };

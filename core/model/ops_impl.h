@@ -114,23 +114,34 @@ struct Buffer {
         for (Index i = n; i < padded; ++i) data[static_cast<std::size_t>(i)] = pad;
         return Aligned(data.data(), padded);
     }
+    Aligned reserve(Index padded) {
+        if (static_cast<Index>(data.size()) < padded) data.resize(static_cast<std::size_t>(padded));
+        return Aligned(data.data(), padded);
+    }
     void store(float* to, Index n) const {
         for (Index i = 0; i < n; ++i) to[i] = data[static_cast<std::size_t>(i)];
     }
 };
 thread_local Buffer buffer_a, buffer_b;
 
-// Row i of `w` (cols values): the softmax of scale · w over keys lo … hi-1, 0 elsewhere.
-void softmax_row(float* w, Index cols, Index lo, Index hi, float scale) {
+// Row i of `w` (cols values): the softmax of scale · w over keys lo … hi-1, 0 elsewhere. With
+// `entropy`, also −Σ p ln p = ln S − Σ p (x − top), S = Σ exp(x − top), from the same pass.
+void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float* entropy) {
     for (Index j = 0; j < lo; ++j) w[j] = 0.0f;
     for (Index j = hi; j < cols; ++j) w[j] = 0.0f;
+    if (entropy) *entropy = 0.0f;
     if (hi <= lo) return;
-    Aligned x = buffer_a.load(w + lo, hi - lo, -std::numeric_limits<float>::infinity());
+    const Index n = hi - lo;
+    Aligned x = buffer_a.load(w + lo, n, -std::numeric_limits<float>::infinity());
     x *= scale;
     const float top = x.maxCoeff();
+    Aligned shifted = buffer_b.reserve(entropy ? x.size() : 0);
+    if (entropy) shifted = x - top;
     x = (x - top).exp(); // the padding becomes exactly 0
-    x *= 1.0f / x.sum();
-    buffer_a.store(w + lo, hi - lo);
+    const float sum = x.sum();
+    x *= 1.0f / sum;
+    if (entropy) *entropy = std::log(sum) - (x.head(n) * shifted.head(n)).sum();
+    buffer_a.store(w + lo, n);
 }
 
 // Queries `block` rows at a time: under the causal mask a block's weights are 0 past its last
@@ -146,7 +157,7 @@ void attend(const Attend& a) {
             const Index p = a.first_pos + i;
             const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
-            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale);
+            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.entropy ? a.entropy + i : nullptr);
         }
         gemm_block(rows, a.d, live, w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, false);
     }

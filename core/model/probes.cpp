@@ -91,8 +91,9 @@ double mean_entropy(const Ref& A) {
     return A.rows() ? total / static_cast<double>(A.rows()) : 0.0;
 }
 
+// row_entropy (t), where given, holds each row's entropy already.
 template <class Ref>
-HeadScores scores_of(const Ref& A, const ScoreIndex& ix) {
+HeadScores scores_of(const Ref& A, const ScoreIndex& ix, const float* row_entropy = nullptr) {
     if (A.rows() != ix.t || A.cols() != ix.t)
         throw std::invalid_argument("head scores: the attention is " + shape(A.rows(), A.cols()) + " for " + std::to_string(ix.t) + " tokens");
     HeadScores s;
@@ -103,7 +104,13 @@ HeadScores scores_of(const Ref& A, const ScoreIndex& ix) {
     }
     s.duplicate = listed_mean(A, ix.duplicate);
     s.induction = listed_mean(A, ix.induction);
-    s.entropy = mean_entropy(A);
+    if (row_entropy) {
+        double total = 0.0;
+        for (int i = 0; i < ix.t; ++i) total += static_cast<double>(row_entropy[i]);
+        s.entropy = ix.t ? total / ix.t : 0.0;
+    } else {
+        s.entropy = mean_entropy(A);
+    }
     return s;
 }
 
@@ -116,23 +123,36 @@ namespace {
 
 struct StackScores {
     const float* attention;
+    const float* entropy; // (layers · heads, t) or null
     const ScoreIndex* index;
     std::vector<HeadScores>* out;
     static void head(void* context, std::ptrdiff_t k) {
         const auto& c = *static_cast<StackScores*>(context);
         const std::ptrdiff_t t = c.index->t;
         const Eigen::Map<const MatrixF> A(c.attention + k * t * t, t, t); // (t, t)
-        (*c.out)[static_cast<size_t>(k)] = scores_of(A, *c.index);
+        (*c.out)[static_cast<size_t>(k)] = scores_of(A, *c.index, c.entropy ? c.entropy + k * t : nullptr);
     }
 };
+
+std::vector<HeadScores> stack_scores(const float* attention, const float* entropy, int layers, int heads, const ScoreIndex& index) {
+    std::vector<HeadScores> out(static_cast<size_t>(std::max(0, layers * heads)));
+    StackScores job{attention, entropy, &index, &out};
+    core::parallel::for_each(static_cast<std::ptrdiff_t>(out.size()), &StackScores::head, &job);
+    return out;
+}
 
 } // namespace
 
 std::vector<HeadScores> all_head_scores(const float* attention, int layers, int heads, const ScoreIndex& index) {
-    std::vector<HeadScores> out(static_cast<size_t>(std::max(0, layers * heads)));
-    StackScores job{attention, &index, &out};
-    core::parallel::for_each(static_cast<std::ptrdiff_t>(out.size()), &StackScores::head, &job);
-    return out;
+    return stack_scores(attention, nullptr, layers, heads, index);
+}
+
+std::vector<HeadScores> all_head_scores(const ForwardResult& r, const ScoreIndex& index) {
+    if (r.t_new != r.t_total || r.t_new != index.t || r.attention.empty())
+        throw std::invalid_argument("head scores: the forward ran " + std::to_string(r.t_new) + " of " + std::to_string(r.t_total) +
+                                    " positions with" + (r.attention.empty() ? "out" : "") + " attention, for " + std::to_string(index.t) + " tokens");
+    const bool entropies = r.entropy.size() * static_cast<size_t>(std::max(r.t_new, 1)) == r.attention.size();
+    return stack_scores(r.attention.data(), entropies ? r.entropy.data() : nullptr, r.layers, r.heads, index);
 }
 
 // [SECTION] the probe sequence --------------------------------------------------------------------
@@ -196,6 +216,26 @@ struct TriangularProduct {
     }
 };
 
+// R ← rownorm(A + I) · R, an empty R standing for I (Â_1 · I is Â_1 to the bit); hat, next scratch.
+template <class M>
+void rollout_step(const M& A, M& R, bool causal, M& hat, M& next) {
+    const Eigen::Index t = A.rows();
+    hat = A + M::Identity(t, t);                                     // Â_l before the row norm
+    hat.array().colwise() /= hat.rowwise().sum().array();
+    if (R.size() == 0) {
+        R = hat;
+        return;
+    }
+    next.resize(t, t);
+    if (causal) {
+        TriangularProduct<M> job{&hat, &R, &next, t};
+        core::parallel::for_each((t + rollout_block - 1) / rollout_block, &TriangularProduct<M>::row, &job);
+    } else {
+        next.noalias() = hat * R;
+    }
+    R.swap(next);
+}
+
 template <class M>
 M rollout_of(const std::vector<M>& layers) {
     if (layers.empty()) throw std::invalid_argument("rollout needs at least one layer");
@@ -206,18 +246,8 @@ M rollout_of(const std::vector<M>& layers) {
             throw std::invalid_argument("rollout: a layer's attention is " + shape(A.rows(), A.cols()) + ", not " + shape(t, t));
         causal = causal && lower_triangular(A);
     }
-    M R = M::Identity(t, t), next(t, t), hat(t, t); // (t, t) each
-    for (const M& A : layers) {
-        hat = A + M::Identity(t, t);                                 // Â_l before the row norm
-        hat.array().colwise() /= hat.rowwise().sum().array();
-        if (causal) {
-            TriangularProduct<M> job{&hat, &R, &next, t};
-            core::parallel::for_each((t + rollout_block - 1) / rollout_block, &TriangularProduct<M>::row, &job);
-        } else {
-            next.noalias() = hat * R;
-        }
-        R.swap(next);
-    }
+    M R, next, hat; // (t, t) each
+    for (const M& A : layers) rollout_step(A, R, causal, hat, next);
     return R;
 }
 
@@ -241,12 +271,46 @@ core::Matrix rollout(const std::vector<core::Matrix>& layer_mean_attention) { re
 MatrixF rollout(const float* attention, int layers, int heads, int t) {
     std::vector<MatrixF> means;
     const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(t) * t;
-    for (int l = 0; l < layers; ++l) {
-        std::vector<AttentionRefF> layer;
-        for (int h = 0; h < heads; ++h) layer.emplace_back(Eigen::Map<const MatrixF>(attention + (static_cast<std::ptrdiff_t>(l) * heads + h) * size, t, t));
-        means.push_back(mean_of<MatrixF>(layer));
-    }
+    for (int l = 0; l < layers; ++l) means.push_back(mean_over_heads(attention + static_cast<std::ptrdiff_t>(l) * heads * size, heads, t));
     return rollout_of(means);
+}
+
+void rollout_layer(const MatrixF& layer_mean_attention, MatrixF& R, bool causal) {
+    const Eigen::Index t = layer_mean_attention.rows();
+    if (layer_mean_attention.cols() != t || (R.size() && (R.rows() != t || R.cols() != t)))
+        throw std::invalid_argument("rollout: a layer's attention is " + shape(t, layer_mean_attention.cols()) + " for a rollout of " + shape(R.rows(), R.cols()));
+    MatrixF hat, next; // (t, t)
+    rollout_step(layer_mean_attention, R, causal, hat, next);
+}
+
+namespace {
+
+// Rows i0 … of the mean: the heads summed in order, then divided, as mean_of does.
+struct HeadMean {
+    const float* layer;
+    int heads;
+    Eigen::Index t;
+    MatrixF* mean;
+    static constexpr Eigen::Index rows = 64;
+    static void block(void* context, std::ptrdiff_t b) {
+        const auto& c = *static_cast<HeadMean*>(context);
+        const Eigen::Index i0 = b * rows, n = std::min(rows, c.t - i0);
+        auto out = c.mean->middleRows(i0, n);
+        const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(c.t) * c.t;
+        out = Eigen::Map<const MatrixF>(c.layer + i0 * c.t, n, c.t);
+        for (int h = 1; h < c.heads; ++h) out += Eigen::Map<const MatrixF>(c.layer + h * size + i0 * c.t, n, c.t);
+        out /= static_cast<float>(c.heads);
+    }
+};
+
+} // namespace
+
+MatrixF mean_over_heads(const float* layer, int heads, int t) {
+    if (heads < 1) throw std::invalid_argument("the mean over heads needs at least one head");
+    MatrixF mean(t, t); // (t, t)
+    HeadMean job{layer, heads, t, &mean};
+    core::parallel::for_each((t + HeadMean::rows - 1) / HeadMean::rows, &HeadMean::block, &job);
+    return mean;
 }
 
 MatrixF mean_over_heads(const std::vector<AttentionRefF>& heads) { return mean_of<MatrixF>(heads); }

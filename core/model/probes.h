@@ -58,6 +58,9 @@ HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index);
 // as core::model::ForwardResult holds it; layer-major (layers · heads). The heads are shared between
 // the cores (core::parallel).
 std::vector<HeadScores> all_head_scores(const float* attention, int layers, int heads, const ScoreIndex& index);
+// The same from a forward with its attention, each row's entropy taken from the softmax that made it
+// (ForwardResult::entropy) instead of a pass of logarithms over the (layers, heads, t, t) maps.
+std::vector<HeadScores> all_head_scores(const ForwardResult& r, const ScoreIndex& index);
 
 // [SECTION] the probe sequence
 
@@ -84,6 +87,14 @@ core::Matrix rollout(const std::vector<core::Matrix>& layer_mean_attention);
 
 // Rollout of a forward pass's attention (layers, heads, t, t) row-major.
 MatrixF rollout(const float* attention, int layers, int heads, int t);
+
+// One layer of it, as a forward runs (ForwardOptions::rollout): R ← rownorm(A + I) · R for that
+// layer's mean attention A (t, t); an empty R stands for I. `causal`: A and R are lower-triangular.
+void rollout_layer(const MatrixF& layer_mean_attention, MatrixF& R, bool causal);
+
+// The mean over one layer's heads, `layer` (heads, t, t) row-major → (t, t), rows shared between the
+// cores.
+MatrixF mean_over_heads(const float* layer, int heads, int t);
 
 // The mean over the H heads of one layer, heads[h] (t, t) → (t, t).
 MatrixF mean_over_heads(const std::vector<AttentionRefF>& heads);
