@@ -34,7 +34,7 @@ struct Usage : std::runtime_error {
 
 struct TextOptions {
     TextTrainConfig config;
-    std::string corpus, out;
+    std::string corpus, out, init; // init: a model directory to continue from
     int log_every = 100;
 };
 
@@ -65,6 +65,7 @@ TextOptions parse(int argc, const char* const* argv) {
         if (a == "--train") continue; // "text", checked by wants_text_training
         else if (a == "--corpus") o.corpus = v;
         else if (a == "--out") o.out = v;
+        else if (a == "--init") o.init = v;
         else if (a == "--merges") c.merges = whole(a, v, 0, 20000);
         else if (a == "--layers") c.model.n_layer = whole(a, v, 1, 12);
         else if (a == "--heads") c.model.n_head = whole(a, v, 1, 16);
@@ -76,6 +77,7 @@ TextOptions parse(int argc, const char* const* argv) {
         else if (a == "--lr") c.lr = fraction(a, v, 1e-6, 1.0);
         else if (a == "--seed") c.seed = static_cast<std::uint64_t>(whole(a, v, 0, 2147483647));
         else if (a == "--held-out") c.held_out = fraction(a, v, 0.001, 0.5);
+        else if (a == "--repeat-share") c.repeat_share = fraction(a, v, 0.0, 1.0);
         else if (a == "--log-every") o.log_every = whole(a, v, 1, 1000000);
         else throw Usage("unknown option " + a + " for --train text");
     }
@@ -133,6 +135,17 @@ std::string best_head(const std::vector<core::train::TextHeadScores>& heads, Sco
 
 // [SECTION] the run -------------------------------------------------------------------------------
 
+// Continues from the model in `dir`, which must have this run's sizes and the same tokenizer (the
+// BPE learned from the same corpus with the same merges).
+void start_from_dir(core::train::TextTrainer& trainer, const std::string& dir) {
+    const core::train::Gpt2Saved saved = core::train::load_gpt2_dir(dir);
+    if (!(saved.config == trainer.layout().config))
+        throw core::io::FileError(dir + "/config.json: the sizes (vocabulary, positions, width, heads, layers) differ from this run's");
+    if (core::io::read_file_bytes(dir + "/tokenizer.json", std::size_t{1} << 28) != trainer.corpus().bpe.tokenizer_json())
+        throw core::io::FileError(dir + "/tokenizer.json: not the BPE this run learned from its corpus (another corpus or --merges)");
+    trainer.start_from(saved.params);
+}
+
 int run(const TextOptions& o, std::ostream& out) {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
@@ -152,6 +165,7 @@ int run(const TextOptions& o, std::ostream& out) {
         << ", \"merges\": " << corpus.bpe.merge_count() << ", \"bpe_seconds\": " << bpe_seconds
         << ", \"threads\": " << core::parallel::threads() << ", \"load_average\": " << load_average() << "}\n" << std::flush;
     core::train::TextTrainer trainer(o.config, std::move(corpus));
+    if (!o.init.empty()) start_from_dir(trainer, o.init);
     out << "{\"parameters\": " << trainer.layout().total << "}\n" << std::flush;
     const double tokens_per_step = static_cast<double>(o.config.batch) * o.config.model.n_ctx;
     for (int step = 1; step <= o.config.steps; ++step) {

@@ -2,6 +2,7 @@
 // gives the trainer's own logits and attention; the model attnviz ships is found with the assets.
 #include "core/assets.h"
 #include "core/model/checkpoint.h"
+#include "core/model/probes.h"
 #include "core/model/tokenizer.h"
 #include "core/train/gpt2_file.h"
 #include "core/train/text_trainer.h"
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 using namespace core::train;
 
@@ -49,6 +52,34 @@ Agreement compare_forwards(const std::string& dir, const std::vector<int>& ids) 
     return a;
 }
 
+// prose written for this test, not a line of the corpus; its names and words recur
+const std::string bennet_text = "When Mr. Bennet came home, Elizabeth told him that the letter was from her aunt, and that her "
+                                "aunt would come to Longbourn in a week. He said nothing, but he was pleased; and Elizabeth was "
+                                "pleased to see him so.";
+
+// The highest score of each kind among the heads, and where: (layer, head) from 0.
+struct Best {
+    double previous = 0, duplicate = 0, induction = 0;
+    std::pair<int, int> previous_head, duplicate_head, induction_head;
+};
+
+Best best_heads(const core::model::OpenedModel& m, const std::vector<int>& ids) {
+    const core::model::ForwardResult r = m.model->forward(ids);
+    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+    Best b;
+    auto keep = [](const std::optional<double>& v, double& best, std::pair<int, int>& where, int l, int h) {
+        if (v && *v > best) { best = *v; where = {l, h}; }
+    };
+    for (int l = 0; l < r.layers; ++l)
+        for (int h = 0; h < r.heads; ++h) {
+            const core::model::HeadScores& s = scores[static_cast<std::size_t>(l * r.heads + h)];
+            keep(s.previous, b.previous, b.previous_head, l, h);
+            keep(s.duplicate, b.duplicate, b.duplicate_head, l, h);
+            keep(s.induction, b.induction, b.induction_head, l, h);
+        }
+    return b;
+}
+
 } // namespace
 
 TEST_CASE("Bundled model: the directory --train text writes opens as a GPT-2 and gives the trainer's logits and attention") {
@@ -73,28 +104,40 @@ TEST_CASE("Bundled model: the directory --train text writes opens as a GPT-2 and
     CHECK(a.attention < 1e-5);
 }
 
-TEST_CASE("Bundled model: Jane Austen's GPT-2 ships with the assets, opens as a GPT-2 and has previous-token heads") {
+TEST_CASE("Bundled model: Jane Austen's GPT-2 ships with the assets, opens as a GPT-2 and gives the trainer's forward") {
     const std::string dir = core::asset_path("models/austen-gpt2");
     REQUIRE(std::filesystem::is_regular_file(dir + "/config.json"));
     const core::model::Tokenizer tok = core::model::load_tokenizer(dir);
-    // prose written for this test, not a line of the corpus
-    const std::string text = "When Mr. Bennet came home, Elizabeth told him that the letter was from her aunt, and that her "
-                             "aunt would come to Longbourn in a week. He said nothing, but he was pleased; and Elizabeth was "
-                             "pleased to see him so.";
-    const std::vector<int> ids = tok.encode_ids(text);
+    const std::vector<int> ids = tok.encode_ids(bennet_text);
     REQUIRE(ids.size() >= 40);
     REQUIRE(ids.size() <= 128);
-    CHECK(tok.decode(ids) == text);
+    CHECK(tok.decode(ids) == bennet_text);
     const Agreement a = compare_forwards(dir, ids);
     CHECK(a.logits < 1e-4);
     CHECK(a.attention < 1e-5);
+}
 
-    const Gpt2Saved saved = load_gpt2_dir(dir);
-    const Gpt2Layout lay(saved.config);
-    Gpt2Activations<float> acts;
-    gpt2_forward(lay, saved.params.data(), ids.data(), nullptr, 1, static_cast<int>(ids.size()), acts, gpt2_ops::best_f32());
-    int previous_heads = 0;
-    for (const TextHeadScores& s : text_head_scores(saved.config, acts, ids.data()))
-        if (s.layer == 0 && s.previous > 0.25) ++previous_heads;
-    CHECK(previous_heads >= 2); // the README's layer-1 heads (0.34, 0.33 on held-out text)
+TEST_CASE("Bundled model: core/model's head scores find its previous-token heads in layer 1 and heads that look up earlier copies of a token") {
+    const std::string dir = core::asset_path("models/austen-gpt2");
+    const core::model::OpenedModel opened = core::model::open_model(dir);
+    const core::model::Tokenizer tok = core::model::load_tokenizer(dir);
+    const int eos = opened.model->config().eos_token_id;
+    REQUIRE(eos >= 0);
+    // prose: the best previous-token head is in layer 1
+    const Best prose = best_heads(opened, tok.encode_ids(bennet_text));
+    CAPTURE(prose.previous);
+    CHECK(prose.previous_head.first == 0);
+    CHECK(prose.previous > 0.3);
+    // a sentence read twice: on the second reading, heads look up the earlier copy of each token
+    const std::string sentence = "Elizabeth told him that the letter was from her aunt, and that her aunt would come to Longbourn in a week.";
+    const Best twice = best_heads(opened, tok.encode_ids(sentence + " " + sentence));
+    CAPTURE(twice.duplicate);
+    CAPTURE(twice.induction);
+    CHECK(twice.induction > 0.5);
+    CHECK(twice.induction_head.first >= 1); // an induction head reads what an earlier layer wrote
+    CHECK(twice.duplicate > 0.1);
+    // the probe: 50 random ids twice after BOS, as --heads --probe 50 --seed 1 runs it
+    const Best probe = best_heads(opened, core::model::probe_sequence(50, 1, opened.model->config().vocab, {eos}, eos));
+    CAPTURE(probe.induction);
+    CHECK(probe.induction > 0.15);
 }

@@ -297,3 +297,30 @@ TEST_CASE("GPT-2 training: a model directory with a wrong tensor is refused, nam
     core::io::write_safetensors(dir + "/model.safetensors", f);
     CHECK_THROWS_WITH_AS(load_gpt2_dir(dir), doctest::Contains("is missing"), core::io::FileError);
 }
+
+TEST_CASE("GPT-2 training: a repeated-passage window is a passage of the corpus of T/8 … T/2 tokens, repeated to fill the window") {
+    std::vector<int> ids(1000);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i); // each id names its place
+    const int T = 64;
+    std::vector<int> w(T + 1);
+    Rng plain(7), repeated(7);
+    for (int k = 0; k < 50; ++k) {
+        draw_window(plain, ids, T, 0.0, w.data());
+        for (int i = 1; i <= T; ++i) REQUIRE(w[static_cast<std::size_t>(i)] == w[0] + i);
+        draw_window(repeated, ids, T, 1.0, w.data());
+        int r = 1; // the first place where the text jumps back
+        while (r <= T && w[static_cast<std::size_t>(r)] == w[0] + r) ++r;
+        CAPTURE(r);
+        REQUIRE(r >= T / 8);
+        REQUIRE(r <= T / 2);
+        for (int i = r; i <= T; ++i) REQUIRE(w[static_cast<std::size_t>(i)] == w[0] + i % r);
+    }
+    int repeats = 0;
+    Rng mixed(3);
+    for (int k = 0; k < 400; ++k) {
+        draw_window(mixed, ids, T, 0.25, w.data());
+        repeats += w[static_cast<std::size_t>(T)] != w[0] + T;
+    }
+    CHECK(repeats > 70);
+    CHECK(repeats < 130);
+}

@@ -1,9 +1,12 @@
 // attnviz --train text: a small run writes a model directory; a bad corpus or flag is one line, exit 2.
+#include "core/train/gpt2_file.h"
 #include "tests/cli_run.h"
 #include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -64,5 +67,62 @@ TEST_CASE("--train text: a missing, invalid or too short corpus and bad flags ar
     const Run unknown = run({"--train", "text", "--corpus", "c.txt", "--out", "m", "--mlp", "1"});
     CHECK(unknown.code == 2);
     CHECK(unknown.err.find("unknown option --mlp") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir + "/m"));
+}
+
+TEST_CASE("--train text --init continues from a saved model of the same sizes and tokenizer, and refuses any other") {
+    const std::string dir = fixtures::temp_dir();
+    std::string text;
+    for (int i = 0; i < 60; ++i) text += "The cat sat on the mat. The dog did not.\n";
+    const std::string corpus = write_corpus(dir, text);
+    REQUIRE(run(small_run(corpus, dir + "/first")).code == 0);
+
+    // one step at a learning rate of 1e-6 moves no parameter further than about 1e-6 from where it started
+    std::vector<std::string> again = small_run(corpus, dir + "/again"); // a later flag wins
+    again.insert(again.end(), {"--init", dir + "/first", "--steps", "1", "--warmup", "0", "--lr", "1e-6", "--repeat-share", "0.5"});
+    const Run cont = run(again);
+    INFO(cont.err);
+    REQUIRE(cont.code == 0);
+    const core::train::Gpt2Saved first = core::train::load_gpt2_dir(dir + "/first"), next = core::train::load_gpt2_dir(dir + "/again");
+    REQUIRE(first.params.size() == next.params.size());
+    double moved = 0, size = 0;
+    for (std::size_t i = 0; i < first.params.size(); ++i) {
+        moved = std::max(moved, static_cast<double>(std::abs(next.params[i] - first.params[i])));
+        size = std::max(size, static_cast<double>(std::abs(first.params[i])));
+    }
+    CHECK(moved < 1e-5);
+    CHECK(size > 1e-2); // a trained model, not zeros
+
+    std::vector<std::string> wider = small_run(corpus, dir + "/m");
+    wider.insert(wider.end(), {"--d-model", "32", "--init", dir + "/first"});
+    const Run sizes = run(wider);
+    CHECK(sizes.code == 2);
+    CHECK(sizes.err == "attnviz: " + dir + "/first/config.json: the sizes (vocabulary, positions, width, heads, layers) differ from this run's\n");
+
+    // another corpus, the same number of merges: the same sizes, another tokenizer
+    std::string other;
+    for (int i = 0; i < 60; ++i) other += "A bird flew over the hill. A fox ran under it.\n";
+    const std::string other_dir = dir + "/other";
+    std::filesystem::create_directories(other_dir);
+    std::vector<std::string> few = small_run(corpus, dir + "/few");
+    few.insert(few.end(), {"--merges", "10"});
+    REQUIRE(run(few).code == 0);
+    std::vector<std::string> other_bpe = small_run(write_corpus(other_dir, other), dir + "/m");
+    other_bpe.insert(other_bpe.end(), {"--merges", "10", "--init", dir + "/few"});
+    const Run bpe = run(other_bpe);
+    CHECK(bpe.code == 2);
+    CHECK(bpe.err == "attnviz: " + dir + "/few/tokenizer.json: not the BPE this run learned from its corpus (another corpus or --merges)\n");
+
+    std::vector<std::string> absent = small_run(corpus, dir + "/m");
+    absent.insert(absent.end(), {"--init", dir + "/nothing"});
+    const Run none = run(absent);
+    CHECK(none.code == 2);
+    CHECK(none.err.find(dir + "/nothing") != std::string::npos);
+
+    std::vector<std::string> share = small_run(corpus, dir + "/m");
+    share.insert(share.end(), {"--repeat-share", "1.5"});
+    const Run bad_share = run(share);
+    CHECK(bad_share.code == 2);
+    CHECK(bad_share.err.find("--repeat-share takes a number from 0") != std::string::npos);
     CHECK(!std::filesystem::exists(dir + "/m"));
 }

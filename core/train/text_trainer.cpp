@@ -26,7 +26,8 @@ std::string validate(const TextTrainConfig& c) {
     };
     for (const std::string& e : {range("merges", c.merges, 0, 60000), range("steps", c.steps, 1, 10000000), range("batch", c.batch, 1, 4096),
                                  range("warmup", c.warmup, 0, c.steps), range("lr", c.lr, 1e-6, 1.0),
-                                 range("weight decay", c.weight_decay, 0.0, 1.0), range("held-out share", c.held_out, 0.001, 0.5)})
+                                 range("weight decay", c.weight_decay, 0.0, 1.0), range("held-out share", c.held_out, 0.001, 0.5),
+                                 range("repeated share", c.repeat_share, 0.0, 1.0)})
         if (!e.empty()) return e;
     Gpt2Config m = c.model;
     m.vocab = 257 + c.merges; // the most the BPE can have
@@ -91,6 +92,15 @@ TextTrainer::TextTrainer(const TextTrainConfig& config, TextCorpus corpus)
 
 TextTrainer::~TextTrainer() = default;
 
+void TextTrainer::start_from(const std::vector<float>& params) {
+    if (params.size() != layout_.total)
+        throw ConfigError("the starting model has " + std::to_string(params.size()) + " parameters, this one " + std::to_string(layout_.total));
+    params_.assign(params.begin(), params.end());
+    std::fill(m_.begin(), m_.end(), 0.0f);
+    std::fill(v_.begin(), v_.end(), 0.0f);
+    steps_done_ = 0;
+}
+
 // Forward (and with `grad`, backward) over B sequences; the summed loss. grad gets d(mean loss)/dθ.
 double TextTrainer::loss_sum(const std::vector<int>& inputs, const std::vector<int>& targets, int B, Buffer<float>* grad) {
     const int T = layout_.config.n_ctx;
@@ -134,15 +144,21 @@ double TextTrainer::loss_sum(const std::vector<int>& inputs, const std::vector<i
 
 // [SECTION] a step: gradient, clipping, AdamW ----------------------------------------------------
 
+void draw_window(Rng& rng, const std::vector<int>& ids, int T, double repeat_share, int* window) {
+    const bool repeat = repeat_share > 0 && rng.uniform() < repeat_share;
+    const int r = repeat ? rng.between(std::max(1, T / 8), std::max(1, T / 2)) : T + 1;
+    const int start = rng.between(0, static_cast<int>(ids.size()) - T - 1);
+    for (int k = 0; k <= T; ++k) window[k] = ids[static_cast<std::size_t>(start + k % r)];
+}
+
 TextStep TextTrainer::step() {
     const int B = config_.batch, T = layout_.config.n_ctx;
-    std::vector<int> inputs(static_cast<std::size_t>(B) * T), targets(inputs.size());
-    const std::vector<int>& ids = corpus_.train_ids;
+    std::vector<int> inputs(static_cast<std::size_t>(B) * T), targets(inputs.size()), window(static_cast<std::size_t>(T) + 1);
     for (int b = 0; b < B; ++b) {
-        const int start = windows_.between(0, static_cast<int>(ids.size()) - T - 1);
+        draw_window(windows_, corpus_.train_ids, T, config_.repeat_share, window.data());
         for (int i = 0; i < T; ++i) {
-            inputs[static_cast<std::size_t>(b * T + i)] = ids[static_cast<std::size_t>(start + i)];
-            targets[static_cast<std::size_t>(b * T + i)] = ids[static_cast<std::size_t>(start + i + 1)];
+            inputs[static_cast<std::size_t>(b * T + i)] = window[static_cast<std::size_t>(i)];
+            targets[static_cast<std::size_t>(b * T + i)] = window[static_cast<std::size_t>(i) + 1];
         }
     }
     TextStep r;

@@ -2,7 +2,9 @@
 // over a byte-level BPE learned from the same corpus (core/train/bpe.h).
 //
 // The corpus is cut once: the last part (at a line break) is held out, the BPE and the model see
-// only the rest. Each step draws B windows of T + 1 tokens at seeded random places; the batch is cut
+// only the rest. Each step draws B windows of T + 1 tokens at seeded random places; a share of them
+// (repeat_share) is a passage of T/8 … T/2 tokens repeated to fill the window, so that copying an
+// earlier word is worth learning. The batch is cut
 // into chunks that core::parallel shares between the cores, each chunk's gradient in its own buffer,
 // summed in chunk order, so a seed gives the same run on any number of threads.
 #pragma once
@@ -28,6 +30,7 @@ struct TextTrainConfig {
     double lr = 3e-3;
     double weight_decay = 0.1; // on the matrices
     double held_out = 0.05;    // the share of the corpus held out, from its end
+    double repeat_share = 0;   // the share of windows that are a short passage repeated
     std::uint64_t seed = 1;
 };
 
@@ -39,6 +42,12 @@ struct TextCorpus {
     Bpe bpe;
     std::vector<int> train_ids, held_out_ids;
 };
+
+// One training window of T + 1 tokens of `ids` (at least T + 1 of them) into `window`: T + 1 tokens from
+// a random place, or with probability `repeat_share` a passage of r = T/8 … T/2 tokens from a random
+// place repeated to fill the window (token k is the passage's k mod r).
+// With repeat_share = 0 it draws one number from `rng`.
+void draw_window(Rng& rng, const std::vector<int>& ids, int T, double repeat_share, int* window);
 
 // Cuts `text` at the last line break before (1 - held_out) of its bytes (or exactly there when it
 // has none), learns `merges` merges from the first part and encodes both. Throws BpeError naming
@@ -78,6 +87,9 @@ public:
     TextTrainer(const TextTrainConfig& config, TextCorpus corpus);
     ~TextTrainer();
 
+    // Starts from `params` (layout().total values, a saved model of the same config) instead of the
+    // seeded initial ones; AdamW's moments, the step count and so the schedule start afresh.
+    void start_from(const std::vector<float>& params);
     TextStep step();
     // Held-out loss over at most max_windows windows (0: all); heads on a few of them.
     TextEvaluation evaluate(int max_windows = 0);
