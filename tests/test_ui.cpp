@@ -199,23 +199,19 @@ TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
 TEST_CASE("ui: beyond 64 keys the query arrow draws each key as a dot and the 8 heaviest as arrows") {
     {
         Ui few(core::random_scenario(core::Shape{}.with_tokens(64).with_d_model(8).with_d_k(4).with_d_v(4), 3)); // one ImGui context at a time
+        few.st().view.state<ui::ArrowView>().plane_kind = ui::ArrowPlane::dimensions;
         few.frames(2);
         CHECK_FALSE(few.shows("keys: each a dot"));
     }
 
     Ui ui(core::random_scenario(core::Shape{}.with_tokens(200).with_d_model(8).with_d_k(4).with_d_v(4), 3));
+    ui.st().view.state<ui::ArrowView>().plane_kind = ui::ArrowPlane::dimensions; // the raw-dimension arrows
     ui.app().select_row(5);
     ui.frames(2);
     CHECK(ui.shows("200 keys: each a dot at its tip, the 8 heaviest as arrows", "Query arrow"));
     Eigen::Index heaviest = 0;
     ui.head().weights.row(5).maxCoeff(&heaviest);
     CHECK(ui.shows("k_" + ui.scenario().tokens[static_cast<size_t>(heaviest)], "Query arrow"));
-}
-
-TEST_CASE("ui: d_k ≠ 2 shows a projection with two chosen dimensions") {
-    Ui ui(core::preset_numpy_random());
-    ui.frames(2);
-    CHECK(ui.shows("projection: d_k = 8, scores use all 8"));
 }
 
 TEST_CASE("ui: typing into an embedding cell changes X, Q and A") {

@@ -131,11 +131,14 @@ struct Focus {
     bool hidden;    // an open prediction reads this row's weights (View::lesson)
 };
 
-void draw_pin_line(Focus& f, View& v) {
+void draw_pin_line(Focus& f, View& v, bool qk) {
     core::Scenario& s = f.s;
     if (!s.pin) {
         ImGui::AlignTextToFramePadding(); // as tall as the button, so the plane stays put when q is pinned
-        ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", f.token.c_str());
+        if (qk)
+            ImGui::TextDisabled("Hover a query: its lines to the keys. Click: select it.");
+        else
+            ImGui::TextDisabled("Drag the tip of q (or type it) to steer the query of \"%s\".", f.token.c_str());
         return;
     }
     const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(selection_color());
@@ -184,9 +187,29 @@ void draw_exact_q(Focus& f, View& v) {
     tip("Also draw each token's value vector v_j (the output z is their weighted average).");
 }
 
+// Which plane is drawn when d_k > 2: the query–key view, or two raw dimensions.
+void draw_plane_picker(ArrowView& av, View& v) {
+    static const char* const names[] = {"principal components", "query and its top key", "two dimensions"};
+    ImGui::SetNextItemWidth(12.0f * em());
+    int kind = static_cast<int>(av.plane_kind);
+    if (ImGui::Combo("##plane", &kind, names, 3)) av.plane_kind = static_cast<ArrowPlane>(kind);
+    remember(v, "arrow_plane");
+    tip("The plane the vectors are drawn in. The first two are the query–key view: keys moved to the queries' mean and "
+        "scaled so both have the same mean length, which changes no weight; then the plane that keeps most of their spread, "
+        "or the one in which this query's dot product with its top key is exact.");
+}
+
 // Which two of d_k dimensions the plane shows, when it cannot show them all.
-void draw_dimension_pickers(ArrowView& av, int d_k, int n) {
-    if (d_k > 1 && d_k != 2) {
+void draw_dimension_pickers(ArrowView& av, int d_k, int n, View& v) {
+    const bool qk = d_k > 2 && av.plane_kind != ArrowPlane::dimensions;
+    if (d_k > 2) {
+        draw_plane_picker(av, v);
+        ImGui::SameLine();
+    }
+    if (qk) {
+        ImGui::TextDisabled("%s", qk_plane_name(av.qk).c_str());
+        ImGui::TextDisabled("%s · d_k = %d, scores use all %d", qk_plane_kept(av.qk).c_str(), d_k, d_k);
+    } else if (d_k > 2) {
         for (int k = 0; k < 2; ++k) {
             if (k) ImGui::SameLine();
             ImGui::SetNextItemWidth(5.0f * em());
@@ -205,7 +228,7 @@ void draw_dimension_pickers(ArrowView& av, int d_k, int n) {
     } else if (d_k == 1) {
         ImGui::TextDisabled("d_k = 1: every vector lies on one line");
     }
-    if (n > max_key_arrows) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
+    if (!qk && n > max_key_arrows) ImGui::TextDisabled("%d keys: each a dot at its tip, the %d heaviest as arrows", n, heaviest_arrows);
 }
 
 //-----------------------------------------------------------------------------
@@ -391,6 +414,12 @@ void draw_notes(const Focus& f) {
 // [SECTION] Panel
 //-----------------------------------------------------------------------------
 
+// The query–key plane of head h, every query a point; a click on one selects its row.
+QKPlaneInput qk_input(const Focus& f) {
+    const core::Scenario& s = f.s;
+    return QKPlaneInput{f.hr.Q, f.hr.K, f.hr.weights, s.tokens, f.i, [&s](int i, int j) { return core::is_masked(s, i, j); }, {}};
+}
+
 void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     ArrowView& av = v.state<ArrowView>();
     const int h = v.selected_head, i = v.selected_row, d_k = s.d_k();
@@ -398,17 +427,29 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     const core::HeadResult& hr = r.heads[h];
     Focus f{s, hr, h, i, s.n(), s.tokens[i], hr.Q.row(i).transpose(), hr.output.row(i).transpose(), dims_in(d_k, av.dims),
             dims_in(s.d_v(), av.dims), v.lesson.hides("A", i)};
+    const bool qk = d_k > 2 && av.plane_kind != ArrowPlane::dimensions;
+    QKPlaneInput in = qk_input(f);
+    const LessonOverlay& lesson = v.lesson;
+    in.weights_hidden = [&lesson](int row) { return lesson.hides("A", row); };
+    if (qk)
+        update_qk_plane(av.qk, in, av.plane_kind == ArrowPlane::query_and_key ? core::model::QKPlane::query_and_key
+                                                                                : core::model::QKPlane::principal);
 
-    draw_pin_line(f, v);
+    draw_pin_line(f, v, qk);
     draw_exact_q(f, v);
-    draw_dimension_pickers(av, d_k, f.n);
+    draw_dimension_pickers(av, d_k, f.n, v);
 
     // The plane as large a square as fits beside the bars and above the notes.
     const float bars_w = std::min(13.0f * em(), ImGui::GetContentRegionAvail().x * 0.32f);
     const float notes_h = 2.0f * ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(6.0f * em(), std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
-    draw_plane(f, av, side);
+    if (qk) {
+        const int clicked = draw_qk_plane(av.qk, in, side);
+        if (clicked >= 0) v.selected_row = clicked;
+    } else {
+        draw_plane(f, av, side);
+    }
     ImGui::SameLine();
     draw_weight_bars(f, bars_w, side);
     draw_notes(f);

@@ -1,12 +1,18 @@
 // ui/panels/query_arrow.h — one query against every key in a plane; drag q's tip to pin it.
 #pragma once
 
+#include "ui/qk_plane.h"
 #include "ui/view.h"
 
 namespace ui {
 
+// What the plane shows when d_k > 2: the query–key view (core::model::query_key_view), or two raw dimensions.
+enum class ArrowPlane { principal, query_and_key, dimensions };
+
 struct ArrowView {
-    int dims[2] = {0, 1};     // the two query dimensions the plane shows (d_k ≠ 2: a projection)
+    ArrowPlane plane_kind = ArrowPlane::principal; // d_k > 2 only
+    QKPlaneView qk;           // the query–key plane, when plane_kind is not `dimensions`
+    int dims[2] = {0, 1};     // the two query dimensions the plane shows (plane_kind `dimensions`)
     bool show_values = false;
     bool dragging = false;
     // Axis range in world units; frozen while dragging so the plane does not move under the mouse.

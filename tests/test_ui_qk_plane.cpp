@@ -1,0 +1,97 @@
+// The query arrow's query–key plane for d_k > 2, driven headless: the plane and the variance it
+// states are core::model::query_key_view's, hovering a query draws its lines, a click selects it.
+#include "headless.h"
+
+#include "core/model/probes.h"
+#include "ui/panels/query_arrow.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+
+using headless::Ui;
+
+namespace {
+
+std::string kept(const core::model::QKView& v) {
+    char text[64];
+    std::snprintf(text, sizeof text, "keeps %.1f %% of the variance", 100.0 * v.variance_kept);
+    return text;
+}
+
+// Picks entry k of the plane combo with two clicks, as a user does.
+void pick_plane(Ui& ui, int k) {
+    ui.click(ui.item("arrow_plane"));
+    ui.frame(); // a popup takes its size in the frame after it opens
+    const ImGuiWindow* popup = ImGui::FindWindowByName("##Combo_00");
+    REQUIRE(popup != nullptr);
+    REQUIRE(popup->Active);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float line = ImGui::GetTextLineHeight();
+    const ImVec2 at(popup->Pos.x + 2.0f * line, popup->DC.CursorStartPos.y + static_cast<float>(k) * (line + st.ItemSpacing.y) + 0.5f * line);
+    ui.click(at);
+}
+
+int top_key(const core::HeadResult& h, int i) {
+    Eigen::Index j = 0;
+    h.weights.row(i).maxCoeff(&j);
+    return static_cast<int>(j);
+}
+
+} // namespace
+
+TEST_CASE("ui: for d_k = 8 the query arrow shows the query–key plane the core computes, and a hovered query's lines") {
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(6).with_width(8), 5));
+    ui.frames(2);
+    const ui::ArrowView& av = ui.st().view.state<ui::ArrowView>();
+    REQUIRE(av.plane_kind == ui::ArrowPlane::principal);
+
+    const core::model::QKView expected = core::model::query_key_view(ui.head().Q, ui.head().K);
+    CHECK(av.qk.view.plane == core::model::QKPlane::principal);
+    CHECK((av.qk.view.basis - expected.basis).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((av.qk.view.query_points - expected.query_points).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((av.qk.view.key_points - expected.key_points).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(expected.variance_kept > 0.0);
+    CHECK(expected.variance_kept < 1.0);
+    CHECK(ui.shows("plane: principal components 1 and 2", "Query arrow"));
+    CHECK(ui.shows(kept(expected), "Query arrow"));
+    CHECK_FALSE(ui.shows("dim 1", "Query arrow"));
+
+    // Hovering query 4 draws its six lines; its tooltip names its top key and weight.
+    ui.move(av.qk.query_dots[3]);
+    ui.frame();
+    CHECK(av.qk.hovered_query == 3);
+    CHECK(av.qk.lines_drawn == 6);
+    const int top = top_key(ui.head(), 3);
+    char tooltip[96];
+    std::snprintf(tooltip, sizeof tooltip, "top key k_%s, w = %.3f", ui.scenario().tokens[static_cast<size_t>(top)].c_str(),
+                  ui.head().weights(3, top));
+    CHECK(ui.shows(tooltip, "##Tooltip_00"));
+    ui.click(av.qk.query_dots[3]);
+    CHECK(ui.st().view.selected_row == 3);
+
+    // The plane of query 4 and its top key: the core's, for that pair.
+    pick_plane(ui, 1);
+    ui.frame();
+    REQUIRE(av.plane_kind == ui::ArrowPlane::query_and_key);
+    const core::model::QKView pair = core::model::query_key_view(ui.head().Q, ui.head().K, core::model::QKPlane::query_and_key, 3, top);
+    CHECK(av.qk.top_key == top);
+    CHECK((av.qk.view.basis - pair.basis).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(ui.shows("plane: the query and its top key", "Query arrow"));
+    CHECK(ui.shows(kept(pair), "Query arrow"));
+
+    // Causal: the first query sees one key, so it draws one line.
+    ui.click(ui.item("causal"));
+    REQUIRE(ui.scenario().causal);
+    ui.move(av.qk.query_dots[0]);
+    ui.frame();
+    CHECK(av.qk.hovered_query == 0);
+    CHECK(av.qk.lines_drawn == 1);
+
+    // Two raw dimensions, as before.
+    pick_plane(ui, 2);
+    ui.frame();
+    CHECK(av.plane_kind == ui::ArrowPlane::dimensions);
+    CHECK(ui.shows("dim 1", "Query arrow"));
+    CHECK_FALSE(ui.shows("plane: principal components", "Query arrow"));
+}

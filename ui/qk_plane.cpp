@@ -1,0 +1,156 @@
+// ui/qk_plane.cpp — the query–key plane: points, the hovered query's lines, the caption.
+//
+// [SECTION] The view and its caption
+// [SECTION] Drawing
+#include "ui/qk_plane.h"
+
+#include "ui/view.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ui {
+
+namespace {
+
+const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
+const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255); // dark on both themes, as the query arrow's plane
+
+ImU32 faded(ImU32 c, float alpha) {
+    return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f) << IM_COL32_A_SHIFT);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The view and its caption
+//-----------------------------------------------------------------------------
+
+// The unmasked key with the largest weight in row i (the first on a tie).
+int top_key_of(const QKPlaneInput& in, int i) {
+    int best = -1;
+    for (int j = 0; j < in.K.rows(); ++j)
+        if (!(in.masked && in.masked(i, j)) && (best < 0 || in.weights(i, j) > in.weights(i, best))) best = j;
+    return std::max(best, 0);
+}
+
+// World → screen: the points' box (and the origin) fitted into the square with a margin.
+struct Fit {
+    ImVec2 centre_screen;
+    double cx = 0, cy = 0, scale = 1;
+    ImVec2 at(double x, double y) const {
+        return ImVec2(centre_screen.x + static_cast<float>((x - cx) * scale), centre_screen.y - static_cast<float>((y - cy) * scale));
+    }
+};
+
+Fit fit_points(const core::model::QKView& view, const ImRect& r) {
+    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+    for (const core::Matrix* m : {&view.query_points, &view.key_points})
+        for (Eigen::Index k = 0; k < m->rows(); ++k) {
+            lo_x = std::min(lo_x, (*m)(k, 0)), hi_x = std::max(hi_x, (*m)(k, 0));
+            lo_y = std::min(lo_y, (*m)(k, 1)), hi_y = std::max(hi_y, (*m)(k, 1));
+        }
+    const double span = std::max({hi_x - lo_x, hi_y - lo_y, 1e-9}) * 1.4; // room for the labels
+    return Fit{r.GetCenter(), (lo_x + hi_x) / 2, (lo_y + hi_y) / 2, r.GetWidth() / span};
+}
+
+} // namespace
+
+std::string qk_plane_name(const QKPlaneView& pv) {
+    return pv.view.plane == core::model::QKPlane::principal ? "plane: principal components 1 and 2"
+                                                            : "plane: the query and its top key";
+}
+
+std::string qk_plane_kept(const QKPlaneView& pv) {
+    char text[96];
+    std::snprintf(text, sizeof text, "keeps %.1f %% of the variance · α = %.3g", 100.0 * pv.view.variance_kept, pv.view.alpha);
+    return text;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Drawing
+//-----------------------------------------------------------------------------
+
+void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::model::QKPlane plane) {
+    const int sel = std::clamp(in.selected, 0, static_cast<int>(in.Q.rows()) - 1);
+    if (in.weights_hidden && in.weights_hidden(sel)) plane = core::model::QKPlane::principal;
+    pv.top_key = plane == core::model::QKPlane::query_and_key ? top_key_of(in, sel) : -1;
+    pv.view = core::model::query_key_view(in.Q, in.K, plane, sel, std::max(pv.top_key, 0));
+}
+
+int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
+    const int n_q = static_cast<int>(in.Q.rows()), n_k = static_cast<int>(in.K.rows());
+    const int sel = std::clamp(in.selected, 0, n_q - 1);
+
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    pv.rect = ImRect(p0, ImVec2(p0.x + side, p0.y + side));
+    ImGui::InvisibleButton("qk_plane", ImVec2(side, side));
+    const bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
+    const Fit fit = fit_points(pv.view, pv.rect);
+    pv.query_dots.resize(static_cast<size_t>(n_q));
+    pv.key_dots.resize(static_cast<size_t>(n_k));
+    for (int i = 0; i < n_q; ++i) pv.query_dots[static_cast<size_t>(i)] = fit.at(pv.view.query_points(i, 0), pv.view.query_points(i, 1));
+    for (int j = 0; j < n_k; ++j) pv.key_dots[static_cast<size_t>(j)] = fit.at(pv.view.key_points(j, 0), pv.view.key_points(j, 1));
+
+    // The query under the mouse: the nearest within 0.8 em.
+    pv.hovered_query = -1;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    float best = 0.8f * em();
+    if (hovered)
+        for (int i = 0; i < n_q; ++i) {
+            const float d = std::hypot(mouse.x - pv.query_dots[static_cast<size_t>(i)].x, mouse.y - pv.query_dots[static_cast<size_t>(i)].y);
+            if (d <= best) best = d, pv.hovered_query = i;
+        }
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(pv.rect.Min, pv.rect.Max, true);
+    draw->AddRectFilled(pv.rect.Min, pv.rect.Max, plane_rgb);
+    const ImVec2 o = fit.at(0, 0);
+    draw->AddLine(ImVec2(pv.rect.Min.x, o.y), ImVec2(pv.rect.Max.x, o.y), IM_COL32(255, 255, 255, 50));
+    draw->AddLine(ImVec2(o.x, pv.rect.Min.y), ImVec2(o.x, pv.rect.Max.y), IM_COL32(255, 255, 255, 50));
+
+    // The hovered query's lines, as thick and opaque as its weights (none while they are a secret).
+    pv.lines_drawn = 0;
+    const int h = pv.hovered_query;
+    if (h >= 0 && !(in.weights_hidden && in.weights_hidden(h))) {
+        const double top = in.weights.row(h).maxCoeff() > 0 ? in.weights.row(h).maxCoeff() : 1.0;
+        for (int j = 0; j < n_k; ++j) {
+            if (in.masked && in.masked(h, j)) continue;
+            const float w = static_cast<float>(in.weights(h, j) / top);
+            draw->AddLine(pv.query_dots[static_cast<size_t>(h)], pv.key_dots[static_cast<size_t>(j)], faded(selection_color(), 0.15f + 0.85f * w),
+                          0.5f + 3.0f * w);
+            ++pv.lines_drawn;
+        }
+    }
+    const bool label = n_q + n_k <= 48;
+    const bool sel_shown = !(in.weights_hidden && in.weights_hidden(sel));
+    const int sel_top = sel_shown ? top_key_of(in, sel) : -1; // labelled even among many keys
+    const float r = 0.22f * em();
+    for (int j = 0; j < n_k; ++j) {
+        const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
+        draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
+        if (label || j == sel_top) draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(key_rgb, 0.8f), ("k_" + in.tokens[static_cast<size_t>(j)]).c_str());
+    }
+    for (int i = 0; i < n_q; ++i) {
+        const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
+        const bool strong = i == sel || i == h;
+        draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f));
+        if (label || strong)
+            draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(selection_color(), strong ? 1.0f : 0.7f), ("q_" + in.tokens[static_cast<size_t>(i)]).c_str());
+    }
+    draw->PopClipRect();
+    draw->AddRect(pv.rect.Min, pv.rect.Max, IM_COL32(255, 255, 255, 60));
+    if (h >= 0) {
+        const int tk = top_key_of(in, h);
+        if (in.weights_hidden && in.weights_hidden(h))
+            ImGui::SetTooltip("q_%s: %s", in.tokens[static_cast<size_t>(h)].c_str(), reveal_hint);
+        else
+            ImGui::SetTooltip("q_%s: top key k_%s, w = %.3f (click to select)", in.tokens[static_cast<size_t>(h)].c_str(),
+                              in.tokens[static_cast<size_t>(tk)].c_str(), in.weights(h, tk));
+    } else if (hovered) {
+        ImGui::SetTooltip("circles: queries · squares: keys · hover a query for its weights");
+    }
+    return clicked ? h : -1;
+}
+
+} // namespace ui
