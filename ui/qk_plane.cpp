@@ -16,6 +16,7 @@ namespace ui {
 namespace {
 
 const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
+constexpr int max_points = 1024; // of each kind drawn
 const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255); // dark on both themes, as the query arrow's plane
 
 ImU32 faded(ImU32 c, float alpha) {
@@ -117,16 +118,22 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
         for (int j = 0; j < n_k; ++j) {
             if (in.masked && in.masked(h, j)) continue;
             const float w = static_cast<float>(in.weights(h, j) / top);
+            if (n_k > max_points && w < 0.01f) continue; // thousands of invisible lines would overflow the draw list
             draw->AddLine(pv.query_dots[static_cast<size_t>(h)], pv.key_dots[static_cast<size_t>(j)], faded(selection_color(), 0.15f + 0.85f * w),
                           0.5f + 3.0f * w);
             ++pv.lines_drawn;
         }
     }
     const bool label = n_q + n_k <= 48;
+    // Beyond max_points of a kind, every stride-th is drawn (as a square: 4 vertices), so that one
+    // window's draw list stays within ImGui's 16-bit indices.
+    const int q_stride = n_q > max_points ? (n_q + max_points - 1) / max_points : 1;
+    const int k_stride = n_k > max_points ? (n_k + max_points - 1) / max_points : 1;
     const bool sel_shown = !(in.weights_hidden && in.weights_hidden(sel));
     const int sel_top = sel_shown ? top_key_of(in, sel) : -1; // labelled even among many keys
     const float r = 0.22f * em();
     for (int j = 0; j < n_k; ++j) {
+        if (j % k_stride && j != sel_top) continue;
         const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
         draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
         if (label || j == sel_top) draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(key_rgb, 0.8f), ("k_" + in.tokens[static_cast<size_t>(j)]).c_str());
@@ -134,7 +141,11 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
     for (int i = 0; i < n_q; ++i) {
         const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
         const bool strong = i == sel || i == h;
-        draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f));
+        if (i % q_stride && !strong) continue;
+        if (q_stride > 1 && !strong)
+            draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
+        else
+            draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), 12);
         if (label || strong)
             draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(selection_color(), strong ? 1.0f : 0.7f), ("q_" + in.tokens[static_cast<size_t>(i)]).c_str());
     }
