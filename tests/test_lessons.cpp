@@ -174,6 +174,25 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
               .rfind("bad.toml:7: a solution moves the pinned query", 0) == 0);
     CHECK(load_error(h + "[[step]]\nid = \"a\"\ntitle = \"a\"\ntext = \"x\"\n[[step]]\nid = \"a\"\ntitle = \"b\"\ntext = \"y\"\n") == "bad.toml:8: two steps have the id \"a\"");
     CHECK(load_error(h) == "bad.toml:1: a lesson needs at least one [[step]]");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { train = \"yes\" }\n") == "bad.toml:6: \"train\" must be true or false");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { model = \"austen-gpt2\" }\n").rfind("bad.toml:6: give model and model_text together", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { model = \"no-such-model\", model_text = \"hi\" }\n")
+              .rfind("bad.toml:6: model \"no-such-model\" is neither a model attnviz ships nor a directory with config.json", 0) == 0);
+}
+
+TEST_CASE("lesson actions: train asks for the Train panel's run on its step only; model names a model directory") {
+    const std::string dir = temp_dir();
+    std::filesystem::create_directories(dir + "/m");
+    std::ofstream(dir + "/m/config.json") << "{}"; // read when the grid runs, not when the lesson loads
+    std::ofstream(dir + "/actions.toml") << "title = \"t\"\npreset = \"it_sentence\"\n"
+                                            "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { train = true, model = \"m\", model_text = \"hi there\" }\n"
+                                            "[[step]]\ntitle = \"b\"\ntext = \"y\"\n";
+    const Lesson l = load_lesson_file(dir + "/actions.toml");
+    CHECK(opening_state(l, 0).train);
+    CHECK_FALSE(opening_state(l, 1).train);
+    CHECK(l.steps[0].actions.model == dir + "/m");
+    CHECK(l.steps[0].actions.model_text == "hi there");
+    CHECK(l.steps[1].actions.model.empty());
 }
 
 TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
@@ -189,21 +208,25 @@ TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
     CHECK(l.id == "file");
 }
 
-TEST_CASE("built-in lessons: three, all valid, with their answers computed from the scenario") {
+TEST_CASE("built-in lessons: four, all valid, with their answers computed from the scenario") {
     const std::vector<Lesson> lessons = builtin_lessons();
-    REQUIRE(lessons.size() == 3);
+    REQUIRE(lessons.size() == 4);
     CHECK(lessons[0].id == "worked-example");
     CHECK(lessons[1].id == "step-by-step");
     CHECK(lessons[2].id == "every-token");
     CHECK(lessons[2].count("predict") == 5);
     CHECK(lessons[2].count("challenge") == 3);
+    CHECK(lessons[3].id == "heads-that-learn");
+    CHECK(lessons[3].count("predict") == 4);
+    CHECK(lessons[3].count("challenge") == 4);
+    CHECK(lessons[3].count("question") == 4);
     for (const Lesson& l : lessons) {
         const Run r = run({"--lesson", l.id, "--check"});
         CHECK(r.code == 0);
         CHECK(r.err == "");
     }
     const nlohmann::json list = nlohmann::json::parse(run({"--lessons"}).out);
-    REQUIRE(list.size() == 3);
+    REQUIRE(list.size() == 4);
     CHECK(list[2]["id"] == "every-token");
     CHECK(list[2]["steps"] == lessons[2].steps.size());
 
@@ -219,6 +242,14 @@ TEST_CASE("built-in lessons: three, all valid, with their answers computed from 
     CHECK(it[0]["answer"] == "cat");
     CHECK(it[3]["answer"].get<double>() == doctest::Approx(1.0));  // "the" alone under the mask
     CHECK(it[4]["answer"].get<double>() == 1.0);                   // one new K row at step 5
+    // The Train panel measures the fourth lesson's facts; outside the window they are unknown.
+    const nlohmann::json heads = nlohmann::json::parse(run({"--lesson", "heads-that-learn", "--answers"}).out);
+    REQUIRE(heads.size() == 8);
+    CHECK(heads[0]["holds"].is_null());
+    CHECK(heads[1]["answer"].is_null());
+    CHECK(heads[5]["holds"] == false); // induction(1) on the worked example: no token repeats
+    CHECK(heads[7]["id"] == "real-previous");
+    CHECK(heads[7]["holds"].is_null()); // the head picked in the window
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
@@ -229,7 +260,7 @@ TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
     CHECK(r.err.rfind("attnviz: " + path + ":6: highlight A[\"dog\"]: no token \"dog\"", 0) == 0);
     r = run({"--lesson", "no-such-lesson", "--check"});
     CHECK(r.code == 2);
-    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token; or give a path to a .toml file)\n");
+    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token, heads-that-learn; or give a path to a .toml file)\n");
     r = run({"--lesson", "/nonexistent/x.toml", "--answers"});
     CHECK(r.err == "attnviz: /nonexistent/x.toml: cannot read the file\n");
     CHECK(run({"--check"}).err == "attnviz: --check needs --lesson ID|FILE (see attnviz --help)\n");

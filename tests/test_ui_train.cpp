@@ -151,3 +151,44 @@ TEST_CASE("ui train: Save model writes a file that Open model reads back, and a 
     std::remove(path.c_str());
     std::remove(bad.c_str());
 }
+
+TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accuracy beside it is the core's") {
+    Ui ui;
+    ui::TrainView& t = open_train(ui, 150);
+    train_to_end(ui, t);
+    const core::train::Model model = t.session->saved().model;
+    const core::train::Batch repeat = core::train::held_out_sequences(t.shown.config).repeat;
+    const double intact = core::train::evaluate(model, repeat).accuracy;
+    char text[96];
+    std::snprintf(text, sizeof text, "repeat accuracy %.2f intact", intact);
+    CHECK(ui.shows(text, panel));
+
+    ui.click(ui.item("train.knock.0.1"));
+    ui.frame();
+    REQUIRE(t.knockouts.heads.size() == 1u);
+    CHECK(t.knockouts.heads[0] == core::train::HeadId{0, 1});
+    core::train::Knockouts one{{{0, 1}}, core::train::KnockoutMode::zero};
+    const double without = core::train::evaluate(model, repeat, one).accuracy;
+    CHECK(t.measured.without.accuracy == without);
+    std::snprintf(text, sizeof text, "repeat accuracy %.2f with 1 knocked out · %.2f intact", without, intact);
+    CHECK(ui.shows(text, panel));
+    CHECK(ui.shows("in", panel)); // the head's button now puts it back
+
+    // Mean mode, then a second head: both follow at once.
+    t.knockouts.mode = core::train::KnockoutMode::mean; // as the combo sets it
+    ui.click(ui.item("train.knock.1.0"));
+    ui.frame();
+    core::train::Knockouts two{{{0, 1}, {1, 0}}, core::train::KnockoutMode::mean};
+    CHECK(t.measured.without.accuracy == core::train::evaluate(model, repeat, two).accuracy);
+    CHECK(t.measured.without.loss == core::train::evaluate(model, repeat, two).loss);
+
+    // In again, and restore all.
+    ui.click(ui.item("train.knock.0.1"));
+    ui.frame();
+    REQUIRE(t.knockouts.heads.size() == 1u);
+    ui.click(ui.item("train.restore_all"));
+    ui.frame();
+    CHECK(t.knockouts.heads.empty());
+    std::snprintf(text, sizeof text, "repeat accuracy %.2f intact", intact);
+    CHECK(ui.shows(text, panel));
+}

@@ -345,8 +345,7 @@ void draw_panel(App::State& st, const PanelSpec& p) {
     bool& open = st.view.open[p.id];
     if (!open) return note_open(w, p.id, false);
     const bool just_opened = !was_open(w, p.id);
-    const int home = home_workspace_of(p.id);
-    if (just_opened && home >= 0 && home != w.current) return; // its workspace comes first (follow_opened_panels)
+    if (just_opened && workspace_opening(w.current, p.id) >= 0) return; // its workspace comes first (follow_opened_panels)
     place_panel(w, p.id, just_opened);
     const bool visible = begin_panel(p.title, &open, just_opened && covers_another(st, p));
     record_panel(w, p.id);

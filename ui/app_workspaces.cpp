@@ -11,8 +11,9 @@
 
 namespace ui {
 
-// A panel that is a workspace's home (the Lesson, Train, a model's attention) opened anywhere, or
-// a request from a panel: that workspace becomes current, with a way back.
+// A panel that is a workspace's home (the Lesson, Train, a model's attention) opened in a workspace
+// that does not list it (the Learn workspace lists Train, for a lesson on it), or a request from a
+// panel: that workspace becomes current, with a way back.
 void follow_opened_panels(App::State& st) {
     Workspaces& w = st.workspaces;
     View& v = st.view;
@@ -22,8 +23,8 @@ void follow_opened_panels(App::State& st) {
         if (k >= 0 && k != w.current) switch_workspace(w, v, k, w.started);
     }
     for (const PanelSpec& p : panel_table()) {
-        const int home = home_workspace_of(p.id);
-        if (home >= 0 && home != w.current && v.open[p.id] && !was_open(w, p.id)) switch_workspace(w, v, home, w.started);
+        const int home = workspace_opening(w.current, p.id);
+        if (home >= 0 && v.open[p.id] && !was_open(w, p.id)) switch_workspace(w, v, home, w.started);
     }
 }
 

@@ -110,6 +110,9 @@ struct View {
     // A workspace id (ui/workspace_table.h) to switch to before the next panels, with a way back:
     // a lesson opened, a model's attention opened, a head of the Train panel opened in Explore.
     std::string request_workspace;
+    // A lesson step asks the Train panel to train its repeat run (resumed, or made when the run shown
+    // is of another task); kept until the Train panel takes it.
+    bool request_training = false;
     bool can_undo = false, can_redo = false; // as of the start of this frame
 
     long long result_version = 0; // bumps whenever the inputs change (the Result is recomputed every frame)
@@ -118,6 +121,11 @@ struct View {
     std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
 
     LessonOverlay lesson; // what the open lesson hides and outlines (the Lesson panel publishes it)
+    // What panels measured beyond the scenario for the lesson to read (the Train panel's accuracy
+    // and head scores, core::learn::fact_names) in ImGui frame `facts_frame`; the Lesson panel reads
+    // them while they are at most a frame old.
+    core::learn::Facts facts;
+    int facts_frame = -1;
     // Draws another panel's content inside the current window, by id (the App provides it): the
     // Lesson panel shows the Controls under a step that opens them.
     std::function<void(std::string_view id, core::Scenario&, const core::Result&)> draw_panel_content;

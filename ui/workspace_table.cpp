@@ -31,7 +31,7 @@ const std::vector<WorkspaceSpec>& workspace_table() {
           {"matrices", learn_top, true}, {"calculation", learn_bottom, false}, {"decode", learn_top, false},
           {"scaling", learn_bottom, false}, {"heads", learn_bottom, false}, {"order", learn_bottom, false},
           {"controls", learn_top, false}, {"tokens", learn_top, false}, {"weights", learn_bottom, false},
-          {"review", learn_bottom, false}}},
+          {"review", learn_bottom, false}, {"train", {text, 0, 1, 1}, false, true}}},
         {"train", "Train", "Train a tiny transformer on the whole screen and watch its heads form", "train",
          {{"train", {0, 0, 1, 1}, true}}},
         {"model", "Model", "A model's attention: every layer and head, one head's map, a query's top keys", "attention",
@@ -59,6 +59,14 @@ int home_workspace_of(std::string_view panel) {
     for (std::size_t i = 0; i < table.size(); ++i)
         if (table[i].home && panel == table[i].home) return static_cast<int>(i);
     return -1;
+}
+
+int workspace_opening(int current, std::string_view panel) {
+    const int home = home_workspace_of(panel);
+    if (home < 0 || home == current) return -1;
+    for (const PanelPlace& p : workspace_table()[static_cast<std::size_t>(current)].panels)
+        if (panel == p.panel) return -1;
+    return home;
 }
 
 } // namespace ui

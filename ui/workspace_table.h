@@ -21,6 +21,9 @@ struct PanelPlace {
     const char* panel; // PanelSpec::id
     Place place;
     bool open_at_start;
+    // It lies over the workspace's other places: Train in Learn, where a lesson on the tiny model
+    // opens it alone beside the lesson's text.
+    bool over_others = false;
 };
 
 struct WorkspaceSpec {
@@ -38,5 +41,8 @@ int find_workspace(std::string_view id);
 Place place_in(const WorkspaceSpec& w, std::string_view panel);
 // The workspace whose home is `panel`, or -1.
 int home_workspace_of(std::string_view panel);
+// The workspace that opening `panel` in workspace `current` takes you to: its home, unless
+// `current` lists it (Learn lists Train, for a lesson on the tiny model); else -1.
+int workspace_opening(int current, std::string_view panel);
 
 } // namespace ui

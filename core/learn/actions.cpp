@@ -1,13 +1,17 @@
 // core/learn/actions.cpp — the rows of the action table (see actions.h) and applying them.
 #include "core/learn/actions.h"
 
+#include "core/assets.h"
 #include "core/explain.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace core::learn {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 std::vector<double> numbers(const toml::node& n, const char* key, const LessonReader& r) {
     const toml::array* a = n.as_array();
@@ -79,6 +83,23 @@ void read_highlight(const toml::table& t, Actions& a, const LessonReader& r) {
     }
 }
 
+void read_train(const toml::table& t, Actions& a, const LessonReader& r) { a.train = r.boolean(t, "train").value_or(false); }
+
+// model = "austen-gpt2" (a model attnviz ships) or a directory relative to the lesson, with config.json.
+void read_model(const toml::table& t, Actions& a, const LessonReader& r) {
+    const std::string name = r.string(t, "model", false, 0), text = r.string(t, "model_text", false, 0);
+    if (name.empty() != text.empty())
+        r.fail(a.lines.at(name.empty() ? "model_text" : "model"), "give model and model_text together: a model directory and the text to show its heads on");
+    if (name.empty()) return;
+    const fs::path shipped = asset_path("models/" + name);
+    const fs::path full = fs::path(name).is_absolute() ? fs::path(name) : fs::path(r.path()).parent_path() / name;
+    std::error_code ec;
+    if (!shipped.empty() && fs::is_regular_file(shipped / "config.json", ec)) a.model = shipped.string();
+    else if (fs::is_regular_file(full / "config.json", ec)) a.model = full.string();
+    else r.fail(a.lines.at("model"), "model \"" + name + "\" is neither a model attnviz ships nor a directory with config.json next to the lesson");
+    a.model_text = text;
+}
+
 // [SECTION] The rows: apply
 
 void apply_load(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
@@ -132,6 +153,8 @@ void apply_pin(const Actions& a, StepState& st, std::vector<ActionProblem>& prob
 }
 
 void apply_open(const Actions& a, StepState& st, std::vector<ActionProblem>&) { st.open_panels = a.open; }
+void apply_train(const Actions& a, StepState& st, std::vector<ActionProblem>&) { st.train = a.train; }
+void apply_model(const Actions&, StepState&, std::vector<ActionProblem>&) {} // the Lesson panel shows the step's model
 
 void apply_highlight(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
     st.highlights.clear();
@@ -166,6 +189,8 @@ const std::vector<ActionKind>& action_kinds() {
         {{"pin", "q"}, read_pin, apply_pin},
         {{"open"}, read_open, apply_open},
         {{"highlight"}, read_highlight, apply_highlight},
+        {{"train"}, read_train, apply_train},
+        {{"model", "model_text"}, read_model, apply_model},
     };
     return table;
 }

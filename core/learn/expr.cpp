@@ -11,11 +11,13 @@
 
 #include "core/decoder.h"
 #include "core/explain.h"
+#include "core/model/probes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 
 namespace core::learn {
 
@@ -39,7 +41,18 @@ struct Function {
 };
 const Function functions[] = {{"argmax", 1}, {"argmin", 1}, {"max", 1},  {"min", 1},    {"spread", 1},       {"sum", 1},
                               {"mean", 1},   {"norm", 1},   {"abs", 1},  {"weight", 2}, {"score", 2},        {"cache_rows", 1},
-                              {"nocache_rows", 1}};
+                              {"nocache_rows", 1}, {"previous", 1}, {"duplicate", 1}, {"induction", 1}};
+
+std::string fact_list() {
+    std::string out;
+    for (const FactName& f : fact_names()) out += (out.empty() ? "" : " ") + std::string(f.name);
+    return out;
+}
+
+bool is_fact_name(const std::string& name) {
+    const auto& f = fact_names();
+    return std::any_of(f.begin(), f.end(), [&](const FactName& n) { return name == n.name; });
+}
 
 //-----------------------------------------------------------------------------
 // [SECTION] Lexer
@@ -246,9 +259,11 @@ private:
             }
             return m;
         }
-        if (std::find(std::begin(constant_names), std::end(constant_names), name.text) != std::end(constant_names))
+        if (std::find(std::begin(constant_names), std::end(constant_names), name.text) != std::end(constant_names) || is_fact_name(name.text))
             return make(Node::Op::name, name.column, name.text, {});
-        throw ExprError("unknown name \"" + name.text + "\" (matrices: X Q K V scores scaled A Z; names: n d_model d_k d_v heads)", name.column);
+        throw ExprError("unknown name \"" + name.text + "\" (matrices: X Q K V scores scaled A Z; names: n d_model d_k d_v heads; facts: " +
+                            fact_list() + ")",
+                        name.column);
     }
     NodePtr parse_primary() {
         const Lexeme l = take();
@@ -369,13 +384,13 @@ struct Val {
 
 class Evaluator {
 public:
-    Evaluator(const Scenario& s, const Result& r) : s_(s), r_(r) {}
+    Evaluator(const Scenario& s, const Result& r, const Facts* facts = nullptr) : s_(s), r_(r), facts_(facts) {}
 
     Val eval(const Node& n) const {
         switch (n.op) {
         case Node::Op::number: return scalar(Value::of(n.number));
         case Node::Op::string: token_row(s_, n.text, n.column); return scalar(Value::of_token(n.text));
-        case Node::Op::name: return scalar(Value::of(constant(n.text)));
+        case Node::Op::name: return scalar(Value::of(is_fact_name(n.text) ? fact(n) : constant(n.text)));
         case Node::Op::matrix:
         case Node::Op::index: return numbers(place_of(n));
         case Node::Op::call: return call(n);
@@ -414,6 +429,29 @@ private:
     Val numbers(const MatrixPlace& p) const {
         const bool by_token = (p.row >= 0 && p.col < 0) ? columns_are_tokens(p.matrix) : (p.row < 0 && p.col >= 0);
         return Val{Val::Kind::numbers, {}, numbers_at(p, s_, r_), by_token, p};
+    }
+
+    double fact(const Node& n) const {
+        const auto it = facts_ ? facts_->find(n.text) : Facts::const_iterator{};
+        if (!facts_ || it == facts_->end()) {
+            const auto& names = fact_names();
+            const auto f = std::find_if(names.begin(), names.end(), [&](const FactName& x) { return n.text == x.name; });
+            throw ExprError("\"" + n.text + "\" " + f->measured_by, n.column);
+        }
+        return it->second;
+    }
+
+    // Head h's score on the scenario's tokens (equal names are the same token); 0 when no row qualifies.
+    double head_score(const std::string& f, const Node& arg) const {
+        const double h = number(arg);
+        if (h != std::floor(h) || h < 1 || h > static_cast<double>(r_.heads.size()))
+            throw ExprError("head " + format_number(h) + " does not exist: give 1 to " + std::to_string(r_.heads.size()), arg.column);
+        std::map<std::string, int> ids;
+        std::vector<int> seq;
+        for (const std::string& t : s_.tokens) seq.push_back(ids.emplace(t, static_cast<int>(ids.size())).first->second);
+        const core::model::HeadScores sc = core::model::head_scores(r_.heads[static_cast<size_t>(h) - 1].weights, core::model::score_index(seq));
+        const std::optional<double>& v = f == "previous" ? sc.previous : f == "duplicate" ? sc.duplicate : sc.induction;
+        return v.value_or(0.0);
     }
 
     double constant(const std::string& name) const {
@@ -471,6 +509,7 @@ private:
             return scalar(Value::of(f == "cache_rows" ? step.new_kv_rows : step.kv_rows_without_cache));
         }
         if (f == "abs") return scalar(Value::of(std::abs(number(*n.kids[0]))));
+        if (f == "previous" || f == "duplicate" || f == "induction") return scalar(Value::of(head_score(f, *n.kids[0])));
         const Val arg = eval(*n.kids[0]);
         if (arg.kind != Val::Kind::numbers) throw ExprError(f + " needs a matrix, a row or a column, found " + arg.scalar.text(), n.kids[0]->column);
         return reduce(f, arg, n.column);
@@ -525,6 +564,7 @@ private:
 
     const Scenario& s_;
     const Result& r_;
+    const Facts* facts_;
 };
 
 // The first row, column or cell in reading order (a cell stands for its whole row).
@@ -549,8 +589,27 @@ Expr Expr::parse(const std::string& text) {
     return e;
 }
 
-Value Expr::evaluate(const Scenario& s, const Result& r) const {
-    const Value v = Evaluator(s, r).value(*root_);
+const std::vector<FactName>& fact_names() {
+    static const char* const train = "is measured by the Train panel (View ▸ Train a tiny transformer): open it";
+    static const char* const grid = "is measured on the head picked in the lesson's grid of the model's heads: pick one";
+    static const std::vector<FactName> names = {
+        {"repeat_accuracy", "the tiny model's repeat accuracy with its heads knocked out", train},
+        {"intact_accuracy", "the tiny model's repeat accuracy with every head in place", train},
+        {"knocked_out", "the number of heads knocked out", train},
+        {"induction_layer", "the layer of the tiny model's best induction head", train},
+        {"previous_layer", "the layer of the tiny model's best previous-token head", train},
+        {"best_previous", "the best previous-token score of the tiny model's heads", train},
+        {"best_induction", "the best induction score of the tiny model's heads", train},
+        {"without_induction_head", "the repeat accuracy without the best induction head", train},
+        {"without_previous_head", "the repeat accuracy without the best previous-token head", train},
+        {"picked_previous", "the previous-token score of the head picked in the model's grid", grid},
+        {"model_best_previous", "the best previous-token score of the model's heads", grid},
+    };
+    return names;
+}
+
+Value Expr::evaluate(const Scenario& s, const Result& r, const Facts* facts) const {
+    const Value v = Evaluator(s, r, facts).value(*root_);
     if (v.kind == Value::Kind::number && !std::isfinite(v.number)) throw ExprError("the value is not a finite number", root_->column);
     return v;
 }
@@ -616,11 +675,16 @@ std::vector<MatrixPlace> Expr::places_read(const Scenario& s, const Result& r) c
 
 bool Expr::reads_decoder() const { return calls_decoder(*root_); }
 
-std::optional<Value> Expr::left_value(const Scenario& s, const Result& r) const {
+bool Expr::reads_facts() const {
+    const std::vector<std::string> names = names_read();
+    return std::any_of(names.begin(), names.end(), is_fact_name);
+}
+
+std::optional<Value> Expr::left_value(const Scenario& s, const Result& r, const Facts* facts) const {
     static const char* const comparisons[] = {"==", "!=", "<", "<=", ">", ">="};
     if (root_->op != Node::Op::binary || std::find(std::begin(comparisons), std::end(comparisons), root_->text) == std::end(comparisons))
         return std::nullopt;
-    return Evaluator(s, r).value(*root_->kids[0]);
+    return Evaluator(s, r, facts).value(*root_->kids[0]);
 }
 
 } // namespace core::learn

@@ -9,7 +9,9 @@
 //   cells      A["it", "cat"]   columns  A[:, "cat"]   (columns of Q, K, V, Z, X are dimensions: numbers)
 //   functions  argmax argmin max min spread sum mean norm abs   weight(q, k) score(q, k)
 //              cache_rows(t) nocache_rows(t): rows of K computed at decoding step t with / without a KV cache
+//              previous(h) duplicate(h) induction(h): head h's score on the scenario's tokens
 //   names      n d_model d_k d_v heads
+//   facts      repeat_accuracy knocked_out …: measured outside the scenario (see fact_names)
 //   operators  + - * /   == != < <= > >=   and or not   ( )
 //
 // A value is a number, a token name or a true/false; argmax of a row over tokens is a token name,
@@ -18,6 +20,7 @@
 
 #include "core/attention.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -62,6 +65,17 @@ struct Labelled {
     std::string text() const;
 };
 
+// What a lesson reads beyond the scenario, measured in the window (the Train panel's tiny model, the
+// head the learner picked in a lesson's grid of a model's heads): by name.
+using Facts = std::map<std::string, double>;
+struct FactName {
+    const char* name;
+    const char* meaning;     // a phrase: "the repeat accuracy with the heads knocked out"
+    const char* measured_by; // what to do for it to exist: "open the Train panel (…)"
+};
+// Every name a fact may have; an expression may read no other.
+const std::vector<FactName>& fact_names();
+
 struct Node;
 
 class Expr {
@@ -70,7 +84,8 @@ public:
     static Expr parse(const std::string& text);
     // Throws ExprError for a token not in the scenario, an index out of range, a head that does
     // not exist, or a value of the wrong kind (a whole row where a number is needed, …).
-    Value evaluate(const Scenario& s, const Result& r) const;
+    // A fact it reads and `facts` lacks (or no facts at all) throws ExprError naming who measures it.
+    Value evaluate(const Scenario& s, const Result& r, const Facts* facts = nullptr) const;
 
     const std::string& text() const { return text_; }
     // The expression is exactly a matrix, a row, a column or a cell (what a highlight names).
@@ -80,7 +95,9 @@ public:
     // its live numbers: what a reveal shows beside the answer. Empty when it reads none.
     std::optional<Labelled> evidence(const Scenario& s, const Result& r) const;
     // For a comparison "left OP right" at the top, the value of `left` (what a challenge shows).
-    std::optional<Value> left_value(const Scenario& s, const Result& r) const;
+    std::optional<Value> left_value(const Scenario& s, const Result& r, const Facts* facts = nullptr) const;
+    // It reads a fact: only the panel that measures it can evaluate it (loading does not).
+    bool reads_facts() const;
     // Every place the expression reads (weight(q, k) and score(q, k) read q's row of A or of the
     // scores), resolved on `s`: what a panel must not show before a prediction is committed.
     std::vector<MatrixPlace> places_read(const Scenario& s, const Result& r) const;

@@ -60,6 +60,8 @@ bool is_place(const Node& n) { return n.op == Node::Op::matrix || n.op == Node::
 std::string term(const Node& n);
 
 std::string name_text(const std::string& name) {
+    for (const FactName& f : fact_names())
+        if (name == f.name) return f.meaning;
     if (name == "n") return "the number of tokens";
     if (name == "heads") return "the number of heads";
     if (name == "d_k") return "the length of a query (d_k)";
@@ -74,6 +76,7 @@ std::string call_text(const Node& n) {
     if (f == "cache_rows") return "the new rows of K at decoding step " + term(*n.kids[0]) + " with a KV cache";
     if (f == "nocache_rows") return "the rows of K at decoding step " + term(*n.kids[0]) + " without a KV cache";
     if (f == "abs") return "the size of " + term(*n.kids[0]);
+    if (f == "previous" || f == "duplicate" || f == "induction") return "head " + term(*n.kids[0]) + "'s " + f + (f == "previous" ? "-token" : "") + " score";
     const Node& arg = *n.kids[0];
     const std::string word = is_place(arg) ? entry_word(matrix_of_place(arg)) : "value";
     const std::string of = term(arg);

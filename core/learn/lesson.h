@@ -45,6 +45,9 @@ struct Actions {
     std::optional<std::vector<double>> q;    // the pinned query's value (d_k numbers)
     std::vector<std::string> open;           // panel ids
     std::vector<Expr> highlight;             // places: A, A["it"], A["it", "cat"], Q@2[3]
+    bool train = false;                      // train = true: the Train panel trains its repeat run
+    std::string model, model_text;           // model = "DIR" (a model directory), model_text: the text
+                                             // its heads are shown on, to pick one (see docs/lessons.md)
     std::map<std::string, int> lines;        // source line of each key given, for messages
 };
 
@@ -55,6 +58,7 @@ struct StepState {
     int selected_head = 0; // 0-based
     std::vector<std::string> open_panels;   // asked for by this step
     std::vector<MatrixPlace> highlights;    // this step's
+    bool train = false;                     // this step asks the Train panel to train its run
 };
 
 // Applies `a` on top of `state`, through the table of actions (core/learn/actions.h). A piece that

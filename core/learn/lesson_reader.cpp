@@ -54,8 +54,14 @@ std::optional<Expr> LessonReader::expression(const toml::table& t, const char* k
 }
 
 Value LessonReader::evaluate(const Expr& e, int at, const StepState& state, const Result& r) const {
+    // Facts are measured in the window, not here: each stands in as 0, so that kinds still check.
+    static const Facts zeros = [] {
+        Facts f;
+        for (const FactName& n : fact_names()) f[n.name] = 0.0;
+        return f;
+    }();
     try {
-        return e.evaluate(state.scenario, r);
+        return e.evaluate(state.scenario, r, &zeros);
     } catch (const ExprError& err) {
         fail_expr(at, e, err);
     }

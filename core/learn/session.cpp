@@ -74,7 +74,7 @@ int Session::predictions_made() const {
 std::optional<Value> Session::live_answer(const Scenario& s, const Result& r) const {
     if (!step().predict) return std::nullopt;
     try {
-        return step().predict->answer.evaluate(s, r);
+        return step().predict->answer.evaluate(s, r, &facts_);
     } catch (const ExprError&) {
         return std::nullopt;
     }
@@ -155,10 +155,10 @@ std::optional<QueryPin> Session::tick(double dt, const Scenario& s, const Result
     status_.elapsed += dt;
     status_.error.clear();
     try {
-        const Value goal = c.goal.evaluate(s, r);
+        const Value goal = c.goal.evaluate(s, r, &facts_);
         status_.holds = goal.kind == Value::Kind::boolean && goal.boolean;
-        status_.left = c.goal.left_value(s, r);
-        status_.shown = c.show ? std::optional<Value>(c.show->evaluate(s, r)) : std::nullopt;
+        status_.left = c.goal.left_value(s, r, &facts_);
+        status_.shown = c.show ? std::optional<Value>(c.show->evaluate(s, r, &facts_)) : std::nullopt;
     } catch (const ExprError& e) {
         status_.holds = false;
         status_.left.reset();
@@ -222,9 +222,14 @@ std::string answers_json(const Lesson& lesson) {
         if (!step.predict && !step.challenge) continue;
         const Result r = compute(st.scenario);
         nlohmann::ordered_json entry = {{"step", k + 1}, {"id", step.id}, {"kind", step.kind}};
-        if (step.predict) {
+        if (step.predict && step.predict->answer.reads_facts()) {
+            entry["answer"] = nullptr; // measured in the window (the Train panel)
+        } else if (step.predict) {
             entry["answer"] = json_value(step.predict->answer.evaluate(st.scenario, r));
             if (const std::optional<Labelled> n = decisive_numbers(*step.predict, st.scenario, r)) entry["numbers"] = n->text();
+        } else if (step.challenge->goal.reads_facts()) {
+            entry["goal"] = step.challenge->goal.text();
+            entry["holds"] = nullptr;
         } else {
             entry["goal"] = step.challenge->goal.text();
             entry["holds"] = step.challenge->goal.evaluate(st.scenario, r).boolean;

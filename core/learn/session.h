@@ -53,6 +53,11 @@ public:
     // Opens step k with no live state to go on from (a lesson started or resumed at k): the state
     // the lesson reaches from its start.
     StepState open(int k);
+    // What the panels measured beyond the scenario in this frame (the Train panel's tiny model), read by
+    // answers and goals that name a fact.
+    void set_facts(Facts facts) { facts_ = std::move(facts); }
+    const Facts& facts() const { return facts_; }
+
     // A prediction locks "next" until it is committed.
     bool can_next() const;
     bool is_done(int k) const;
@@ -98,6 +103,7 @@ private:
     std::map<int, StepState> opened_; // the state each step opened on in this run
     ChallengeStatus status_;
     std::optional<Animation> animation_;
+    Facts facts_;
 };
 
 // The numbers that decide a prediction: its `numbers` place, else the row its answer reads.

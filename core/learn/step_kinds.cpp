@@ -106,7 +106,8 @@ void check_challenge(const Step& s, const StepState& opening, const LessonReader
     const Result res = compute(opening.scenario);
     const Value goal = r.evaluate(c.goal, line_of(s, "goal"), opening, res);
     if (goal.kind != Value::Kind::boolean) r.fail(line_of(s, "goal"), "goal `" + c.goal.text() + "` must be a comparison (true or false), not " + goal.text());
-    if (goal.boolean) r.fail(line_of(s, "goal"), "goal `" + c.goal.text() + "` already holds when the step opens: there is nothing to do");
+    if (goal.boolean && !c.goal.reads_facts())
+        r.fail(line_of(s, "goal"), "goal `" + c.goal.text() + "` already holds when the step opens: there is nothing to do");
     if (c.show) {
         const Value shown = r.evaluate(*c.show, line_of(s, "show"), opening, res);
         if (shown.kind == Value::Kind::boolean) r.fail(line_of(s, "show"), "show `" + c.show->text() + "` must be a number or a token");

@@ -73,6 +73,7 @@ void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
         v.bring_to_front.push_back(id);
     }
     v.lesson.highlights = lv.pending->highlights;
+    if (lv.pending->train) v.request_training = true;
     lv.pending.reset();
 }
 
@@ -301,6 +302,7 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
     inline_controls(step, s, r, v);
+    if (!step.actions.model.empty()) draw_model_heads(lv.model_heads, step.actions.model, step.actions.model_text, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
@@ -415,6 +417,11 @@ void draw_learn_menu(View& v) {
 void publish_lesson_overlay(const core::Scenario& s, const core::Result& r, View& v) {
     settle_pending_answer(v);
     LessonView& lv = v.state<LessonView>();
+    if (lv.session) {
+        core::learn::Facts facts = v.facts_frame >= ImGui::GetFrameCount() - 1 ? v.facts : core::learn::Facts{};
+        add_model_facts(lv.model_heads, facts);
+        lv.session->set_facts(std::move(facts));
+    }
     LessonOverlay& o = v.lesson;
     const bool open = lv.session && !lv.pending && lv.session->step().predict && !lv.session->committed();
     o.column_answers = open && lv.session->step().predict->choices.empty();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/learn/session.h"
+#include "ui/panels/lesson_model.h"
 #include "ui/view.h"
 
 #include <optional>
@@ -27,6 +28,7 @@ struct LessonView {
         bool committed = false;
         bool operator==(const SecretKey& o) const { return result_version == o.result_version && step == o.step && committed == o.committed; }
     } secret_key;
+    ModelHeads model_heads; // the grid of a model's heads that a step shows, and the head picked
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
 };

@@ -12,12 +12,14 @@
 #include "core/edits.h"
 #include "core/io/tensor.h"
 #include "ui/panels/train_curves.h"
+#include "ui/panels/train_knockouts.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 namespace ui {
 
@@ -119,15 +121,6 @@ void curves(TrainView& t, float height) {
 
 // [SECTION] head grid -----------------------------------------------------------------------------
 
-// The index of the head with the largest `score`, or -1.
-template <class Score>
-int best_head(const std::vector<core::train::HeadScores>& heads, Score score) {
-    int best = -1;
-    for (size_t i = 0; i < heads.size(); ++i)
-        if (best < 0 || score(heads[i]) > score(heads[static_cast<size_t>(best)])) best = static_cast<int>(i);
-    return best;
-}
-
 // The pattern as an (invisible) button: clicking it opens the head in the editor.
 bool pattern_button(const core::Matrix& A, float cell) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -155,7 +148,8 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
     // head's least width, the layers' rows (title, pattern, scores) share the height.
     const float gap = 0.8f * em(), line = ImGui::GetTextLineHeightWithSpacing();
     const float scores_w = ImGui::CalcTextSize(" .00*  .00*  .00* ").x;
-    ImGui::TextDisabled("Example sequence; click a head to open it in Explore.");
+    knockout_line(t.knockouts, t.measured, KnockoutSource{*t.session, t.shown, t.live ? -1 : t.scrub}, v);
+    ImGui::TextDisabled("Example sequence; click a head to open it in Explore, \"out\" to knock it out.");
     ImGui::TextDisabled("prev · ind · copy at step %d; * the best of each", t.shown.heads_step);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float across = (avail.x - gap * static_cast<float>(m.H)) / static_cast<float>(m.H) / static_cast<float>(m.T);
@@ -168,13 +162,19 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
             ImGui::BeginGroup();
             ImGui::PushID(k);
             ImGui::Text("L%d H%d", l + 1, h + 1);
+            ImGui::SameLine();
+            const bool out = knocked(t.knockouts, l, h);
+            if (ImGui::SmallButton(out ? "in" : "out")) toggle_knockout(t.knockouts, l, h);
+            remember(v, ("train.knock." + std::to_string(l) + "." + std::to_string(h)).c_str());
+            tip(out ? "put this head back" : "knock this head out: the repeat accuracy above updates");
             if (pattern_button(patterns[static_cast<size_t>(k)], cell)) {
                 open_head_in_editor(t, s, l, h);
                 v.request_workspace = "explore"; // with "◂ Back to Train" in the tab bar
             }
             tip("open this head in Explore: X = this layer's LN₁ output on the example, its W_Q, W_K, W_V, causal");
             remember(v, ("train.open." + std::to_string(l) + "." + std::to_string(h)).c_str());
-            if (static_cast<size_t>(k) < heads.size()) {
+            if (out) cross_out(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+            if (static_cast<size_t>(k) < heads.size() && !facts_hidden(v)) {
                 const core::train::HeadScores& hs = heads[static_cast<size_t>(k)];
                 const double values[3] = {hs.previous, hs.induction, hs.copy};
                 for (int q = 0; q < 3; ++q) {
@@ -270,10 +270,29 @@ void open_head_in_editor(TrainView& t, core::Scenario& s, int layer, int head) {
     core::edits::replace_scenario(s, core::train::head_scenario(model, t.session->example(), layer, head)); // valid by construction
 }
 
+// A lesson's request: train the repeat run to its end. A run of another task, or of one layer
+// (no induction head can form), makes way for the default run.
+void train_for_lesson(TrainView& t, View& v) {
+    if (!std::exchange(v.request_training, false)) return;
+    const TrainConfig& c = t.shown.config;
+    if (c.task != core::train::Task::repeat || c.model.L < 2) {
+        t.config = TrainView::default_config();
+        t.session->reset(t.config);
+        t.live = true;
+        t.scrub_shown = -1;
+        v.tell("Train: the lesson set up the default repeat run (2 layers, attention only)", false);
+    } else if (t.shown.step >= c.steps || t.shown.running) {
+        return;
+    }
+    t.session->start();
+    t.session->view(t.shown);
+}
+
 void draw_train_panel(core::Scenario& s, View& v) {
     TrainView& t = v.state<TrainView>();
     if (!t.session) t.session = std::make_unique<core::train::TrainSession>(t.config);
     t.session->view(t.shown);
+    train_for_lesson(t, v);
     // Left: the run's settings, buttons, curves and files (scrolling when the panel is short).
     // Right: the heads.
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -1,7 +1,9 @@
 // ui/panels/train.h — train a tiny transformer and watch its heads form; open any head in the editor.
 #pragma once
 
+#include "core/train/knockouts.h"
 #include "core/train/session.h"
+#include "ui/panels/train_knockouts.h"
 #include "ui/view.h"
 
 #include <memory>
@@ -20,6 +22,9 @@ struct TrainView {
     int scrub_shown = -1;   // the checkpoint scrub_patterns were made for
     std::vector<core::Matrix> scrub_patterns;
     std::string path = "model.safetensors";
+    // Heads knocked out by clicks on the grid, and the repeat accuracy with and without them.
+    core::train::Knockouts knockouts;
+    KnockoutMeasure measured;
 
     static core::train::TrainConfig default_config();
 };

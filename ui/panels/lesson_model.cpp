@@ -1,0 +1,138 @@
+// ui/panels/lesson_model.cpp — see lesson_model.h.
+#include "ui/panels/lesson_model.h"
+
+#include "core/model/checkpoint.h"
+#include "core/model/tokenizer.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+// The grid draws a cell per query and visible key of every head: at most this many in all, so
+// that the Lesson panel stays within ImGui's 16-bit draw list (4 vertices a cell).
+constexpr int grid_cells = 9000;
+
+int most_tokens(int heads, bool causal) {
+    const auto cells = [causal](int t) { return causal ? t * (t + 1) / 2 : t * t; };
+    int t = 1;
+    while (heads * cells(t + 1) <= grid_cells) ++t;
+    return t;
+}
+
+double previous_of(const core::model::HeadScores& s) { return s.previous.value_or(0.0); }
+
+int best_previous(const ModelHeads::Run& r) {
+    int best = -1;
+    for (size_t k = 0; k < r.scores.size(); ++k)
+        if (best < 0 || previous_of(r.scores[k]) > previous_of(r.scores[static_cast<size_t>(best)])) best = static_cast<int>(k);
+    return best;
+}
+
+// One head's pattern as a button, outlined when picked or hovered; masked keys grey.
+bool pattern_button(const core::Matrix& A, float cell, bool picked, bool causal) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 size(cell * static_cast<float>(A.cols()), cell * static_cast<float>(A.rows()));
+    const bool clicked = ImGui::InvisibleButton("pattern", size);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), masked_color()); // the keys after each query
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index j = 0; j < (causal ? std::min(i + 1, A.cols()) : A.cols()); ++j) {
+            const ImVec2 a(p.x + static_cast<float>(j) * cell, p.y + static_cast<float>(i) * cell);
+            draw->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), sequential_color(A(i, j)));
+        }
+    if (picked || ImGui::IsItemHovered())
+        draw->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + size.x + 2, p.y + size.y + 2), selection_color(), 0.0f, 0, picked ? 2.0f : 1.0f);
+    return clicked;
+}
+
+void grid(ModelHeads& m, const ModelHeads::Run& r, View& v) {
+    const int t = static_cast<int>(r.tokens.size());
+    const float gap = 0.6f * em();
+    const float across = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(r.heads - 1)) / static_cast<float>(r.heads * t);
+    const float cell = std::max(1.0f, std::floor(std::min(across, 0.5f * em())));
+    for (int l = 0; l < r.layers; ++l)
+        for (int h = 0; h < r.heads; ++h) {
+            const int k = l * r.heads + h;
+            if (h) ImGui::SameLine(0.0f, gap);
+            ImGui::BeginGroup();
+            ImGui::PushID(k);
+            ImGui::TextDisabled("L%d H%d", l + 1, h + 1);
+            if (pattern_button(r.patterns[static_cast<size_t>(k)], cell, m.picked == k, r.causal)) m.picked = k;
+            tip("pick this head");
+            remember(v, ("lesson.model_head." + std::to_string(l) + "." + std::to_string(h)).c_str());
+            ImGui::PopID();
+            ImGui::EndGroup();
+        }
+}
+
+} // namespace
+
+ModelHeads::Run run_model_heads(const std::string& model, const std::string& text) {
+    ModelHeads::Run r;
+    try {
+        const core::model::OpenedModel m = core::model::open_model(model);
+        const core::model::Tokenizer tokenizer = core::model::load_tokenizer(m.dir);
+        std::vector<int> ids = tokenizer.encode_ids(text);
+        const core::model::ModelConfig& c = m.model->config();
+        const size_t most = static_cast<size_t>(most_tokens(c.layers * c.heads, m.model->causal()));
+        r.cut = ids.size() > most;
+        ids.resize(std::min(ids.size(), most));
+        core::model::ForwardOptions options;
+        options.logits = core::model::Logits::none; // the attention alone
+        const core::model::ForwardResult f = m.model->forward(ids, options);
+        r.name = m.name;
+        r.causal = m.model->causal();
+        r.layers = f.layers;
+        r.heads = f.heads;
+        for (int id : ids) r.tokens.push_back(tokenizer.token_display(id));
+        r.scores = core::model::all_head_scores(f, core::model::score_index(ids));
+        for (int l = 0; l < f.layers; ++l)
+            for (int h = 0; h < f.heads; ++h)
+                r.patterns.push_back(Eigen::Map<const core::model::MatrixF>(f.attention_of(l, h), f.t_new, f.t_total).cast<double>());
+    } catch (const std::exception& e) {
+        r = ModelHeads::Run{};
+        r.error = e.what();
+    }
+    return r;
+}
+
+void draw_model_heads(ModelHeads& m, const std::string& model, const std::string& text, View& v) {
+    if (m.model != model || m.text != text) {
+        m.model = model;
+        m.text = text;
+        m.run.reset();
+        m.picked = -1;
+        m.job = std::async(std::launch::async, run_model_heads, model, text);
+    }
+    if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
+    ImGui::Separator();
+    if (!m.run) {
+        ImGui::TextDisabled("Running the model on the text…");
+        return;
+    }
+    const ModelHeads::Run& r = *m.run;
+    if (!r.error.empty()) {
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", r.error.c_str());
+        return;
+    }
+    ImGui::TextWrapped("%s: %d layers × %d heads on %s%d tokens; rows are queries, columns keys", r.name.c_str(), r.layers, r.heads,
+                       r.cut ? "the first " : "", static_cast<int>(r.tokens.size()));
+    grid(m, r, v);
+    if (m.picked < 0) return;
+    const int best = best_previous(r);
+    ImGui::TextWrapped("L%d H%d: previous-token score %.2f; the best of the %d heads: %.2f", m.picked / r.heads + 1, m.picked % r.heads + 1,
+                       previous_of(r.scores[static_cast<size_t>(m.picked)]), r.layers * r.heads, previous_of(r.scores[static_cast<size_t>(best)]));
+}
+
+void add_model_facts(const ModelHeads& m, core::learn::Facts& f) {
+    if (!m.run || m.picked < 0 || m.picked >= static_cast<int>(m.run->scores.size())) return;
+    f["picked_previous"] = previous_of(m.run->scores[static_cast<size_t>(m.picked)]);
+    f["model_best_previous"] = previous_of(m.run->scores[static_cast<size_t>(best_previous(*m.run))]);
+}
+
+} // namespace ui
