@@ -25,11 +25,34 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace core::model {
 
 using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// std::allocator, but resize() leaves new values unset: zeroing (layers, heads, t, t) maps that the
+// heads then write in full would cost a pass over 604 MB at t = 1024.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = UninitialisedAllocator<U>;
+    };
+    UninitialisedAllocator() = default;
+    template <class U>
+    UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... A>
+    void construct(U* p, A&&... a) {
+        ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+    }
+};
+using Floats = std::vector<float, UninitialisedAllocator<float>>;
 
 struct HeadRef {
     int layer = 0; // from 0
@@ -89,7 +112,7 @@ struct ForwardResult {
     int t_total = 0; // positions in the cache afterwards (the keys)
     MatrixF logits;  // (t_new, vocab), (1, vocab) for Logits::last; empty for Logits::none or a bare encoder
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
-    std::vector<float> attention;      // (layers, heads, t_new, t_total) row-major, 0 where masked
+    Floats attention;                  // (layers, heads, t_new, t_total) row-major, 0 where masked
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
     MatrixF rollout;                   // (t_new, t_total) where asked: core/model/probes.h's rollout of `attention`
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
@@ -157,7 +180,7 @@ public:
     virtual MatrixF head_input(const MatrixF& hidden) const { return hidden; }
     // The vocabulary's columns in blocks of head_block: every product of the head, full or streamed,
     // is one block's, so that both give the same bits.
-    static constexpr int head_block = 512;
+    static constexpr int head_block = 2048;
     // out (rows, v1 − v0), row stride ldo = the logits of ids v0 … v1−1 for `rows` rows of `input`
     // (a head_input), on the calling thread. v0 is a multiple of head_block and v1 − v0 ≤ head_block.
     void head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const;

@@ -186,7 +186,10 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
         throw InputError("rollout needs the attention of every layer on the whole sequence (an empty cache, no rerun from a layer)");
     if (o.attention) {
         const std::size_t rows = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new);
-        r.attention.assign(rows * static_cast<std::size_t>(r.t_total), 0.0f);
+        r.attention.resize(rows * static_cast<std::size_t>(r.t_total)); // every head writes all of its map
+        if (o.resume_from) // the layers below the rerun hold no attention
+            std::fill_n(r.attention.begin(), static_cast<std::size_t>(o.resume_layer) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new) *
+                                                 static_cast<std::size_t>(r.t_total), 0.0f);
         r.entropy.assign(rows, 0.0f);
     }
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
