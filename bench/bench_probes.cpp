@@ -51,7 +51,8 @@ void forward_scores(benchmark::State& state) {
     r.layers = L;
     r.heads = H;
     r.t_new = r.t_total = t;
-    r.attention = causal_attention(L, H, t);
+    const std::vector<float> maps = causal_attention(L, H, t);
+    r.attention.assign(maps.begin(), maps.end());
     r.entropy.assign(static_cast<size_t>(L) * H * t, 1.0f);
     const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
     for (auto _ : state) {
