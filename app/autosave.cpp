@@ -92,7 +92,12 @@ bool names_what_to_open(const Options& o) {
 
 Start launch_start(const Options& options, Autosave& autosave, core::Scenario named) {
     if (names_what_to_open(options)) return {std::move(named), "", false};
-    return choose_start(autosave, std::move(named));
+    Start start = choose_start(autosave, std::move(named));
+    if (!options.model.empty()) { // the model is what opens, silently beside the last scenario (Explore)
+        start.notice.clear();
+        start.offer_default = false;
+    }
+    return start;
 }
 
 } // namespace app

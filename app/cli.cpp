@@ -43,6 +43,8 @@ std::string usage_text() {
     "                                               print the median and the fastest run in ms as JSON\n"
     "       attnviz --workspace explore|learn|train|model ...\n"
     "                                               with the window or --screenshot: start in that workspace\n"
+    "       attnviz --model MODEL [--text TEXT]       a checkpoint in the Model workspace: every head of TEXT\n"
+    "                                               (with the window or --screenshot OUT.png)\n"
     "       attnviz --attention FILE [--labels FILE] [--head [L.]H] [--select ROW]\n"
     "                                               a model's attention weights (" + attention + ";\n"
     "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
@@ -192,7 +194,7 @@ Options parse_args(int argc, const char* const* argv) {
         if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
-    bool select_given = false, head_given = false;
+    bool select_given = false, head_given = false, text_given = false;
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
     bool reps_given = false;
     bool tokens_given = false, dim_given = false, seed_given = false;
@@ -209,6 +211,8 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
         else if (a == "--attention") o.attention_file = value_of(i, a);
         else if (a == "--labels") o.labels_file = value_of(i, a);
+        else if (a == "--model") o.model = value_of(i, a);
+        else if (a == "--text") { o.model_text = value_of(i, a); text_given = true; }
         else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
         else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
         else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
@@ -241,6 +245,9 @@ Options parse_args(int argc, const char* const* argv) {
     if (!o.workspace.empty() && !shows_window) throw UsageError("--workspace goes with the window or --screenshot");
     if (head_given && !shows_window && o.mode != Options::Mode::export_file) throw UsageError("--head goes with --export, the window or --screenshot");
     if (o.head_layer && o.attention_file.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention");
+    if (text_given && o.model.empty()) throw UsageError("--text goes with --model, --tokenize, --forward, --generate or --export-attention");
+    if (!o.model.empty() && !shows_window) throw UsageError("--model goes with the window or --screenshot");
+    if (!o.model.empty() && !o.attention_file.empty()) throw UsageError("--model and --attention open one window each; give one");
     check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
         throw UsageError(std::string(o.theme.empty() ? "--zoom" : "--theme") + " goes with the window or --screenshot");
@@ -313,6 +320,7 @@ const OwnMode own_modes[] = {
 // The window, --screenshot and --bench-frames: their files are checked before any window opens.
 int window_mode(const Options& o, std::ostream& err, WindowRunner run_window) {
     if (!o.attention_file.empty() && !check_attention_files(o, err)) return 2;
+    if (!o.model.empty() && !model_opens(o, err)) return 2;
     if (!o.lesson.empty() && !lesson_loads(o, err)) return 2;
     if (!run_window) {
         err << "attnviz: this build has no window; try --dump, --explain, --decode or --bench-core\n";

@@ -6,11 +6,13 @@
 // [SECTION] modes
 #include "app/cli_model.h"
 
+#include "app/options.h"
 
 #include "core/io/safetensors.h"
 #include "core/model/checkpoint.h"
 #include "core/model/next_token.h"
 #include "core/model/probes.h"
+#include "core/model/session.h"
 #include "core/model/tokenizer.h"
 #include "core/model/weights.h"
 #include "core/parallel.h"
@@ -221,17 +223,7 @@ std::vector<std::string> labels(const Input& in) {
 int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const Input in = input_of(o, m);
     const core::model::ForwardResult r = m.model->forward(in.ids);
-    // Written by hand rather than through core::io's TensorFile (doubles): (L, H, t, t) float32 as computed.
-    const nlohmann::json header = {
-        {"attentions", {{"dtype", "F32"}, {"shape", {r.layers, r.heads, r.t_new, r.t_total}}, {"data_offsets", {0, r.attention.size() * 4}}}},
-        {"__metadata__", {{"tokens", safe_dump(nlohmann::json(labels(in)))}, {"model", m.name}}}};
-    std::string text = safe_dump(header);
-    text.append((8 - text.size() % 8) % 8, ' ');
-    std::string bytes(8, '\0');
-    for (int k = 0; k < 8; ++k) bytes[static_cast<std::size_t>(k)] = static_cast<char>((static_cast<std::uint64_t>(text.size()) >> (8 * k)) & 0xff);
-    bytes += text;
-    bytes.append(reinterpret_cast<const char*>(r.attention.data()), r.attention.size() * sizeof(float));
-    core::io::write_file_bytes_atomically(o.out, bytes);
+    core::model::write_attention_file(o.out, r, labels(in), m.name);
     out << nlohmann::json({{"out", o.out}, {"layers", r.layers}, {"heads", r.heads}, {"tokens", r.t_new}}).dump() << "\n";
     return 0;
 }
@@ -390,6 +382,17 @@ int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::os
         }
         return 2;
     });
+}
+
+bool model_opens(const Options& o, std::ostream& err) {
+    try {
+        const core::model::OpenedModel m = core::model::open_model(o.model);
+        tokenizer_of(m);
+        return true;
+    } catch (const std::exception& e) {
+        err << "attnviz: " << e.what() << "\n";
+        return false;
+    }
 }
 
 } // namespace app

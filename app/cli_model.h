@@ -54,4 +54,9 @@ bool wants_model_mode(int argc, const char* const* argv);
 // Returns 0, or 2 after one line "attnviz: …" on `err`.
 int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
+struct Options;
+// --model MODEL with the window or --screenshot: whether MODEL and its tokenizer open (before any
+// window); false after one line "attnviz: …" naming the file on `err`.
+bool model_opens(const Options& o, std::ostream& err);
+
 } // namespace app

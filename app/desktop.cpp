@@ -70,6 +70,10 @@ bool start_content(const Options& options, const Launch& l, Desktop& d) {
         std::cerr << "attnviz: " << problem << "\n";
         return false;
     }
+    if (!options.model.empty() && !app.open_model(options.model, options.model_text, l.screenshot, problem)) {
+        std::cerr << "attnviz: " << problem << "\n";
+        return false;
+    }
     if (l.row >= 0) app.select_row(l.row);
     if (options.head && !l.attention) app.select_head(options.head - 1);
     if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);

@@ -1,5 +1,6 @@
 // tests/checkpoint_fixtures.h — the tiny checkpoints of tests/fixtures/make_checkpoints.py, written
-// once per test run into a scratch folder (empty when there is no Python with NumPy).
+// once per test run into a scratch folder (empty when there is no Python with NumPy), and a fake
+// Hugging Face cache made of them.
 #pragma once
 
 #include "tests/fixture_files.h"
@@ -7,6 +8,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace fixtures {
@@ -20,6 +23,24 @@ inline const std::string& checkpoints() {
         return std::system(cmd.c_str()) == 0 ? d : std::string();
     }();
     return dir;
+}
+
+// A cache tree hub/models--ORG--NAME/snapshots/REV/ whose files link into blobs/, as the Hub writes it.
+inline void add_to_fake_cache(const std::string& hub, const std::string& org_name, const std::string& checkpoint) {
+    namespace fs = std::filesystem;
+    std::string entry = org_name;
+    for (std::size_t p; (p = entry.find('/')) != std::string::npos;) entry.replace(p, 1, "--");
+    const fs::path base = fs::path(hub) / ("models--" + entry);
+    const fs::path snap = base / "snapshots" / "0123abcd";
+    fs::create_directories(snap);
+    fs::create_directories(base / "blobs");
+    fs::create_directories(base / "refs");
+    std::ofstream(base / "refs" / "main") << "0123abcd";
+    for (const auto& f : fs::directory_iterator(checkpoint)) {
+        const fs::path blob = base / "blobs" / f.path().filename();
+        fs::copy_file(f.path(), blob, fs::copy_options::overwrite_existing);
+        fs::create_symlink(fs::path("../../blobs") / f.path().filename(), snap / f.path().filename());
+    }
 }
 
 } // namespace fixtures

@@ -102,8 +102,9 @@ TEST_CASE("workspaces: the tabs, View > Workspace and Ctrl+1 … Ctrl+4 switch, 
     CHECK_FALSE(window_shown("heatmap"));
     workspace_from_menu(ui, "Model");
     CHECK(ui.app().workspace() == "model");
-    CHECK(window_shown("attention"));
-    CHECK(window_shown("attention_map"));
+    CHECK(window_shown("model"));
+    CHECK(window_shown("model_grid"));
+    CHECK_FALSE(window_shown("attention")); // a live model is the source until a file of attention opens
     CHECK_FALSE(window_shown("train"));
     ui.key('2', true);
     CHECK(ui.app().workspace() == "learn");
@@ -229,6 +230,8 @@ TEST_CASE("workspaces: a lesson opens Learn, a model's attention opens Model, th
         CHECK(window_shown("attention"));
         CHECK(window_shown("attention_map"));
         CHECK(window_shown("attention_keys"));
+        CHECK(window_shown("model")); // the source: the file, with the way back to a live model
+        CHECK_FALSE(window_shown("model_grid"));
         ui.key('1', true);
         headless::menu_click(ui, "File", "Open attention weights…");
         ui.frames(2);

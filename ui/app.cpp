@@ -13,6 +13,7 @@
 #include "core/presets.h"
 #include "ui/colour_maps.h"
 #include "ui/file_drop.h"
+#include "ui/model_service.h"
 #include "ui/panels/attention.h"
 #include "ui/panels/lesson.h"
 #include "ui/panels/review.h"
@@ -218,6 +219,9 @@ void menu_bar(App::State& st) {
         static const std::string attention_tip = "A model's attention weights (" + core::io::extension_list(core::io::Kind::attention, ", ") +
                                                  "), in a panel of their own";
         tip(attention_tip.c_str());
+        if (ImGui::MenuItem("Open model…")) ask_model(v);
+        tip("A Hugging Face checkpoint (a directory, or one in the Hugging Face cache) or the bundled model: type a prompt, see every head");
+        if (ImGui::MenuItem("Open the bundled model", nullptr, false, !bundled_model_dir().empty())) v.state<ModelService>().open(bundled_model_dir(), v);
         ImGui::Separator();
         command_item(st, "Quit", Command::quit);
         ImGui::EndMenu();

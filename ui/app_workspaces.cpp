@@ -24,7 +24,10 @@ void follow_opened_panels(App::State& st) {
     }
     for (const PanelSpec& p : panel_table()) {
         const int home = workspace_opening(w.current, p.id);
-        if (home >= 0 && v.open[p.id] && !was_open(w, p.id)) switch_workspace(w, v, home, w.started);
+        if (home >= 0 && v.open[p.id] && !was_open(w, p.id)) {
+            switch_workspace(w, v, home, w.started);
+            v.open[p.id] = true; // the panel that took us there, whatever the workspace had open
+        }
     }
 }
 

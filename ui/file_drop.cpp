@@ -10,6 +10,7 @@
 #include "core/io/formats.h"
 #include "core/io/scenario_io.h"
 #include "ui/app_state.h"
+#include "ui/model_service.h"
 #include "ui/panels/attention.h"
 #include "ui/panels/lesson.h"
 #include "ui/widgets.h"
@@ -83,6 +84,11 @@ void open_scenario_or_ask(App::State& st, const std::string& path) {
 }
 
 void take(App::State& st, const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) { // a model directory (or a cache entry) opens in the Model panels
+        if (!st.view.state<ModelService>().open(path, st.view)) st.drops.problems.push_back(st.view.state<ModelService>().open_error);
+        return;
+    }
     if (core::io::opens_as(path, core::io::Kind::scenario)) return open_scenario_or_ask(st, path);
     if (core::io::opens_as(path, core::io::Kind::lesson)) {
         std::string error;

@@ -9,6 +9,12 @@
 #include "ui/panels/lesson.h"
 #include "ui/panels/help.h"
 #include "ui/panels/matrices.h"
+#include "ui/panels/model_grid.h"
+#include "ui/panels/model_head_view.h"
+#include "ui/panels/model_map.h"
+#include "ui/panels/model_predictions.h"
+#include "ui/panels/model_prompt.h"
+#include "ui/panels/model_tokens.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
 #include "ui/panels/review.h"
@@ -68,6 +74,24 @@ const std::vector<PanelSpec>& panel_table() {
         {"attention_keys", "Top keys of a query", Menu::view_topics, false,
          "The keys the chosen query of the attention map attends to most, largest first.",
          [](C& c) { draw_attention_keys_panel(c.view.state<AttentionView>()); }},
+        {"model", "Model", Menu::view_topics, false,
+         "A real model (a Hugging Face checkpoint or the bundled one): type a prompt and see every head.",
+         [](C& c) { draw_model_prompt_panel(c.view); }, [](C& c) { publish_model_snapshot(c.view); }},
+        {"model_tokens", "Model tokens", Menu::view_topics, false,
+         "The prompt's tokens as the model's tokenizer splits them; click one to select its position.",
+         [](C& c) { draw_model_tokens_panel(c.view); }},
+        {"model_predictions", "Next-token predictions", Menu::view_topics, false,
+         "The ten most likely next tokens at the selected position, or the fillers of each [MASK].",
+         [](C& c) { draw_model_predictions_panel(c.view); }},
+        {"model_grid", "Layers × heads", Menu::view_topics, false,
+         "Every layer and head of the model's attention on the prompt; click one to select it.",
+         [](C& c) { draw_model_grid_panel(c.view); }},
+        {"model_head_view", "Head view", Menu::view_topics, false,
+         "Lines from each query to its keys, one colour per head, as BertViz draws them.",
+         [](C& c) { draw_model_head_view_panel(c.view); }},
+        {"model_map", "Head map", Menu::view_topics, false,
+         "The selected head's weights with the tokens on both axes.",
+         [](C& c) { draw_model_map_panel(c.view); }},
         {"help", "Help", Menu::help, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

@@ -17,26 +17,36 @@ constexpr Place lesson_text{0, 0, text, 1};
 constexpr Place learn_top{text, 0, pictures, 0.5f}, learn_bottom{text, 0.5f, pictures, 1};
 constexpr Place learn_right_top{pictures, 0, 1, 0.5f}, learn_right_bottom{pictures, 0.5f, 1, 1};
 
+// Model: the source (a live model's prompt, or the switch to a file) above the tokens and the
+// predictions; the grid above the head view; the chosen head's map. A file of attention weights
+// shows its grid, map and top keys in the same places instead.
+constexpr float m1 = 0.28f, m2 = 0.62f;
+constexpr Place model_source{0, 0, m1, 0.3f}, model_tokens{0, 0.3f, m1, 0.55f}, model_predictions{0, 0.55f, m1, 1};
+constexpr Place model_grid{m1, 0, m2, 0.5f}, model_head_view{m1, 0.5f, m2, 1}, model_map{m2, 0, 1, 1};
+constexpr Place model_file_grid{m1, 0, m2, 1}, model_file_keys{0, 0.3f, m1, 1};
+
 } // namespace
 
 const std::vector<WorkspaceSpec>& workspace_table() {
     static const std::vector<WorkspaceSpec> table = {
-        {"explore", "Explore", "Edit the scenario and watch every matrix, the weights and the calculation change", nullptr,
+        {"explore", "Explore", "Edit the scenario and watch every matrix, the weights and the calculation change", {},
          {{"controls", left_top, true}, {"tokens", left_middle, true}, {"weights", left_bottom, true},
           {"matrices", middle_top, true}, {"heatmap", right_top, true}, {"calculation", middle_bottom, true},
           {"query_arrow", right_bottom, true}, {"heads", right_bottom, false}, {"decode", middle_top, false},
           {"scaling", middle_bottom, false}, {"order", left_bottom, false}, {"review", middle_bottom, false}}},
-        {"learn", "Learn", "A lesson beside the panels its steps open", "lesson",
+        {"learn", "Learn", "A lesson beside the panels its steps open", {"lesson"},
          {{"lesson", lesson_text, true}, {"heatmap", learn_right_top, true}, {"query_arrow", learn_right_bottom, false},
           {"matrices", learn_top, true}, {"calculation", learn_bottom, false}, {"decode", learn_top, false},
           {"scaling", learn_bottom, false}, {"heads", learn_bottom, false}, {"order", learn_bottom, false},
           {"controls", learn_top, false}, {"tokens", learn_top, false}, {"weights", learn_bottom, false},
           {"review", learn_bottom, false}, {"train", {text, 0, 1, 1}, false, true}}},
-        {"train", "Train", "Train a tiny transformer on the whole screen and watch its heads form", "train",
+        {"train", "Train", "Train a tiny transformer on the whole screen and watch its heads form", {"train"},
          {{"train", {0, 0, 1, 1}, true}}},
-        {"model", "Model", "A model's attention: every layer and head, one head's map, a query's top keys", "attention",
-         {{"attention", {0, 0, 0.34f, 1}, true}, {"attention_map", {0.34f, 0, 0.8f, 1}, true},
-          {"attention_keys", {0.8f, 0, 1, 1}, true}}},
+        {"model", "Model", "A real model: type a prompt, see every layer and head, one head's map and the next-token predictions; or a file of a model's attention",
+         {"model", "attention", "attention_map", "attention_keys"},
+         {{"model", model_source, true}, {"model_tokens", model_tokens, true}, {"model_predictions", model_predictions, true},
+          {"model_grid", model_grid, true}, {"model_head_view", model_head_view, true}, {"model_map", model_map, true},
+          {"attention", model_file_grid, false}, {"attention_map", model_map, false}, {"attention_keys", model_file_keys, false}}},
     };
     return table;
 }
@@ -57,7 +67,8 @@ Place place_in(const WorkspaceSpec& w, std::string_view panel) {
 int home_workspace_of(std::string_view panel) {
     const std::vector<WorkspaceSpec>& table = workspace_table();
     for (std::size_t i = 0; i < table.size(); ++i)
-        if (table[i].home && panel == table[i].home) return static_cast<int>(i);
+        for (const char* home : table[i].homes)
+            if (panel == home) return static_cast<int>(i);
     return -1;
 }
 

@@ -3,7 +3,7 @@
 // under the menu, Ctrl+1 … Ctrl+4, View ▸ Workspace, the layout file and the tests all read it.
 //
 // How to add a workspace, or a panel to one: add a row (or a PanelPlace to a row) below. A panel a
-// workspace does not list opens there at the centre. Opening a workspace's `home` panel from
+// workspace does not list opens there at the centre. Opening one of a workspace's `homes` from
 // anywhere (a menu, a lesson, a dropped file) switches to that workspace.
 #pragma once
 
@@ -30,7 +30,8 @@ struct WorkspaceSpec {
     const char* id;    // stable name: --workspace, the layout file, tests ("train")
     const char* title; // the tab and the menu item
     const char* tip;
-    const char* home;  // the panel whose opening switches here, or nullptr
+    // The panels whose opening switches here (none for some); the first is always open here.
+    std::vector<const char*> homes;
     std::vector<PanelPlace> panels;
 };
 
@@ -39,7 +40,7 @@ const std::vector<WorkspaceSpec>& workspace_table();
 int find_workspace(std::string_view id);
 // Where `panel` goes in workspace `w`: its row, or the centre for a panel the workspace does not list.
 Place place_in(const WorkspaceSpec& w, std::string_view panel);
-// The workspace whose home is `panel`, or -1.
+// The workspace among whose homes `panel` is, or -1.
 int home_workspace_of(std::string_view panel);
 // The workspace that opening `panel` in workspace `current` takes you to: its home, unless
 // `current` lists it (Learn lists Train, for a lesson on the tiny model); else -1.

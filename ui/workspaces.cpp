@@ -71,7 +71,8 @@ void mark_dirty() {
 // The View's open panels become those of the current workspace, its home panel among them.
 void adopt_open_panels(const Workspaces& w, View& v) {
     for (const auto& [id, layout] : w.layouts[static_cast<std::size_t>(w.current)]) v.open[id] = layout.open;
-    if (const char* home = workspace_table()[static_cast<std::size_t>(w.current)].home) v.open[home] = true;
+    const WorkspaceSpec& spec = workspace_table()[static_cast<std::size_t>(w.current)];
+    if (!spec.homes.empty()) v.open[spec.homes.front()] = true;
 }
 
 } // namespace

@@ -1,0 +1,280 @@
+// core/model/session.cpp
+//
+// [SECTION] The attention file
+// [SECTION] Opening
+// [SECTION] Requests and the worker
+// [SECTION] One run
+#include "core/model/session.h"
+
+#include "core/io/tensor.h"
+#include "core/model/next_token.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace core::model {
+
+namespace {
+
+double now_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+bool has_tokenizer_files(const OpenedModel& m) {
+    if (m.dir.empty()) return false;
+    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
+    return json.good() || vocab.good();
+}
+
+// Without a tokenizer (attnviz's own trained models) the text is the ids, separated by spaces.
+std::vector<int> ids_of_text(const std::string& text, const OpenedModel& m) {
+    std::istringstream in(text);
+    std::vector<int> ids;
+    for (std::string word; in >> word;) {
+        char* end = nullptr;
+        const long v = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || word.size() > 9 || v < 0 || v >= m.model->config().vocab)
+            throw InputError(m.path + " has no tokenizer: \"" + word + "\" is not a token id (0 … " + std::to_string(m.model->config().vocab - 1) + ")");
+        ids.push_back(static_cast<int>(v));
+    }
+    return ids;
+}
+
+// A causal LM's top tokens after every position and its loss on the prompt, or BERT's at each
+// [MASK]; nothing for a model without an LM head.
+void predict(Snapshot& s, const Model& model, const Tokenizer& tok) {
+    const int t = s.t();
+    s.top.assign(static_cast<std::size_t>(t), {});
+    if (!model.unembedding().weight || s.result.hidden.rows() != t) return;
+    std::vector<bool> rows(static_cast<std::size_t>(t), model.causal());
+    if (!model.causal())
+        for (int i = 0; i < t; ++i) rows[static_cast<std::size_t>(i)] = tok.mask_id() >= 0 && s.ids[static_cast<std::size_t>(i)] == tok.mask_id();
+    if (std::find(rows.begin(), rows.end(), true) == rows.end()) return;
+    const NextTokens next = next_tokens(model, s.result.hidden, s.ids, top_count, rows);
+    for (int i = 0; i < t; ++i)
+        for (const TopToken& k : next.top[static_cast<std::size_t>(i)])
+            s.top[static_cast<std::size_t>(i)].push_back({k.id, tok.vocab_size() ? tok.token_display(k.id) : std::to_string(k.id), static_cast<float>(k.probability)});
+    if (model.causal() && next.loss) {
+        s.loss = *next.loss;
+        s.has_loss = true;
+    }
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] The attention file
+//-----------------------------------------------------------------------------
+
+void write_attention_file(const std::string& path, const ForwardResult& r, const std::vector<std::string>& labels, const std::string& model) {
+    // Written by hand rather than through core::io's TensorFile (doubles): (L, H, t, t) float32 as computed.
+    const nlohmann::json header = {
+        {"attentions", {{"dtype", "F32"}, {"shape", {r.layers, r.heads, r.t_new, r.t_total}}, {"data_offsets", {0, r.attention.size() * 4}}}},
+        {"__metadata__", {{"tokens", safe_dump(nlohmann::json(labels))}, {"model", model}}}};
+    std::string text = safe_dump(header);
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string bytes(8, '\0');
+    for (int k = 0; k < 8; ++k) bytes[static_cast<std::size_t>(k)] = static_cast<char>((static_cast<std::uint64_t>(text.size()) >> (8 * k)) & 0xff);
+    bytes += text;
+    bytes.append(reinterpret_cast<const char*>(r.attention.data()), r.attention.size() * sizeof(float));
+    core::io::write_file_bytes_atomically(path, bytes);
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Opening
+//-----------------------------------------------------------------------------
+
+Session::~Session() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+        cancel_.store(true);
+    }
+    changed_.notify_all();
+    if (worker_.joinable()) worker_.join();
+}
+
+bool Session::open(const std::string& path, std::string& error) {
+    auto opened = std::make_shared<OpenedModel>();
+    auto tokenizer = std::make_shared<Tokenizer>();
+    try {
+        *opened = open_model(path);
+        if (has_tokenizer_files(*opened)) *tokenizer = load_tokenizer(opened->dir);
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    model_ = std::move(opened);
+    tokenizer_ = std::move(tokenizer);
+    if (running_) cancel_.store(true); // its result belongs to the model before
+    pending_ = false;
+    snapshot_.reset();
+    return true;
+}
+
+bool Session::has_model() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return model_ != nullptr;
+}
+
+std::string Session::model_name() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return model_ ? model_->name : std::string();
+}
+
+std::string Session::model_path() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return model_ ? model_->path : std::string();
+}
+
+bool Session::causal() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return model_ && model_->model->causal();
+}
+
+std::shared_ptr<const OpenedModel> Session::opened() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return model_;
+}
+
+std::shared_ptr<const Tokenizer> Session::tokenizer() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return tokenizer_;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] Requests and the worker
+//-----------------------------------------------------------------------------
+
+long long Session::request(SessionRequest r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!model_) return 0;
+    next_ = Job{++serial_, std::move(r), model_, tokenizer_};
+    pending_ = true;
+    cancelled_ = false;
+    if (running_) cancel_.store(true); // superseded
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    changed_.notify_all();
+    return serial_;
+}
+
+void Session::cancel() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_ || running_) cancelled_ = true;
+    pending_ = false;
+    if (running_) cancel_.store(true);
+    changed_.notify_all();
+}
+
+std::shared_ptr<const Snapshot> Session::snapshot() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return snapshot_;
+}
+
+Session::Progress Session::progress() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Progress p;
+    p.running = running_ || pending_;
+    p.layers_done = layers_done_.load();
+    p.layers = layers_.load();
+    p.seconds = p.running ? now_seconds() - started_ : 0.0;
+    p.serial = pending_ ? next_.serial : running_serial_;
+    p.cancelled = cancelled_;
+    return p;
+}
+
+bool Session::wait_idle(double seconds) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !pending_ && !running_; });
+}
+
+void Session::run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [this] { return pending_ || stopping_; });
+        if (stopping_) return;
+        Job job = std::move(next_);
+        pending_ = false;
+        running_ = true;
+        running_serial_ = job.serial;
+        started_ = now_seconds();
+        cancel_.store(false);
+        layers_done_.store(0);
+        layers_.store(job.model->model->config().layers);
+        lock.unlock();
+        std::shared_ptr<Snapshot> made;
+        try {
+            made = compute(job);
+        } catch (const Cancelled&) {
+        }
+        lock.lock();
+        running_ = false;
+        // Published unless superseded by a newer request or another model.
+        if (made && !pending_ && model_ == job.model) snapshot_ = std::move(made);
+        changed_.notify_all();
+    }
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] One run
+//-----------------------------------------------------------------------------
+
+std::shared_ptr<Snapshot> Session::compute(const Job& job) {
+    auto s = std::make_shared<Snapshot>();
+    s->serial = job.serial;
+    s->model = job.model->name;
+    s->request = job.request;
+    const Model& model = *job.model->model;
+    const Tokenizer& tok = *job.tokenizer;
+    const double t0 = now_seconds();
+    try {
+        if (!job.request.ids.empty()) {
+            s->ids = job.request.ids;
+        } else if (tok.vocab_size()) {
+            const Encoding e = tok.encode(job.request.text);
+            s->ids = e.ids;
+            s->special = e.special;
+        } else {
+            s->ids = ids_of_text(job.request.text, *job.model);
+        }
+        if (s->ids.empty()) return s; // nothing to run: an empty prompt
+        model.check_ids(s->ids, 0);
+        ForwardOptions fo;
+        fo.ablate = job.request.ablate;
+        fo.ablation = job.request.ablation;
+        fo.capture_qkv = job.request.capture_qkv;
+        fo.cancel = &cancel_;
+        fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)
+        fo.progress = [this](int done, int) { layers_done_.store(done); };
+        s->result = model.forward(s->ids, fo);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        s->error = e.what();
+        s->ids.clear();
+        s->special.clear();
+        return s;
+    }
+    s->seconds = now_seconds() - t0;
+    const int t = s->t();
+    s->special.resize(static_cast<std::size_t>(t), false);
+    for (int i = 0; i < t; ++i) {
+        const int id = s->ids[static_cast<std::size_t>(i)];
+        s->tokens.push_back(tok.vocab_size() ? tok.token_string(id) : std::to_string(id));
+        s->labels.push_back(tok.vocab_size() ? tok.token_display(id) : std::to_string(id));
+        if (tok.vocab_size() && tok.is_special(id)) s->special[static_cast<std::size_t>(i)] = true;
+    }
+    predict(*s, model, tok);
+    return s;
+}
+
+} // namespace core::model

@@ -1,0 +1,138 @@
+// core/model/session.h — an opened model and its tokenizer, with the forward run on a worker thread.
+//
+// The window's frame never waits for a forward: it asks (request()), and reads the last finished
+// run as an immutable Snapshot (snapshot()), which it may keep as long as it likes. A new request
+// supersedes the running one (which is cancelled); progress() says how far the running one is.
+// Opening a model that fails leaves the open one in place and keeps the one-line error.
+//
+// Layers, heads and positions count from 0.
+#pragma once
+
+#include "core/model/checkpoint.h"
+#include "core/model/forward.h"
+#include "core/model/tokenizer.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace core::model {
+
+// One of the most likely next tokens (a causal LM) or fillers of a [MASK] (BERT).
+struct Prediction {
+    int id = 0;
+    std::string token; // as a person reads it (token_display)
+    float probability = 0.0f;
+};
+
+// What a run asks for. Ids win over text when given (a probe sequence, a generated continuation).
+struct SessionRequest {
+    SessionRequest() = default;
+    SessionRequest(std::string prompt) : text(std::move(prompt)) {} // a prompt alone: s.request({text})
+    std::string text;
+    std::vector<int> ids;
+    std::vector<HeadRef> ablate;
+    Ablation ablation = Ablation::zero;
+    bool capture_qkv = false;
+};
+
+// A finished run, never changed once published.
+struct Snapshot {
+    long long serial = 0;        // the request it answers (0: none yet)
+    std::string model;           // the model's name
+    SessionRequest request;
+    std::vector<int> ids;        // (t)
+    std::vector<std::string> tokens;  // (t) the vocabulary's strings ("Ġcat")
+    std::vector<std::string> labels;  // (t) as a person reads them ("␣cat")
+    std::vector<bool> special;        // (t) added by the template or a special token
+    ForwardResult result;             // attention (L, H, t, t), hidden (t, D), captures; no logits (see top)
+    // Top predictions by position: for a causal LM those after each position, for BERT with an MLM
+    // head those at each [MASK]; empty elsewhere. (t) lists of at most top_count.
+    std::vector<std::vector<Prediction>> top;
+    double loss = 0.0;           // a causal LM's mean next-token cross-entropy over the prompt (nats); 0 when t < 2
+    bool has_loss = false;
+    std::string error;           // the run failed (text too long, invalid UTF-8): nothing above but request and model
+    double seconds = 0.0;        // how long the forward took
+
+    int t() const { return static_cast<int>(ids.size()); }
+    int layers() const { return result.layers; }
+    int heads() const { return result.heads; }
+    // Head (l, h)'s weights: (t, t) row-major.
+    const float* attention(int l, int h) const { return result.attention_of(l, h); }
+};
+
+inline constexpr int top_count = 10;
+
+// Writes (layers, heads, t, t) float32 weights with the tokens in the metadata, as --attention reads.
+void write_attention_file(const std::string& path, const ForwardResult& r, const std::vector<std::string>& labels,
+                          const std::string& model);
+
+class Session {
+public:
+    Session() = default;
+    ~Session(); // cancels and joins the worker
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // Opens a model directory, cache entry or trained .safetensors, and its tokenizer. On failure
+    // the open model stays and `error` is the one line naming the file; false then.
+    bool open(const std::string& path, std::string& error);
+    bool has_model() const;
+    std::string model_name() const;
+    std::string model_path() const;
+    bool causal() const;
+    // The open model's config and tokenizer (nullptr without a model), held alive by the pointer.
+    std::shared_ptr<const OpenedModel> opened() const;
+    std::shared_ptr<const Tokenizer> tokenizer() const;
+
+    // Starts a run; a running one is cancelled. Returns its serial.
+    long long request(SessionRequest r);
+    // Cancels the running request; the last snapshot stays.
+    void cancel();
+
+    // The last finished run (nullptr before the first), without waiting for a running one.
+    std::shared_ptr<const Snapshot> snapshot() const;
+
+    struct Progress {
+        bool running = false;
+        int layers_done = 0, layers = 0;
+        double seconds = 0.0;    // since the running request started
+        long long serial = 0;    // the running (or last) request
+        bool cancelled = false;  // the last request was cancelled
+    };
+    Progress progress() const;
+
+    // For tests and the command line: waits until no request is pending or running, at most
+    // `seconds`; true when idle.
+    bool wait_idle(double seconds) const;
+
+private:
+    struct Job {
+        long long serial = 0;
+        SessionRequest request;
+        std::shared_ptr<const OpenedModel> model;
+        std::shared_ptr<const Tokenizer> tokenizer;
+    };
+    void run();
+    std::shared_ptr<Snapshot> compute(const Job& job);
+
+    mutable std::mutex mutex_;
+    mutable std::condition_variable changed_;
+    std::shared_ptr<const OpenedModel> model_;
+    std::shared_ptr<const Tokenizer> tokenizer_;
+    std::shared_ptr<const Snapshot> snapshot_;
+    bool pending_ = false, running_ = false, stopping_ = false, cancelled_ = false;
+    Job next_;
+    long long serial_ = 0, running_serial_ = 0;
+    double started_ = 0.0;
+    std::atomic<bool> cancel_{false};
+    std::atomic<int> layers_done_{0}, layers_{0};
+    std::thread worker_;
+};
+
+} // namespace core::model

@@ -1,0 +1,105 @@
+#include "ui/model_service.h"
+
+#include "core/assets.h"
+#include "ui/view.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The Model workspace's panels of each source ("model", the source's own, is always open).
+constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions"};
+constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
+
+} // namespace
+
+bool ModelService::open(const std::string& path, View& v) {
+    std::string error;
+    if (!session.open(model_path_of_pick(path), error)) {
+        open_error = error;
+        v.tell(error, true);
+        return false;
+    }
+    open_error.clear();
+    shown.reset();
+    run_error.clear();
+    layer = head = 0;
+    query = -1;
+    show(v, Source::model);
+    v.request_workspace = "model";
+    v.tell("Opened " + session.model_name(), false);
+    run_prompt();
+    return true;
+}
+
+void ModelService::show(View& v, Source s) {
+    v.open["model"] = true;
+    for (const char* id : model_panels) v.open[id] = s == Source::model;
+    for (const char* id : file_panels) v.open[id] = s == Source::file;
+}
+
+ModelService::Source ModelService::source(const View& v) {
+    for (const char* id : file_panels)
+        if (const auto it = v.open.find(id); it != v.open.end() && it->second) return Source::file;
+    return Source::model;
+}
+
+void ModelService::follow_source(View& v) {
+    if (source(v) == Source::file) show(v, Source::file);
+}
+
+void ModelService::run_prompt() { asked = session.request({prompt}); }
+
+void ModelService::refresh() {
+    if (auto newest = session.snapshot(); newest && newest->serial != seen) {
+        seen = newest->serial;
+        run_error = newest->error;
+        if (newest->error.empty()) shown = std::move(newest);
+    } else if (!newest) {
+        shown.reset();
+        run_error.clear();
+    }
+    hovered = -1;
+    if (!has_attention()) return;
+    layer = std::clamp(layer, 0, shown->layers() - 1);
+    head = std::clamp(head, 0, shown->heads() - 1);
+    if (query >= shown->t()) query = -1;
+}
+
+int ModelService::query_position() const {
+    if (!shown || shown->t() == 0) return -1;
+    return query >= 0 ? query : shown->t() - 1;
+}
+
+std::string bundled_model_dir() {
+    const std::string root = core::asset_path("models");
+    std::error_code ec;
+    if (root.empty() || !fs::is_directory(root, ec)) return "";
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (fs::exists(e.path() / "config.json", ec)) found.push_back(e.path().string());
+    std::sort(found.begin(), found.end());
+    return found.empty() ? "" : found.front();
+}
+
+std::string model_path_of_pick(const std::string& picked) {
+    std::error_code ec;
+    const fs::path p(picked);
+    if (fs::is_directory(p, ec)) return picked;
+    const fs::path dir = p.parent_path();
+    if (!dir.empty() && fs::exists(dir / "config.json", ec)) return dir.string();
+    return picked; // a trained .safetensors, or a path that open_model will name in its error
+}
+
+void ask_model(View& v) {
+    v.state<ModelService>().show(v, ModelService::Source::model);
+    v.request_workspace = "model";
+    v.state<ModelService>().show_chooser = true;
+}
+
+} // namespace ui

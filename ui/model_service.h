@@ -1,0 +1,66 @@
+// ui/model_service.h — what the Model workspace's panels share (v.state<ModelService>(), one per App): the model session
+// (core/model/session.h, a worker runs the forwards), the snapshot this frame shows, the prompt
+// and the selection. Panels read `shown` and never wait for the worker.
+#pragma once
+
+#include "core/model/session.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ui {
+
+struct View;
+
+struct ModelService {
+    // What the Model workspace shows: a live model (the prompt and its panels) or a file of a
+    // model's attention weights (the attention viewer's panels, in the same places).
+    // The file is the source while one of the viewer's panels is open.
+    enum class Source { model, file };
+    static Source source(const View& v);
+
+    core::model::Session session;
+    // The newest run that worked, taken at each frame's start: a prompt that fails (past the
+    // context, invalid UTF-8) leaves the panels on the run before, with `run_error` saying why.
+    std::shared_ptr<const core::model::Snapshot> shown;
+    std::string run_error;
+    std::string prompt = "Mr. Darcy looked at Elizabeth, and Elizabeth looked at Mr. Darcy.";
+    long long asked = 0;     // the serial of the last request
+    long long seen = 0;      // the serial of the last snapshot taken
+    std::string open_error;  // the last model that did not open: one line naming the file
+    bool show_chooser = false; // File ▸ Open model…'s window
+
+    // The selection, shared by every panel: one head, one query position (-1: the last).
+    int layer = 0, head = 0, query = -1;
+    int hovered = -1; // the token the pointer is on in the chips or the head view (this frame)
+
+    // Opens a model (as File ▸ Open model… does) and runs the prompt on it; on failure the open
+    // model stays, `open_error` names the file and the status line says it.
+    bool open(const std::string& path, View& v);
+    // Opens the panels of `s` and closes the other source's.
+    void show(View& v, Source s);
+    // A viewer's panel opened from anywhere (a menu, a dropped file, the command line) closes the
+    // live model's; called at each frame's start.
+    void follow_source(View& v);
+    // Asks for a run of the prompt.
+    void run_prompt();
+    // Takes the newest snapshot and keeps the selection inside it (each frame's start).
+    void refresh();
+    // The selected query position in `shown` (the last one when none is chosen), -1 without tokens.
+    int query_position() const;
+    bool has_attention() const { return shown && shown->t() > 0 && shown->layers() > 0; }
+};
+
+// The bundled model's directory (assets/models/NAME/ with a config.json), or "" when none ships.
+std::string bundled_model_dir();
+// A directory or file the user picked: a model directory, a file inside one (config.json,
+// model.safetensors …: its directory), or attnviz's own trained .safetensors.
+std::string model_path_of_pick(const std::string& picked);
+// File ▸ Open model…: opens the Model panels and the chooser (the cache's models, the bundled one, a file).
+void ask_model(View& v);
+
+} // namespace ui

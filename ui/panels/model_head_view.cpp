@@ -1,0 +1,104 @@
+#include "ui/panels/model_head_view.h"
+#include "ui/model_service.h"
+
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ui {
+
+namespace {
+
+void choosers(View& v, ModelHeadView& st, int layers, int heads) {
+    ModelService& m = v.state<ModelService>();
+    ImGui::SetNextItemWidth(7 * em());
+    int layer = m.layer + 1;
+    if (ImGui::SliderInt("Layer", &layer, 1, layers)) m.layer = layer - 1;
+    remember(v, "model head view layer");
+    ImGui::SameLine();
+    ImGui::Checkbox("All heads", &st.all_heads);
+    remember(v, "model head view all");
+    ImGui::SameLine();
+    for (int h = 0; h < heads; ++h) { // a swatch per head: its colour, a click selects it
+        const float side = ImGui::GetFrameHeight() * 0.8f;
+        if (!same_line_if_fits(side)) ImGui::Dummy(ImVec2(0, 0));
+        ImGui::PushID(h);
+        ImGui::PushStyleColor(ImGuiCol_Button, head_colour(h, heads, 1.0f));
+        if (ImGui::Button(h == m.head ? "•" : " ", ImVec2(side, side))) m.head = h;
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("head %d", h + 1);
+        ImGui::PopID();
+    }
+}
+
+} // namespace
+
+ImU32 head_colour(int h, int heads, float alpha) {
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(static_cast<float>(h) / static_cast<float>(std::max(heads, 1)), 0.75f, 0.95f, r, g, b);
+    return ImGui::GetColorU32(ImVec4(r, g, b, alpha));
+}
+
+void draw_model_head_view_panel(View& v) {
+    ModelService& m = v.state<ModelService>();
+    ModelHeadView& st = v.state<ModelHeadView>();
+    st.lines.clear();
+    st.heads.clear();
+    st.layer = -1;
+    if (!m.has_attention()) {
+        dim_text(m.session.has_model() ? "The head view appears once the prompt has run." : "No model is open.");
+        return;
+    }
+    const core::model::Snapshot& s = *m.shown;
+    choosers(v, st, s.layers(), s.heads());
+    st.layer = m.layer;
+    for (int h = 0; h < s.heads(); ++h)
+        if (st.all_heads || h == m.head) st.heads.push_back(h);
+    const int t = s.t();
+    const float row = ImGui::GetTextLineHeightWithSpacing();
+    float label_w = 0;
+    for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
+    label_w = std::min(label_w, 10 * em()) + 0.5f * em();
+    ImGui::BeginChild("lines", ImVec2(0, 0), false);
+    const float width = std::min(ImGui::GetContentRegionAvail().x, 2 * label_w + 24 * em());
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    int hover_query = -1, hover_key = -1;
+    for (int i = 0; i < t; ++i) { // the two columns; a hovered token shows only its lines
+        const std::string text = fit_text(s.labels[static_cast<std::size_t>(i)], label_w - 0.5f * em());
+        for (int side = 0; side < 2; ++side) {
+            const float x = side == 0 ? origin.x : origin.x + width - label_w;
+            ImGui::SetCursorScreenPos(ImVec2(x, origin.y + static_cast<float>(i) * row));
+            ImGui::PushID(i * 2 + side);
+            ImGui::InvisibleButton("token", ImVec2(label_w, row));
+            const bool hovered = ImGui::IsItemHovered();
+            if (ImGui::IsItemClicked() && side == 0) m.query = i;
+            remember(v, ((side == 0 ? "model head view query " : "model head view key ") + std::to_string(i)).c_str());
+            ImGui::PopID();
+            if (hovered) (side == 0 ? hover_query : hover_key) = i, m.hovered = i;
+            const float tw = ImGui::CalcTextSize(text.c_str()).x;
+            const ImU32 colour = ImGui::GetColorU32(i == m.query_position() && side == 0 ? ImGuiCol_PlotHistogram : ImGuiCol_Text);
+            draw->AddText(ImVec2(side == 0 ? x + label_w - 0.5f * em() - tw : x + 0.5f * em(), origin.y + static_cast<float>(i) * row), colour, text.c_str());
+        }
+    }
+    const float x0 = origin.x + label_w, x1 = origin.x + width - label_w;
+    for (int h : st.heads) {
+        const float* a = s.attention(m.layer, h); // (t, t)
+        for (int i = 0; i < t; ++i) {
+            if (hover_query >= 0 && i != hover_query) continue;
+            for (int j = 0; j < t; ++j) {
+                const float w = a[i * t + j];
+                if (w < ModelHeadView::min_weight || (hover_key >= 0 && j != hover_key)) continue;
+                st.lines.push_back({h, i, j, w});
+                const float yi = origin.y + (static_cast<float>(i) + 0.5f) * row, yj = origin.y + (static_cast<float>(j) + 0.5f) * row;
+                draw->AddLine(ImVec2(x0, yi), ImVec2(x1, yj), head_colour(h, s.heads(), std::min(1.0f, w)), std::max(1.0f, 0.12f * em()));
+            }
+        }
+    }
+    ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
+    ImGui::Dummy(ImVec2(width, 0));
+    ImGui::EndChild();
+}
+
+} // namespace ui

@@ -1,0 +1,30 @@
+// ui/panels/model_head_view.h — a head view as BertViz draws it: the tokens in two columns (queries
+// left, keys right), a line from each query to each key with an opacity that follows the weight,
+// one colour per head, a layer chooser, and hovering a token shows only its lines.
+#pragma once
+
+#include "ui/view.h"
+
+#include <vector>
+
+namespace ui {
+
+struct ModelHeadView {
+    bool all_heads = false; // every head of the layer, else the selected head only
+    // Recorded each frame, for the tests: the layer and heads drawn and every line (weight ≥ min_weight).
+    struct Line {
+        int head, query, key;
+        float weight;
+    };
+    int layer = -1;
+    std::vector<int> heads;
+    std::vector<Line> lines;
+    static constexpr float min_weight = 0.01f; // fainter lines are not drawn
+};
+
+// Head h of `heads`' colour in the head view (and wherever heads are told apart by colour).
+ImU32 head_colour(int h, int heads, float alpha);
+
+void draw_model_head_view_panel(View& v);
+
+} // namespace ui

@@ -1,0 +1,129 @@
+// ui/panels/model_map.cpp
+//
+// [SECTION] Cells and labels
+// [SECTION] The panel
+#include "ui/panels/model_map.h"
+#include "ui/model_service.h"
+
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ui {
+
+namespace {
+
+//-----------------------------------------------------------------------------
+// [SECTION] Cells and labels
+//-----------------------------------------------------------------------------
+
+// The visible cells; below a pixel and a half per cell each drawn block takes the largest of those it covers.
+void cells(ImDrawList* draw, const ModelMapView& st, const float* a, int t, float top, VisibleCells rows, VisibleCells cols) {
+    const int step = std::max(1, static_cast<int>(std::ceil(1.5f / st.cell)));
+    for (int i = rows.first; i < rows.last; i += step)
+        for (int j = cols.first; j < cols.last; j += step) {
+            float w = 0;
+            for (int di = 0; di < step && i + di < t; ++di)
+                for (int dj = 0; dj < step && j + dj < t; ++dj) w = std::max(w, a[(i + di) * t + j + dj]);
+            const ImVec2 p = st.cell_min(i, j);
+            const ImU32 c = j > i && w == 0.0f ? masked_color() : sequential_color(top > 0 ? w / top : 0.0f);
+            draw->AddRectFilled(p, ImVec2(p.x + st.cell * static_cast<float>(step) + 0.5f, p.y + st.cell * static_cast<float>(step) + 0.5f), c);
+        }
+}
+
+// Row labels left of the map and column labels under it, every k-th where they would overlap.
+void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, VisibleCells rows, VisibleCells cols, float label_w, int selected) {
+    const float line = ImGui::GetTextLineHeight();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    const int row_step = std::max(1, static_cast<int>(std::ceil(line / st.cell)));
+    st.row_labels = st.column_labels = 0;
+    for (int i = rows.first; i < rows.last; ++i) {
+        if (i % row_step && i != selected) continue;
+        const std::string name = fit_text(s.labels[static_cast<std::size_t>(i)], label_w - 0.3f * em());
+        const float y = std::clamp(st.origin.y + static_cast<float>(i) * st.cell + 0.5f * (st.cell - line), st.area.Min.y, st.area.Max.y - line);
+        draw->AddText(ImVec2(st.area.Min.x - 0.2f * em() - ImGui::CalcTextSize(name.c_str()).x, y), i == selected ? selection_color() : text, name.c_str());
+        ++st.row_labels;
+    }
+    const float col_w = 4.0f * em(); // a column label is cut to this
+    const int col_step = std::max(1, static_cast<int>(std::ceil((col_w + 0.3f * em()) / st.cell)));
+    for (int j = cols.first; j < cols.last; j += col_step) {
+        const std::string name = fit_text(s.labels[static_cast<std::size_t>(j)], std::max(col_w, st.cell));
+        const float w = ImGui::CalcTextSize(name.c_str()).x;
+        const float x = std::clamp(st.origin.x + (static_cast<float>(j) + 0.5f) * st.cell - w / 2, st.area.Min.x - label_w, st.area.Max.x - w);
+        draw->AddText(ImVec2(x, st.area.Max.y + 0.2f * em()), text, name.c_str());
+        ++st.column_labels;
+    }
+}
+
+void colour_bar(ImDrawList* draw, ImVec2 at, float height, float top) {
+    const int steps = 32;
+    const float w = 0.8f * em();
+    for (int k = 0; k < steps; ++k) {
+        const float y0 = at.y + height * static_cast<float>(k) / steps, y1 = at.y + height * static_cast<float>(k + 1) / steps;
+        draw->AddRectFilled(ImVec2(at.x, y0), ImVec2(at.x + w, y1 + 0.5f), sequential_color(1.0 - static_cast<double>(k) / steps));
+    }
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", static_cast<double>(top));
+    draw->AddText(ImVec2(at.x + w + 0.2f * em(), at.y), ImGui::GetColorU32(ImGuiCol_Text), text);
+    draw->AddText(ImVec2(at.x + w + 0.2f * em(), at.y + height - ImGui::GetTextLineHeight()), ImGui::GetColorU32(ImGuiCol_Text), "0");
+}
+
+} // namespace
+
+//-----------------------------------------------------------------------------
+// [SECTION] The panel
+//-----------------------------------------------------------------------------
+
+void draw_model_map_panel(View& v) {
+    ModelService& m = v.state<ModelService>();
+    ModelMapView& st = v.state<ModelMapView>();
+    st.layer = st.head = -1;
+    if (!m.has_attention()) {
+        dim_text(m.session.has_model() ? "The map appears once the prompt has run." : "No model is open.");
+        return;
+    }
+    const core::model::Snapshot& s = *m.shown;
+    const int t = s.t();
+    const float* a = s.attention(m.layer, m.head); // (t, t)
+    st.layer = m.layer, st.head = m.head;
+    ImGui::Text("Layer %d, head %d", m.layer + 1, m.head + 1);
+    ImGui::SameLine();
+    ImGui::Checkbox("stretch", &st.stretch);
+    tip("Colour from 0 to the head's largest weight instead of 0 to 1.");
+    ImGui::SameLine();
+    fit_button(st);
+    const float top = st.stretch ? std::max(1e-6f, *std::max_element(a, a + t * t)) : 1.0f;
+    float label_w = 0;
+    for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
+    label_w = std::min(label_w, 7 * em()) + 0.5f * em();
+    const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
+    const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
+    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
+    const ImRect area(ImVec2(p0.x + label_w, p0.y), ImVec2(p0.x + label_w + side, p0.y + side));
+    const MapMouse input = zoom_and_pan("map", st, t, p0, area);
+    const VisibleCells rows = visible_cells(st.pan.y, input.cells, t), cols = visible_cells(st.pan.x, input.cells, t);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(area.Min, area.Max, true);
+    cells(draw, st, a, t, top, rows, cols);
+    const int selected = m.query_position();
+    const float y = st.origin.y + static_cast<float>(selected) * st.cell;
+    draw->AddRect(ImVec2(area.Min.x, y), ImVec2(area.Max.x, y + std::max(st.cell, 2.0f)), selection_color(), 0, 0, 2.0f);
+    draw->PopClipRect();
+    labels(draw, st, s, rows, cols, label_w, selected);
+    colour_bar(draw, ImVec2(area.Max.x + 0.5f * em(), area.Min.y), side, top);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if ((input.hovered || input.clicked) && area.Contains(mouse)) {
+        const int i = std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
+        const int j = std::clamp(static_cast<int>((mouse.x - st.origin.x) / st.cell), 0, t - 1);
+        if (input.clicked) m.query = i;
+        if (!ImGui::IsItemActive())
+            ImGui::SetTooltip("query %s (position %d)\nkey %s (position %d)\nweight %.4f", s.labels[static_cast<std::size_t>(i)].c_str(), i,
+                              s.labels[static_cast<std::size_t>(j)].c_str(), j, static_cast<double>(a[i * t + j]));
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, area.Max.y + below));
+    ImGui::Dummy(ImVec2(0, 0));
+}
+
+} // namespace ui

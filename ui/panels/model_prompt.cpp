@@ -1,0 +1,251 @@
+// ui/panels/model_prompt.cpp
+//
+// [SECTION] The Open model window
+// [SECTION] The prompt, progress and errors
+#include "ui/panels/model_prompt.h"
+#include "ui/model_service.h"
+
+#include "core/io/tensor.h"
+#include "ui/widgets.h"
+
+#include <imgui_stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace ui {
+
+namespace {
+
+constexpr double progress_after = 0.1; // seconds: a faster forward shows no progress bar
+
+// What the Open model window lists, read when it opens.
+struct ModelChooser {
+    bool listed = false;
+    std::string hub;
+    std::vector<core::model::CachedModel> cached;
+    core::model::CachedModel bundled; // the model attnviz ships (no snapshot when none does)
+    std::string typed; // a directory typed or pasted
+};
+
+std::string size_text(std::uint64_t bytes) {
+    char text[32];
+    if (bytes >= (1ull << 30)) std::snprintf(text, sizeof text, "%.1f GB", static_cast<double>(bytes) / (1ull << 30));
+    else if (bytes >= (1ull << 20)) std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / (1ull << 20));
+    else std::snprintf(text, sizeof text, "%.0f KB", static_cast<double>(bytes) / 1024.0);
+    return text;
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The Open model window
+//-----------------------------------------------------------------------------
+
+void ask_model_file(View& v) {
+    ModelService& m = v.state<ModelService>();
+    View* view = &v;
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open a model's file",
+                                 {{"Model files", {".json", ".safetensors"}}}, "", "",
+                                 [&m, view](const std::string& path) {
+                                     if (!m.open(path, *view)) throw core::io::FileError(m.open_error);
+                                 }};
+}
+
+std::uint64_t directory_bytes(const std::string& dir) {
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec)) total += e.file_size(ec);
+    return total;
+}
+
+// One row: the model's name (its folder in a tooltip), its size and an Open button.
+void model_row(View& v, int row, const core::model::CachedModel& e, const std::string& item) {
+    ImGui::PushID(row);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(e.name.c_str());
+    tip(e.snapshot.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(size_text(e.bytes).c_str());
+    ImGui::TableNextColumn();
+    ImGui::BeginDisabled(!e.complete);
+    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(e.snapshot, v)) v.state<ModelService>().show_chooser = false;
+    remember(v, item.c_str());
+    ImGui::EndDisabled();
+    if (!e.complete) tip("This snapshot has no config.json or no weights.");
+    ImGui::PopID();
+}
+
+// The bundled model first, then the Hugging Face cache's.
+void models_table(View& v, ModelChooser& c) {
+    const int rows = static_cast<int>(c.cached.size()) + (c.bundled.snapshot.empty() ? 0 : 1);
+    if (c.cached.empty()) dim_text("No models in the Hugging Face cache (" + c.hub + "; HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub).");
+    else dim_text("The Hugging Face cache: " + c.hub);
+    if (rows == 0) return;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY;
+    const float height = std::min(14.0f, 1.6f * static_cast<float>(rows) + 1.8f) * em();
+    if (!ImGui::BeginTable("models", 3, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, 6 * em());
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, 4 * em());
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableHeadersRow();
+    int row = 0;
+    if (!c.bundled.snapshot.empty()) model_row(v, row++, c.bundled, "model chooser bundled");
+    for (std::size_t i = 0; i < c.cached.size(); ++i) model_row(v, row++, c.cached[i], "model cached " + std::to_string(i));
+    ImGui::EndTable();
+}
+
+void chooser_window(View& v) {
+    ModelService& m = v.state<ModelService>();
+    ModelChooser& c = v.state<ModelChooser>();
+    if (!m.show_chooser) {
+        c.listed = false;
+        return;
+    }
+    if (!c.listed) {
+        c.hub = core::model::hub_cache_dir();
+        c.cached = core::model::list_cached_models(c.hub);
+        const std::string dir = bundled_model_dir();
+        c.bundled = {};
+        if (!dir.empty())
+            c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled with attnviz)", dir, "bundled", directory_bytes(dir), true};
+        c.listed = true;
+    }
+    // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
+    ImGui::SetNextWindowSize(ImVec2(40 * em(), 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowFocus(); // in front of the panels while it is open
+    if (!ImGui::Begin("Open model", &m.show_chooser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
+        ImGui::End();
+        return;
+    }
+    models_table(v, c);
+    ImGui::Spacing();
+    if (ImGui::Button("Choose a file…")) {
+        m.show_chooser = false;
+        ask_model_file(v);
+    }
+    tip("config.json or model.safetensors in a model's directory, or attnviz's own trained .safetensors");
+    ImGui::SetNextItemWidth(-8 * em());
+    const bool enter = ImGui::InputTextWithHint("##dir", "or type a model directory", &c.typed, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Open##dir") || enter) && !c.typed.empty() && m.open(c.typed, v)) m.show_chooser = false;
+    if (!m.open_error.empty()) error_text(m.open_error);
+    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) m.show_chooser = false;
+    ImGui::End();
+}
+
+//-----------------------------------------------------------------------------
+// [SECTION] The prompt, progress and errors
+//-----------------------------------------------------------------------------
+
+void save_attention(View& v) {
+    auto shown = v.state<ModelService>().shown;
+    v.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save attention",
+                                 {{"Attention weights (.safetensors)", {".safetensors"}}}, "attention.safetensors", "",
+                                 [shown](const std::string& path) { core::model::write_attention_file(path, shown->result, shown->labels, shown->model); }};
+}
+
+// A live model or a file of attention weights: one of them fills the workspace.
+void source_switch(View& v) {
+    ModelService& m = v.state<ModelService>();
+    using S = ModelService::Source;
+    const S source = ModelService::source(v);
+    if (ImGui::RadioButton("Live model", source == S::model)) m.show(v, S::model);
+    remember(v, "model source live");
+    tip("Type a prompt and run a model here");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Attention file", source == S::file)) m.show(v, S::file);
+    remember(v, "model source file");
+    tip("A model's attention weights saved to a file (.npy, .npz, .safetensors)");
+}
+
+void file_state() {
+    ImGui::TextWrapped("The attention viewer shows a file of a model's attention weights: its layers × heads, one head's map "
+                       "and a query's top keys. Choose \"Live model\" to type a prompt instead.");
+}
+
+void empty_state(View& v) {
+    ImGui::TextWrapped("Open a model to type a sentence and see every layer and head of its attention.");
+    const std::string bundled = bundled_model_dir();
+    if (!bundled.empty()) {
+        if (ImGui::Button("Open the bundled model")) v.state<ModelService>().open(bundled, v);
+        remember(v, "model open bundled");
+        ImGui::SameLine();
+    }
+    if (ImGui::Button("Open model…")) ask_model(v);
+    if (!v.state<ModelService>().open_error.empty()) error_text(v.state<ModelService>().open_error);
+}
+
+void header(View& v) {
+    ModelService& m = v.state<ModelService>();
+    const auto opened = m.session.opened();
+    const core::model::ModelConfig& c = opened->model->config();
+    ImGui::Text("%s", m.session.model_name().c_str());
+    tip(opened->path.c_str());
+    const auto tok = m.session.tokenizer();
+    ImGui::SameLine();
+    dim_text(c.architecture + " · " + std::to_string(c.layers) + " layers × " + std::to_string(c.heads) + " heads · context " +
+             std::to_string(c.context) + (tok->vocab_size() ? " · " + tok->kind() : " · no tokenizer: type ids"));
+    if (ImGui::SmallButton("Open model…")) ask_model(v);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!m.has_attention());
+    if (ImGui::SmallButton("Save attention…")) save_attention(v);
+    remember(v, "model save attention");
+    ImGui::EndDisabled();
+    if (!m.open_error.empty()) error_text(m.open_error + " (the open model stays)");
+}
+
+void progress_line(View& v) {
+    ModelService& m = v.state<ModelService>();
+    const core::model::Session::Progress p = m.session.progress();
+    if (p.running && p.seconds > progress_after) {
+        char text[64];
+        std::snprintf(text, sizeof text, "layer %d of %d", p.layers_done, p.layers);
+        ImGui::ProgressBar(p.layers ? static_cast<float>(p.layers_done) / static_cast<float>(p.layers) : 0.0f, ImVec2(-6 * em(), 0), text);
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) m.session.cancel();
+        remember(v, "model cancel");
+    } else if (p.cancelled) {
+        dim_text("Cancelled: the maps show the run before.");
+    } else if (!m.run_error.empty()) {
+        error_text(m.run_error + (m.shown ? " (the maps show the run before)" : ""));
+    } else if (m.shown && m.shown->t() > 0) {
+        char text[128];
+        std::snprintf(text, sizeof text, "%d tokens · forward %.0f ms", m.shown->t(), m.shown->seconds * 1000.0);
+        std::string line = text;
+        if (m.shown->has_loss) {
+            std::snprintf(text, sizeof text, " · loss on the prompt %.3f nats", m.shown->loss);
+            line += text;
+        }
+        dim_text(line);
+    }
+}
+
+} // namespace
+
+void publish_model_snapshot(View& v) {
+    v.state<ModelService>().follow_source(v);
+    v.state<ModelService>().refresh();
+}
+
+void draw_model_prompt_panel(View& v) {
+    ModelService& m = v.state<ModelService>();
+    chooser_window(v);
+    source_switch(v);
+    if (ModelService::source(v) == ModelService::Source::file) {
+        file_state();
+        return;
+    }
+    if (!m.session.has_model()) {
+        empty_state(v);
+        return;
+    }
+    header(v);
+    if (ImGui::InputTextMultiline("##prompt", &m.prompt, ImVec2(-1, 3.5f * ImGui::GetTextLineHeightWithSpacing()))) m.run_prompt();
+    remember(v, "model prompt");
+    progress_line(v);
+}
+
+} // namespace ui

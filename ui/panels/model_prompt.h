@@ -1,0 +1,15 @@
+// ui/panels/model_prompt.h — the Model workspace's prompt: which model is open, the prompt box (typing
+// re-runs the model on the session's worker), a progress bar with Cancel for a slow forward, the
+// run's error, Save attention…, and the Open model window (the Hugging Face cache's models with
+// their sizes, the bundled model, a file or directory).
+#pragma once
+
+#include "ui/view.h"
+
+namespace ui {
+
+void draw_model_prompt_panel(View& v);
+// Each frame's start: the newest run becomes the one shown (PanelSpec::publish).
+void publish_model_snapshot(View& v);
+
+} // namespace ui
