@@ -43,8 +43,9 @@ std::string usage_text() {
     "                                               print the median and the fastest run in ms as JSON\n"
     "       attnviz --workspace explore|learn|train|model ...\n"
     "                                               with the window or --screenshot: start in that workspace\n"
-    "       attnviz --model MODEL [--text TEXT]       a checkpoint in the Model workspace: every head of TEXT\n"
-    "                                               (with the window or --screenshot OUT.png)\n"
+    "       attnviz --model MODEL [--text TEXT] [--head L.H]\n"
+    "                                               a checkpoint in the Model workspace: every head of TEXT,\n"
+    "                                               --head: the head shown (with the window or --screenshot)\n"
     "       attnviz --attention FILE [--labels FILE] [--head [L.]H] [--select ROW]\n"
     "                                               a model's attention weights (" + attention + ";\n"
     "                                               (n, n), (heads, n, n) or (layers, heads, n, n)): every\n"
@@ -244,7 +245,7 @@ Options parse_args(int argc, const char* const* argv) {
     if (select_given && !shows_window) throw UsageError("--select goes with the window or --screenshot");
     if (!o.workspace.empty() && !shows_window) throw UsageError("--workspace goes with the window or --screenshot");
     if (head_given && !shows_window && o.mode != Options::Mode::export_file) throw UsageError("--head goes with --export, the window or --screenshot");
-    if (o.head_layer && o.attention_file.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention");
+    if (o.head_layer && o.attention_file.empty() && o.model.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention or --model");
     if (text_given && o.model.empty()) throw UsageError("--text goes with --model, --tokenize, --forward, --generate or --export-attention");
     if (!o.model.empty() && !shows_window) throw UsageError("--model goes with the window or --screenshot");
     if (!o.model.empty() && !o.attention_file.empty()) throw UsageError("--model and --attention open one window each; give one");

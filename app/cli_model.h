@@ -55,8 +55,9 @@ bool wants_model_mode(int argc, const char* const* argv);
 int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 struct Options;
-// --model MODEL with the window or --screenshot: whether MODEL and its tokenizer open (before any
-// window); false after one line "attnviz: …" naming the file on `err`.
+// --model MODEL with the window or --screenshot: whether MODEL's config and weights open (before any
+// window; its tokenizer is read with the window open); false after one line "attnviz: …" naming
+// the file on `err`.
 bool model_opens(const Options& o, std::ostream& err);
 
 } // namespace app

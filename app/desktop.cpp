@@ -70,12 +70,13 @@ bool start_content(const Options& options, const Launch& l, Desktop& d) {
         std::cerr << "attnviz: " << problem << "\n";
         return false;
     }
-    if (!options.model.empty() && !app.open_model(options.model, options.model_text, l.screenshot, problem)) {
+    if (!options.model.empty() && !app.open_model(options.model, options.model_text, l.screenshot, problem,
+                                                  std::max(options.head_layer, 1) - 1, std::max(options.head, 1) - 1)) {
         std::cerr << "attnviz: " << problem << "\n";
         return false;
     }
     if (l.row >= 0) app.select_row(l.row);
-    if (options.head && !l.attention) app.select_head(options.head - 1);
+    if (options.head && !l.attention && options.model.empty()) app.select_head(options.head - 1);
     if (!l.restore_notice.empty()) app.notify_restored(l.restore_notice, l.offer_default);
     if (options.lesson.empty()) return true;
     // --screenshot neither reads nor writes the learner's progress: it shows the step as it opens.

@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -218,4 +219,37 @@ TEST_CASE("model panels: each bad model or prompt is one line naming what is wro
         CHECK(m.shown == good);
         CHECK(m.session.model_path() == tiny("gpt2"));
     }
+}
+
+TEST_CASE("model panels: the command line's model is read in the background; its head and prompt come with it") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    const auto arrive = [&] {
+        for (int k = 0; k < 400 && m.opening(); ++k) {
+            m.loading.wait_for(std::chrono::milliseconds(10));
+            ui.frame();
+        }
+        REQUIRE_FALSE(m.opening());
+    };
+    std::string error;
+    REQUIRE(ui.app().open_model(tiny("gpt2"), "A dog saw a dog", false, error, 1, 1));
+    ui.frames(2);
+    CHECK(ui.app().workspace() == "model");
+    arrive();
+    REQUIRE(m.session.has_model());
+    until_run(ui);
+    CHECK(m.shown->ids == core::model::load_tokenizer(tiny("gpt2")).encode_ids("A dog saw a dog"));
+    CHECK(m.layer == 1);
+    CHECK(m.head == 1);
+    CHECK(ui.shows("Layer 2, head 2", "Head map"));
+    // A tokenizer that does not load: the line names it, and the model before stays.
+    const std::string bad = copy_of("gpt2");
+    std::ofstream(bad + "/tokenizer.json") << "[";
+    REQUIRE(ui.app().open_model(bad, "", false, error));
+    arrive();
+    ui.frame();
+    CHECK(m.open_error.find(bad + "/tokenizer.json") != std::string::npos);
+    CHECK(m.session.model_path() == tiny("gpt2"));
+    CHECK(ui.st().view.status == m.open_error);
 }

@@ -379,7 +379,7 @@ TEST_CASE("--workspace and --head on the command line: what each takes, and what
     CHECK(head.head_layer == 3);
     CHECK(head.head == 7);
     CHECK(parsed({"--screenshot", "x.png", "--head", "2"}).head == 2);
-    CHECK(usage_error({"--head", "3.7"}) == "--head L.H (a layer and a head) goes with --attention");
+    CHECK(usage_error({"--head", "3.7"}) == "--head L.H (a layer and a head) goes with --attention or --model");
     CHECK(usage_error({"--head", "2", "--dump"}) == "--head goes with --export, the window or --screenshot");
     CHECK(usage_error({"--head", "40"}) == "--head takes a whole number from 1 to 16, not \"40\"");
     CHECK(parsed({"--attention", "a.npy", "--head", "1.40"}).head == 40); // a model's file may have more heads

@@ -2,16 +2,27 @@
 #include "ui/app_state.h"
 #include "ui/model_service.h"
 
+#include <algorithm>
+
 namespace ui {
 
-bool App::open_model(const std::string& path, const std::string& text, bool wait, std::string& error) {
+bool App::open_model(const std::string& path, const std::string& text, bool wait, std::string& error, int layer, int head) {
     ModelService& m = state_->view.state<ModelService>();
     if (!text.empty()) m.prompt = text;
+    m.layer = std::max(layer, 0);
+    m.head = std::max(head, 0);
+    if (!wait) { // the window: its first frame comes before the tokenizer is read
+        m.open_in_background(path, state_->view);
+        return true;
+    }
     if (!m.open(path, state_->view)) {
         error = m.open_error;
         return false;
     }
-    if (wait) m.session.wait_idle(600);
+    const core::model::ModelConfig& c = m.session.opened()->model->config();
+    m.layer = std::clamp(layer, 0, c.layers - 1);
+    m.head = std::clamp(head, 0, c.heads - 1);
+    m.session.wait_idle(600);
     return true;
 }
 

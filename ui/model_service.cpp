@@ -4,6 +4,7 @@
 #include "ui/view.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 namespace ui {
@@ -18,23 +19,44 @@ constexpr const char* file_panels[] = {"attention", "attention_map", "attention_
 
 } // namespace
 
+namespace {
+
+// After a model opened: its panels and the prompt run on it, with a fresh selection unless one
+// was asked for (the command line's --head).
+void opened(ModelService& m, View& v, bool keep_selection) {
+    m.open_error.clear();
+    m.shown.reset();
+    m.run_error.clear();
+    if (!keep_selection) m.layer = m.head = 0;
+    m.query = -1;
+    m.show(v, ModelService::Source::model);
+    v.request_workspace = "model";
+    v.tell("Opened " + m.session.model_name(), false);
+    m.run_prompt();
+}
+
+void failed(ModelService& m, View& v, const std::string& error) {
+    m.open_error = error;
+    v.tell(error, true);
+}
+
+} // namespace
+
 bool ModelService::open(const std::string& path, View& v) {
     std::string error;
     if (!session.open(model_path_of_pick(path), error)) {
-        open_error = error;
-        v.tell(error, true);
+        failed(*this, v, error);
         return false;
     }
-    open_error.clear();
-    shown.reset();
-    run_error.clear();
-    layer = head = 0;
-    query = -1;
+    opened(*this, v, false);
+    return true;
+}
+
+void ModelService::open_in_background(const std::string& path, View& v) {
+    loading_path = model_path_of_pick(path);
+    loading = std::async(std::launch::async, [dir = loading_path] { return core::model::load_model(dir); });
     show(v, Source::model);
     v.request_workspace = "model";
-    v.tell("Opened " + session.model_name(), false);
-    run_prompt();
-    return true;
 }
 
 void ModelService::show(View& v, Source s) {
@@ -55,7 +77,15 @@ void ModelService::follow_source(View& v) {
 
 void ModelService::run_prompt() { asked = session.request({prompt}); }
 
-void ModelService::refresh() {
+void ModelService::refresh(View& v) {
+    if (opening() && loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+            session.adopt(loading.get());
+            opened(*this, v, true);
+        } catch (const std::exception& e) {
+            failed(*this, v, e.what());
+        }
+    }
     if (auto newest = session.snapshot(); newest && newest->serial != seen) {
         seen = newest->serial;
         run_error = newest->error;

@@ -8,6 +8,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ struct ModelService {
     // Opens a model (as File ▸ Open model… does) and runs the prompt on it; on failure the open
     // model stays, `open_error` names the file and the status line says it.
     bool open(const std::string& path, View& v);
+    // Reads the model on another thread and opens it at the first frame after (the command line's
+    // model: the first frame does not wait for its tokenizer); a failure is then open_error.
+    void open_in_background(const std::string& path, View& v);
+    bool opening() const { return loading.valid(); }
+    std::future<core::model::LoadedModel> loading;
+    std::string loading_path;
+
     // Opens the panels of `s` and closes the other source's.
     void show(View& v, Source s);
     // A viewer's panel opened from anywhere (a menu, a dropped file, the command line) closes the
@@ -48,8 +56,9 @@ struct ModelService {
     void follow_source(View& v);
     // Asks for a run of the prompt.
     void run_prompt();
-    // Takes the newest snapshot and keeps the selection inside it (each frame's start).
-    void refresh();
+    // Takes a model read in the background, the newest snapshot, and keeps the selection inside it
+    // (each frame's start).
+    void refresh(View& v);
     // The selected query position in `shown` (the last one when none is chosen), -1 without tokens.
     int query_position() const;
     bool has_attention() const { return shown && shown->t() > 0 && shown->layers() > 0; }

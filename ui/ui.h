@@ -72,8 +72,10 @@ public:
     bool open_lesson(const std::string& id_or_file, int step, bool keep_progress, std::string& error);
     // Opens a model in the Model panels (attnviz --model) and runs `text` on it (empty: the default
     // prompt); false with `error` (one line naming the file) and the open model kept. With `wait`,
-    // returns once the run is done (--screenshot), else at once (the run goes on in a worker).
-    bool open_model(const std::string& path, const std::string& text, bool wait, std::string& error);
+    // returns once the run is done (--screenshot); else at once, the model read and run in the
+    // background and a failure shown in the window.
+    // `layer` and `head` (from 0) choose the head shown, kept inside the model.
+    bool open_model(const std::string& path, const std::string& text, bool wait, std::string& error, int layer = 0, int head = 0);
     // The window's close box: quits, or first asks about unsaved changes as File ▸ Quit does.
     void request_quit();
     // "attnviz — heads.json", with " •" when it has unsaved changes; the worked example without a file.

@@ -102,23 +102,30 @@ Session::~Session() {
     if (worker_.joinable()) worker_.join();
 }
 
-bool Session::open(const std::string& path, std::string& error) {
-    auto opened = std::make_shared<OpenedModel>();
+LoadedModel load_model(const std::string& path) {
+    auto opened = std::make_shared<OpenedModel>(open_model(path));
     auto tokenizer = std::make_shared<Tokenizer>();
+    if (has_tokenizer_files(*opened)) *tokenizer = load_tokenizer(opened->dir);
+    return {std::move(opened), std::move(tokenizer)};
+}
+
+bool Session::open(const std::string& path, std::string& error) {
     try {
-        *opened = open_model(path);
-        if (has_tokenizer_files(*opened)) *tokenizer = load_tokenizer(opened->dir);
+        adopt(load_model(path));
     } catch (const std::exception& e) {
         error = e.what();
         return false;
     }
+    return true;
+}
+
+void Session::adopt(LoadedModel m) {
     std::lock_guard<std::mutex> lock(mutex_);
-    model_ = std::move(opened);
-    tokenizer_ = std::move(tokenizer);
+    model_ = std::move(m.model);
+    tokenizer_ = std::move(m.tokenizer);
     if (running_) cancel_.store(true); // its result belongs to the model before
     pending_ = false;
     snapshot_.reset();
-    return true;
 }
 
 bool Session::has_model() const {

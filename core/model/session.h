@@ -72,6 +72,15 @@ inline constexpr int top_count = 10;
 void write_attention_file(const std::string& path, const ForwardResult& r, const std::vector<std::string>& labels,
                           const std::string& model);
 
+// A model's files checked and mapped, and its tokenizer read (empty without one): what
+// Session::open reads, so that a caller can read it on another thread. Throws what open_model and
+// load_tokenizer throw.
+struct LoadedModel {
+    std::shared_ptr<const OpenedModel> model;
+    std::shared_ptr<const Tokenizer> tokenizer;
+};
+LoadedModel load_model(const std::string& path);
+
 class Session {
 public:
     Session() = default;
@@ -82,6 +91,8 @@ public:
     // Opens a model directory, cache entry or trained .safetensors, and its tokenizer. On failure
     // the open model stays and `error` is the one line naming the file; false then.
     bool open(const std::string& path, std::string& error);
+    // Makes a loaded model the open one, as open() does once it has read it.
+    void adopt(LoadedModel m);
     bool has_model() const;
     std::string model_name() const;
     std::string model_path() const;

@@ -35,11 +35,15 @@ void draw_model_predictions_panel(View& v) {
     const core::model::Snapshot& s = *m.shown;
     if (m.session.causal()) {
         const int i = m.query_position();
-        ImGui::Text("After \"%s\" (position %d):", s.labels[static_cast<std::size_t>(i)].c_str(), i);
+        ImGui::TextUnformatted(fit_text("After \"" + s.labels[static_cast<std::size_t>(i)] + "\" (position " + std::to_string(i) + "):",
+                                        ImGui::GetContentRegionAvail().x).c_str());
         if (s.top[static_cast<std::size_t>(i)].empty()) dim_text("This model has no language-model head.");
+        ImGui::BeginChild("top", ImVec2(0, 0)); // scrolls when the panel is shorter than ten rows
         table(st, s.top[static_cast<std::size_t>(i)]);
+        ImGui::EndChild();
         return;
     }
+    ImGui::BeginChild("masks", ImVec2(0, 0));
     bool any = false;
     for (int i = 0; i < s.t(); ++i) {
         if (s.top[static_cast<std::size_t>(i)].empty()) continue;
@@ -49,6 +53,7 @@ void draw_model_predictions_panel(View& v) {
         ImGui::Spacing();
     }
     if (!any) dim_text("Put [MASK] in the prompt to see what the model would fill in there.");
+    ImGui::EndChild();
 }
 
 } // namespace ui

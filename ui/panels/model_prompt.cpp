@@ -10,6 +10,8 @@
 
 #include <imgui_stdlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -178,23 +180,47 @@ void empty_state(View& v) {
     if (!v.state<ModelService>().open_error.empty()) error_text(v.state<ModelService>().open_error);
 }
 
+// The model's name and what it is on one line, cut to the panel (all of it in the tooltip), and
+// its buttons.
 void header(View& v) {
     ModelService& m = v.state<ModelService>();
     const auto opened = m.session.opened();
     const core::model::ModelConfig& c = opened->model->config();
-    ImGui::Text("%s", m.session.model_name().c_str());
-    tip(opened->path.c_str());
     const auto tok = m.session.tokenizer();
+    const std::string about = c.architecture + " · " + std::to_string(c.layers) + " layers × " + std::to_string(c.heads) +
+                              " heads · context " + std::to_string(c.context) + (tok->vocab_size() ? " · " + tok->kind() : " · no tokenizer: type ids");
+    const std::string whole = opened->path + "\n" + about;
+    ImGui::TextUnformatted(m.session.model_name().c_str());
+    tip(whole.c_str());
     ImGui::SameLine();
-    dim_text(c.architecture + " · " + std::to_string(c.layers) + " layers × " + std::to_string(c.heads) + " heads · context " +
-             std::to_string(c.context) + (tok->vocab_size() ? " · " + tok->kind() : " · no tokenizer: type ids"));
+    ImGui::TextDisabled("%s", fit_text(about, ImGui::GetContentRegionAvail().x).c_str());
+    tip(whole.c_str());
     if (ImGui::SmallButton("Open model…")) ask_model(v);
+    tip("A model in the Hugging Face cache, the bundled one, or a directory");
     ImGui::SameLine();
     ImGui::BeginDisabled(!m.has_attention());
     if (ImGui::SmallButton("Save attention…")) save_attention(v);
     remember(v, "model save attention");
     ImGui::EndDisabled();
+    tip("Every layer and head of this prompt as (layers, heads, t, t) float32 with the tokens, as --attention reads it");
     if (!m.open_error.empty()) error_text(m.open_error + " (the open model stays)");
+}
+
+// What the last run gave, on one line cut to the panel: its tokens, time and loss.
+void run_summary(const core::model::Snapshot& s) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%d tokens · %.0f ms", s.t(), s.seconds * 1000.0);
+    std::string line = text;
+    if (s.has_loss) {
+        std::snprintf(text, sizeof text, " · loss %.2f nats", s.loss);
+        line += text;
+    }
+    ImGui::TextDisabled("%s", fit_text(line, ImGui::GetContentRegionAvail().x).c_str());
+    if (s.has_loss) {
+        std::snprintf(text, sizeof text, "%s\nloss: the mean next-token cross-entropy over the prompt, %.4f nats (%.4f bits) a token",
+                      line.c_str(), s.loss, s.loss / std::log(2.0));
+        tip(text);
+    }
 }
 
 void progress_line(View& v) {
@@ -203,7 +229,8 @@ void progress_line(View& v) {
     if (p.running && p.seconds > progress_after) {
         char text[64];
         std::snprintf(text, sizeof text, "layer %d of %d", p.layers_done, p.layers);
-        ImGui::ProgressBar(p.layers ? static_cast<float>(p.layers_done) / static_cast<float>(p.layers) : 0.0f, ImVec2(-6 * em(), 0), text);
+        const float cancel = ImGui::CalcTextSize("Cancel").x + 2 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
+        ImGui::ProgressBar(p.layers ? static_cast<float>(p.layers_done) / static_cast<float>(p.layers) : 0.0f, ImVec2(-cancel, 0), text);
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) m.session.cancel();
         remember(v, "model cancel");
@@ -212,14 +239,7 @@ void progress_line(View& v) {
     } else if (!m.run_error.empty()) {
         error_text(m.run_error + (m.shown ? " (the maps show the run before)" : ""));
     } else if (m.shown && m.shown->t() > 0) {
-        char text[128];
-        std::snprintf(text, sizeof text, "%d tokens · forward %.0f ms", m.shown->t(), m.shown->seconds * 1000.0);
-        std::string line = text;
-        if (m.shown->has_loss) {
-            std::snprintf(text, sizeof text, " · loss on the prompt %.3f nats", m.shown->loss);
-            line += text;
-        }
-        dim_text(line);
+        run_summary(*m.shown);
     }
 }
 
@@ -227,7 +247,7 @@ void progress_line(View& v) {
 
 void publish_model_snapshot(View& v) {
     v.state<ModelService>().follow_source(v);
-    v.state<ModelService>().refresh();
+    v.state<ModelService>().refresh(v);
 }
 
 void draw_model_prompt_panel(View& v) {
@@ -238,12 +258,19 @@ void draw_model_prompt_panel(View& v) {
         file_state();
         return;
     }
+    if (!m.session.has_model() && m.opening()) {
+        dim_text("Opening " + m.loading_path + " …");
+        return;
+    }
     if (!m.session.has_model()) {
         empty_state(v);
         return;
     }
     header(v);
-    if (ImGui::InputTextMultiline("##prompt", &m.prompt, ImVec2(-1, 3.5f * ImGui::GetTextLineHeightWithSpacing()))) m.run_prompt();
+    // The box takes what the status line below leaves, at least two lines.
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float box = std::max(2.5f * line, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() - 0.2f * em());
+    if (ImGui::InputTextMultiline("##prompt", &m.prompt, ImVec2(-1, box))) m.run_prompt();
     remember(v, "model prompt");
     progress_line(v);
 }
