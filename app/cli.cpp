@@ -53,7 +53,9 @@ std::string usage_text() {
     "                                               labels: a JSON array or one token a line; --head: the\n"
     "                                               head shown (layer L, default 1), --select: its query;\n"
     "                                               with --screenshot too\n"
-    "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
+    "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"
+    "       attnviz --bench-frames F --model MODEL [--text TEXT]\n"
+    "                                               the same in the Model workspace, and when every head showed\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
     "                                               open the window on random N x D, draw F frames without\n"
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
@@ -247,7 +249,7 @@ Options parse_args(int argc, const char* const* argv) {
     if (head_given && !shows_window && o.mode != Options::Mode::export_file) throw UsageError("--head goes with --export, the window or --screenshot");
     if (o.head_layer && o.attention_file.empty() && o.model.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention or --model");
     if (text_given && o.model.empty()) throw UsageError("--text goes with --model, --tokenize, --forward, --generate or --export-attention");
-    if (!o.model.empty() && !shows_window) throw UsageError("--model goes with the window or --screenshot");
+    if (!o.model.empty() && !shows_window && o.mode != Options::Mode::bench_frames) throw UsageError("--model goes with the window, --screenshot or --bench-frames");
     if (!o.model.empty() && !o.attention_file.empty()) throw UsageError("--model and --attention open one window each; give one");
     check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)
@@ -262,7 +264,8 @@ Options parse_args(int argc, const char* const* argv) {
     if (o.mode == Options::Mode::monkey && !o.file.empty()) throw UsageError("--monkey starts from the worked example; it takes no FILE (" + o.file + ")");
     if (o.mode == Options::Mode::bench_core || o.mode == Options::Mode::bench_frames) {
         const std::string mode = o.mode == Options::Mode::bench_core ? "--bench-core" : "--bench-frames";
-        if ((!tokens_given || !dim_given) && o.attention_file.empty()) throw UsageError(mode + " needs --tokens N and --dim D" + (o.mode == Options::Mode::bench_frames ? " (or --attention FILE)" : ""));
+        if ((!tokens_given || !dim_given) && o.attention_file.empty() && (o.model.empty() || o.mode != Options::Mode::bench_frames))
+            throw UsageError(mode + " needs --tokens N and --dim D" + (o.mode == Options::Mode::bench_frames ? " (or --attention FILE, or --model MODEL)" : ""));
         if (!o.file.empty()) throw UsageError(mode + " makes its own random scenario; it takes no FILE (" + o.file + ")");
         if (reps_given && o.mode == Options::Mode::bench_frames) throw UsageError("--reps goes with --bench-core");
     } else if (!bench_flag.empty()) {

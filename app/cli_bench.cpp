@@ -47,13 +47,14 @@ double nearest_rank(const std::vector<double>& ms, double p) {
     return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
 }
 
-std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms) {
+std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms, double model_ms) {
     std::sort(ms.begin(), ms.end());
     std::ostringstream line;
     line << std::fixed << std::setprecision(4) << "{\"frames\": " << ms.size() << ", \"tokens\": " << o.tokens
          << ", \"dim\": " << o.dim << ", \"p50_ms\": " << nearest_rank(ms, 50) << ", \"p99_ms\": " << nearest_rank(ms, 99)
-         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"first_frame_ms\": " << std::setprecision(0) << first_frame_ms
-         << "}\n";
+         << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"first_frame_ms\": " << std::setprecision(0) << first_frame_ms;
+    if (!o.model.empty()) line << ", \"model_shown_ms\": " << model_ms;
+    line << "}\n";
     return line.str();
 }
 

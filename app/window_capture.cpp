@@ -124,6 +124,7 @@ int bench_loop(Desktop& d, const Options& options) {
     int frames_drawn = 0;
     double first_frame_ms = -1.0;     // until the first frame is on screen
     double all_thumbnails_ms = -1.0;  // --attention
+    double model_ms = -1.0;           // --model: until every head of the prompt shows
     const int warmup = d.attention ? 1 : bench_frames_warmup;
     while (!d.app->wants_to_quit()) {
         const auto frame_start = std::chrono::steady_clock::now();
@@ -134,11 +135,12 @@ int bench_loop(Desktop& d, const Options& options) {
         if (first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
         const ui::App::AttentionFigures figures = d.app->attention_figures();
         if (d.attention && all_thumbnails_ms < 0.0 && figures.thumbnails_done == figures.thumbnails) all_thumbnails_ms = ms_since_process_start();
+        if (!options.model.empty() && model_ms < 0.0 && d.app->model_shown()) model_ms = ms_since_process_start();
         if (++frames_drawn <= warmup) continue;
         frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
-        if (static_cast<int>(frame_ms.size()) < options.frames) continue;
+        if (static_cast<int>(frame_ms.size()) < options.frames || (!options.model.empty() && model_ms < 0.0)) continue;
         if (d.attention) std::cout << attention_bench_json(figures, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
-        else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms);
+        else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms, model_ms);
         std::cout << std::flush;
         return 0;
     }

@@ -54,7 +54,7 @@ bool prepare_launch(const Options& options, Launch& l, int& code) {
     l.screenshot = options.mode == Options::Mode::screenshot;
     l.bench = options.mode == Options::Mode::bench_frames;
     l.attention = !options.attention_file.empty();
-    if (l.bench && !l.attention) l.scenario = core::bench_scenario(options.tokens, options.dim);
+    if (l.bench && !l.attention && options.model.empty()) l.scenario = core::bench_scenario(options.tokens, options.dim);
     else if (!load_scenario(options, l.scenario, std::cerr)) return false;
     // With nothing named on the command line the window starts where the last session ended, and
     // says so; a FILE, --preset, --lesson or --attention is what opens.

@@ -245,7 +245,7 @@ TEST_CASE("--bench-frames with bad or missing values: exit code 2 and one line")
     CHECK(fails({"--bench-frames", "100001", "--tokens", "8", "--dim", "8"}).find("--bench-frames takes") != std::string::npos);
     CHECK(fails({"--bench-frames", "x", "--tokens", "8", "--dim", "8"}).find("--bench-frames takes") != std::string::npos);
     CHECK(fails({"--bench-frames"}) == "attnviz: --bench-frames needs a value (see attnviz --help)\n");
-    CHECK(fails({"--bench-frames", "10", "--dim", "8"}) == "attnviz: --bench-frames needs --tokens N and --dim D (or --attention FILE) (see attnviz --help)\n");
+    CHECK(fails({"--bench-frames", "10", "--dim", "8"}) == "attnviz: --bench-frames needs --tokens N and --dim D (or --attention FILE, or --model MODEL) (see attnviz --help)\n");
     CHECK(fails({"--bench-frames", "10", "--tokens", "4097", "--dim", "8"}).find("--tokens takes") != std::string::npos);
     CHECK(fails({"--bench-frames", "10", "--tokens", "8", "--dim", "513"}).find("--dim takes") != std::string::npos);
     CHECK(fails({"--bench-frames", "10", "--tokens", "8", "--dim", "8", "--reps", "3"}).find("--reps goes with --bench-core") != std::string::npos);

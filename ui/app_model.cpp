@@ -26,4 +26,6 @@ bool App::open_model(const std::string& path, const std::string& text, bool wait
     return true;
 }
 
+bool App::model_shown() const { return state_->view.state<ModelService>().has_attention(); }
+
 } // namespace ui

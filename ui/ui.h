@@ -112,6 +112,8 @@ public:
         bool map_drawn = true;                   // the chosen head's map, a band of rows a frame
     };
     AttentionFigures attention_figures() const;
+    // Whether the Model workspace shows a run of the open model (every head of its prompt).
+    bool model_shown() const;
 
     const core::Scenario& scenario() const;
     const core::Result& result() const;
