@@ -3,6 +3,7 @@
 // file opened in the Model workspace.
 #include "ui/app_state.h"
 
+#include "ui/model_service.h"
 #include "ui/panel_table.h"
 #include "ui/panels/attention.h"
 #include "ui/workspaces.h"
@@ -86,7 +87,7 @@ bool App::open_attention_file(const std::string& path, const std::string& labels
     viewer.head = std::clamp(head, 0, viewer.file->heads() - 1);
     viewer.selected_row = row.empty() ? -1 : find_query_row(row, viewer.labels);
     state_->view.open["attention"] = true;
-    state_->view.request_workspace = "model";
+    state_->view.state<ModelService>().show_in_workspace(state_->view, ModelService::Source::file);
     return true;
 }
 

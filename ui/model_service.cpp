@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <filesystem>
 
 namespace ui {
@@ -29,8 +30,7 @@ void opened(ModelService& m, View& v, bool keep_selection) {
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
     m.query = -1;
-    m.show(v, ModelService::Source::model);
-    v.request_workspace = "model";
+    m.show_in_workspace(v, ModelService::Source::model);
     v.tell("Opened " + m.session.model_name(), false);
     m.run_prompt();
 }
@@ -55,8 +55,7 @@ bool ModelService::open(const std::string& path, View& v) {
 void ModelService::open_in_background(const std::string& path, View& v) {
     loading_path = model_path_of_pick(path);
     loading = std::async(std::launch::async, [dir = loading_path] { return core::model::load_model(dir); });
-    show(v, Source::model);
-    v.request_workspace = "model";
+    show_in_workspace(v, Source::model);
 }
 
 void ModelService::show(View& v, Source s) {
@@ -71,8 +70,15 @@ ModelService::Source ModelService::source(const View& v) {
     return Source::model;
 }
 
+void ModelService::show_in_workspace(View& v, Source s) {
+    show(v, s);
+    wanted = s;
+    v.request_workspace = "model";
+}
+
 void ModelService::follow_source(View& v) {
-    if (source(v) == Source::file) show(v, Source::file);
+    if (wanted && v.request_workspace.empty()) show(v, *std::exchange(wanted, std::nullopt));
+    else if (source(v) == Source::file) show(v, Source::file);
 }
 
 void ModelService::run_prompt() { asked = session.request({prompt}); }
@@ -127,8 +133,7 @@ std::string model_path_of_pick(const std::string& picked) {
 }
 
 void ask_model(View& v) {
-    v.state<ModelService>().show(v, ModelService::Source::model);
-    v.request_workspace = "model";
+    v.state<ModelService>().show_in_workspace(v, ModelService::Source::model);
     v.state<ModelService>().show_chooser = true;
 }
 

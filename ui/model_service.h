@@ -9,6 +9,7 @@
 #include <imgui_internal.h>
 
 #include <future>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct ModelService {
 
     // Opens the panels of `s` and closes the other source's.
     void show(View& v, Source s);
+    // show(), and the Model workspace with `s` shown once the switch there is done (the switch
+    // brings the workspace's own open panels back).
+    void show_in_workspace(View& v, Source s);
+    std::optional<Source> wanted; // until then
     // A viewer's panel opened from anywhere (a menu, a dropped file, the command line) closes the
     // live model's; called at each frame's start.
     void follow_source(View& v);
