@@ -225,8 +225,8 @@ void Session::run() {
         }
         lock.lock();
         running_ = false;
-        // Published unless superseded by a newer request or another model.
-        if (made && !pending_ && model_ == job.model) snapshot_ = std::move(made);
+        // Published unless cancelled, or superseded by a newer request or another model.
+        if (made && !pending_ && !cancelled_ && model_ == job.model) snapshot_ = std::move(made);
         changed_.notify_all();
     }
 }
