@@ -255,10 +255,10 @@ TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImG
     const ImVec2 plane = ui.st().view.state<ui::ArrowView>().plane.GetCenter();
     ImGuiIO& io = ImGui::GetIO();
     io.KeyCtrl = true;
-    io.KeysDown['O'] = true; // Ctrl+O with the mouse nowhere: the modal opens at the next frame…
+    io.KeysDown[static_cast<int>('O')] = true; // Ctrl+O with the mouse nowhere: the modal opens at the next frame…
     ui.frame();
     io.KeyCtrl = false;
-    io.KeysDown['O'] = false;
+    io.KeysDown[static_cast<int>('O')] = false;
     ui.move(plane); // …in which the mouse reaches the query arrow, whose tooltip appears
     ui.frames(2);
     const ImGuiWindow* modal = ImGui::FindWindowByName("Open scenario");

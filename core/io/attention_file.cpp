@@ -144,9 +144,9 @@ std::unique_ptr<AttentionFile> AttentionFile::open(const std::string& path) {
             f->data_ = reinterpret_cast<const unsigned char*>(bytes) + h.data_offset;
         } else {
             const SafetensorsHeader h = parse_safetensors_header(bytes, m.size, path);
-            const SafetensorsEntry& e = pick_entry(h, path);
-            shape = e.shape, f->dtype_ = e.dtype;
-            f->data_ = reinterpret_cast<const unsigned char*>(bytes) + e.begin;
+            const SafetensorsEntry& entry = pick_entry(h, path);
+            shape = entry.shape, f->dtype_ = entry.dtype;
+            f->data_ = reinterpret_cast<const unsigned char*>(bytes) + entry.begin;
             for (const char* key : {"tokens", "labels"})
                 if (auto it = h.metadata.find(key); it != h.metadata.end() && f->labels_.empty())
                     f->labels_ = labels_from_json(it->second, path + ": metadata \"" + key + "\"");

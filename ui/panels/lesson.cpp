@@ -212,7 +212,11 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
         ImGui::TextDisabled("now: %s", now.c_str());
         ImGui::PopTextWrapPos();
     }
-    if (!st.error.empty()) ImGui::TextColored(error_text_colour(), "%s", st.error.c_str());
+    if (!st.error.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(error_text_colour(), "%s", st.error.c_str());
+        ImGui::PopTextWrapPos();
+    }
     for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
     if (st.hints_shown < static_cast<int>(c.hints.size())) {
         if (ImGui::Button(st.hints_shown == 0 ? "Hint" : "Another hint")) session.request_hint();

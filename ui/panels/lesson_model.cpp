@@ -54,7 +54,11 @@ void grid(ModelHeads& m, const ModelHeads::Run& r, View& v) {
     const int t = static_cast<int>(r.tokens.size());
     const float gap = 0.6f * em();
     const float across = (ImGui::GetContentRegionAvail().x - gap * static_cast<float>(r.heads - 1)) / static_cast<float>(r.heads * t);
-    const float cell = std::max(1.0f, std::floor(std::min(across, 0.5f * em())));
+    // The grid in view under the step's text with room for the goal below, unless that leaves the
+    // cells too small to see a line in (then the step's text scrolls).
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float down = ((ImGui::GetContentRegionAvail().y - 5.0f * line) / static_cast<float>(r.layers) - line) / static_cast<float>(t);
+    const float cell = std::floor(std::min(std::max(down, 0.25f * em()), std::min(across, 0.5f * em())));
     for (int l = 0; l < r.layers; ++l)
         for (int h = 0; h < r.heads; ++h) {
             const int k = l * r.heads + h;
