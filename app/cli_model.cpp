@@ -50,16 +50,16 @@ struct ModelOptions {
 
 int whole(const std::string& flag, const std::string& text, int lo, int hi) {
     const std::string why = flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"";
-    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) throw ModelUsage(why);
+    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) throw UsageError(why);
     const long v = std::strtol(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi) throw ModelUsage(why);
+    if (v < lo || v > hi) throw UsageError(why);
     return static_cast<int>(v);
 }
 
 core::model::Ablation ablation_of(const std::string& text) {
     if (text == "zero") return core::model::Ablation::zero;
     if (text == "mean") return core::model::Ablation::mean;
-    throw ModelUsage("--ablate-mode takes zero or mean, not \"" + text + "\"");
+    throw UsageError("--ablate-mode takes zero or mean, not \"" + text + "\"");
 }
 
 const char* mode_flag(Mode m) {
@@ -76,11 +76,11 @@ ModelOptions parse(int argc, const char* const* argv) {
     ModelOptions o;
     bool mode_set = false, tokens_given = false, reps_given = false, mode_given = false;
     auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw ModelUsage(flag + " needs a value");
+        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
     auto set_mode = [&](Mode m, int& i, const std::string& flag) {
-        if (mode_set) throw ModelUsage("only one of --forward, --generate, --export-attention, --bench-model at a time (" + flag + ")");
+        if (mode_set) throw UsageError("only one of --forward, --generate, --export-attention, --bench-model at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
         o.model = value_of(i, flag);
@@ -98,20 +98,20 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--reps") { o.reps = whole(a, value_of(i, a), 1, 100000); reps_given = true; }
         else if (a == "--ablate") { o.ablate = value_of(i, a); o.ablate_given = true; }
         else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i, a)); mode_given = true; }
-        else throw ModelUsage("unknown option " + a + " for " + mode_flag(o.mode));
+        else throw UsageError("unknown option " + a + " for " + mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
-    if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw ModelUsage("--ablate goes with --forward or --generate");
-    if (mode_given && !o.ablate_given) throw ModelUsage("--ablate-mode goes with --ablate");
+    if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw UsageError("--ablate goes with --forward or --generate");
+    if (mode_given && !o.ablate_given) throw UsageError("--ablate-mode goes with --ablate");
     if (o.mode == Mode::bench) {
-        if (!tokens_given) throw ModelUsage("--bench-model needs --tokens N");
-        if (o.text_given || o.sequence_given || !o.out.empty()) throw ModelUsage("--bench-model runs random ids; it takes only --tokens and --reps");
+        if (!tokens_given) throw UsageError("--bench-model needs --tokens N");
+        if (o.text_given || o.sequence_given || !o.out.empty()) throw UsageError("--bench-model runs random ids; it takes only --tokens and --reps");
         return o;
     }
-    if (reps_given) throw ModelUsage("--reps goes with --bench-model");
-    if (o.text_given == o.sequence_given) throw ModelUsage(mode + " needs --text TEXT or --sequence \"ids\" (one of them)");
-    if (tokens_given != (o.mode == Mode::generate)) throw ModelUsage(o.mode == Mode::generate ? "--generate needs --tokens N" : "--tokens goes with --generate or --bench-model");
-    if (o.out.empty() == (o.mode == Mode::export_attention)) throw ModelUsage(o.out.empty() ? "--export-attention needs --out att.safetensors" : "--out goes with --export-attention");
+    if (reps_given) throw UsageError("--reps goes with --bench-model");
+    if (o.text_given == o.sequence_given) throw UsageError(mode + " needs --text TEXT or --sequence \"ids\" (one of them)");
+    if (tokens_given != (o.mode == Mode::generate)) throw UsageError(o.mode == Mode::generate ? "--generate needs --tokens N" : "--tokens goes with --generate or --bench-model");
+    if (o.out.empty() == (o.mode == Mode::export_attention)) throw UsageError(o.out.empty() ? "--export-attention needs --out att.safetensors" : "--out goes with --export-attention");
     return o;
 }
 
@@ -124,10 +124,10 @@ std::vector<int> parse_ids(const std::string& text, const core::model::ModelConf
         char* end = nullptr;
         const long v = std::strtol(word.c_str(), &end, 10);
         if (*end != '\0' || word.size() > 9 || v < 0 || v >= c.vocab)
-            throw ModelUsage("--sequence: \"" + word + "\" is not a token id of " + c.name + " (0 … " + std::to_string(c.vocab - 1) + ")");
+            throw UsageError("--sequence: \"" + word + "\" is not a token id of " + c.name + " (0 … " + std::to_string(c.vocab - 1) + ")");
         ids.push_back(static_cast<int>(v));
     }
-    if (ids.empty()) throw ModelUsage("--sequence has no token ids");
+    if (ids.empty()) throw UsageError("--sequence has no token ids");
     return ids;
 }
 
@@ -197,7 +197,7 @@ int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::o
 }
 
 int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    if (!m.model->causal()) throw ModelUsage(m.path + ": " + m.model->config().architecture + " attends both ways and does not generate text");
+    if (!m.model->causal()) throw UsageError(m.path + ": " + m.model->config().architecture + " attends both ways and does not generate text");
     const Input in = input_of(o, m);
     core::model::ForwardOptions fo = forward_options(o, m);
     fo.attention = false;
@@ -285,11 +285,11 @@ ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const
     ModelInput in;
     in.tokenizer = tokenizer_of(m);
     if (text_given) {
-        if (in.tokenizer.vocab_size() == 0) throw ModelUsage(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
+        if (in.tokenizer.vocab_size() == 0) throw UsageError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
         const core::model::Encoding e = in.tokenizer.encode(text);
         in.ids = e.ids;
         in.tokens = e.tokens;
-        if (in.ids.empty()) throw ModelUsage("--text gives no tokens");
+        if (in.ids.empty()) throw UsageError("--text gives no tokens");
     } else {
         in.ids = parse_ids(sequence, m.model->config());
         for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
@@ -304,7 +304,7 @@ int small_whole_number(const std::string& s) {
 }
 
 std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
-    if (spec.empty()) throw ModelUsage(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
+    if (spec.empty()) throw UsageError(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
     std::vector<core::model::HeadRef> heads;
     std::string item;
     for (size_t at = 0; at <= spec.size();) {
@@ -314,11 +314,11 @@ std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const
         const size_t dot = item.find('.');
         const int layer = dot == std::string::npos ? -1 : small_whole_number(item.substr(0, dot)), head = dot == std::string::npos ? -1 : small_whole_number(item.substr(dot + 1));
         if (layer < 0 || head < 0)
-            throw ModelUsage(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
+            throw UsageError(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
         if (layer < 1 || layer > c.layers)
-            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
+            throw UsageError(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
         if (head < 1 || head > c.heads)
-            throw ModelUsage(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
+            throw UsageError(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
         const core::model::HeadRef ref{layer - 1, head - 1};
         if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
     }
@@ -344,7 +344,7 @@ void append_matrix(std::string& s, const float* p, long rows, long cols) {
 int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
     try {
         return mode();
-    } catch (const ModelUsage& e) {
+    } catch (const UsageError& e) {
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
     } catch (const core::model::InputError& e) {
         err << "attnviz: " << e.what() << "\n";

@@ -15,11 +15,6 @@ namespace app {
 
 // What the checkpoint modes share with the probe modes (app/cli_probes.cpp).
 
-// A flag the mode cannot take: "attnviz: WHAT (see attnviz --help)", exit 2.
-struct ModelUsage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct ModelInput {
     std::vector<int> ids;
     std::vector<std::string> tokens;
@@ -32,7 +27,7 @@ core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m);
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
 // A whole number of 1 to 6 digits, or -1.
 int small_whole_number(const std::string& s);
-// "L.H,L.H", layers and heads from 1, into heads from 0. Throws ModelUsage naming `flag`, the item
+// "L.H,L.H", layers and heads from 1, into heads from 0. Throws UsageError naming `flag`, the item
 // and, for one out of range, the model's layers or heads.
 std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
 

@@ -3,6 +3,7 @@
 // [SECTION] flags
 // [SECTION] modes
 #include "app/cli_probes.h"
+#include "app/options.h"
 
 #include "app/cli_model.h"
 #include "core/model/probes.h"
@@ -34,7 +35,7 @@ struct ProbeOptions {
 int whole(const std::string& flag, const std::string& text, int lo, int hi) {
     const int v = small_whole_number(text);
     if (v < lo || v > hi)
-        throw ModelUsage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
     return v;
 }
 
@@ -42,13 +43,13 @@ ProbeOptions parse(int argc, const char* const* argv) {
     ProbeOptions o;
     bool mode_set = false;
     auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw ModelUsage(flag + " needs a value");
+        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--heads" || a == "--head-importance" || a == "--rollout") {
-            if (mode_set) throw ModelUsage("only one of --heads, --head-importance, --rollout at a time (" + a + ")");
+            if (mode_set) throw UsageError("only one of --heads, --head-importance, --rollout at a time (" + a + ")");
             o.mode = a == "--heads" ? Mode::heads : a == "--rollout" ? Mode::rollout : Mode::importance;
             o.model = value_of(i, a);
             mode_set = true;
@@ -56,12 +57,12 @@ ProbeOptions parse(int argc, const char* const* argv) {
         else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
         else if (a == "--probe") { o.probe = whole(a, value_of(i, a), 1, 100000); o.probe_given = true; }
         else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole(a, value_of(i, a), 0, 999999)); o.seed_given = true; }
-        else throw ModelUsage("unknown option " + a + " for a head probe");
+        else throw UsageError("unknown option " + a + " for a head probe");
     }
-    if (o.probe_given && o.mode != Mode::heads) throw ModelUsage("--probe goes with --heads");
-    if (o.seed_given && !o.probe_given) throw ModelUsage("--seed goes with --probe");
+    if (o.probe_given && o.mode != Mode::heads) throw UsageError("--probe goes with --heads");
+    if (o.seed_given && !o.probe_given) throw UsageError("--seed goes with --probe");
     if (o.text_given + o.sequence_given + o.probe_given != 1)
-        throw ModelUsage(std::string(o.mode == Mode::heads ? "--heads needs --text TEXT, --sequence \"ids\" or --probe M" : "it needs --text TEXT or --sequence \"ids\"") +
+        throw UsageError(std::string(o.mode == Mode::heads ? "--heads needs --text TEXT, --sequence \"ids\" or --probe M" : "it needs --text TEXT or --sequence \"ids\"") +
                          " (one of them)");
     return o;
 }
@@ -82,7 +83,7 @@ ModelInput probe_input(const ProbeOptions& o, const core::model::OpenedModel& m)
     try {
         in.ids = core::model::probe_sequence(o.probe, o.seed, c.vocab, exclude, bos >= 0 ? std::optional<int>(bos) : std::nullopt);
     } catch (const std::invalid_argument& e) {
-        throw ModelUsage(std::string("--probe: ") + e.what());
+        throw UsageError(std::string("--probe: ") + e.what());
     }
     m.model->check_ids(in.ids, 0);
     return in;

@@ -1,4 +1,5 @@
 #include "app/cli_tokenize.h"
+#include "app/options.h"
 
 #include "core/io/tensor.h"
 #include "core/model/checkpoint.h"
@@ -15,9 +16,6 @@ namespace app {
 
 namespace {
 
-struct TokenizeUsage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct TokenizeOptions {
     std::string model, text;
@@ -27,16 +25,16 @@ struct TokenizeOptions {
 TokenizeOptions parse(int argc, const char* const* argv) {
     TokenizeOptions o;
     const auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw TokenizeUsage(flag + " needs a value");
+        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--tokenize") o.model = value_of(i, a);
         else if (a == "--text") o.text = value_of(i, a), o.text_given = true;
-        else throw TokenizeUsage("--tokenize takes MODEL and --text TEXT, not " + a);
+        else throw UsageError("--tokenize takes MODEL and --text TEXT, not " + a);
     }
-    if (!o.text_given) throw TokenizeUsage("--tokenize needs --text TEXT");
+    if (!o.text_given) throw UsageError("--tokenize needs --text TEXT");
     return o;
 }
 
@@ -70,7 +68,7 @@ int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std:
         const nlohmann::json j = {{"ids", enc.ids}, {"tokens", enc.tokens}};
         out << j.dump() << "\n";
         return 0;
-    } catch (const TokenizeUsage& e) {
+    } catch (const UsageError& e) {
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
     } catch (const core::model::TokenizerError& e) {
         err << "attnviz: " << e.what() << "\n";

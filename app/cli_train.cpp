@@ -5,6 +5,7 @@
 // [SECTION] --train
 // [SECTION] --forward
 #include "app/cli_train.h"
+#include "app/options.h"
 
 #include "app/cli_train_text.h"
 
@@ -29,9 +30,6 @@ using core::train::TrainConfig;
 
 // [SECTION] flags ---------------------------------------------------------------------------------
 
-struct TrainUsage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct TrainOptions {
     bool forward = false;
@@ -44,7 +42,7 @@ int whole(const std::string& flag, const std::string& text, int lo, int hi) {
     char* end = nullptr;
     const long v = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || text.size() > 10 || v < lo || v > hi)
-        throw TrainUsage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
     return static_cast<int>(v);
 }
 
@@ -52,7 +50,7 @@ double real(const std::string& flag, const std::string& text) {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(v > 0.0 && v <= 1.0))
-        throw TrainUsage(flag + " takes a number in (0, 1], not \"" + text + "\"");
+        throw UsageError(flag + " takes a number in (0, 1], not \"" + text + "\"");
     return v;
 }
 
@@ -71,7 +69,7 @@ TrainOptions parse(int argc, const char* const* argv) {
     std::vector<std::pair<std::string, std::string>> model_flags; // applied after the task's defaults
     bool mlp = false, train_given = false;
     auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw TrainUsage(flag + " needs a value");
+        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
         return argv[++i];
     };
     for (int i = 1; i < argc; ++i) {
@@ -80,7 +78,7 @@ TrainOptions parse(int argc, const char* const* argv) {
             try {
                 o.config = defaults(core::train::task_from_name(value_of(i, a)));
             } catch (const core::train::ConfigError& e) {
-                throw TrainUsage(std::string("--train: ") + e.what());
+                throw UsageError(std::string("--train: ") + e.what());
             }
             train_given = true;
         } else if (a == "--forward") { o.forward = true; o.model_file = value_of(i, a); }
@@ -90,16 +88,16 @@ TrainOptions parse(int argc, const char* const* argv) {
         else if (a == "--layers" || a == "--heads" || a == "--d-model" || a == "--ctx" || a == "--vocab" || a == "--steps" ||
                  a == "--seed" || a == "--lr" || a == "--init" || a == "--batch" || a == "--threads")
             model_flags.emplace_back(a, value_of(i, a));
-        else throw TrainUsage("unknown option " + a);
+        else throw UsageError("unknown option " + a);
     }
-    if (train_given == o.forward) throw TrainUsage("give either --train TASK or --forward FILE");
+    if (train_given == o.forward) throw UsageError("give either --train TASK or --forward FILE");
     if (o.forward) {
-        if (!model_flags.empty() || mlp || !o.out.empty()) throw TrainUsage("--forward takes only --sequence");
-        if (!o.sequence_given) throw TrainUsage("--forward needs --sequence \"3 1 4 …\"");
+        if (!model_flags.empty() || mlp || !o.out.empty()) throw UsageError("--forward takes only --sequence");
+        if (!o.sequence_given) throw UsageError("--forward needs --sequence \"3 1 4 …\"");
         return o;
     }
-    if (o.sequence_given) throw TrainUsage("--sequence goes with --forward");
-    if (o.out.empty()) throw TrainUsage("--train needs --out M.safetensors");
+    if (o.sequence_given) throw UsageError("--sequence goes with --forward");
+    if (o.out.empty()) throw UsageError("--train needs --out M.safetensors");
     TrainConfig& c = o.config;
     c.model.mlp = mlp;
     for (const auto& [flag, value] : model_flags) {
@@ -114,10 +112,10 @@ TrainOptions parse(int argc, const char* const* argv) {
         else if (flag == "--batch") c.batch = whole(flag, value, 2, 4096);
         else if (flag == "--threads") c.threads = whole(flag, value, 1, 2);
         else if (value == "small" || value == "large") c.init = core::train::init_from_name(value);
-        else throw TrainUsage("--init takes small or large, not \"" + value + "\"");
+        else throw UsageError("--init takes small or large, not \"" + value + "\"");
     }
     c.warmup = std::min(c.warmup, c.steps / 4);
-    if (std::string e = core::train::validate(c); !e.empty()) throw TrainUsage(e);
+    if (std::string e = core::train::validate(c); !e.empty()) throw UsageError(e);
     return o;
 }
 
@@ -168,11 +166,11 @@ std::vector<int> parse_sequence(const std::string& text, const core::train::Mode
         const std::string why = "--sequence: \"" + word + "\" is not a token id of " + path + " (0 … " + std::to_string(m.vocab - 1) + ")";
         char* end = nullptr;
         const long v = std::strtol(word.c_str(), &end, 10);
-        if (*end != '\0' || word.size() > 6 || v < 0 || v >= m.vocab) throw TrainUsage(why);
+        if (*end != '\0' || word.size() > 6 || v < 0 || v >= m.vocab) throw UsageError(why);
         tokens.push_back(static_cast<int>(v));
     }
     if (tokens.empty() || static_cast<int>(tokens.size()) > m.T)
-        throw TrainUsage("--sequence has " + std::to_string(tokens.size()) + " tokens; " + path + " takes 1 to " + std::to_string(m.T));
+        throw UsageError("--sequence has " + std::to_string(tokens.size()) + " tokens; " + path + " takes 1 to " + std::to_string(m.T));
     return tokens;
 }
 
@@ -226,7 +224,7 @@ int run_train_mode(int argc, const char* const* argv, std::ostream& out, std::os
     try {
         const TrainOptions o = parse(argc, argv);
         return o.forward ? run_forward(o, out) : run_train(o, out, err);
-    } catch (const TrainUsage& e) {
+    } catch (const UsageError& e) {
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
     } catch (const core::io::FileError& e) {
         err << "attnviz: " << e.what() << "\n";

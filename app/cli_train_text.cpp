@@ -4,6 +4,7 @@
 // [SECTION] progress lines
 // [SECTION] the run
 #include "app/cli_train_text.h"
+#include "app/options.h"
 
 #include "core/io/tensor.h"
 #include "core/parallel.h"
@@ -28,9 +29,6 @@ using core::train::TextTrainConfig;
 
 // [SECTION] flags ---------------------------------------------------------------------------------
 
-struct Usage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct TextOptions {
     TextTrainConfig config;
@@ -42,7 +40,7 @@ int whole(const std::string& flag, const std::string& text, int lo, int hi) {
     char* end = nullptr;
     const long v = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || text.size() > 9 || v < lo || v > hi)
-        throw Usage(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
     return static_cast<int>(v);
 }
 
@@ -50,7 +48,7 @@ double fraction(const std::string& flag, const std::string& text, double lo, dou
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(v >= lo && v <= hi))
-        throw Usage(flag + " takes a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+        throw UsageError(flag + " takes a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
     return v;
 }
 
@@ -60,7 +58,7 @@ TextOptions parse(int argc, const char* const* argv) {
     bool warmup_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (i + 1 >= argc) throw Usage(a == "--train" || a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected " + a);
+        if (i + 1 >= argc) throw UsageError(a == "--train" || a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected " + a);
         const std::string v = argv[++i];
         if (a == "--train") continue; // "text", checked by wants_text_training
         else if (a == "--corpus") o.corpus = v;
@@ -79,12 +77,12 @@ TextOptions parse(int argc, const char* const* argv) {
         else if (a == "--held-out") c.held_out = fraction(a, v, 0.001, 0.5);
         else if (a == "--repeat-share") c.repeat_share = fraction(a, v, 0.0, 1.0);
         else if (a == "--log-every") o.log_every = whole(a, v, 1, 1000000);
-        else throw Usage("unknown option " + a + " for --train text");
+        else throw UsageError("unknown option " + a + " for --train text");
     }
-    if (o.corpus.empty()) throw Usage("--train text needs --corpus FILE (UTF-8 text)");
-    if (o.out.empty()) throw Usage("--train text needs --out DIR (where config.json, model.safetensors and tokenizer.json go)");
+    if (o.corpus.empty()) throw UsageError("--train text needs --corpus FILE (UTF-8 text)");
+    if (o.out.empty()) throw UsageError("--train text needs --out DIR (where config.json, model.safetensors and tokenizer.json go)");
     if (!warmup_given) c.warmup = std::min(c.warmup, c.steps / 10);
-    if (std::string e = core::train::validate(c); !e.empty()) throw Usage(e);
+    if (std::string e = core::train::validate(c); !e.empty()) throw UsageError(e);
     return o;
 }
 
@@ -201,7 +199,7 @@ bool wants_text_training(int argc, const char* const* argv) {
 int run_text_training(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     try {
         return run(parse(argc, argv), out);
-    } catch (const Usage& e) {
+    } catch (const UsageError& e) {
         err << "attnviz: " << e.what() << " (see attnviz --help)\n";
     } catch (const core::io::FileError& e) {
         err << "attnviz: " << e.what() << "\n";
