@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // The Model workspace's panels of each source ("model", the source's own, is always open).
-constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions"};
+constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions", "model_steps"};
+// Opened on request only (closed with the others when a file becomes the source).
+constexpr const char* model_on_request[] = {"model_compare"};
 constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
 
 } // namespace
@@ -62,6 +64,8 @@ void ModelService::show(View& v, Source s) {
     v.open["model"] = true;
     for (const char* id : model_panels) v.open[id] = s == Source::model;
     for (const char* id : file_panels) v.open[id] = s == Source::file;
+    if (s == Source::file)
+        for (const char* id : model_on_request) v.open[id] = false;
 }
 
 ModelService::Source ModelService::source(const View& v) {

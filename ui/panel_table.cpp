@@ -9,10 +9,12 @@
 #include "ui/panels/lesson.h"
 #include "ui/panels/help.h"
 #include "ui/panels/matrices.h"
+#include "ui/panels/model_compare.h"
 #include "ui/panels/model_grid.h"
 #include "ui/panels/model_head_view.h"
 #include "ui/panels/model_map.h"
 #include "ui/panels/model_predictions.h"
+#include "ui/panels/model_steps.h"
 #include "ui/panels/model_prompt.h"
 #include "ui/panels/model_tokens.h"
 #include "ui/panels/order.h"
@@ -92,6 +94,12 @@ const std::vector<PanelSpec>& panel_table() {
         {"model_map", "Head map", Menu::view_topics, false,
          "The selected head's weights with the tokens on both axes.",
          [](C& c) { draw_model_map_panel(c.view); }},
+        {"model_steps", "Selected head: editor and KV cache", Menu::view_topics, true,
+         "Open the selected head in Explore's editor with its own Q, K and V; generate step by step on the model's KV cache.",
+         [](C& c) { draw_model_steps_panel(c.scenario, c.view); }},
+        {"model_compare", "Compare two prompts", Menu::view_topics, false,
+         "A second prompt: every head's difference of attention over the aligned tokens, and each row's Jensen–Shannon divergence.",
+         [](C& c) { draw_model_compare_panel(c.view); }},
         {"help", "Help", Menu::help, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

@@ -97,6 +97,7 @@ Session::~Session() {
         std::lock_guard<std::mutex> lock(mutex_);
         stopping_ = true;
         cancel_.store(true);
+        task_cancel_.store(true);
     }
     changed_.notify_all();
     if (worker_.joinable()) worker_.join();
@@ -201,14 +202,40 @@ Session::Progress Session::progress() const {
 
 bool Session::wait_idle(double seconds) const {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !pending_ && !running_; });
+    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !pending_ && !running_ && tasks_.empty() && !task_running_; });
+}
+
+bool Session::post(Task task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!model_) return false;
+    tasks_.push_back({std::move(task), model_, tokenizer_});
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    changed_.notify_all();
+    return true;
+}
+
+void Session::run_task(std::unique_lock<std::mutex>& lock) {
+    Posted p = std::move(tasks_.front());
+    tasks_.pop_front();
+    task_running_ = true;
+    task_cancel_.store(false);
+    lock.unlock();
+    p.task(*p.model, *p.tokenizer, task_cancel_); // a task catches its own errors
+    p = Posted();                                 // the model and tokenizer go with it, outside the lock
+    lock.lock();
+    task_running_ = false;
+    changed_.notify_all();
 }
 
 void Session::run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [this] { return pending_ || stopping_; });
+        changed_.wait(lock, [this] { return pending_ || !tasks_.empty() || stopping_; });
         if (stopping_) return;
+        if (!pending_) {
+            run_task(lock);
+            continue;
+        }
         Job job = std::move(next_);
         pending_ = false;
         running_ = true;

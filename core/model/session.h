@@ -14,6 +14,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -106,6 +108,13 @@ public:
     // Cancels the running request; the last snapshot stays.
     void cancel();
 
+    // Other work on the worker, in the order posted, each when no request is waiting (the prompt
+    // comes first): opening a head in the editor, a decoding step, a second prompt's run. A task
+    // gets the model and tokenizer open when it was posted and a flag set when the session closes;
+    // it publishes its own result and catches its own errors. False (nothing posted) without a model.
+    using Task = std::function<void(const OpenedModel& model, const Tokenizer& tokenizer, const std::atomic<bool>& cancel)>;
+    bool post(Task task);
+
     // The last finished run (nullptr before the first), without waiting for a running one.
     std::shared_ptr<const Snapshot> snapshot() const;
 
@@ -118,8 +127,8 @@ public:
     };
     Progress progress() const;
 
-    // For tests and the command line: waits until no request is pending or running, at most
-    // `seconds`; true when idle.
+    // For tests and the command line: waits until no request or task is pending or running, at
+    // most `seconds`; true when idle.
     bool wait_idle(double seconds) const;
 
 private:
@@ -130,6 +139,7 @@ private:
         std::shared_ptr<const Tokenizer> tokenizer;
     };
     void run();
+    void run_task(std::unique_lock<std::mutex>& lock);
     std::shared_ptr<Snapshot> compute(const Job& job);
 
     mutable std::mutex mutex_;
@@ -143,6 +153,14 @@ private:
     double started_ = 0.0;
     std::atomic<bool> cancel_{false};
     std::atomic<int> layers_done_{0}, layers_{0};
+    struct Posted {
+        Task task;
+        std::shared_ptr<const OpenedModel> model;
+        std::shared_ptr<const Tokenizer> tokenizer;
+    };
+    std::deque<Posted> tasks_;
+    bool task_running_ = false;
+    std::atomic<bool> task_cancel_{false};
     std::thread worker_;
 };
 
