@@ -15,9 +15,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // The Model workspace's panels of each source ("model", the source's own, is always open).
-constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions", "model_steps"};
+constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions",
+                                        "model_steps", "model_scores", "model_importance"};
 // Opened on request only (closed with the others when a file becomes the source).
-constexpr const char* model_on_request[] = {"model_compare"};
+constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_qk"};
 constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
 
 } // namespace
@@ -32,6 +33,8 @@ void opened(ModelService& m, View& v, bool keep_selection) {
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
     m.query = -1;
+    m.ablate.clear(); // another model's heads
+    m.importance.reset();
     m.show_in_workspace(v, ModelService::Source::model);
     v.tell("Opened " + m.session.model_name(), false);
     m.run_prompt();
@@ -83,9 +86,53 @@ void ModelService::show_in_workspace(View& v, Source s) {
 void ModelService::follow_source(View& v) {
     if (wanted && v.request_workspace.empty()) show(v, *std::exchange(wanted, std::nullopt));
     else if (source(v) == Source::file) show(v, Source::file);
+    const auto qk = v.open.find("model_qk");
+    want_qkv = qk != v.open.end() && qk->second;
 }
 
-void ModelService::run_prompt() { asked = session.request({prompt}); }
+void ModelService::run_prompt() {
+    core::model::SessionRequest r(prompt);
+    if (score_probe) r.score_ids = probe_ids();
+    r.ablate = ablate;
+    r.ablation = ablation;
+    r.capture_qkv = want_qkv;
+    asked = session.request(std::move(r));
+}
+
+bool ModelService::knocked_out(int l, int h) const {
+    return std::find(ablate.begin(), ablate.end(), core::model::HeadRef{l, h}) != ablate.end();
+}
+
+void ModelService::toggle_knockout(int l, int h) {
+    const core::model::HeadRef ref{l, h};
+    if (const auto it = std::find(ablate.begin(), ablate.end(), ref); it != ablate.end()) ablate.erase(it);
+    else ablate.push_back(ref);
+    run_prompt();
+}
+
+void ModelService::clear_knockouts() {
+    ablate.clear();
+    run_prompt();
+}
+
+std::vector<int> ModelService::probe_ids() const {
+    const auto opened = session.opened();
+    const auto tok = session.tokenizer();
+    if (!opened || !tok) return {};
+    const core::model::ModelConfig& c = opened->model->config();
+    // As --heads --probe: no special token among the random ids; the model's BOS, else the tokenizer's, else [CLS].
+    std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok->bos_id(), tok->eos_id(), tok->unk_id(), tok->pad_id(), tok->cls_id(), tok->sep_id(), tok->mask_id()};
+    for (int id = 0; id < tok->vocab_size(); ++id)
+        if (tok->is_special(id)) exclude.push_back(id);
+    const int bos = c.bos_token_id >= 0 ? c.bos_token_id : tok->bos_id() >= 0 ? tok->bos_id() : tok->cls_id();
+    const int m = std::clamp(probe_m, 1, std::max(1, (c.context - 1) / 2));
+    try {
+        return core::model::probe_sequence(m, static_cast<std::uint64_t>(std::max(0, probe_seed)), c.vocab, exclude,
+                                           bos >= 0 ? std::optional<int>(bos) : std::nullopt);
+    } catch (const std::invalid_argument&) {
+        return {}; // fewer ids than m in the vocabulary: the prompt is scored
+    }
+}
 
 void ModelService::refresh(View& v) {
     if (opening() && loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
@@ -114,6 +161,33 @@ void ModelService::refresh(View& v) {
 int ModelService::query_position() const {
     if (!shown || shown->t() == 0) return -1;
     return query >= 0 ? query : shown->t() - 1;
+}
+
+const char* score_name(int score) {
+    static const char* names[] = {"previous", "duplicate", "induction", "entropy"};
+    return score >= 0 && score < score_count ? names[score] : "";
+}
+
+std::optional<double> score_value(const core::model::HeadScores& s, int score) {
+    switch (score) {
+    case score_previous: return s.previous;
+    case score_duplicate: return s.duplicate;
+    case score_induction: return s.induction;
+    case score_entropy: return s.entropy;
+    default: return std::nullopt;
+    }
+}
+
+int best_head(const std::vector<core::model::HeadScores>& scores, int score) {
+    int best = -1;
+    double best_value = 0.0;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        const std::optional<double> v = score_value(scores[i], score);
+        if (!v) continue;
+        const bool better = score == score_entropy ? *v < best_value : *v > best_value;
+        if (best < 0 || better) best = static_cast<int>(i), best_value = *v;
+    }
+    return best;
 }
 
 std::string bundled_model_dir() {

@@ -3,6 +3,7 @@
 // and the selection. Panels read `shown` and never wait for the worker.
 #pragma once
 
+#include "core/model/importance_run.h"
 #include "core/model/session.h"
 
 #include <imgui.h>
@@ -11,6 +12,7 @@
 #include <future>
 #include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@ struct ModelService {
     static Source source(const View& v);
 
     core::model::Session session;
+    core::model::ImportanceRun importance; // head importance, on its own worker
     // The newest run that worked, taken at each frame's start: a prompt that fails (past the
     // context, invalid UTF-8) leaves the panels on the run before, with `run_error` saying why.
     std::shared_ptr<const core::model::Snapshot> shown;
@@ -39,6 +42,23 @@ struct ModelService {
     // The selection, shared by every panel: one head, one query position (-1: the last).
     int layer = 0, head = 0, query = -1;
     int hovered = -1; // the token the pointer is on in the chips or the head view (this frame)
+
+    // The sequence the head scores are measured on: the prompt, or the probe (m random ids twice,
+    // after BOS, from `probe_seed`).
+    bool score_probe = false;
+    int probe_m = 40, probe_seed = 0;
+    // Knock-outs: the heads whose output (before the output projection) is set to zero or to its
+    // mean over the prompt. A click in the grid toggles one in knock-out mode, or with Ctrl.
+    std::vector<core::model::HeadRef> ablate;
+    core::model::Ablation ablation = core::model::Ablation::zero;
+    bool knockout_mode = false;
+    bool knocked_out(int layer, int head) const;
+    void toggle_knockout(int layer, int head); // and runs the prompt again
+    void clear_knockouts();
+    // The runs capture every head's q, k and v while the query–key view is open (follow_source).
+    bool want_qkv = false;
+    // The probe's ids for the open model (m clamped to its context); empty without a model.
+    std::vector<int> probe_ids() const;
 
     // Opens a model (as File ▸ Open model… does) and runs the prompt on it; on failure the open
     // model stays, `open_error` names the file and the status line says it.
@@ -59,7 +79,7 @@ struct ModelService {
     // A viewer's panel opened from anywhere (a menu, a dropped file, the command line) closes the
     // live model's; called at each frame's start.
     void follow_source(View& v);
-    // Asks for a run of the prompt.
+    // Asks for a run of the prompt, scored on the chosen sequence.
     void run_prompt();
     // Takes a model read in the background, the newest snapshot, and keeps the selection inside it
     // (each frame's start).
@@ -68,6 +88,14 @@ struct ModelService {
     int query_position() const;
     bool has_attention() const { return shown && shown->t() > 0 && shown->layers() > 0; }
 };
+
+// The four head scores by number, in the order the grid and the table show them.
+enum HeadScore { score_previous, score_duplicate, score_induction, score_entropy, score_count };
+const char* score_name(int score);  // "previous" …
+std::optional<double> score_value(const core::model::HeadScores& s, int score);
+// The index (layer · heads + head) of the best head of `score` (the highest, but the lowest entropy:
+// the sharpest head), -1 when no head has that score.
+int best_head(const std::vector<core::model::HeadScores>& scores, int score);
 
 // The bundled model's directory (assets/models/NAME/ with a config.json), or "" when none ships.
 std::string bundled_model_dir();

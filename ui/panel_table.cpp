@@ -12,10 +12,14 @@
 #include "ui/panels/model_compare.h"
 #include "ui/panels/model_grid.h"
 #include "ui/panels/model_head_view.h"
+#include "ui/panels/model_importance.h"
 #include "ui/panels/model_map.h"
 #include "ui/panels/model_predictions.h"
 #include "ui/panels/model_steps.h"
 #include "ui/panels/model_prompt.h"
+#include "ui/panels/model_qk.h"
+#include "ui/panels/model_rollout.h"
+#include "ui/panels/model_scores.h"
 #include "ui/panels/model_tokens.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
@@ -100,6 +104,18 @@ const std::vector<PanelSpec>& panel_table() {
         {"model_compare", "Compare two prompts", Menu::view_topics, false,
          "A second prompt: every head's difference of attention over the aligned tokens, and each row's Jensen–Shannon divergence.",
          [](C& c) { draw_model_compare_panel(c.view); }},
+        {"model_scores", "Head scores", Menu::view_topics, false,
+         "Every head by its previous-token, duplicate, induction and entropy scores, on the prompt or the probe; sort by a column.",
+         [](C& c) { draw_model_scores_panel(c.view); }},
+        {"model_importance", "Head importance", Menu::view_topics, false,
+         "The loss on the prompt with each head alone knocked out, as a layer × head map; measured on a worker.",
+         [](C& c) { draw_model_importance_panel(c.view); }},
+        {"model_rollout", "Attention rollout", Menu::view_topics, false,
+         "How much of each position after the last layer comes from each input token (heads averaged, layer by layer).",
+         [](C& c) { draw_model_rollout_panel(c.view); }},
+        {"model_qk", "Query–key view", Menu::view_topics, false,
+         "The selected head's queries and keys in one plane (principal components, or the query and its top key); hover a query for its weights.",
+         [](C& c) { draw_model_qk_panel(c.view); }},
         {"help", "Help", Menu::help, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 namespace ui {
 
@@ -58,6 +59,27 @@ void remember(View& v, const char* name) { v.items[name] = ImRect(ImGui::GetItem
 // The maps themselves are in ui/colour_maps.cpp: View ▸ Colour maps picks them.
 ImU32 sequential_color(double t) { return weights_colour(t); }
 ImU32 diverging_color(double t) { return signed_colour(t); }
+
+void colour_bar(ImDrawList* draw, ImVec2 at, float height, double top, bool diverging) {
+    const int steps = 32;
+    const float w = 0.8f * em(), x = at.x + w + 0.2f * em(), line = ImGui::GetTextLineHeight();
+    for (int k = 0; k < steps; ++k) {
+        const float y0 = at.y + height * static_cast<float>(k) / steps, y1 = at.y + height * static_cast<float>(k + 1) / steps;
+        const double u = 1.0 - static_cast<double>(k) / steps;
+        draw->AddRectFilled(ImVec2(at.x, y0), ImVec2(at.x + w, y1 + 0.5f), diverging ? diverging_color(2 * u - 1) : sequential_color(u));
+    }
+    const ImU32 colour = ImGui::GetColorU32(ImGuiCol_Text);
+    char text[24];
+    std::snprintf(text, sizeof text, diverging ? "%+.3f" : "%.2f", top);
+    draw->AddText(ImVec2(x, at.y), colour, text);
+    if (!diverging) {
+        draw->AddText(ImVec2(x, at.y + height - line), colour, "0");
+        return;
+    }
+    draw->AddText(ImVec2(x, at.y + (height - line) / 2), colour, "0");
+    std::snprintf(text, sizeof text, "%+.3f", -top);
+    draw->AddText(ImVec2(x, at.y + height - line), colour, text);
+}
 
 // On the light theme the accents are darker, so they keep their contrast on white.
 ImU32 masked_color() { return colour_maps().theme == core::io::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }

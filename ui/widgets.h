@@ -39,6 +39,9 @@ ImU32 sequential_color(double t);
 ImU32 diverging_color(double t);
 ImU32 masked_color();
 ImU32 selection_color();
+// A vertical colour bar `height` tall at `at` (0.8 em wide, labels to its right): the sequential map
+// from 0 (bottom) to `top`, or the diverging one from −top to +top.
+void colour_bar(ImDrawList* draw, ImVec2 at, float height, double top, bool diverging = false);
 // Red text for refusals and file errors, readable on the theme's background.
 ImVec4 error_text_colour();
 // Green text for results that agree ("same as …"), readable on the theme's background.

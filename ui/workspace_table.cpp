@@ -18,14 +18,16 @@ constexpr Place learn_top{text, 0, pictures, 0.5f}, learn_bottom{text, 0.5f, pic
 constexpr Place learn_right_top{pictures, 0, 1, 0.5f}, learn_right_bottom{pictures, 0.5f, 1, 1};
 
 // Model: the source (a live model's prompt, or the switch to a file) above the tokens and the
-// predictions; the grid above the head view (or the second prompt's comparison); the chosen head's
-// map above its tools (the editor, step-by-step generation). A file of attention weights
-// shows its grid, map and top keys in the same places instead.
-constexpr float m1 = 0.28f, m2 = 0.62f;
+// predictions; the grid above the head view (or the second prompt's comparison, or the query-key
+// view); the chosen head's map above the head scores, with head importance and the head's tools (the
+// editor, step-by-step generation) below. A file of attention weights shows its grid, map and top
+// keys in the same places instead.
+constexpr float m1 = 0.28f, m2 = 0.62f, m3 = 0.81f;
 constexpr Place model_source{0, 0, m1, 0.3f}, model_tokens{0, 0.3f, m1, 0.55f}, model_predictions{0, 0.55f, m1, 1};
-constexpr Place model_grid{m1, 0, m2, 0.5f}, model_head_view{m1, 0.5f, m2, 1}, model_map{m2, 0, 1, 0.58f};
-constexpr Place model_steps{m2, 0.58f, 1, 1}, model_compare{m1, 0.5f, m2, 1};
-constexpr Place model_file_grid{m1, 0, m2, 1}, model_file_keys{0, 0.3f, m1, 1};
+constexpr Place model_grid{m1, 0, m2, 0.5f}, model_head_view{m1, 0.5f, m2, 1}, model_map{m2, 0, 1, 0.4f};
+constexpr Place model_scores{m2, 0.4f, 1, 0.68f}, model_importance{m2, 0.68f, m3, 1}, model_steps{m3, 0.68f, 1, 1};
+constexpr Place model_compare{m1, 0.5f, m2, 1};
+constexpr Place model_file_grid{m1, 0, m2, 1}, model_file_map{m2, 0, 1, 1}, model_file_keys{0, 0.3f, m1, 1};
 
 } // namespace
 
@@ -49,7 +51,9 @@ const std::vector<WorkspaceSpec>& workspace_table() {
          {{"model", model_source, true}, {"model_tokens", model_tokens, true}, {"model_predictions", model_predictions, true},
           {"model_grid", model_grid, true}, {"model_head_view", model_head_view, true}, {"model_map", model_map, true},
           {"model_steps", model_steps, true}, {"model_compare", model_compare, false},
-          {"attention", model_file_grid, false}, {"attention_map", model_map, false}, {"attention_keys", model_file_keys, false}}},
+          {"model_scores", model_scores, true}, {"model_importance", model_importance, true},
+          {"model_rollout", model_map, false}, {"model_qk", model_head_view, false},
+          {"attention", model_file_grid, false}, {"attention_map", model_file_map, false}, {"attention_keys", model_file_keys, false}}},
     };
     return table;
 }

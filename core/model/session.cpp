@@ -68,6 +68,44 @@ void predict(Snapshot& s, const Model& model, const Tokenizer& tok) {
     }
 }
 
+// The same predictions without the knock-outs: a forward without attention.
+void predict_intact(Snapshot& s, const Model& model, const Tokenizer& tok, const std::atomic<bool>& cancel) {
+    Snapshot intact;
+    intact.ids = s.ids;
+    ForwardOptions fo;
+    fo.attention = false;
+    fo.cancel = &cancel;
+    fo.logits = Logits::none;
+    intact.result = model.forward(s.ids, fo);
+    predict(intact, model, tok);
+    s.intact_top = std::move(intact.top);
+    s.intact_loss = intact.loss;
+    s.has_intact = true;
+}
+
+// Every head's scores on the run's ids, or on the request's score_ids (a second forward, which
+// reports its layers as a second pass of the progress).
+void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::atomic<bool>& cancel) {
+    if (r.score_ids.empty()) {
+        s.scored_ids = s.ids;
+        s.scores = all_head_scores(s.result, score_index(s.ids));
+        return;
+    }
+    ForwardOptions fo;
+    fo.ablate = r.ablate;
+    fo.ablation = r.ablation;
+    fo.cancel = &cancel;
+    fo.logits = Logits::none;
+    try {
+        model.check_ids(r.score_ids, 0);
+        const ForwardResult probe = model.forward(r.score_ids, fo);
+        s.scored_ids = r.score_ids;
+        s.scores = all_head_scores(probe, score_index(r.score_ids));
+    } catch (const InputError& e) {
+        s.score_error = std::string("The probe: ") + e.what();
+    }
+}
+
 } // namespace
 
 //-----------------------------------------------------------------------------
@@ -286,6 +324,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         fo.ablate = job.request.ablate;
         fo.ablation = job.request.ablation;
         fo.capture_qkv = job.request.capture_qkv;
+        fo.rollout = true; // kept layer by layer as the forward runs
         fo.cancel = &cancel_;
         fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)
         fo.progress = [this](int done, int) { layers_done_.store(done); };
@@ -308,6 +347,9 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         if (tok.vocab_size() && tok.is_special(id)) s->special[static_cast<std::size_t>(i)] = true;
     }
     predict(*s, model, tok);
+    if (!job.request.ablate.empty()) predict_intact(*s, model, tok, cancel_);
+    score(*s, model, job.request, cancel_);
+    s->rollout = std::move(s->result.rollout);
     return s;
 }
 

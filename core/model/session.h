@@ -10,6 +10,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/forward.h"
+#include "core/model/probes.h"
 #include "core/model/tokenizer.h"
 
 #include <atomic>
@@ -41,6 +42,8 @@ struct SessionRequest {
     std::vector<HeadRef> ablate;
     Ablation ablation = Ablation::zero;
     bool capture_qkv = false;
+    // The sequence the head scores are measured on (the probe); empty: the run's own.
+    std::vector<int> score_ids;
 };
 
 // A finished run, never changed once published.
@@ -53,11 +56,22 @@ struct Snapshot {
     std::vector<std::string> labels;  // (t) as a person reads them ("␣cat")
     std::vector<bool> special;        // (t) added by the template or a special token
     ForwardResult result;             // attention (L, H, t, t), hidden (t, D), captures; no logits (see top)
+    MatrixF rollout;                  // (t, t) attention rollout of the attention (core/model/probes.h), taken from the forward
     // Top predictions by position: for a causal LM those after each position, for BERT with an MLM
     // head those at each [MASK]; empty elsewhere. (t) lists of at most top_count.
     std::vector<std::vector<Prediction>> top;
     double loss = 0.0;           // a causal LM's mean next-token cross-entropy over the prompt (nats); 0 when t < 2
     bool has_loss = false;
+    // Every head's scores (layers · heads, layer-major) on `scored_ids`: the request's score_ids,
+    // run through a second forward with the same knock-outs, or the run's own ids.
+    std::vector<HeadScores> scores;
+    std::vector<int> scored_ids;
+    std::string score_error;     // the probe could not run (past the context): no scores then
+    // With knock-outs (request.ablate), the intact model's top predictions and loss on the same ids,
+    // to show beside them; has_intact false without knock-outs.
+    std::vector<std::vector<Prediction>> intact_top;
+    double intact_loss = 0.0;
+    bool has_intact = false;
     std::string error;           // the run failed (text too long, invalid UTF-8): nothing above but request and model
     double seconds = 0.0;        // how long the forward took
 

@@ -4,6 +4,9 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace ui {
 
@@ -37,6 +40,74 @@ void thumbnail(ImDrawList* draw, const float* cells, int side, ImVec2 at, float 
         }
 }
 
+// Each score as one cell's shade (the entropy as 1 − H / ln t, so that dark is sharp everywhere).
+void score_strip(ImDrawList* draw, const core::model::HeadScores& sc, int t, ImVec2 at, float size) {
+    const float h = std::max(3.0f, 0.16f * size), w = size / score_count;
+    const float max_entropy = t > 1 ? std::log(static_cast<float>(t)) : 1.0f;
+    for (int k = 0; k < score_count; ++k) {
+        const std::optional<double> value = score_value(sc, k);
+        const float shade = !value ? 0.0f : k == score_entropy ? 1.0f - static_cast<float>(*value) / max_entropy : static_cast<float>(*value);
+        const ImVec2 p(at.x + static_cast<float>(k) * w, at.y + size - h);
+        draw->AddRectFilled(p, ImVec2(p.x + w, p.y + h), value ? sequential_color(std::clamp(shade, 0.0f, 1.0f)) : ImGui::GetColorU32(ImGuiCol_FrameBg));
+        draw->AddRect(p, ImVec2(p.x + w, p.y + h), ImGui::GetColorU32(ImGuiCol_Border));
+    }
+}
+
+std::string score_text(const core::model::HeadScores& sc) {
+    std::string text;
+    for (int k = 0; k < score_count; ++k) {
+        const std::optional<double> value = score_value(sc, k);
+        char line[64];
+        if (value) std::snprintf(line, sizeof line, "\n%-10s %.3f", score_name(k), *value);
+        else std::snprintf(line, sizeof line, "\n%-10s -", score_name(k));
+        text += line;
+    }
+    return text;
+}
+
+// Letters on the best heads: P previous, D duplicate, I induction, E the sharpest (lowest entropy).
+std::string best_letters(const ModelGridView& g, int index) {
+    std::string letters;
+    for (int k = 0; k < score_count; ++k)
+        if (g.best[static_cast<std::size_t>(k)] == index) letters += "PDIE"[k];
+    return letters;
+}
+
+void mark_best(ImDrawList* draw, const std::string& letters, ImVec2 at) {
+    const ImVec2 size = ImGui::CalcTextSize(letters.c_str());
+    draw->AddRectFilled(at, ImVec2(at.x + size.x + 0.3f * em(), at.y + size.y), IM_COL32(0, 0, 0, 190));
+    draw->AddText(ImVec2(at.x + 0.15f * em(), at.y), IM_COL32(255, 220, 80, 255), letters.c_str());
+}
+
+// The knock-out mode, what a knocked-out head's output becomes, and Clear all.
+void knockout_bar(View& v, ModelService& m) {
+    ImGui::Checkbox("Knock out", &m.knockout_mode);
+    remember(v, "model grid knock out");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A click on a head knocks it out or back in (Ctrl+click does it in either mode)");
+    ImGui::SameLine();
+    int mode = m.ablation == core::model::Ablation::mean ? 1 : 0;
+    ImGui::SetNextItemWidth(7 * em());
+    if (ImGui::Combo("##ablation", &mode, "to zero\0to its mean\0")) {
+        m.ablation = mode == 1 ? core::model::Ablation::mean : core::model::Ablation::zero;
+        if (!m.ablate.empty()) m.run_prompt();
+    }
+    remember(v, "model grid ablation");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(m.ablate.empty());
+    if (ImGui::Button(("Clear all (" + std::to_string(m.ablate.size()) + ")").c_str())) m.clear_knockouts();
+    remember(v, "model grid clear");
+    ImGui::EndDisabled();
+}
+
+void mark_knocked_out(ImDrawList* draw, ImVec2 at, float size) {
+    const ImVec2 end(at.x + size, at.y + size);
+    draw->AddRectFilled(at, end, IM_COL32(0, 0, 0, 140));
+    const ImU32 red = IM_COL32(230, 60, 60, 255);
+    const float w = std::max(2.0f, 0.15f * em());
+    draw->AddLine(at, end, red, w);
+    draw->AddLine(ImVec2(at.x, end.y), ImVec2(end.x, at.y), red, w);
+}
+
 } // namespace
 
 void draw_model_grid_panel(View& v) {
@@ -45,10 +116,15 @@ void draw_model_grid_panel(View& v) {
         dim_text(m.session.has_model() ? "The grid appears once the prompt has run." : "No model is open.");
         return;
     }
+    knockout_bar(v, m);
     const core::model::Snapshot& s = *m.shown;
     ModelGridView& g = v.state<ModelGridView>();
     if (g.serial != s.serial) make_thumbnails(g, s);
     const int L = s.layers(), H = s.heads();
+    const bool scored = static_cast<int>(s.scores.size()) == L * H;
+    for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? best_head(s.scores, k) : -1;
+    dim_text(scored ? "Strip: previous, duplicate, induction, sharpness. P D I E: each score's best head."
+                    : "No head scores for this run.");
     const float label_w = ImGui::CalcTextSize("L00").x + 0.5f * em(), label_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float gap = std::max(2.0f, 0.2f * em());
@@ -69,11 +145,21 @@ void draw_model_grid_panel(View& v) {
             const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (cell + gap), y);
             ImGui::SetCursorScreenPos(at);
             ImGui::PushID(l * H + h);
-            if (ImGui::InvisibleButton("head", ImVec2(cell, cell))) m.layer = l, m.head = h;
+            if (ImGui::InvisibleButton("head", ImVec2(cell, cell))) {
+                if (m.knockout_mode || ImGui::GetIO().KeyCtrl) m.toggle_knockout(l, h);
+                else m.layer = l, m.head = h;
+            }
             remember(v, ("model grid " + std::to_string(l) + "." + std::to_string(h)).c_str());
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d, head %d (click to show it)", l + 1, h + 1);
+            const std::size_t index = static_cast<std::size_t>(l * H + h);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("layer %d, head %d (%s)%s", l + 1, h + 1, m.knockout_mode ? "click to knock it out or in" : "click to show it", scored ? score_text(s.scores[index]).c_str() : "");
             ImGui::PopID();
-            thumbnail(draw, g.thumbs.data() + static_cast<std::ptrdiff_t>((l * H + h) * g.side * g.side), g.side, at, cell);
+            thumbnail(draw, g.thumbs.data() + static_cast<std::ptrdiff_t>(index * static_cast<std::size_t>(g.side * g.side)), g.side, at, cell);
+            if (m.knocked_out(l, h)) mark_knocked_out(draw, at, cell);
+            if (scored) {
+                score_strip(draw, s.scores[index], static_cast<int>(s.scored_ids.size()), at, cell);
+                if (const std::string letters = best_letters(g, static_cast<int>(index)); !letters.empty()) mark_best(draw, letters, at);
+            }
             if (l == m.layer && h == m.head)
                 draw->AddRect(ImVec2(at.x - gap / 2, at.y - gap / 2), ImVec2(at.x + cell + gap / 2, at.y + cell + gap / 2), selection_color(), 0, 0, std::max(2.0f, 0.15f * em()));
         }

@@ -1,9 +1,11 @@
 // ui/panels/model_grid.h — every layer × head of the prompt's attention as a small map (rows are
-// queries), filling the panel; a click selects a head for the other panels.
+// queries), filling the panel; a click selects a head for the other panels. Each head carries its
+// four scores as a strip of four cells along its bottom, and letters mark each score's best head.
 #pragma once
 
 #include "ui/view.h"
 
+#include <array>
 #include <vector>
 
 namespace ui {
@@ -13,6 +15,7 @@ struct ModelGridView {
     long long serial = -1;
     int side = 0;
     std::vector<float> thumbs; // (layers, heads, side, side), each head scaled to its largest block
+    std::array<int, 4> best{{-1, -1, -1, -1}}; // per score, the head marked best (layer · heads + head), this frame
 };
 
 void draw_model_grid_panel(View& v);

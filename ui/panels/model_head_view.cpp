@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace ui {
 
@@ -19,6 +20,14 @@ void choosers(View& v, ModelHeadView& st, int layers, int heads) {
     ImGui::SameLine();
     ImGui::Checkbox("All heads", &st.all_heads);
     remember(v, "model head view all");
+    ImGui::SameLine();
+    ImGui::Checkbox("Rollout", &st.rollout);
+    remember(v, "model head view rollout");
+    tip("Attention rollout: how much of each position after the last layer comes from each input token.");
+    for (const auto& [id, label] : {std::pair<const char*, const char*>{"model_rollout", "Rollout map"}, {"model_qk", "Query–key view"}}) {
+        if (!same_line_if_fits(ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x)) ImGui::Dummy(ImVec2(0, 0));
+        if (ImGui::SmallButton(label)) v.open[id] = true;
+    }
     ImGui::SameLine();
     for (int h = 0; h < heads; ++h) { // a swatch per head: its colour, a click selects it
         const float side = ImGui::GetFrameHeight() * 0.8f;
@@ -83,8 +92,10 @@ void draw_model_head_view_panel(View& v) {
         }
     }
     const float x0 = origin.x + label_w, x1 = origin.x + width - label_w;
+    const bool rollout = st.rollout && s.rollout.rows() == t && s.rollout.cols() == t;
+    if (rollout) st.heads = {-1};
     for (int h : st.heads) {
-        const float* a = s.attention(m.layer, h); // (t, t)
+        const float* a = rollout ? s.rollout.data() : s.attention(m.layer, h); // (t, t)
         for (int i = 0; i < t; ++i) {
             if (hover_query >= 0 && i != hover_query) continue;
             for (int j = 0; j < t; ++j) {
@@ -92,7 +103,8 @@ void draw_model_head_view_panel(View& v) {
                 if (w < ModelHeadView::min_weight || (hover_key >= 0 && j != hover_key)) continue;
                 st.lines.push_back({h, i, j, w});
                 const float yi = origin.y + (static_cast<float>(i) + 0.5f) * row, yj = origin.y + (static_cast<float>(j) + 0.5f) * row;
-                draw->AddLine(ImVec2(x0, yi), ImVec2(x1, yj), head_colour(h, s.heads(), std::min(1.0f, w)), std::max(1.0f, 0.12f * em()));
+                const ImU32 colour = h < 0 ? ImGui::GetColorU32(ImGuiCol_Text, std::min(1.0f, w)) : head_colour(h, s.heads(), std::min(1.0f, w));
+                draw->AddLine(ImVec2(x0, yi), ImVec2(x1, yj), colour, std::max(1.0f, 0.12f * em()));
             }
         }
     }

@@ -1,6 +1,7 @@
 // ui/panels/model_head_view.h — a head view as BertViz draws it: the tokens in two columns (queries
 // left, keys right), a line from each query to each key with an opacity that follows the weight,
-// one colour per head, a layer chooser, and hovering a token shows only its lines.
+// one colour per head, a layer chooser, and hovering a token shows only its lines. Or the attention
+// rollout's lines, from each position after the last layer to the input tokens it draws on.
 #pragma once
 
 #include "ui/view.h"
@@ -11,9 +12,10 @@ namespace ui {
 
 struct ModelHeadView {
     bool all_heads = false; // every head of the layer, else the selected head only
+    bool rollout = false;   // the rollout's lines instead: from the last layer's positions to the input tokens
     // Recorded each frame, for the tests: the layer and heads drawn and every line (weight ≥ min_weight).
     struct Line {
-        int head, query, key;
+        int head, query, key; // head −1: a rollout line
         float weight;
     };
     int layer = -1;

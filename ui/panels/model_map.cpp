@@ -57,19 +57,6 @@ void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, 
     }
 }
 
-void colour_bar(ImDrawList* draw, ImVec2 at, float height, float top) {
-    const int steps = 32;
-    const float w = 0.8f * em();
-    for (int k = 0; k < steps; ++k) {
-        const float y0 = at.y + height * static_cast<float>(k) / steps, y1 = at.y + height * static_cast<float>(k + 1) / steps;
-        draw->AddRectFilled(ImVec2(at.x, y0), ImVec2(at.x + w, y1 + 0.5f), sequential_color(1.0 - static_cast<double>(k) / steps));
-    }
-    char text[16];
-    std::snprintf(text, sizeof text, "%.2f", static_cast<double>(top));
-    draw->AddText(ImVec2(at.x + w + 0.2f * em(), at.y), ImGui::GetColorU32(ImGuiCol_Text), text);
-    draw->AddText(ImVec2(at.x + w + 0.2f * em(), at.y + height - ImGui::GetTextLineHeight()), ImGui::GetColorU32(ImGuiCol_Text), "0");
-}
-
 } // namespace
 
 //-----------------------------------------------------------------------------

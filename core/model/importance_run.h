@@ -1,0 +1,68 @@
+// core/model/importance_run.h — head importance (core/model/probes.h) on a worker thread of its
+// own, so that the window's frame never waits for it and the prompt's runs go on beside it.
+//
+// start() runs every head's knock-out on the given ids; a second start() cancels the running one.
+// state() says how far it is and holds the last finished result, which never changes once published.
+#pragma once
+
+#include "core/model/checkpoint.h"
+#include "core/model/probes.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace core::model {
+
+struct ImportanceResult {
+    long long serial = 0;
+    std::string model;    // the model's name
+    std::vector<int> ids; // (t) the sequence measured
+    HeadImportance importance;
+};
+
+class ImportanceRun {
+public:
+    ImportanceRun() = default;
+    ~ImportanceRun(); // cancels and joins
+    ImportanceRun(const ImportanceRun&) = delete;
+    ImportanceRun& operator=(const ImportanceRun&) = delete;
+
+    // Measures every head of `model` on `ids`; returns the run's serial.
+    long long start(std::shared_ptr<const OpenedModel> model, std::vector<int> ids);
+    void cancel();
+    // Forgets the result (another model was opened) and cancels a running one.
+    void reset();
+
+    struct State {
+        bool running = false;
+        int done = 0, total = 0;     // heads measured so far
+        bool cancelled = false;      // the last run was cancelled
+        std::string error;           // the last run failed (a model without an LM head, t < 2)
+        std::shared_ptr<const ImportanceResult> result; // the last finished run (nullptr before one)
+    };
+    State state() const;
+    // For tests: waits until nothing runs, at most `seconds`; true when idle.
+    bool wait_idle(double seconds) const;
+
+private:
+    void run();
+
+    mutable std::mutex mutex_;
+    mutable std::condition_variable changed_;
+    std::shared_ptr<const OpenedModel> model_;
+    std::vector<int> ids_;
+    bool pending_ = false, running_ = false, stopping_ = false, cancelled_ = false;
+    long long serial_ = 0;
+    std::string error_;
+    std::shared_ptr<const ImportanceResult> result_;
+    std::atomic<bool> cancel_{false};
+    std::atomic<int> done_{0}, total_{0};
+    std::thread worker_;
+};
+
+} // namespace core::model

@@ -1,0 +1,355 @@
+// The Model workspace's head probes driven headless: the scores of every head on the prompt and on
+// the probe (chosen with one click, m and seed typed) equal core's scores of the model's own forward
+// on the same ids; clicking a column header sorts the table by that score; a row selects its head;
+// the grid and the table mark each score's best head.
+#include "headless.h"
+
+#include "tests/checkpoint_fixtures.h"
+#include "ui/model_service.h"
+#include "ui/panels/model_grid.h"
+#include "ui/panels/model_head_view.h"
+#include "ui/panels/model_importance.h"
+#include "ui/panels/model_predictions.h"
+#include "ui/panels/model_qk.h"
+#include "ui/panels/model_rollout.h"
+#include "ui/panels/model_scores.h"
+
+#include <doctest/doctest.h>
+
+#include <numeric>
+#include <optional>
+
+namespace {
+
+using headless::Ui;
+using core::model::HeadScores;
+
+std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
+
+void until_run(Ui& ui) {
+    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    for (int k = 0; k < 400; ++k) {
+        m.session.wait_idle(0.05);
+        ui.frame();
+        if (m.seen == m.asked && !m.session.progress().running) return;
+    }
+    FAIL("the model's run did not finish");
+}
+
+// The scores straight from core on the model's own forward of `ids`.
+std::vector<HeadScores> core_scores(const std::string& dir, const std::vector<int>& ids) {
+    const auto opened = core::model::open_model(dir);
+    const core::model::ForwardResult r = opened.model->forward(ids);
+    return core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+}
+
+void check_same(const std::optional<double>& a, const std::optional<double>& b) {
+    REQUIRE(a.has_value() == b.has_value());
+    if (a) CHECK(*a == doctest::Approx(*b).epsilon(1e-6));
+}
+
+void check_scores(const std::vector<HeadScores>& shown, const std::vector<HeadScores>& expected) {
+    REQUIRE(shown.size() == expected.size());
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        check_same(shown[i].previous, expected[i].previous);
+        check_same(shown[i].duplicate, expected[i].duplicate);
+        check_same(shown[i].induction, expected[i].induction);
+        CHECK(shown[i].entropy == doctest::Approx(expected[i].entropy).epsilon(1e-6));
+    }
+}
+
+// The head with the largest induction score, found here by a plain scan.
+int best_induction(const std::vector<HeadScores>& s) {
+    int best = -1;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (s[i].induction && (best < 0 || *s[i].induction > *s[static_cast<std::size_t>(best)].induction)) best = static_cast<int>(i);
+    return best;
+}
+
+// The ten most likely next ids after position i, from the model's own logits (lower id on a tie).
+std::vector<int> top10(const core::model::ForwardResult& r, int i) {
+    const int V = static_cast<int>(r.logits.cols());
+    const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
+    std::vector<int> order(static_cast<std::size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    order.resize(10);
+    return order;
+}
+
+// The model's own forward with `ablate` knocked out: its top 10 after the last token and its loss.
+struct Direct {
+    std::vector<int> top;
+    double loss = 0.0;
+};
+Direct direct(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
+              core::model::Ablation how) {
+    core::model::ForwardOptions o;
+    o.ablate = std::move(ablate);
+    o.ablation = how;
+    const core::model::ForwardResult r = model.forward(ids, o);
+    return {top10(r, static_cast<int>(ids.size()) - 1), *core::model::prompt_loss(r.logits, ids)};
+}
+
+} // namespace
+
+TEST_CASE("model probes: head scores on the prompt and the probe, a sorted table, a row selects, the best marked") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the cat sat on the mat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    CHECK(v.open["model_scores"]);
+    const std::vector<int> prompt_ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    REQUIRE(m.shown->scored_ids == prompt_ids);
+    check_scores(m.shown->scores, core_scores(tiny("gpt2"), prompt_ids));
+
+    // The probe, with m and seed typed: the ids are the seeded sequence after BOS, without special tokens.
+    ui.click(ui.item("model scores probe"));
+    until_run(ui);
+    ui.type_into(ui.item("model scores m"), "6");
+    ui.type_into(ui.item("model scores seed"), "7");
+    until_run(ui);
+    const auto opened = core::model::open_model(tiny("gpt2"));
+    const int bos = opened.model->config().bos_token_id;
+    REQUIRE(bos >= 0);
+    const std::vector<int> probe = core::model::probe_sequence(6, 7, opened.model->config().vocab, {bos, 50256}, bos);
+    REQUIRE(m.shown->scored_ids == probe);
+    CHECK(m.shown->ids == prompt_ids); // the panels still show the prompt
+    const std::vector<HeadScores> expected = core_scores(tiny("gpt2"), probe);
+    check_scores(m.shown->scores, expected);
+    for (const HeadScores& s : m.shown->scores) CHECK(s.induction.has_value());
+
+    // Sorting by induction (a click: highest first), then the other way (a second click).
+    const auto& table = v.state<ui::ModelScoresView>();
+    ui.click(ui.item("model scores header 3"));
+    ui.frames(2);
+    REQUIRE(table.order.size() == expected.size());
+    for (std::size_t k = 1; k < table.order.size(); ++k)
+        CHECK(*expected[static_cast<std::size_t>(table.order[k - 1])].induction >= *expected[static_cast<std::size_t>(table.order[k])].induction);
+    CHECK(table.order.front() == best_induction(expected));
+    ui.click(ui.item("model scores header 3"));
+    ui.frames(2);
+    for (std::size_t k = 1; k < table.order.size(); ++k)
+        CHECK(*expected[static_cast<std::size_t>(table.order[k - 1])].induction <= *expected[static_cast<std::size_t>(table.order[k])].induction);
+    // Sorting by entropy, lowest first.
+    ui.click(ui.item("model scores header 4"));
+    ui.frames(2);
+    for (std::size_t k = 1; k < table.order.size(); ++k)
+        CHECK(expected[static_cast<std::size_t>(table.order[k - 1])].entropy <= expected[static_cast<std::size_t>(table.order[k])].entropy);
+
+    // The grid marks the best induction head; a click on the table's last row selects that head.
+    const int H = m.shown->heads();
+    CHECK(v.state<ui::ModelGridView>().best[ui::score_induction] == best_induction(expected));
+    const int last = table.order.back();
+    ui.click(ui.item("model scores row " + std::to_string(last / H) + "." + std::to_string(last % H)));
+    ui.frames(2);
+    CHECK(m.layer == last / H);
+    CHECK(m.head == last % H);
+
+    // Back to the prompt: its own scores again.
+    ui.click(ui.item("model scores prompt"));
+    until_run(ui);
+    CHECK(m.shown->scored_ids == prompt_ids);
+    check_scores(m.shown->scores, core_scores(tiny("gpt2"), prompt_ids));
+}
+
+TEST_CASE("model probes: clicking heads in knock-out mode updates the top 10 and the loss beside the intact ones") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the cat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    const auto opened = core::model::open_model(tiny("gpt2"));
+    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const Direct intact = direct(*opened.model, ids, {}, core::model::Ablation::zero);
+    const auto& preds = v.state<ui::ModelPredictionsView>();
+    CHECK(preds.shown == intact.top);
+    CHECK(preds.loss == doctest::Approx(intact.loss).epsilon(1e-5));
+    CHECK(preds.intact_shown.empty());
+
+    // Knock-out mode: two clicks knock out two heads; the selection stays where it was.
+    ui.click(ui.item("model grid knock out"));
+    ui.click(ui.item("model grid 1.1"));
+    until_run(ui);
+    ui.click(ui.item("model grid 0.1"));
+    until_run(ui);
+    CHECK(m.layer == 0);
+    CHECK(m.head == 0);
+    const std::vector<core::model::HeadRef> two = {{1, 1}, {0, 1}};
+    REQUIRE(m.shown->request.ablate == two);
+    const Direct zeroed = direct(*opened.model, ids, two, core::model::Ablation::zero);
+    CHECK(preds.shown == zeroed.top);
+    CHECK(preds.loss == doctest::Approx(zeroed.loss).epsilon(1e-5));
+    CHECK(preds.loss != doctest::Approx(intact.loss).epsilon(1e-5));
+    CHECK(preds.intact_shown == intact.top);
+    CHECK(preds.intact_loss == doctest::Approx(intact.loss).epsilon(1e-5));
+
+    // A second click on a knocked-out head brings it back.
+    ui.click(ui.item("model grid 0.1"));
+    until_run(ui);
+    REQUIRE(m.shown->request.ablate == std::vector<core::model::HeadRef>{{1, 1}});
+    CHECK(preds.shown == direct(*opened.model, ids, {{1, 1}}, core::model::Ablation::zero).top);
+
+    // By its mean: the choice reruns with the mean of each knocked-out head's output.
+    m.ablation = core::model::Ablation::mean;
+    m.run_prompt();
+    until_run(ui);
+    const Direct meaned = direct(*opened.model, ids, {{1, 1}}, core::model::Ablation::mean);
+    CHECK(preds.shown == meaned.top);
+    CHECK(preds.loss == doctest::Approx(meaned.loss).epsilon(1e-5));
+
+    // Out of knock-out mode a plain click selects; Ctrl+click still knocks out.
+    ui.click(ui.item("model grid knock out"));
+    ui.click(ui.item("model grid 1.0"));
+    ui.frames(2);
+    CHECK(m.layer == 1);
+    CHECK(m.head == 0);
+    CHECK(m.ablate.size() == 1);
+    ImGui::GetIO().KeyCtrl = true;
+    ui.click(ui.item("model grid 0.0"));
+    ImGui::GetIO().KeyCtrl = false;
+    until_run(ui);
+    CHECK(m.ablate.size() == 2);
+
+    // Clear all: the intact predictions alone again.
+    ui.click(ui.item("model grid clear"));
+    until_run(ui);
+    CHECK(m.ablate.empty());
+    CHECK(preds.shown == intact.top);
+    CHECK(preds.intact_shown.empty());
+    CHECK(preds.loss == doctest::Approx(intact.loss).epsilon(1e-5));
+}
+
+TEST_CASE("model probes: head importance runs on a worker with progress and shows core's deltas as a layer x head map") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the cat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    CHECK(v.open["model_importance"]);
+    ui.click(ui.item("model importance run"));
+    for (int k = 0; k < 400 && m.importance.state().running; ++k) {
+        m.importance.wait_idle(0.05);
+        ui.frame();
+    }
+    ui.frames(2);
+    const auto st = m.importance.state();
+    REQUIRE(st.result);
+    CHECK(st.done == st.total);
+    CHECK(st.total == 4);
+    const auto opened = core::model::open_model(tiny("gpt2"));
+    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const core::model::HeadImportance expected = core::model::head_importance(*opened.model, ids);
+    REQUIRE(st.result->ids == ids);
+    CHECK(st.result->importance.loss == doctest::Approx(expected.loss).epsilon(1e-9));
+    REQUIRE(st.result->importance.delta.rows() == 2);
+    REQUIRE(st.result->importance.delta.cols() == 2);
+    const auto& view = v.state<ui::ModelImportanceView>();
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) {
+            CHECK(st.result->importance.delta(l, h) == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
+            // Hover names the head's Δloss; a click selects the head.
+            ui.move(ui.grid_cell("importance", l, h));
+            ui.frame();
+            CHECK(view.hovered == l * 2 + h);
+            CHECK(view.hovered_delta == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
+        }
+    ui.click(ui.grid_cell("importance", 1, 0));
+    ui.frames(2);
+    CHECK(m.layer == 1);
+    CHECK(m.head == 0);
+}
+
+TEST_CASE("model probes: the rollout map and the head view's rollout lines equal core's rollout of the attention") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    v.open["model_rollout"] = true; // as View ▸ Attention rollout does
+    ui.frames(2);
+    const auto opened = core::model::open_model(tiny("gpt2"));
+    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const core::model::ForwardResult r = opened.model->forward(ids);
+    const int t = static_cast<int>(ids.size());
+    const core::model::MatrixF R = core::model::rollout(r.attention.data(), r.layers, r.heads, t);
+    const auto& map = v.state<ui::ModelRolloutView>();
+    for (int i : {0, t / 2, t - 1})
+        for (int j : {0, i}) {
+            ui.move(ui.grid_cell("rollout", i, j));
+            ui.frame();
+            CHECK(map.hovered_row == i);
+            CHECK(map.hovered_column == j);
+            CHECK(map.hovered_value == doctest::Approx(R(i, j)).epsilon(1e-5));
+        }
+    // The head view's rollout lines: one per weight ≥ its threshold, with the rollout's values.
+    ui.click(ui.item("model head view rollout"));
+    ui.frames(2);
+    const auto& hv = v.state<ui::ModelHeadView>();
+    int expected = 0;
+    for (int i = 0; i < t; ++i)
+        for (int j = 0; j < t; ++j) expected += R(i, j) >= ui::ModelHeadView::min_weight;
+    CHECK(static_cast<int>(hv.lines.size()) == expected);
+    for (const auto& line : hv.lines) {
+        CHECK(line.head == -1);
+        CHECK(line.weight == doctest::Approx(R(line.query, line.key)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("model probes: the query-key view of the selected head equals core's view of the captured q and k; hover draws its lines") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    v.open["model_qk"] = true; // as View ▸ Query–key view does
+    ui.frames(2);
+    until_run(ui);
+    ui.click(ui.item("model grid 1.1"));
+    ui.frames(2);
+    const auto opened = core::model::open_model(tiny("gpt2"));
+    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    core::model::ForwardOptions o;
+    o.capture_qkv = true;
+    const core::model::ForwardResult r = opened.model->forward(ids, o);
+    const int t = static_cast<int>(ids.size());
+    const core::model::HeadCapture& c = r.captures[1 * r.heads + 1];
+    const core::Matrix Q = c.q.cast<double>(), K = c.k.cast<double>();
+    const auto& qk = v.state<ui::ModelQKView>();
+    REQUIRE(qk.layer == 1);
+    REQUIRE(qk.head == 1);
+    const core::model::QKView pca = core::model::query_key_view(Q, K, core::model::QKPlane::principal);
+    CHECK(qk.view.plane == core::model::QKPlane::principal);
+    CHECK(qk.view.variance_kept == doctest::Approx(pca.variance_kept).epsilon(1e-4));
+    CHECK(std::abs(qk.view.query_points(t - 1, 0)) == doctest::Approx(std::abs(pca.query_points(t - 1, 0))).epsilon(1e-3));
+    CHECK(ui.shows("keeps"));
+    CHECK(ui.shows("principal components 1 and 2"));
+    // The plane of the last query and its top key: their dot product is exact in it.
+    ui.click(ui.item("model qk query plane"));
+    ui.frames(2);
+    const float* a = r.attention_of(1, 1) + static_cast<std::ptrdiff_t>(t - 1) * t;
+    const int top = static_cast<int>(std::max_element(a, a + t) - a);
+    CHECK(qk.top_key == top);
+    const core::model::QKView qplane = core::model::query_key_view(Q, K, core::model::QKPlane::query_and_key, t - 1, top);
+    CHECK(qk.view.plane == core::model::QKPlane::query_and_key);
+    CHECK(qk.view.variance_kept == doctest::Approx(qplane.variance_kept).epsilon(1e-4));
+    const double in_plane = qk.view.query_points.row(t - 1).dot(qk.view.key_points.row(top));
+    CHECK(in_plane == doctest::Approx(qk.view.queries.row(t - 1).dot(qk.view.keys.row(top))).epsilon(1e-6));
+    CHECK(ui.shows("the query and its top key"));
+    // Hovering query 2 draws its lines: one per key it can see (causal: 3).
+    ui.move(qk.query_dots[2]);
+    ui.frame();
+    CHECK(qk.hovered_query == 2);
+    CHECK(qk.lines_drawn == 3);
+}
