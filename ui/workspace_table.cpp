@@ -17,17 +17,18 @@ constexpr Place lesson_text{0, 0, text, 1};
 constexpr Place learn_top{text, 0, pictures, 0.5f}, learn_bottom{text, 0.5f, pictures, 1};
 constexpr Place learn_right_top{pictures, 0, 1, 0.5f}, learn_right_bottom{pictures, 0.5f, 1, 1};
 
-// Model: the source (a live model's prompt, or the switch to a file) above the tokens and the
-// predictions; the grid above the head view (or the second prompt's comparison, or the query-key
-// view); the chosen head's map above the head scores, with head importance and the head's tools (the
-// editor, step-by-step generation) below. A file of attention weights shows its grid, map and top
-// keys in the same places instead.
-constexpr float m1 = 0.28f, m2 = 0.62f, m3 = 0.81f;
-constexpr Place model_source{0, 0, m1, 0.3f}, model_tokens{0, 0.3f, m1, 0.55f}, model_predictions{0, 0.55f, m1, 1};
+// Model: the source (a live model's prompt, or the switch to a file) above the tokens, the
+// predictions and head importance (a small layer x head map); the grid above the head view (or the
+// second prompt's comparison, or the query-key view); the chosen head's map above the head scores and
+// the head's tools (the editor, step-by-step generation), which need the width. A file of attention
+// weights shows its grid, map and top keys in the same places instead.
+constexpr float m1 = 0.28f, m2 = 0.62f;
+constexpr Place model_source{0, 0, m1, 0.26f}, model_tokens{0, 0.26f, m1, 0.44f}, model_predictions{0, 0.44f, m1, 0.74f};
+constexpr Place model_importance{0, 0.74f, m1, 1};
 constexpr Place model_grid{m1, 0, m2, 0.5f}, model_head_view{m1, 0.5f, m2, 1}, model_map{m2, 0, 1, 0.4f};
-constexpr Place model_scores{m2, 0.4f, 1, 0.68f}, model_importance{m2, 0.68f, m3, 1}, model_steps{m3, 0.68f, 1, 1};
+constexpr Place model_scores{m2, 0.4f, 1, 0.68f}, model_steps{m2, 0.68f, 1, 1};
 constexpr Place model_compare{m1, 0.5f, m2, 1};
-constexpr Place model_file_grid{m1, 0, m2, 1}, model_file_map{m2, 0, 1, 1}, model_file_keys{0, 0.3f, m1, 1};
+constexpr Place model_file_grid{m1, 0, m2, 1}, model_file_map{m2, 0, 1, 1}, model_file_keys{0, 0.26f, m1, 1};
 
 } // namespace
 
