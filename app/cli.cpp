@@ -85,6 +85,7 @@ std::string usage_text() {
     "                                               BertModel: hidden (t, d) instead of logits)\n"
     "       attnviz --generate MODEL (--text TEXT | --sequence \"ids\") --tokens N\n"
     "                                               N more tokens, greedily, with the KV cache, as JSON\n"
+    "                                               (fewer after the model's end-of-text token)\n"
     "       ... --forward or --generate ... --ablate \"L.H,L.H\" [--ablate-mode zero|mean]\n"
     "                                               those heads' outputs (before the output projection)\n"
     "                                               set to zero or to their mean over the positions\n"

@@ -169,11 +169,12 @@ double peak_rss_mb() {
 
 // [SECTION] modes ---------------------------------------------------------------------------------
 
-// Greedy decoding without the cache: each step runs the whole sequence (stops at the context's end).
+// Greedy decoding without the cache: each step runs the whole sequence (stops at the context's end
+// and after an end-of-text id, as generate_greedy does).
 std::vector<int> generate_recomputing(const core::model::Model& model, std::vector<int> ids, int count, core::model::ForwardOptions fo) {
     fo.logits = core::model::Logits::last;
     std::vector<int> made;
-    for (int k = 0; k < count && static_cast<int>(ids.size()) < model.config().context; ++k) {
+    for (int k = 0; k < count && static_cast<int>(ids.size()) < model.config().context && !(k && model.config().is_eos(made.back())); ++k) {
         const core::model::ForwardResult r = model.forward(ids, fo);
         made.push_back(core::model::argmax(r.logits.data(), static_cast<int>(r.logits.cols())));
         ids.push_back(made.back());

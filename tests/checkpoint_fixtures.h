@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace fixtures {
 
@@ -22,6 +23,17 @@ inline const std::string& checkpoints() {
         const std::string cmd = python + " " + path("make_checkpoints.py") + " " + d;
         return std::system(cmd.c_str()) == 0 ? d : std::string();
     }();
+    return dir;
+}
+
+// A copy of checkpoint `name` whose config.json lists `eos` as its end-of-text ids.
+inline std::string with_eos(const std::string& name, const std::vector<int>& eos) {
+    namespace fs = std::filesystem;
+    const std::string dir = temp_dir();
+    for (const auto& f : fs::directory_iterator(checkpoints() + "/" + name)) fs::copy_file(f.path(), fs::path(dir) / f.path().filename());
+    nlohmann::json config = nlohmann::json::parse(read(dir + "/config.json"));
+    config["eos_token_id"] = eos;
+    std::ofstream(dir + "/config.json") << config.dump();
     return dir;
 }
 

@@ -24,4 +24,11 @@ inline Run run(std::vector<std::string> args) {
     return {code, out.str(), err.str()};
 }
 
+// Ids as --sequence takes them: "3 1 4".
+inline std::string ids_text(const std::vector<int>& ids) {
+    std::string s;
+    for (int id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+    return s;
+}
+
 } // namespace

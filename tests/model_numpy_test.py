@@ -249,6 +249,8 @@ def check_generate(name, prompt, count):
     if r.returncode != 0:
         return fail(f"{name}: --generate exited {r.returncode}: {r.stderr.strip()}")
     made = json.loads(r.stdout)["ids"]
+    eos = json.load(open(os.path.join(d, "config.json"))).get("eos_token_id")
+    eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
     ids = list(prompt)
     for step in range(count):
         logits, _ = reference(d, ids)
@@ -256,8 +258,31 @@ def check_generate(name, prompt, count):
         if top[0] - top[1] < 1e-4:
             return  # a near tie: float32 may fairly pick either; the steps so far agreed
         ids.append(int(np.argmax(logits[-1])))
+        if ids[-1] in eos:
+            break  # transformers' generate stops after an end-of-text id, and keeps it
     if made != ids[len(prompt):]:
         fail(f"{name}: --generate gave {made}, a full recompute at each step gives {ids[len(prompt):]}")
+
+
+def check_generate_eos(name, prompt):
+    """With an end-of-text id on the greedy path, --generate stops after it, as transformers' generate does."""
+    d = os.path.join(workdir, name)
+    ids = list(prompt)
+    for _ in range(6):
+        ids.append(int(np.argmax(reference(d, ids)[0][-1])))
+    made = ids[len(prompt):]
+    k = next((i for i in range(1, len(made)) if made[i] not in made[:i]), None)
+    if k is None:
+        return fail(f"{name}: the greedy path {made} repeats one id; pick another prompt for the end-of-text check")
+    e = os.path.join(workdir, name + "_eos")
+    shutil.copytree(d, e)
+    config = json.load(open(os.path.join(e, "config.json")))
+    config["eos_token_id"] = [made[k]]
+    json.dump(config, open(os.path.join(e, "config.json"), "w"))
+    r = run("--generate", e, "--sequence", " ".join(map(str, prompt)), "--tokens", "6")
+    got = json.loads(r.stdout)["ids"] if r.returncode == 0 else r.stderr.strip()
+    if got != made[:k + 1]:
+        fail(f"{name}: --generate with end of text {made[k]} gave {got}, the reference stops at {made[:k + 1]}")
 
 
 def check_export(name, ids):
@@ -379,6 +404,7 @@ def main():
         if not name.startswith("bert"):
             check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
     check_forward("gpt2", [5])
+    check_generate_eos("llama_gqa", [10, 20, 30, 40])
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
         fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")

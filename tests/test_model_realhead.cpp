@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -39,10 +40,27 @@ double weights_gap(const core::Scenario& s, const ForwardResult& r, int l, int h
     return (res.heads[0].weights - A.cast<double>()).cwiseAbs().maxCoeff();
 }
 
-std::string ids_text(const std::vector<int>& ids) {
-    std::string s;
-    for (int id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
-    return s;
+// Greedy decoding by a full forward at each step: `count` ids after `ids`, fewer at the context's
+// end or after any id of `eos` (kept, as transformers' generate keeps it).
+std::vector<int> greedy_recomputed(const core::model::Model& model, std::vector<int> ids, int count, const std::vector<int>& eos,
+                                   const ForwardOptions& o = {}) {
+    std::vector<int> made;
+    while (static_cast<int>(made.size()) < count && static_cast<int>(ids.size()) < model.config().context) {
+        const ForwardResult r = model.forward(ids, o);
+        const int V = static_cast<int>(r.logits.cols());
+        const float* last = r.logits.data() + static_cast<std::ptrdiff_t>(r.t_new - 1) * V;
+        made.push_back(static_cast<int>(std::max_element(last, last + V) - last));
+        ids.push_back(made.back());
+        if (std::find(eos.begin(), eos.end(), made.back()) != eos.end()) break;
+    }
+    return made;
+}
+
+// The index ≥ 1 of the first id of `path` not earlier in it (so that it ends the path there), or -1.
+int first_new(const std::vector<int>& path) {
+    for (std::size_t k = 1; k < path.size(); ++k)
+        if (std::find(path.begin(), path.begin() + static_cast<long>(k), path[k]) == path.begin() + static_cast<long>(k)) return static_cast<int>(k);
+    return -1;
 }
 
 } // namespace
@@ -193,6 +211,51 @@ TEST_CASE("decode steps: the context's end, models that do not generate, knock-o
     const Run cli = run({"--generate", checkpoints() + "/gpt2", "--sequence", "5 9 2", "--tokens", "4", "--ablate", "1.2"});
     REQUIRE(cli.code == 0);
     CHECK(nlohmann::json::parse(cli.out)["ids"].get<std::vector<int>>() == knocked.generated());
+}
+
+TEST_CASE("decode steps: generating stops at an end-of-text id, keeping it, in --generate, its recomputing path and the stepper") {
+    NEED_CHECKPOINTS();
+    for (const std::string name : {"gpt2", "llama_gqa"}) {
+        CAPTURE(name);
+        const auto plain = core::model::open_model(checkpoints() + "/" + name);
+        const std::vector<int> prompt = {10, 20, 30, 40};
+        const std::vector<int> path = greedy_recomputed(*plain.model, prompt, 8, {});
+        const int k = first_new(path);
+        REQUIRE(k >= 1);
+        // Two end-of-text ids, as Llama 3 lists them: one never generated here, and path[k].
+        int unused = 0;
+        while (std::find(path.begin(), path.end(), unused) != path.end()) ++unused;
+        const std::string dir = fixtures::with_eos(name, {unused, path[static_cast<std::size_t>(k)]});
+        const auto m = core::model::open_model(dir);
+        CHECK(m.model->config().eos_token_ids == std::vector<int>{unused, path[static_cast<std::size_t>(k)]});
+        const std::vector<int> want(path.begin(), path.begin() + k + 1);
+        CHECK(greedy_recomputed(*m.model, prompt, 8, {unused, path[static_cast<std::size_t>(k)]}) == want);
+
+        const Run cli = run({"--generate", dir, "--sequence", ids_text(prompt), "--tokens", "8"});
+        REQUIRE(cli.code == 0);
+        CHECK(nlohmann::json::parse(cli.out)["ids"].get<std::vector<int>>() == want);
+        CHECK(core::model::generate_greedy(*m.model, prompt, 8) == want);
+
+        core::model::Stepper st;
+        st.start(*m.model, prompt);
+        while (st.can_step(*m.model)) st.step(*m.model);
+        CHECK(st.generated() == want);
+        CHECK(st.ended(*m.model));
+        CHECK_THROWS_WITH_AS(st.step(*m.model), doctest::Contains("end-of-text"), core::model::InputError);
+        CHECK(st.generated() == want);
+
+        // Knocked out by their mean, --generate recomputes the sequence at each step: it stops there too.
+        ForwardOptions mean;
+        mean.ablate = {{1, 1}};
+        mean.ablation = core::model::Ablation::mean;
+        const std::vector<int> knocked = greedy_recomputed(*plain.model, prompt, 8, {}, mean);
+        const int kk = first_new(knocked);
+        REQUIRE(kk >= 1);
+        const std::string dir_mean = fixtures::with_eos(name, {knocked[static_cast<std::size_t>(kk)]});
+        const Run cli_mean = run({"--generate", dir_mean, "--sequence", ids_text(prompt), "--tokens", "8", "--ablate", "2.2", "--ablate-mode", "mean"});
+        REQUIRE(cli_mean.code == 0);
+        CHECK(nlohmann::json::parse(cli_mean.out)["ids"].get<std::vector<int>>() == std::vector<int>(knocked.begin(), knocked.begin() + kk + 1));
+    }
 }
 
 TEST_CASE("prompt compare: tokens aligned by what they share, replacements of the same length position by position") {

@@ -8,6 +8,7 @@
 #include "core/model/prompt_compare.h"
 #include "core/model/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
+#include "tests/cli_run.h"
 #include "ui/model_service.h"
 #include "ui/panels/model_compare.h"
 #include "ui/panels/model_steps.h"
@@ -121,6 +122,48 @@ TEST_CASE("model head: each click on Next token is one token of greedy decoding 
     until_idle(ui);
     CHECK(st.shown.ids.size() == m.shown->ids.size() + 1);
     CHECK(st.shown.prompt_length == m.shown->t());
+}
+
+TEST_CASE("model head: step by step stops at the model's end of text, as --generate does, and Next token is disabled") {
+    NEED_CHECKPOINTS();
+    const auto plain = core::model::open_model(tiny("llama_gqa"));
+    const std::vector<int> prompt = core::model::load_tokenizer(tiny("llama_gqa")).encode_ids("the cat sat");
+    const std::vector<int> path = core::model::generate_greedy(*plain.model, prompt, 10);
+    std::size_t k = 1; // the first id not generated before: the end of text in the copy below
+    while (k < path.size() && std::find(path.begin(), path.begin() + static_cast<long>(k), path[k]) != path.begin() + static_cast<long>(k)) ++k;
+    REQUIRE(k < path.size());
+    const std::string dir = fixtures::with_eos("llama_gqa", {path[k]});
+    const Run cli = run({"--generate", dir, "--sequence", ids_text(prompt), "--tokens", "10"});
+    REQUIRE(cli.code == 0);
+    const std::vector<int> generated = nlohmann::json::parse(cli.out)["ids"].get<std::vector<int>>();
+    CHECK(generated == std::vector<int>(path.begin(), path.begin() + static_cast<long>(k) + 1));
+
+    Ui ui;
+    ui::ModelService& m = open_in_ui(ui, dir, "the cat sat");
+    REQUIRE(m.shown->ids == prompt);
+    const ui::ModelStepsView& st = ui.st().view.state<ui::ModelStepsView>();
+    for (std::size_t step = 0; step < generated.size(); ++step) {
+        CHECK(!st.shown.ended);
+        ui.click(ui.item("model_steps.next"));
+        until_idle(ui);
+    }
+    CHECK(std::vector<int>(st.shown.ids.begin() + static_cast<long>(prompt.size()), st.shown.ids.end()) == generated);
+    CHECK(st.shown.ended);
+    ui.move(ImVec2(1, 1)); // no tooltip over the panel
+    ui.frames(2);
+    CHECK(shows_wrapped(ui, "End of text."));
+    CHECK(shows_wrapped(ui, "That is the model's end-of-text token: generating stops there"));
+    // Next token is disabled: a click adds nothing.
+    ui.click(ui.item("model_steps.next"));
+    until_idle(ui);
+    CHECK(st.shown.ids.size() == prompt.size() + generated.size());
+    CHECK(st.shown.error.empty());
+    // Start over steps from the prompt again.
+    ui.click(ui.item("model_steps.restart"));
+    ui.click(ui.item("model_steps.next"));
+    until_idle(ui);
+    CHECK(st.shown.ids.size() == prompt.size() + 1);
+    CHECK(!st.shown.ended);
 }
 
 TEST_CASE("model head: BERT does not generate; the context's end stops the steps") {

@@ -55,6 +55,8 @@ struct ModelConfig {
     // Special ids where config.json names them, else -1.
     int bos_token_id = -1;
     int eos_token_id = -1;
+    std::vector<int> eos_token_ids; // every id listed (Llama 3 lists several); generating stops at any
+    bool is_eos(int id) const;
 };
 
 // Throws core::io::FileError "PATH: …", one line naming the field (or, for an unknown

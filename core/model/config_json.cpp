@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -62,6 +63,15 @@ struct Reader {
         const json& first = v.is_array() && !v.empty() ? v.front() : v;
         if (!first.is_number_integer() || first.get<long long>() < 0 || first.get<long long>() >= max_vocab) return -1;
         return first.get<int>();
+    }
+    // Every valid id of a single id or a list.
+    std::vector<int> token_ids(const char* key) const {
+        std::vector<int> ids;
+        if (!has(key)) return ids;
+        const json& v = j.at(key);
+        for (const json& id : v.is_array() ? v : json::array({v}))
+            if (id.is_number_integer() && id.get<long long>() >= 0 && id.get<long long>() < max_vocab) ids.push_back(id.get<int>());
+        return ids;
     }
 };
 
@@ -175,6 +185,8 @@ void read_bert(const Reader& r, ModelConfig& c) {
 
 } // namespace
 
+bool ModelConfig::is_eos(int id) const { return std::find(eos_token_ids.begin(), eos_token_ids.end(), id) != eos_token_ids.end(); }
+
 ModelConfig parse_config(const std::string& text, const std::string& path) {
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) throw FileError(path + ": not valid JSON");
@@ -195,6 +207,7 @@ ModelConfig parse_config(const std::string& text, const std::string& path) {
     else read_bert(r, c);
     c.bos_token_id = r.token_id("bos_token_id");
     c.eos_token_id = r.token_id("eos_token_id");
+    c.eos_token_ids = r.token_ids("eos_token_id");
     return c;
 }
 

@@ -43,10 +43,13 @@ void Stepper::start(const Model& model, const std::vector<int>& prompt, const Fo
     prompt_ = static_cast<int>(prompt.size());
 }
 
-bool Stepper::can_step(const Model& model) const { return prompt_ > 0 && cache_.length < model.config().context; }
+bool Stepper::can_step(const Model& model) const { return prompt_ > 0 && cache_.length < model.config().context && !ended(model); }
+
+bool Stepper::ended(const Model& model) const { return static_cast<int>(ids_.size()) > prompt_ && model.config().is_eos(ids_.back()); }
 
 int Stepper::step(const Model& model, const std::atomic<bool>* cancel) {
     if (prompt_ == 0) throw InputError("start the decoding with a prompt first");
+    if (ended(model)) throw InputError("the text has ended: the model generated its end-of-text token");
     if (!can_step(model))
         throw InputError("the context is full: " + model.config().architecture + " takes at most " + std::to_string(model.config().context) + " tokens");
     const int vocab = static_cast<int>(last_.logits.cols());

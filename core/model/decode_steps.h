@@ -29,9 +29,11 @@ public:
     // Throws InputError for a model that does not predict the next token, an empty prompt or ids
     // the model cannot take. `options` (ablations) applies to every run.
     void start(const Model& model, const std::vector<int>& prompt, const ForwardOptions& options = {});
-    // Whether a step fits in the context.
+    // Whether a step fits in the context and the text has not ended.
     bool can_step(const Model& model) const;
-    // One token; throws InputError at the context's end. Returns the new token's id.
+    // Whether the last id generated is an end-of-text id (config().is_eos): generating stops there.
+    bool ended(const Model& model) const;
+    // One token; throws InputError at the context's end or the text's. Returns the new token's id.
     int step(const Model& model, const std::atomic<bool>* cancel = nullptr);
 
     const std::vector<int>& ids() const { return ids_; }             // prompt + generated

@@ -75,7 +75,7 @@ std::vector<int> generate_greedy(const Model& model, const std::vector<int>& pro
     const int vocab = static_cast<int>(r.logits.cols());
     while (true) {
         made.push_back(argmax(r.logits.data() + (r.logits.rows() - 1) * vocab, vocab));
-        if (static_cast<int>(made.size()) == count || kv.length >= model.config().context) break;
+        if (static_cast<int>(made.size()) == count || kv.length >= model.config().context || model.config().is_eos(made.back())) break;
         r = model.extend(kv, {made.back()}, o);
     }
     return made;

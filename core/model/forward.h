@@ -193,7 +193,8 @@ private:
 
 // Greedy decoding: `count` new ids after `prompt`, each the argmax of the last logits (lowest id
 // on a tie), one extend() of one token per step on the cache that the prompt filled. Stops early
-// at the context's end. `cache` (optional) is left holding prompt + generated[0 … count-2].
+// at the context's end, and after an end-of-text id (config().is_eos, kept as the last id, as
+// transformers' generate does). `cache` (optional) is left holding all the ids but the last.
 std::vector<int> generate_greedy(const Model& model, const std::vector<int>& prompt, int count,
                                  const ForwardOptions& options = {}, KvCache* cache = nullptr);
 

@@ -41,6 +41,7 @@ StepsPublished publish(const core::model::Stepper& st, const OpenedModel& m, std
         }
     p.cache = core::model::cache_size(m.model->config(), st.cache());
     p.can_step = st.can_step(*m.model);
+    p.ended = st.ended(*m.model);
     return p;
 }
 
@@ -141,6 +142,7 @@ void steps_shown(const ModelStepsView& st, const ModelService& m) {
     ImGui::TextWrapped("%s", prompt.c_str());
     coloured_text(good_text_colour(), made);
     ImGui::Text("New token: %s (id %d) at position %d", p.labels.back().c_str(), p.ids.back(), static_cast<int>(p.ids.size()) - 1);
+    if (p.ended) dim_text("That is the model's end-of-text token: generating stops there, as --generate does.");
     cache_lines(p.cache);
     if (m.layer >= p.layers || m.head >= p.heads) return;
     const float* row = p.newest.data() + (static_cast<std::size_t>(m.layer) * static_cast<std::size_t>(p.heads) + static_cast<std::size_t>(m.head)) *
@@ -204,6 +206,7 @@ void draw_model_steps_panel(core::Scenario& s, View& v) {
     ImGui::SameLine();
     if (st.busy) dim_text("running…");
     else if (!m.session.causal()) dim_text("This model attends both ways: it does not generate.");
+    else if (!can && st.shown.ended) dim_text("End of text.");
     else if (!can) dim_text("The context is full.");
     else if (st.shown.ids.empty() || fresh) dim_text("Generate step by step from the prompt.");
     if (!st.shown.error.empty()) error_text(st.shown.error);

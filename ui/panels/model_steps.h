@@ -27,6 +27,7 @@ struct StepsPublished {
     std::vector<float> newest;       // (layers, heads, t): every head's row for the newest position
     core::model::CacheSize cache;
     bool can_step = false;
+    bool ended = false;              // the last token is the model's end of text
     std::string error;
 };
 
