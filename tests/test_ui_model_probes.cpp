@@ -1,7 +1,9 @@
 // The Model workspace's head probes driven headless: the scores of every head on the prompt and on
 // the probe (chosen with one click, m and seed typed) equal core's scores of the model's own forward
 // on the same ids; clicking a column header sorts the table by that score; a row selects its head;
-// the grid and the table mark each score's best head.
+// the grid and the table mark each score's best head. Knock-outs clicked in the grid on GPT-2, BERT
+// (the [MASK] predictions) and a Llama with grouped-query attention (the loss and top 10) equal the
+// model's own forward with those heads knocked out, to zero and to their mean.
 #include "headless.h"
 
 #include "tests/checkpoint_fixtures.h"
@@ -16,6 +18,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 
@@ -89,6 +94,74 @@ Direct direct(const core::model::Model& model, const std::vector<int>& ids, std:
     o.ablation = how;
     const core::model::ForwardResult r = model.forward(ids, o);
     return {top10(r, static_cast<int>(ids.size()) - 1), *core::model::prompt_loss(r.logits, ids)};
+}
+
+// Position i's ten most likely ids (lower id on a tie) and their softmax probabilities, from logits.
+struct Top {
+    std::vector<int> ids;
+    std::vector<double> p;
+};
+Top top10_with_p(const core::model::ForwardResult& r, int i) {
+    const int V = static_cast<int>(r.logits.cols());
+    const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
+    const double hi = *std::max_element(row, row + V);
+    double sum = 0.0;
+    for (int j = 0; j < V; ++j) sum += std::exp(row[j] - hi);
+    std::vector<int> order(static_cast<std::size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    Top t;
+    for (int k = 0; k < 10 && k < V; ++k) {
+        t.ids.push_back(order[static_cast<std::size_t>(k)]);
+        t.p.push_back(std::exp(row[order[static_cast<std::size_t>(k)]] - hi) / sum);
+    }
+    return t;
+}
+
+// The mean next-token cross-entropy of the prompt, written here from the logits.
+double loss_of(const core::model::ForwardResult& r, const std::vector<int>& ids) {
+    const int V = static_cast<int>(r.logits.cols());
+    double total = 0.0;
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
+        const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
+        const double hi = *std::max_element(row, row + V);
+        double sum = 0.0;
+        for (int j = 0; j < V; ++j) sum += std::exp(row[j] - hi);
+        total += std::log(sum) + hi - row[ids[i + 1]];
+    }
+    return total / static_cast<double>(ids.size() - 1);
+}
+
+core::model::ForwardResult forward(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
+                                   core::model::Ablation how) {
+    core::model::ForwardOptions o;
+    o.ablate = std::move(ablate);
+    o.ablation = how;
+    return model.forward(ids, o);
+}
+
+// The panel's predictions at position i equal `want`'s ids, and their probabilities.
+void check_top(const std::vector<core::model::Prediction>& shown, const Top& want) {
+    REQUIRE(shown.size() == want.ids.size());
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        CHECK(shown[k].id == want.ids[k]);
+        CHECK(shown[k].probability == doctest::Approx(want.p[k]).epsilon(1e-4));
+    }
+}
+
+// The largest gap between two lists' probabilities of the same ids.
+double probability_gap(const Top& a, const Top& b) {
+    double gap = a.ids == b.ids ? 0.0 : 1.0;
+    for (std::size_t k = 0; k < a.p.size() && k < b.p.size(); ++k) gap = std::max(gap, std::abs(a.p[k] - b.p[k]));
+    return gap;
+}
+
+// Knock-outs by their mean from now on: the choice reruns the prompt.
+void knock_out_by_mean(Ui& ui) {
+    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    m.ablation = core::model::Ablation::mean;
+    m.run_prompt();
+    until_run(ui);
 }
 
 } // namespace
@@ -330,9 +403,9 @@ TEST_CASE("model probes: the query-key view of the selected head equals core's v
     REQUIRE(qk.layer == 1);
     REQUIRE(qk.head == 1);
     const core::model::QKView pca = core::model::query_key_view(Q, K, core::model::QKPlane::principal);
-    CHECK(qk.view.plane == core::model::QKPlane::principal);
-    CHECK(qk.view.variance_kept == doctest::Approx(pca.variance_kept).epsilon(1e-4));
-    CHECK(std::abs(qk.view.query_points(t - 1, 0)) == doctest::Approx(std::abs(pca.query_points(t - 1, 0))).epsilon(1e-3));
+    CHECK(qk.plane.view.plane == core::model::QKPlane::principal);
+    CHECK(qk.plane.view.variance_kept == doctest::Approx(pca.variance_kept).epsilon(1e-4));
+    CHECK(std::abs(qk.plane.view.query_points(t - 1, 0)) == doctest::Approx(std::abs(pca.query_points(t - 1, 0))).epsilon(1e-3));
     CHECK(ui.shows("keeps"));
     CHECK(ui.shows("principal components 1 and 2"));
     // The plane of the last query and its top key: their dot product is exact in it.
@@ -340,16 +413,119 @@ TEST_CASE("model probes: the query-key view of the selected head equals core's v
     ui.frames(2);
     const float* a = r.attention_of(1, 1) + static_cast<std::ptrdiff_t>(t - 1) * t;
     const int top = static_cast<int>(std::max_element(a, a + t) - a);
-    CHECK(qk.top_key == top);
+    CHECK(qk.plane.top_key == top);
     const core::model::QKView qplane = core::model::query_key_view(Q, K, core::model::QKPlane::query_and_key, t - 1, top);
-    CHECK(qk.view.plane == core::model::QKPlane::query_and_key);
-    CHECK(qk.view.variance_kept == doctest::Approx(qplane.variance_kept).epsilon(1e-4));
-    const double in_plane = qk.view.query_points.row(t - 1).dot(qk.view.key_points.row(top));
-    CHECK(in_plane == doctest::Approx(qk.view.queries.row(t - 1).dot(qk.view.keys.row(top))).epsilon(1e-6));
+    CHECK(qk.plane.view.plane == core::model::QKPlane::query_and_key);
+    CHECK(qk.plane.view.variance_kept == doctest::Approx(qplane.variance_kept).epsilon(1e-4));
+    const double in_plane = qk.plane.view.query_points.row(t - 1).dot(qk.plane.view.key_points.row(top));
+    CHECK(in_plane == doctest::Approx(qk.plane.view.queries.row(t - 1).dot(qk.plane.view.keys.row(top))).epsilon(1e-6));
     CHECK(ui.shows("the query and its top key"));
     // Hovering query 2 draws its lines: one per key it can see (causal: 3).
-    ui.move(qk.query_dots[2]);
+    ui.move(qk.plane.query_dots[2]);
     ui.frame();
-    CHECK(qk.hovered_query == 2);
-    CHECK(qk.lines_drawn == 3);
+    CHECK(qk.plane.hovered_query == 2);
+    CHECK(qk.plane.lines_drawn == 3);
+    // Its tooltip names its top key and that key's weight, as Explore's query-key plane does.
+    const float* row2 = r.attention_of(1, 1) + 2 * t;
+    const int top2 = static_cast<int>(std::max_element(row2, row2 + 3) - row2);
+    char tip[96];
+    std::snprintf(tip, sizeof tip, "top key k_%s, w = %.3f", m.shown->labels[static_cast<std::size_t>(top2)].c_str(), static_cast<double>(row2[top2]));
+    CHECK(ui.shows(tip, "##Tooltip_00"));
+    // A click selects that query; the plane of the query and its top key follows it.
+    ui.click(qk.plane.query_dots[2]);
+    ui.frames(2);
+    CHECK(m.query_position() == 2);
+    CHECK(qk.plane.top_key == top2);
+}
+
+TEST_CASE("model knock-outs on BERT: clicked heads change the [MASK] predictions to the ablated forward's, zero and mean") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the [MASK] sat on the mat . a dog [MASK] over it";
+    REQUIRE(m.open(tiny("bert"), v));
+    until_run(ui);
+    const auto opened = core::model::open_model(tiny("bert"));
+    const std::vector<int> ids = m.shown->ids;
+    REQUIRE(ids == core::model::load_tokenizer(tiny("bert")).encode_ids(m.prompt));
+    std::vector<int> masks;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] == 4) masks.push_back(static_cast<int>(i)); // [MASK]
+    REQUIRE(masks.size() == 2);
+    const core::model::ForwardResult intact = forward(*opened.model, ids, {}, core::model::Ablation::zero);
+    for (int i : masks) check_top(m.shown->top[static_cast<std::size_t>(i)], top10_with_p(intact, i));
+
+    ui.click(ui.item("model grid knock out"));
+    ui.click(ui.item("model grid 0.1"));
+    until_run(ui);
+    ui.click(ui.item("model grid 1.0"));
+    until_run(ui);
+    const std::vector<core::model::HeadRef> two = {{0, 1}, {1, 0}};
+    REQUIRE(m.shown->request.ablate == two);
+    for (const core::model::Ablation how : {core::model::Ablation::zero, core::model::Ablation::mean}) {
+        CAPTURE(static_cast<int>(how));
+        if (how == core::model::Ablation::mean) knock_out_by_mean(ui);
+        const core::model::ForwardResult knocked = forward(*opened.model, ids, two, how);
+        REQUIRE(m.shown->has_intact);
+        const auto& preds = v.state<ui::ModelPredictionsView>();
+        std::vector<int> listed, listed_intact;
+        for (int i : masks) {
+            check_top(m.shown->top[static_cast<std::size_t>(i)], top10_with_p(knocked, i));
+            check_top(m.shown->intact_top[static_cast<std::size_t>(i)], top10_with_p(intact, i));
+            CHECK(probability_gap(top10_with_p(knocked, i), top10_with_p(intact, i)) > 1e-4); // the knock-out shows
+            for (int id : top10_with_p(knocked, i).ids) listed.push_back(id);
+            for (int id : top10_with_p(intact, i).ids) listed_intact.push_back(id);
+        }
+        CHECK(preds.shown == listed); // both masks' lists on screen, the intact ones beside them
+        CHECK(preds.intact_shown == listed_intact);
+        CHECK(ui.shows("Knocked out"));
+        CHECK(ui.shows("Intact"));
+    }
+    ui.click(ui.item("model grid clear"));
+    until_run(ui);
+    CHECK(!m.shown->has_intact);
+    for (int i : masks) check_top(m.shown->top[static_cast<std::size_t>(i)], top10_with_p(intact, i));
+}
+
+TEST_CASE("model knock-outs on a Llama with grouped-query attention: the loss and top 10 follow the ablated forward, zero and mean") {
+    NEED_CHECKPOINTS();
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the cat";
+    REQUIRE(m.open(tiny("llama_gqa"), v));
+    until_run(ui);
+    const auto opened = core::model::open_model(tiny("llama_gqa"));
+    REQUIRE(opened.model->config().kv_heads < opened.model->config().heads);
+    const std::vector<int> ids = m.shown->ids;
+    const int last = static_cast<int>(ids.size()) - 1;
+    const core::model::ForwardResult intact = forward(*opened.model, ids, {}, core::model::Ablation::zero);
+    const auto& preds = v.state<ui::ModelPredictionsView>();
+    CHECK(preds.loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
+
+    // Two heads of one key/value group (heads 1 and 2 of layer 2 share their keys and values) and one of another.
+    ui.click(ui.item("model grid knock out"));
+    for (const char* cell : {"model grid 1.0", "model grid 1.1", "model grid 0.3"}) {
+        ui.click(ui.item(cell));
+        until_run(ui);
+    }
+    const std::vector<core::model::HeadRef> three = {{1, 0}, {1, 1}, {0, 3}};
+    REQUIRE(m.shown->request.ablate == three);
+    for (const core::model::Ablation how : {core::model::Ablation::zero, core::model::Ablation::mean}) {
+        CAPTURE(static_cast<int>(how));
+        if (how == core::model::Ablation::mean) knock_out_by_mean(ui);
+        const core::model::ForwardResult knocked = forward(*opened.model, ids, three, how);
+        CHECK(preds.loss == doctest::Approx(loss_of(knocked, ids)).epsilon(1e-5));
+        CHECK(preds.intact_loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
+        CHECK(std::abs(preds.loss - preds.intact_loss) > 1e-5); // the loss moved
+        CHECK(preds.shown == top10_with_p(knocked, last).ids);
+        CHECK(preds.intact_shown == top10_with_p(intact, last).ids);
+        check_top(m.shown->top[static_cast<std::size_t>(last)], top10_with_p(knocked, last));
+        CHECK(ui.shows("intact"));
+    }
+    ui.click(ui.item("model grid clear"));
+    until_run(ui);
+    CHECK(preds.loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
+    CHECK(preds.intact_shown.empty());
 }

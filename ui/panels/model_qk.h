@@ -1,24 +1,23 @@
-// ui/panels/model_qk.h — the query–key view of the selected head of the live model: every token's
-// query and key in one plane (core::model::query_key_view: the keys moved to the queries' mean,
-// α-scaled), the first two principal components or the plane of the selected query and its top
-// key, named with the share of the variance it keeps. Hovering a query draws its lines to the keys
-// with the head's weights; a click selects the query.
+// ui/panels/model_qk.h — the query–key view of the selected head of the live model, drawn by the
+// shared query–key plane (ui/qk_plane.h) on the head's captured queries and keys: the first two
+// principal components or the plane of the selected query and its top key, named with the share of
+// the variance it keeps. Hovering a query draws its lines to the keys with the head's weights; a
+// click selects the query.
 #pragma once
 
-#include "core/model/probes.h"
+#include "ui/qk_plane.h"
 #include "ui/view.h"
 
 namespace ui {
 
 struct ModelQKView {
     bool principal = true;  // else the plane of the selected query and its top key
-    // What the last frame drew, for the tests.
+    QKPlaneView plane;      // what the last frame drew (the tests read it)
+    // The head the plane was made for, and its queries, keys and weights (as doubles) on that run.
     long long serial = -1;
-    int layer = -1, head = -1, query = -1, top_key = -1;
-    core::model::QKView view;
-    int hovered_query = -1;
-    int lines_drawn = 0;
-    std::vector<ImVec2> query_dots, key_dots;
+    int layer = -1, head = -1, query = -1;
+    core::Matrix Q, K;      // (t, d_head)
+    core::Matrix weights;   // (t, t) rows are queries
 };
 
 void draw_model_qk_panel(View& v);
