@@ -7,79 +7,29 @@
 //
 // and compiled with its own -march. Renaming Eigen keeps every Eigen function this file
 // instantiates distinct from the ones other files instantiate with other flags (the linker would
-// otherwise keep any one of them). Nothing here may include a project header that includes Eigen.
+// otherwise keep any one of them). Nothing here may include a project header that includes Eigen;
+// the start that every such build shares is core/march_build.h.
 #pragma once
 
 #include "core/kernels.h"
-#include "core/parallel.h"
-
-// GCC 12 warns that AVX-512 intrinsics' deliberately undefined registers (_mm512_undefined_pd,
-// `__m512d __Y = __Y;`) are (or "may be") used uninitialized wherever Eigen inlines them: a false
-// positive inside the compiler's own headers, silenced for this file only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
-// Parallelism is ours (row blocks, core/parallel.h), never Eigen's.
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
+#include "core/march_build.h"
 
 #include <cmath>
 #include <limits>
-#include <memory>
 
 namespace core::kernels {
 namespace ATTNVIZ_KERNEL_NS {
 namespace {
 
+using march::for_blocks;
+using march::smaller;
+using GemmCache = march::GemmCache<double, 4>; // full blocks and the last, shorter one, for a couple of sizes
 
-// Local helpers rather than std::min or std::fill: an inline std:: function that is not inlined
-// would be a symbol shared with other files, and the linker could keep this file's -march copy.
+// A local fill rather than std::fill (see core/march_build.h).
 Index blocks_of(Index rows, Index block) { return (rows + block - 1) / block; }
-Index smaller(Index a, Index b) { return a < b ? a : b; }
 void fill(double* p, Index count, double value) {
     for (Index i = 0; i < count; ++i) p[i] = value;
 }
-
-// f(0 … count-1), on this thread alone or shared with core::parallel's helpers.
-template <class F>
-void for_blocks(Index count, bool parallel, F& f) {
-    if (!parallel || count < 2) {
-        for (Index i = 0; i < count; ++i) f(i);
-        return;
-    }
-    parallel::for_each(count, [](void* context, std::ptrdiff_t i) { (*static_cast<F*>(context))(i); }, &f);
-}
-
-// Eigen's GEMM allocates its packing buffers on every call, and buffers of this size go back to the
-// system when freed, so every call page-faults them in again: at n = 1024 that was 90 000 faults
-// and three quarters of the time of a recompute. A GemmCache keeps the buffers of the last few
-// product shapes, per call site and per thread (thread_local below), and drives Eigen's own GEMM
-// (internal::general_matrix_matrix_product, the same from Eigen 3.3 to 3.4) with them. The
-// blocking depends on the shape alone, as in Eigen's own product, so the same inputs give the
-// same bits whatever was computed before.
-using Blocking = Eigen::internal::gemm_blocking_space<Eigen::RowMajor, double, double, Eigen::Dynamic, Eigen::Dynamic,
-                                                      Eigen::Dynamic, 1, false>;
-struct GemmCache {
-    struct Entry {
-        Index rows = -1, cols = -1, depth = -1;
-        std::unique_ptr<Blocking> blocking;
-    };
-    Entry entries[4]; // full blocks and the last, shorter one, for a couple of sizes
-    unsigned next = 0;
-    Blocking& for_shape(Index r, Index c, Index d) {
-        for (Entry& e : entries)
-            if (e.blocking && e.rows == r && e.cols == c && e.depth == d) return *e.blocking;
-        Entry& e = entries[next++ % 4];
-        e.blocking = std::make_unique<Blocking>(r, c, d, 1, true);
-        e.blocking->allocateAll();
-        e.rows = r;
-        e.cols = c;
-        e.depth = d;
-        return *e.blocking;
-    }
-};
 
 // C = A B: A (rows, depth) row-major with row stride lda; B (depth, cols) stored in `BOrder` with
 // outer stride ldb (ColMajor = B is the row-major transpose of a (cols, depth) matrix, as Kᵀ is);

@@ -11,62 +11,25 @@
 #pragma once
 
 #include "core/model/ops.h"
-#include "core/parallel.h"
+#include "core/march_build.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <vector>
 
 namespace core::model::ops {
 namespace ATTNVIZ_OPS_NS {
 namespace {
 
-Index smaller(Index a, Index b) { return a < b ? a : b; }
-Index larger(Index a, Index b) { return a > b ? a : b; }
-
-template <class F>
-void for_blocks(Index count, bool parallel, F& f) {
-    if (!parallel || count < 2) {
-        for (Index i = 0; i < count; ++i) f(i);
-        return;
-    }
-    parallel::for_each(count, [](void* context, std::ptrdiff_t i) { (*static_cast<F*>(context))(i); }, &f);
-}
+using march::for_blocks;
+using march::larger;
+using march::smaller;
 
 // Eigen's GEMM packing buffers, kept per shape and per thread so that a forward does not
-// page-fault them in again for every product (see core/kernels_impl.h).
-using Blocking = Eigen::internal::gemm_blocking_space<Eigen::RowMajor, float, float, Eigen::Dynamic, Eigen::Dynamic,
-                                                      Eigen::Dynamic, 1, false>;
-struct GemmCache {
-    struct Entry {
-        Index rows = -1, cols = -1, depth = -1;
-        std::unique_ptr<Blocking> blocking;
-    };
-    Entry entries[8];
-    unsigned next = 0;
-    Blocking& for_shape(Index r, Index c, Index d) {
-        for (Entry& e : entries)
-            if (e.blocking && e.rows == r && e.cols == c && e.depth == d) return *e.blocking;
-        Entry& e = entries[next++ % 8];
-        e.blocking = std::make_unique<Blocking>(r, c, d, 1, true);
-        e.blocking->allocateAll();
-        e.rows = r;
-        e.cols = c;
-        e.depth = d;
-        return *e.blocking;
-    }
-};
-thread_local GemmCache gemm_cache;
+// page-fault them in again for every product.
+thread_local march::GemmCache<float, 8> gemm_cache;
 
 // C (rows, cols) (+)= A (rows, depth) · B; B row-major (depth, cols) or, transposed, (cols, depth).
 void gemm_block(Index rows, Index cols, Index depth, const float* A, Index lda, const float* B, Index ldb, bool bt,
@@ -75,7 +38,7 @@ void gemm_block(Index rows, Index cols, Index depth, const float* A, Index lda, 
         for (Index r = 0; r < rows; ++r)
             for (Index c = 0; c < cols; ++c) C[r * ldc + c] = 0.0f;
     if (rows == 0 || cols == 0 || depth == 0) return;
-    Blocking& b = gemm_cache.for_shape(rows, cols, depth);
+    auto& b = gemm_cache.for_shape(rows, cols, depth);
     if (bt)
         Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::ColMajor, false,
                                                        Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc, 1.0f, b);

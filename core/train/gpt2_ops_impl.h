@@ -12,14 +12,7 @@
 #pragma once
 
 #include "core/train/gpt2_ops.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
+#include "core/march_build.h"
 
 #include <cmath>
 
