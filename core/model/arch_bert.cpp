@@ -24,9 +24,9 @@ struct Block {
     const Tensor *q_w, *q_b, *k_w, *k_b, *v_w, *v_b, *o_w, *o_b, *ln1_w, *ln1_b, *in_w, *in_b, *out_w, *out_b, *ln2_w, *ln2_b;
 };
 
-class Bert final : public Model {
+class Bert final : public layers::LayerStack {
 public:
-    Bert(const ModelConfig& c, std::shared_ptr<const Weights> w) : Model(c), w_(std::move(w)) {
+    Bert(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)) {
         const std::int64_t D = c.d_model, F = c.d_ff;
         const std::string p = w_->has("bert.embeddings.word_embeddings.weight") ? "bert." : "";
         auto vec = [&](const std::string& name, std::int64_t n) { return &w_->require(name, {n}); };
@@ -52,29 +52,37 @@ public:
         transform_b_ = vec("cls.predictions.transform.dense.bias", D);
         transform_ln_w_ = vec("cls.predictions.transform.LayerNorm.weight", D);
         transform_ln_b_ = vec("cls.predictions.transform.LayerNorm.bias", D);
-        decoder_ = c.tie_word_embeddings ? words_ : mat("cls.predictions.decoder.weight", c.vocab, D);
-        decoder_b_ = w_->has("cls.predictions.bias") ? vec("cls.predictions.bias", c.vocab) : vec("cls.predictions.decoder.bias", c.vocab);
+        head_ = c.tie_word_embeddings ? words_ : mat("cls.predictions.decoder.weight", c.vocab, D); // the decoder
+        head_bias_ = w_->has("cls.predictions.bias") ? vec("cls.predictions.bias", c.vocab) : vec("cls.predictions.decoder.bias", c.vocab);
     }
-
-    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
 
 private:
-    void layer(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
-    Unembedding unembedding() const override {
-        return decoder_ ? Unembedding{decoder_->data(), decoder_b_->data(), config().d_model} : Unembedding{};
-    }
+    void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
     MatrixF head_input(const MatrixF& hidden) const override;
     float eps() const { return static_cast<float>(config().norm_eps); }
 
     std::shared_ptr<const Weights> w_;
     const Tensor *words_, *positions_, *types_, *emb_ln_w_, *emb_ln_b_;
     const Tensor *transform_w_ = nullptr, *transform_b_ = nullptr, *transform_ln_w_ = nullptr, *transform_ln_b_ = nullptr;
-    const Tensor *decoder_ = nullptr, *decoder_b_ = nullptr;
     std::vector<Block> blocks_;
 };
 
-void Bert::layer(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+// x = LayerNorm(word_embeddings[id] + position_embeddings[i] + token_type_embeddings[0]); no cached
+// positions (a bidirectional model never extends a cache)
+void Bert::embed(const std::vector<int>& ids, int, MatrixF& x) const {
+    const int t = static_cast<int>(ids.size()), D = config().d_model;
+    const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
+    for (int i = 0; i < t; ++i)
+        for (int j = 0; j < D; ++j)
+            x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
+    ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
+}
+
+// Post-LN: x = LayerNorm(x + attention(x)), then x = LayerNorm(x + MLP(x)).
+void Bert::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const ModelConfig& c = config();
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
     const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
     const ops::Set& op = ops::active();
     MatrixF q(t, D), k(t, D), v(t, D);                                                 // (t, D) each
@@ -82,11 +90,9 @@ void Bert::layer(const Block& b, int l, MatrixF& x, KvCache& cache, const Forwar
     layers::project(x.data(), t, D, D, *b.k_w, Layout::out_in, b.k_b, k.data());
     layers::project(x.data(), t, D, D, *b.v_w, Layout::out_in, b.v_b, v.data());
     layers::append_kv(cache, l, k.data(), D, v.data(), D, t);
-    MatrixF context(t, D);                                                             // (t, H·dh)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
-    layers::attend_heads({q.data(), D, l, c.heads, c.heads, c.d_head, false, 0, scale}, cache, o, r, context.data());
-    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
-    layers::project(context.data(), t, D, D, *b.o_w, Layout::out_in, b.o_b, x.data(), true); // x + attention
+    layers::heads_into_stream({q.data(), D, l, c.heads, c.heads, c.d_head, false, 0, scale}, cache, o, r, *b.o_w, Layout::out_in, b.o_b,
+                              x); // x + attention
     op.layer_norm(x.data(), x.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), eps());
     MatrixF h(t, F);                                                                   // (t, F)
     layers::project(x.data(), t, D, F, *b.in_w, Layout::out_in, b.in_b, h.data());
@@ -104,36 +110,6 @@ MatrixF Bert::head_input(const MatrixF& hidden) const {
     ops::active().activate(h.data(), h.size(), layers::activation_of(c.activation));
     ops::active().layer_norm(h.data(), h.data(), rows, D, transform_ln_w_->data(), transform_ln_b_->data(), eps());
     return h;
-}
-
-ForwardResult Bert::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
-    const ModelConfig& c = config();
-    check_ids(ids, cache.length);
-    layers::prepare_cache(cache, c);
-    const int t = static_cast<int>(ids.size()), D = c.d_model;
-    layers::CacheRollback rollback{cache, 0};
-    ForwardResult r;
-    layers::start_result(r, c, o, 0, t);
-    MatrixF x(t * layers::copies_of(o, cache), D);                                     // (copies · t, D)
-    const int first = layers::first_layer(o, x, t, 0, c.layers);
-    if (!o.resume_from) {
-        const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
-        for (int i = 0; i < t; ++i)
-            for (int j = 0; j < D; ++j)
-                x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
-        ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
-        layers::repeat_rows(x, t);
-    }
-    for (int l = first; l < c.layers; ++l) {
-        layers::check_cancel(o);
-        layers::keep_residual(o, l, c.layers, x);
-        layer(blocks_[static_cast<std::size_t>(l)], l, x, cache, o, r);
-        layers::report(o, l + 1, c.layers);
-    }
-    rollback.commit(t);
-    r.hidden = std::move(x);
-    fill_logits(r, o);
-    return r;
 }
 
 } // namespace

@@ -24,9 +24,9 @@ struct Block {
     const Tensor *ln2_w = nullptr, *ln2_b = nullptr, *fc_w = nullptr, *fc_b = nullptr, *proj_w = nullptr, *proj_b = nullptr;
 };
 
-class Gpt2 final : public Model {
+class Gpt2 final : public layers::LayerStack {
 public:
-    Gpt2(const ModelConfig& c, std::shared_ptr<const Weights> w) : Model(c), w_(std::move(w)) {
+    Gpt2(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)) {
         const std::int64_t D = c.d_model, F = c.d_ff;
         const std::string p = w_->has("transformer.wte.weight") ? "transformer." : "";
         wte_ = &w_->require(p + "wte.weight", {c.vocab, D});
@@ -52,15 +52,15 @@ public:
         head_ = c.tie_word_embeddings ? wte_ : &w_->require("lm_head.weight", {c.vocab, D});
     }
 
-    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
-    Unembedding unembedding() const override { return {head_->data(), nullptr, config().d_model}; }
-
 private:
+    void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
+    void finish(MatrixF& x) const override;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
 
     std::shared_ptr<const Weights> w_;
-    const Tensor *wte_, *wpe_, *lnf_w_, *lnf_b_, *head_;
+    const Tensor *wte_, *wpe_, *lnf_w_, *lnf_b_;
     std::vector<Block> blocks_;
 };
 
@@ -75,10 +75,8 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
     float scale = c.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(c.d_head)) : 1.0f;
     if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
-    MatrixF context(t, D);                                                             // (t, H·d_head)
-    layers::attend_heads({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, context.data());
-    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
-    layers::project(context.data(), t, D, D, *b.c_proj_w, Layout::in_out, b.c_proj_b, x.data(), true);
+    layers::heads_into_stream({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, *b.c_proj_w,
+                              Layout::in_out, b.c_proj_b, x);
 }
 
 // x += c_proj(act(c_fc(ln_2(x))))
@@ -93,35 +91,25 @@ void Gpt2::mlp(const Block& b, MatrixF& x) const {
     layers::project(h.data(), t, F, D, *b.proj_w, Layout::in_out, b.proj_b, x.data(), true);
 }
 
-ForwardResult Gpt2::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
-    const ModelConfig& c = config();
-    check_ids(ids, cache.length);
-    layers::prepare_cache(cache, c);
-    const int t = static_cast<int>(ids.size()), D = c.d_model, past = cache.length;
-    layers::CacheRollback rollback{cache, past};
-    ForwardResult r;
-    layers::start_result(r, c, o, past, t);
-    const int rows = t * layers::copies_of(o, cache);
-    MatrixF x(rows, D);                                                                // (copies · t, D) the residual stream
-    const int first = layers::first_layer(o, x, t, past, c.layers);
+// x = wte[id] + wpe[position]
+void Gpt2::embed(const std::vector<int>& ids, int past, MatrixF& x) const {
+    const int D = config().d_model;
     const float *wte = wte_->data(), *wpe = wpe_->data();
-    for (int i = 0; i < t && !o.resume_from; ++i)
+    for (int i = 0; i < static_cast<int>(ids.size()); ++i)
         for (int j = 0; j < D; ++j)
             x(i, j) = wte[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
-    if (!o.resume_from) layers::repeat_rows(x, t);
-    for (int l = first; l < c.layers; ++l) {
-        layers::check_cancel(o);
-        layers::keep_residual(o, l, c.layers, x);
-        const Block& b = blocks_[static_cast<std::size_t>(l)];
-        attention(b, l, x, cache, o, r);
-        if (c.mlp) mlp(b, x);
-        layers::report(o, l + 1, c.layers);
-    }
-    rollback.commit(past + t);
-    r.hidden.resize(rows, D);
-    ops::active().layer_norm(x.data(), r.hidden.data(), rows, D, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
-    fill_logits(r, o);
-    return r;
+}
+
+void Gpt2::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    attention(b, l, x, cache, o, r);
+    if (config().mlp) mlp(b, x);
+}
+
+// ln_f, before the tied head
+void Gpt2::finish(MatrixF& x) const {
+    const ModelConfig& c = config();
+    ops::active().layer_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
 }
 
 } // namespace

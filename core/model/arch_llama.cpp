@@ -56,9 +56,9 @@ std::vector<float> inverse_frequencies(const ModelConfig& c) {
     return inv;
 }
 
-class Llama final : public Model {
+class Llama final : public layers::LayerStack {
 public:
-    Llama(const ModelConfig& c, std::shared_ptr<const Weights> w) : Model(c), w_(std::move(w)), inv_freq_(inverse_frequencies(c)) {
+    Llama(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)), inv_freq_(inverse_frequencies(c)) {
         const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
                            KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
         embed_ = &w_->require("model.embed_tokens.weight", {c.vocab, D});
@@ -87,17 +87,17 @@ public:
         head_ = c.tie_word_embeddings ? embed_ : &w_->require("lm_head.weight", {c.vocab, D});
     }
 
-    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const override;
-    Unembedding unembedding() const override { return {head_->data(), nullptr, config().d_model}; }
-
 private:
+    void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
+    void finish(MatrixF& x) const override;
     void rope(float* x, int ld, int t, int heads, int past) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
 
     std::shared_ptr<const Weights> w_;
     std::vector<float> inv_freq_; // (d_head / 2)
-    const Tensor *embed_, *norm_, *head_;
+    const Tensor *embed_, *norm_;
     std::vector<Block> blocks_;
 };
 
@@ -138,12 +138,10 @@ void Llama::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
         rope(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, past);
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
-    MatrixF context(t, Q);                                                             // (t, H·dh)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
-    layers::attend_heads({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, c.sliding_window[static_cast<std::size_t>(l)], scale},
-                         cache, o, r, context.data());
-    layers::ablate(context.data(), r.t_new, c.heads, c.d_head, l, o);
-    layers::project(context.data(), t, Q, D, *b.o_w, Layout::out_in, b.o_b, x.data(), true);
+    const int window = c.sliding_window[static_cast<std::size_t>(l)];
+    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale}, cache, o, r, *b.o_w, Layout::out_in,
+                              b.o_b, x);
 }
 
 void Llama::mlp(const Block& b, MatrixF& x) const {
@@ -158,34 +156,24 @@ void Llama::mlp(const Block& b, MatrixF& x) const {
     layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, x.data(), true);
 }
 
-ForwardResult Llama::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
-    const ModelConfig& c = config();
-    check_ids(ids, cache.length);
-    layers::prepare_cache(cache, c);
-    const int t = static_cast<int>(ids.size()), D = c.d_model, past = cache.length;
-    layers::CacheRollback rollback{cache, past};
-    ForwardResult r;
-    layers::start_result(r, c, o, past, t);
-    const int rows = t * layers::copies_of(o, cache);
-    MatrixF x(rows, D);                                                                // (copies · t, D)
-    const int first = layers::first_layer(o, x, t, past, c.layers);
+// x = embed_tokens[id]; the positions come in by rotation, in each layer
+void Llama::embed(const std::vector<int>& ids, int, MatrixF& x) const {
+    const int D = config().d_model;
     const float* embed = embed_->data();
-    for (int i = 0; i < t && !o.resume_from; ++i)
+    for (int i = 0; i < static_cast<int>(ids.size()); ++i)
         std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
-    if (!o.resume_from) layers::repeat_rows(x, t);
-    for (int l = first; l < c.layers; ++l) {
-        layers::check_cancel(o);
-        layers::keep_residual(o, l, c.layers, x);
-        const Block& b = blocks_[static_cast<std::size_t>(l)];
-        attention(b, l, x, cache, o, r);
-        mlp(b, x);
-        layers::report(o, l + 1, c.layers);
-    }
-    rollback.commit(past + t);
-    r.hidden.resize(rows, D);
-    ops::active().rms_norm(x.data(), r.hidden.data(), rows, D, norm_->data(), static_cast<float>(c.norm_eps));
-    fill_logits(r, o);
-    return r;
+}
+
+void Llama::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    attention(b, l, x, cache, o, r);
+    mlp(b, x);
+}
+
+// model.norm, before lm_head
+void Llama::finish(MatrixF& x) const {
+    const ModelConfig& c = config();
+    ops::active().rms_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, norm_->data(), static_cast<float>(c.norm_eps));
 }
 
 } // namespace

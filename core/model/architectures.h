@@ -1,7 +1,11 @@
 // core/model/architectures.h — the one table of architectures attnviz runs.
 //
 // A row per value of config.json's `architectures` field. A new architecture is one file
-// core/model/arch_NAME.cpp with its build function, plus one row in architectures.cpp.
+// core/model/arch_NAME.cpp with its build function, plus one row in architectures.cpp. Its model
+// derives from layers::LayerStack (core/model/layers.h), which runs the frame of every forward,
+// and gives the embeddings, one layer and the final norm, with the Hugging Face modeling file's
+// names. A new family also gets its fields in config.h, read by config_json.cpp (whose `sizes`
+// table names the sizes every family has).
 #pragma once
 
 #include "core/model/config.h"

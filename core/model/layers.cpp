@@ -28,13 +28,6 @@ ops::Activation activation_of(const std::string& name) {
     return ops::Activation::silu; // silu, swish (config.cpp admits no other name)
 }
 
-void prepare_cache(KvCache& cache, const ModelConfig& c) {
-    if (!cache.k.empty()) return;
-    cache.k.resize(static_cast<std::size_t>(c.layers));
-    cache.v.resize(cache.k.size());
-    cache.row = c.kv_heads * c.d_head;
-}
-
 void append_kv(KvCache& cache, int l, const float* k, int ldk, const float* v, int ldv, int t) {
     const auto row = static_cast<std::size_t>(cache.row);
     std::vector<float>& K = cache.k[static_cast<std::size_t>(l)];
@@ -141,6 +134,18 @@ void ablate(float* context, int t, int heads, int d_head, int layer, const Forwa
     }
 }
 
+namespace {
+
+// An empty cache gets one (empty) slot per layer and rows of kv_heads · d_head.
+void prepare_cache(KvCache& cache, const ModelConfig& c) {
+    if (!cache.k.empty()) return;
+    cache.k.resize(static_cast<std::size_t>(c.layers));
+    cache.v.resize(cache.k.size());
+    cache.row = c.kv_heads * c.d_head;
+}
+
+// The copies a forward runs: 1, or o.copies.size(). Throws InputError when copies come with a cache
+// that is kept or holds positions, attention or captures.
 int copies_of(const ForwardOptions& o, const KvCache& cache) {
     if (o.copies.empty()) return 1;
     if (cache.keep || cache.length > 0 || o.attention || o.capture_qkv)
@@ -148,10 +153,14 @@ int copies_of(const ForwardOptions& o, const KvCache& cache) {
     return static_cast<int>(o.copies.size());
 }
 
+// x (copies · t, d): the first t rows (copy 0's embeddings) repeated into the other copies.
 void repeat_rows(MatrixF& x, int t) {
     for (Eigen::Index c = 1; c * t < x.rows(); ++c) x.middleRows(c * t, t) = x.topRows(t);
 }
 
+// The first layer to run: 0, or o.resume_layer with each copy's t rows of x (copies · t, D) set to
+// *o.resume_from (which must be (t, D), with no cached positions before it). Throws InputError
+// otherwise.
 int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers) {
     if (!o.resume_from) return 0;
     if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || o.resume_from->rows() != t || o.resume_from->cols() != x.cols())
@@ -162,11 +171,22 @@ int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers
     return o.resume_layer;
 }
 
+// Before layer l runs: x (t, D) into o.residuals[l], where asked.
 void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x) {
     if (!o.residuals) return;
     o.residuals->resize(static_cast<std::size_t>(layers));
     (*o.residuals)[static_cast<std::size_t>(l)] = x;
 }
+
+// Truncates the cache back to `past` positions unless commit() was called (a cancelled or failed
+// forward leaves the cache as it found it).
+struct CacheRollback {
+    KvCache& cache;
+    int past;
+    bool committed = false;
+    void commit(int length) { cache.length = length; committed = true; }
+    ~CacheRollback();
+};
 
 CacheRollback::~CacheRollback() {
     if (committed) return;
@@ -177,6 +197,7 @@ CacheRollback::~CacheRollback() {
     }
 }
 
+// Sizes r (attention, captures) for a call of t_new positions after `past`.
 void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
     r.layers = c.layers;
     r.heads = c.heads;
@@ -195,12 +216,56 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
 }
 
+// Before each layer: throws Cancelled when asked to stop.
 void check_cancel(const ForwardOptions& o) {
     if (o.cancel && o.cancel->load(std::memory_order_relaxed)) throw Cancelled();
 }
 
 void report(const ForwardOptions& o, int layers_done, int layers) {
     if (o.progress) o.progress(layers_done, layers);
+}
+
+} // namespace
+
+Model::Unembedding LayerStack::unembedding() const {
+    if (!head_) return {};
+    return {head_->data(), head_bias_ ? head_bias_->data() : nullptr, config().d_model};
+}
+
+ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
+    const ModelConfig& c = config();
+    check_ids(ids, cache.length);
+    prepare_cache(cache, c);
+    const int t = static_cast<int>(ids.size()), past = cache.length;
+    CacheRollback rollback{cache, past};
+    ForwardResult r;
+    start_result(r, c, o, past, t);
+    MatrixF x(t * copies_of(o, cache), c.d_model); // (copies · t, D) the residual stream
+    const int first = first_layer(o, x, t, past, c.layers);
+    if (!o.resume_from) {
+        embed(ids, past, x);
+        repeat_rows(x, t);
+    }
+    for (int l = first; l < c.layers; ++l) {
+        check_cancel(o);
+        keep_residual(o, l, c.layers, x);
+        layer(l, x, cache, o, r);
+        report(o, l + 1, c.layers);
+    }
+    rollback.commit(past + t);
+    finish(x);
+    r.hidden = std::move(x);
+    fill_logits(r, o);
+    return r;
+}
+
+void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, const Tensor& W_o,
+                       Layout layout, const Tensor* b_o, MatrixF& x) {
+    const int t = static_cast<int>(x.rows()), width = a.heads * a.d_head;
+    MatrixF context(t, width); // (t, H·d_head)
+    attend_heads(a, cache, o, r, context.data());
+    ablate(context.data(), r.t_new, a.heads, a.d_head, a.layer, o);
+    project(context.data(), t, width, static_cast<int>(x.cols()), W_o, layout, b_o, x.data(), true);
 }
 
 std::string layer_name(const std::string& prefix, int l, const std::string& rest) {

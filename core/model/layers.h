@@ -1,5 +1,5 @@
 // core/model/layers.h — the pieces every architecture's forward shares: projections, the heads
-// over the KV cache, ablations, captures, cancel and progress. Internal to core/model/arch_*.cpp.
+// over the KV cache, ablations, and the frame of extend() (LayerStack). Internal to core/model/arch_*.cpp.
 #pragma once
 
 #include "core/model/forward.h"
@@ -22,9 +22,6 @@ void project(const float* x, int t, int in, int out, const Tensor& W, Layout lay
 
 ops::Activation activation_of(const std::string& name);
 
-// An empty cache gets one (empty) slot per layer and rows of kv_heads · d_head.
-void prepare_cache(KvCache& cache, const ModelConfig& c);
-
 // Appends t rows of k and v (each row `row` floats, row strides ldk and ldv) to layer l's cache.
 void append_kv(KvCache& cache, int l, const float* k, int ldk, const float* v, int ldv, int t);
 
@@ -46,36 +43,37 @@ void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, F
 // its copy's rows.
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o);
 
-// The copies a forward runs: 1, or o.copies.size(). Throws InputError when copies come with a cache
-// that is kept or holds positions, attention or captures.
-int copies_of(const ForwardOptions& o, const KvCache& cache);
-// x (copies · t, d): the first t rows (copy 0's embeddings) repeated into the other copies.
-void repeat_rows(MatrixF& x, int t);
-
-// Truncates the cache back to `past` positions unless commit() was called (a cancelled or failed
-// forward leaves the cache as it found it).
-struct CacheRollback {
-    KvCache& cache;
-    int past;
-    bool committed = false;
-    void commit(int length) { cache.length = length; committed = true; }
-    ~CacheRollback();
-};
-
-// Sizes r (attention, captures) for a call of t_new positions after `past`.
-void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new);
-
-// The first layer to run: 0, or o.resume_layer with each copy's t rows of x (copies · t, D) set to
-// *o.resume_from (which must be (t, D), with no cached positions before it). Throws InputError
-// otherwise.
-int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers);
-// Before layer l runs: x (t, D) into o.residuals[l], where asked.
-void keep_residual(const ForwardOptions& o, int l, int layers, const MatrixF& x);
-
-// Before each layer: throws Cancelled when asked to stop.
-void check_cancel(const ForwardOptions& o);
-void report(const ForwardOptions& o, int layers_done, int layers);
+// x (t, D) += heads · W_o (+ b): attend_heads, then ablate, then the output projection of the
+// context (t, heads · d_head), W_o stored as `layout`.
+void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, const Tensor& W_o,
+                       Layout layout, const Tensor* b_o, MatrixF& x);
 
 std::string layer_name(const std::string& prefix, int l, const std::string& rest);
+
+// A model that is embeddings, a stack of layers and what follows them. extend() runs the frame that
+// every architecture shares: the ids checked, the cache readied and the result sized; the residual
+// stream x (copies · t, D) embedded (not on a rerun from a layer) and copied into the other copies;
+// each layer, with cancel, residuals and progress around it; the cache committed; finish(x); the
+// logits. Each architecture gives the three parts in its own file, with its own names.
+class LayerStack : public Model {
+public:
+    using Model::Model;
+    ForwardResult extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const final;
+    Unembedding unembedding() const override;
+
+protected:
+    // The LM head, set by the architecture: weight (vocab, D) (often the tied embeddings) and bias,
+    // or no weight for a bare encoder.
+    const Tensor* head_ = nullptr;
+    const Tensor* head_bias_ = nullptr;
+
+    // x's first ids.size() rows: the embeddings of `ids` at positions past, past + 1, …
+    virtual void embed(const std::vector<int>& ids, int past, MatrixF& x) const = 0;
+    // Layer l on the stream x (copies · t, D), appending its keys and values to the cache and, where
+    // asked, its attention and captures to r.
+    virtual void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const = 0;
+    // The stream after the last layer, in place (a final norm); nothing by default.
+    virtual void finish(MatrixF& x) const { (void)x; }
+};
 
 } // namespace core::model::layers
