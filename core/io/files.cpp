@@ -1,4 +1,4 @@
-// core/io/files.cpp — atomic writes and exact numbers (see files.h).
+// core/io/files.cpp — whole reads, atomic writes and exact numbers (see files.h).
 #include "core/io/files.h"
 
 #include <nlohmann/json.hpp>
@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,14 @@ std::string errno_text() { return std::strerror(errno); }
 }
 
 } // namespace
+
+std::optional<std::string> read_whole_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
 
 void write_file_atomically(const std::string& path, const std::string& text) {
     std::string tmp = path + ".tmp-XXXXXX";

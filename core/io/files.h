@@ -1,8 +1,9 @@
-// core/io/files.h — what every file format of core shares: writing a file so that a crash never
-// leaves half of it, the shortest exact text of a number, and the limits on what a reader takes.
+// core/io/files.h — what every file format of core shares: reading a file whole, writing one so
+// that a crash never leaves half of it, the shortest exact text of a number, and the limits on what a reader takes.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +13,9 @@ namespace core::io {
 struct WriteError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// The whole of the file at `path`; nothing when it cannot be opened.
+std::optional<std::string> read_whole_file(const std::string& path);
 
 // Writes a temporary file beside `path`, fsyncs it and renames it over `path`: a crash at any
 // moment leaves either the old file or the new one. Throws WriteError.

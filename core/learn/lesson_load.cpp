@@ -5,6 +5,7 @@
 #include "core/learn/lesson_load.h"
 
 #include "core/assets.h"
+#include "core/io/files.h"
 #include "core/learn/actions.h"
 #include "core/learn/question_kinds.h"
 #include "core/learn/step_kinds.h"
@@ -12,8 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 namespace core::learn {
 
@@ -104,12 +104,10 @@ Lesson parse_lesson(const std::string& text, const std::string& path) {
 }
 
 Lesson load_lesson_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw LessonError(path + ": cannot read the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().size() > max_lesson_bytes) throw LessonError(path + ": larger than 4 MB; a lesson is text");
-    return parse_lesson(text.str(), path);
+    const std::optional<std::string> text = core::io::read_whole_file(path);
+    if (!text) throw LessonError(path + ": cannot read the file");
+    if (text->size() > max_lesson_bytes) throw LessonError(path + ": larger than 4 MB; a lesson is text");
+    return parse_lesson(*text, path);
 }
 
 //-----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // core/model/config_json.cpp — config.json (core/model/config.h) read with transformers' field names and defaults.
 #include "core/model/config.h"
 
+#include "core/io/files.h"
 #include "core/io/tensor.h"
 #include "core/model/architectures.h"
 
@@ -8,8 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 namespace core::model {
 
@@ -84,11 +84,34 @@ std::string checked_activation(const Reader& r, const char* key, const std::stri
     r.fail(key, "is \"" + a + "\"; attnviz runs gelu_new, gelu_pytorch_tanh, gelu_fast, gelu, relu, silu, swish and quick_gelu");
 }
 
+// The sizes every family has, by the names and defaults of each family's configuration class
+// (no default: the key is required).
+struct Key {
+    const char* name;
+    int fallback; // 0: none
+};
+struct Size {
+    int ModelConfig::*field;
+    long long hi; // from 1
+    Key gpt2, llama, bert;
+};
+const Size sizes[] = {
+    // field                hi         GPT2Config             LlamaConfig family          BertConfig
+    {&ModelConfig::vocab,   max_vocab, {"vocab_size", 50257}, {"vocab_size", 0},          {"vocab_size", 30522}},
+    {&ModelConfig::d_model, max_size,  {"n_embd", 768},       {"hidden_size", 0},         {"hidden_size", 768}},
+    {&ModelConfig::layers,  1024,      {"n_layer", 12},       {"num_hidden_layers", 0},   {"num_hidden_layers", 12}},
+    {&ModelConfig::heads,   4096,      {"n_head", 12},        {"num_attention_heads", 0}, {"num_attention_heads", 12}},
+};
+
+void read_sizes(const Reader& r, ModelConfig& c, Key Size::*family) {
+    for (const Size& s : sizes) {
+        const Key& k = s.*family;
+        c.*s.field = k.fallback ? r.whole(k.name, 1, s.hi, k.fallback) : r.whole(k.name, 1, s.hi);
+    }
+}
+
 void read_gpt2(const Reader& r, ModelConfig& c) {
-    c.vocab = r.whole("vocab_size", 1, max_vocab, 50257);
-    c.d_model = r.whole("n_embd", 1, max_size, 768);
-    c.layers = r.whole("n_layer", 1, 1024, 12);
-    c.heads = r.whole("n_head", 1, 4096, 12);
+    read_sizes(r, c, &Size::gpt2);
     c.context = r.whole("n_positions", 1, max_size, 1024);
     c.d_ff = r.whole("n_inner", 1, max_size, 4 * c.d_model);
     c.norm_eps = r.real("layer_norm_epsilon", 1e-30, 1.0, 1e-5);
@@ -138,11 +161,8 @@ std::vector<int> read_sliding_window(const Reader& r, const ModelConfig& c) {
 }
 
 void read_llama(const Reader& r, ModelConfig& c) {
-    c.vocab = r.whole("vocab_size", 1, max_vocab);
-    c.d_model = r.whole("hidden_size", 1, max_size);
+    read_sizes(r, c, &Size::llama);
     c.d_ff = r.whole("intermediate_size", 1, max_size);
-    c.layers = r.whole("num_hidden_layers", 1, 1024);
-    c.heads = r.whole("num_attention_heads", 1, 4096);
     c.kv_heads = r.whole("num_key_value_heads", 1, 4096, c.heads);
     if (c.heads % c.kv_heads != 0)
         r.fail("num_key_value_heads", "(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
@@ -165,10 +185,7 @@ void read_llama(const Reader& r, ModelConfig& c) {
 }
 
 void read_bert(const Reader& r, ModelConfig& c) {
-    c.vocab = r.whole("vocab_size", 1, max_vocab, 30522);
-    c.d_model = r.whole("hidden_size", 1, max_size, 768);
-    c.layers = r.whole("num_hidden_layers", 1, 1024, 12);
-    c.heads = r.whole("num_attention_heads", 1, 4096, 12);
+    read_sizes(r, c, &Size::bert);
     c.d_ff = r.whole("intermediate_size", 1, max_size, 3072);
     c.context = r.whole("max_position_embeddings", 1, max_size, 512);
     c.type_vocab_size = r.whole("type_vocab_size", 1, 1 << 16, 2);
@@ -212,12 +229,10 @@ ModelConfig parse_config(const std::string& text, const std::string& path) {
 }
 
 ModelConfig read_config(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FileError(path + ": cannot be read (a model directory needs its config.json)");
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (s.str().size() > (16u << 20)) throw FileError(path + ": larger than 16 MB, not a config");
-    return parse_config(s.str(), path);
+    const std::optional<std::string> text = core::io::read_whole_file(path);
+    if (!text) throw FileError(path + ": cannot be read (a model directory needs its config.json)");
+    if (text->size() > (16u << 20)) throw FileError(path + ": larger than 16 MB, not a config");
+    return parse_config(*text, path);
 }
 
 } // namespace core::model

@@ -1,10 +1,12 @@
 // GPT-2's older tokenizer files, vocab.json + merges.txt, and finding a model directory's tokenizer.
 #include "core/model/tokenizer_parts.h"
 
+#include "core/io/files.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace core::model {
@@ -12,11 +14,9 @@ namespace core::model {
 namespace {
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TokenizerError(path + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::optional<std::string> text = core::io::read_whole_file(path);
+    if (!text) throw TokenizerError(path + ": cannot be read");
+    return std::move(*text);
 }
 
 void read_vocab(const std::string& content, const std::string& name, Vocab& v) {

@@ -2,10 +2,11 @@
 // Every error names the file and the JSON pointer of the value that is wrong.
 #include "core/model/tokenizer_parts.h"
 
+#include "core/io/files.h"
+
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 namespace core::model {
 
@@ -84,6 +85,15 @@ struct Reader {
             fail(ptr + "/pattern", e.what());
         }
     }
+    // The parts of a "Sequence" under `key`, each read by read(item, its pointer); null ones left out.
+    template <class Part, class Read>
+    std::vector<std::unique_ptr<Part>> sequence(const json& j, const std::string& ptr, const char* key, Read read) const {
+        std::vector<std::unique_ptr<Part>> parts;
+        const json& list = array(j, ptr, key);
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (auto p = read(list[i], ptr + "/" + key + "/" + std::to_string(i))) parts.push_back(std::move(p));
+        return parts;
+    }
     [[noreturn]] void unsupported(const std::string& ptr, const std::string& what, const std::string& name, const char* supported) const {
         fail(ptr + "/type", "the " + what + " \"" + name + "\" is not supported (attnviz reads " + supported + ")");
     }
@@ -120,13 +130,8 @@ std::unique_ptr<Normalizer> Reader::normalizer(const json& j, const std::string&
         const std::string content = str(j, ptr, "content", "");
         return with_regex(ptr, [&] { return make_replace(pat.first, pat.second, content); });
     }
-    if (t == "Sequence") {
-        std::vector<std::unique_ptr<Normalizer>> steps;
-        const json& list = array(j, ptr, "normalizers");
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto n = normalizer(list[i], ptr + "/normalizers/" + std::to_string(i))) steps.push_back(std::move(n));
-        return make_normalizer_sequence(std::move(steps));
-    }
+    if (t == "Sequence")
+        return make_normalizer_sequence(sequence<Normalizer>(j, ptr, "normalizers", [this](const json& n, const std::string& at) { return normalizer(n, at); }));
     unsupported(ptr, "normalizer", t, "BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace, Sequence");
 }
 
@@ -180,13 +185,8 @@ std::unique_ptr<PreTokenizer> Reader::pre_tokenizer(const json& j, const std::st
     if (t == "WhitespaceSplit") return make_whitespace_split();
     if (t == "Digits") return make_digits(flag(j, ptr, "individual_digits", false));
     if (t == "Punctuation") return make_punctuation(behavior_of(*this, j, ptr, "Isolated"));
-    if (t == "Sequence") {
-        std::vector<std::unique_ptr<PreTokenizer>> steps;
-        const json& list = array(j, ptr, "pretokenizers");
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto p = pre_tokenizer(list[i], ptr + "/pretokenizers/" + std::to_string(i))) steps.push_back(std::move(p));
-        return make_pre_tokenizer_sequence(std::move(steps));
-    }
+    if (t == "Sequence")
+        return make_pre_tokenizer_sequence(sequence<PreTokenizer>(j, ptr, "pretokenizers", [this](const json& p, const std::string& at) { return pre_tokenizer(p, at); }));
     unsupported(ptr, "pre-tokenizer", t, "ByteLevel, Split, Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Digits, Punctuation, Sequence");
 }
 
@@ -216,13 +216,8 @@ std::unique_ptr<Decoder> Reader::decoder(const json& j, const std::string& ptr) 
     }
     if (t == "WordPiece") return make_wordpiece_decoder(str(j, ptr, "prefix", "##"), flag(j, ptr, "cleanup", true));
     if (t == "BPEDecoder") return make_bpe_decoder(str(j, ptr, "suffix", "</w>"));
-    if (t == "Sequence") {
-        std::vector<std::unique_ptr<Decoder>> steps;
-        const json& list = array(j, ptr, "decoders");
-        for (std::size_t i = 0; i < list.size(); ++i)
-            if (auto d = decoder(list[i], ptr + "/decoders/" + std::to_string(i))) steps.push_back(std::move(d));
-        return make_decoder_sequence(std::move(steps));
-    }
+    if (t == "Sequence")
+        return make_decoder_sequence(sequence<Decoder>(j, ptr, "decoders", [this](const json& d, const std::string& at) { return decoder(d, at); }));
     unsupported(ptr, "decoder", t, "ByteLevel, Metaspace, ByteFallback, Fuse, Strip, Replace, WordPiece, BPEDecoder, Sequence");
 }
 
@@ -419,11 +414,9 @@ Tokenizer parse_tokenizer_json(const std::string& content, const std::string& na
 }
 
 Tokenizer load_tokenizer_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TokenizerError(path + ": cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_tokenizer_json(ss.str(), path);
+    const std::optional<std::string> text = core::io::read_whole_file(path);
+    if (!text) throw TokenizerError(path + ": cannot be read");
+    return parse_tokenizer_json(*text, path);
 }
 
 } // namespace core::model
