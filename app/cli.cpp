@@ -5,6 +5,7 @@
 #include "app/cli_attention.h"
 #include "app/cli_bench.h"
 #include "app/cli_export.h"
+#include "app/cli_flags.h"
 #include "app/cli_lessons.h"
 #include "app/cli_model.h"
 #include "app/cli_presets.h"
@@ -127,16 +128,6 @@ std::string usage_text() {
 
 namespace {
 
-// A whole decimal number from `lo` to `hi`, nothing else ("12", not "12x", "-1", "1e3" or "").
-int bounded_int(const std::string& flag, const std::string& text, int lo, int hi) {
-    const std::string why = flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"";
-    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        throw UsageError(why);
-    const long v = std::strtol(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi) throw UsageError(why);
-    return static_cast<int>(v);
-}
-
 // --lesson goes with the window, --screenshot, --check and --answers; --step with the first two.
 void check_lesson_flags(const Options& o) {
     using M = Options::Mode;
@@ -156,11 +147,11 @@ void check_lesson_flags(const Options& o) {
 void head_of(Options& o, const std::string& text) {
     const std::size_t dot = text.find('.');
     if (dot == std::string::npos) { // a scenario's head; an attention file's in layer 1
-        o.head = bounded_int("--head", text, 1, core::Limits::max_heads);
+        o.head = whole_flag("--head", text, 1, core::Limits::max_heads);
         return;
     }
-    o.head_layer = bounded_int("--head's layer", text.substr(0, dot), 1, 100000);
-    o.head = bounded_int("--head", text.substr(dot + 1), 1, 100000);
+    o.head_layer = whole_flag("--head's layer", text.substr(0, dot), 1, 100000);
+    o.head = whole_flag("--head", text.substr(dot + 1), 1, 100000);
 }
 
 std::string workspace_of(const std::string& text) {
@@ -178,7 +169,7 @@ std::string theme_of(const std::string& text) {
 int zoom_of(const std::string& text) {
     std::string steps;
     for (int step : core::io::zoom_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(step);
-    const int z = bounded_int("--zoom", text, core::io::zoom_steps.front(), core::io::zoom_steps.back());
+    const int z = whole_flag("--zoom", text, core::io::zoom_steps.front(), core::io::zoom_steps.back());
     if (std::find(core::io::zoom_steps.begin(), core::io::zoom_steps.end(), z) == core::io::zoom_steps.end())
         throw UsageError("--zoom takes one of " + steps + ", not " + text);
     return z;
@@ -194,10 +185,7 @@ Options parse_args(int argc, const char* const* argv) {
         o.mode = m;
         mode_set = true;
     };
-    auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-        return argv[++i];
-    };
+    auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     bool select_given = false, head_given = false, text_given = false;
     std::string bench_flag; // the last of --tokens, --dim, --reps seen
     bool reps_given = false;
@@ -209,37 +197,37 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--decode") set_mode(Options::Mode::decode, a);
         else if (a == "--help" || a == "-h") set_mode(Options::Mode::help, a);
         else if (a == "--version") set_mode(Options::Mode::version, a);
-        else if (a == "--explain") { set_mode(Options::Mode::explain, a); o.row = value_of(i, a); }
-        else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i, a); }
-        else if (a == "--select") { o.row = value_of(i, a); select_given = true; }
+        else if (a == "--explain") { set_mode(Options::Mode::explain, a); o.row = value_of(i); }
+        else if (a == "--screenshot") { set_mode(Options::Mode::screenshot, a); o.screenshot_path = value_of(i); }
+        else if (a == "--select") { o.row = value_of(i); select_given = true; }
         else if (a == "--bench-core") set_mode(Options::Mode::bench_core, a);
-        else if (a == "--attention") o.attention_file = value_of(i, a);
-        else if (a == "--labels") o.labels_file = value_of(i, a);
-        else if (a == "--model") o.model = value_of(i, a);
-        else if (a == "--text") { o.model_text = value_of(i, a); text_given = true; }
-        else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i, a); }
-        else if (a == "--format") { o.export_format = value_of(i, a); export_flag = a; }
-        else if (a == "--out") { o.export_out = value_of(i, a); export_flag = a; }
-        else if (a == "--head") { head_of(o, value_of(i, a)); head_given = true; }
-        else if (a == "--workspace") o.workspace = workspace_of(value_of(i, a));
-        else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = bounded_int(a, value_of(i, a), 1, 100000); }
-        else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = bounded_int(a, value_of(i, a), 1, 1000000000); }
-        else if (a == "--theme") o.theme = theme_of(value_of(i, a));
-        else if (a == "--zoom") o.zoom_percent = zoom_of(value_of(i, a));
-        else if (a == "--seed") { o.seed = bounded_int(a, value_of(i, a), 0, 2147483647); seed_given = true; }
-        else if (a == "--tokens") { o.tokens = bounded_int(a, value_of(i, a), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
-        else if (a == "--dim") { o.dim = bounded_int(a, value_of(i, a), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
+        else if (a == "--attention") o.attention_file = value_of(i);
+        else if (a == "--labels") o.labels_file = value_of(i);
+        else if (a == "--model") o.model = value_of(i);
+        else if (a == "--text") { o.model_text = value_of(i); text_given = true; }
+        else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i); }
+        else if (a == "--format") { o.export_format = value_of(i); export_flag = a; }
+        else if (a == "--out") { o.export_out = value_of(i); export_flag = a; }
+        else if (a == "--head") { head_of(o, value_of(i)); head_given = true; }
+        else if (a == "--workspace") o.workspace = workspace_of(value_of(i));
+        else if (a == "--bench-frames") { set_mode(Options::Mode::bench_frames, a); o.frames = whole_flag(a, value_of(i), 1, 100000); }
+        else if (a == "--monkey") { set_mode(Options::Mode::monkey, a); o.monkey_frames = whole_flag(a, value_of(i), 1, 1000000000); }
+        else if (a == "--theme") o.theme = theme_of(value_of(i));
+        else if (a == "--zoom") o.zoom_percent = zoom_of(value_of(i));
+        else if (a == "--seed") { o.seed = whole_flag(a, value_of(i), 0, 2147483647); seed_given = true; }
+        else if (a == "--tokens") { o.tokens = whole_flag(a, value_of(i), 1, core::Limits::max_tokens); tokens_given = true; bench_flag = a; }
+        else if (a == "--dim") { o.dim = whole_flag(a, value_of(i), 1, core::Limits::max_dim); dim_given = true; bench_flag = a; }
         else if (a == "--lessons") set_mode(Options::Mode::lessons, a);
         else if (a == "--presets") set_mode(Options::Mode::presets, a);
-        else if (a == "--preset") o.preset = value_of(i, a);
-        else if (a == "--lesson") o.lesson = value_of(i, a);
+        else if (a == "--preset") o.preset = value_of(i);
+        else if (a == "--lesson") o.lesson = value_of(i);
         else if (a == "--check") { set_mode(Options::Mode::lesson_check, a); }
         else if (a == "--answers") { set_mode(Options::Mode::lesson_answers, a); }
-        else if (a == "--step") o.lesson_step = bounded_int(a, value_of(i, a), 1, 10000);
+        else if (a == "--step") o.lesson_step = whole_flag(a, value_of(i), 1, 10000);
         else if (a == "--review") set_mode(Options::Mode::review, a);
-        else if (a == "--now") o.review_now = value_of(i, a);
-        else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i, a); }
-        else if (a == "--reps") { o.reps = bounded_int(a, value_of(i, a), 1, 100000); bench_flag = a; reps_given = true; }
+        else if (a == "--now") o.review_now = value_of(i);
+        else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i); }
+        else if (a == "--reps") { o.reps = whole_flag(a, value_of(i), 1, 100000); bench_flag = a; reps_given = true; }
         else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
         else o.file = a;

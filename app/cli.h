@@ -3,7 +3,8 @@
 //
 // How to add a command-line mode:
 //   1. Write app/cli_NAME.{h,cpp} with its run function (and its flags' checks), and add the .cpp
-//      to attnviz_cli in CMakeLists.txt.
+//      to attnviz_cli in CMakeLists.txt. Read flags' values and whole numbers with app/cli_flags.h
+//      and run the mode inside run_reporting_errors, so that every mode words its errors alike.
 //   2. A mode with flags of its own reads argv itself: add {wants_NAME_mode, run_NAME_mode} to
 //      own_modes in app/cli.cpp. A mode that shares the common flags: add its Options::Mode and
 //      fields to app/options.h, its flags to parse_args and one row to text_modes in app/cli.cpp.

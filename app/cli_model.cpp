@@ -6,6 +6,7 @@
 // [SECTION] modes
 #include "app/cli_model.h"
 
+#include "app/cli_flags.h"
 #include "app/options.h"
 
 #include "core/io/safetensors.h"
@@ -48,14 +49,6 @@ struct ModelOptions {
     int tokens = 0, reps = 5;
 };
 
-int whole(const std::string& flag, const std::string& text, int lo, int hi) {
-    const std::string why = flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"";
-    if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) throw UsageError(why);
-    const long v = std::strtol(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi) throw UsageError(why);
-    return static_cast<int>(v);
-}
-
 core::model::Ablation ablation_of(const std::string& text) {
     if (text == "zero") return core::model::Ablation::zero;
     if (text == "mean") return core::model::Ablation::mean;
@@ -75,15 +68,12 @@ const char* mode_flag(Mode m) {
 ModelOptions parse(int argc, const char* const* argv) {
     ModelOptions o;
     bool mode_set = false, tokens_given = false, reps_given = false, mode_given = false;
-    auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-        return argv[++i];
-    };
+    auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     auto set_mode = [&](Mode m, int& i, const std::string& flag) {
         if (mode_set) throw UsageError("only one of --forward, --generate, --export-attention, --bench-model at a time (" + flag + ")");
         o.mode = m;
         mode_set = true;
-        o.model = value_of(i, flag);
+        o.model = value_of(i);
     };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -91,13 +81,13 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--generate") set_mode(Mode::generate, i, a);
         else if (a == "--export-attention") set_mode(Mode::export_attention, i, a);
         else if (a == "--bench-model") set_mode(Mode::bench, i, a);
-        else if (a == "--text") { o.text = value_of(i, a); o.text_given = true; }
-        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
-        else if (a == "--out") o.out = value_of(i, a);
-        else if (a == "--tokens") { o.tokens = whole(a, value_of(i, a), 1, 1 << 20); tokens_given = true; }
-        else if (a == "--reps") { o.reps = whole(a, value_of(i, a), 1, 100000); reps_given = true; }
-        else if (a == "--ablate") { o.ablate = value_of(i, a); o.ablate_given = true; }
-        else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i, a)); mode_given = true; }
+        else if (a == "--text") { o.text = value_of(i); o.text_given = true; }
+        else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
+        else if (a == "--out") o.out = value_of(i);
+        else if (a == "--tokens") { o.tokens = whole_flag(a, value_of(i), 1, 1 << 20); tokens_given = true; }
+        else if (a == "--reps") { o.reps = whole_flag(a, value_of(i), 1, 100000); reps_given = true; }
+        else if (a == "--ablate") { o.ablate = value_of(i); o.ablate_given = true; }
+        else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i)); mode_given = true; }
         else throw UsageError("unknown option " + a + " for " + mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
@@ -340,21 +330,6 @@ void append_matrix(std::string& s, const float* p, long rows, long cols) {
         s += ']';
     }
     s += ']';
-}
-
-int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
-    try {
-        return mode();
-    } catch (const UsageError& e) {
-        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
-    } catch (const core::model::InputError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::model::TokenizerError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::io::FileError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    }
-    return 2;
 }
 
 bool wants_model_mode(int argc, const char* const* argv) {

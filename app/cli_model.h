@@ -33,9 +33,6 @@ std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const
 
 // (rows, cols) row-major as [[…], …], floats as %.9g and null for a non-finite one.
 void append_matrix(std::string& s, const float* p, long rows, long cols);
-// Runs a mode: its return value, or 2 after one line "attnviz: …" on `err` for a usage error, bad
-// input, a tokenizer or a file that cannot be read.
-int run_reporting_errors(std::ostream& err, const std::function<int()>& mode);
 
 // Whether the arguments ask for a checkpoint mode (then run_model_mode owns every flag). A
 // --forward of attnviz's own .safetensors with --sequence stays with --train's modes.

@@ -5,6 +5,7 @@
 #include "app/cli_probes.h"
 #include "app/options.h"
 
+#include "app/cli_flags.h"
 #include "app/cli_model.h"
 #include "core/model/probes.h"
 
@@ -32,31 +33,21 @@ struct ProbeOptions {
     std::uint64_t seed = 1;
 };
 
-int whole(const std::string& flag, const std::string& text, int lo, int hi) {
-    const int v = small_whole_number(text);
-    if (v < lo || v > hi)
-        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
-    return v;
-}
-
 ProbeOptions parse(int argc, const char* const* argv) {
     ProbeOptions o;
     bool mode_set = false;
-    auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-        return argv[++i];
-    };
+    auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--heads" || a == "--head-importance" || a == "--rollout") {
             if (mode_set) throw UsageError("only one of --heads, --head-importance, --rollout at a time (" + a + ")");
             o.mode = a == "--heads" ? Mode::heads : a == "--rollout" ? Mode::rollout : Mode::importance;
-            o.model = value_of(i, a);
+            o.model = value_of(i);
             mode_set = true;
-        } else if (a == "--text") { o.text = value_of(i, a); o.text_given = true; }
-        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
-        else if (a == "--probe") { o.probe = whole(a, value_of(i, a), 1, 100000); o.probe_given = true; }
-        else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole(a, value_of(i, a), 0, 999999)); o.seed_given = true; }
+        } else if (a == "--text") { o.text = value_of(i); o.text_given = true; }
+        else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
+        else if (a == "--probe") { o.probe = whole_flag(a, value_of(i), 1, 100000); o.probe_given = true; }
+        else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole_flag(a, value_of(i), 0, 999999)); o.seed_given = true; }
         else throw UsageError("unknown option " + a + " for a head probe");
     }
     if (o.probe_given && o.mode != Mode::heads) throw UsageError("--probe goes with --heads");
@@ -152,12 +143,8 @@ int run_probes_mode(int argc, const char* const* argv, std::ostream& out, std::o
     return run_reporting_errors(err, [&] {
         const ProbeOptions o = parse(argc, argv);
         const core::model::OpenedModel m = core::model::open_model(o.model);
-        switch (o.mode) {
-        case Mode::heads: return run_heads(o, m, out);
-        case Mode::importance: return run_importance(o, m, out);
-        case Mode::rollout: return run_rollout(o, m, out);
-        }
-        return 2;
+        if (o.mode == Mode::heads) return run_heads(o, m, out);
+        return o.mode == Mode::rollout ? run_rollout(o, m, out) : run_importance(o, m, out);
     });
 }
 

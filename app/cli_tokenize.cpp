@@ -1,4 +1,5 @@
 #include "app/cli_tokenize.h"
+#include "app/cli_flags.h"
 #include "app/options.h"
 
 #include "core/io/tensor.h"
@@ -24,14 +25,10 @@ struct TokenizeOptions {
 
 TokenizeOptions parse(int argc, const char* const* argv) {
     TokenizeOptions o;
-    const auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-        return argv[++i];
-    };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--tokenize") o.model = value_of(i, a);
-        else if (a == "--text") o.text = value_of(i, a), o.text_given = true;
+        if (a == "--tokenize") o.model = flag_value(argc, argv, i);
+        else if (a == "--text") o.text = flag_value(argc, argv, i), o.text_given = true;
         else throw UsageError("--tokenize takes MODEL and --text TEXT, not " + a);
     }
     if (!o.text_given) throw UsageError("--tokenize needs --text TEXT");
@@ -55,7 +52,7 @@ bool wants_tokenize_mode(int argc, const char* const* argv) {
 }
 
 int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    try {
+    return run_reporting_errors(err, [&] {
         const TokenizeOptions o = parse(argc, argv);
         const core::model::Tokenizer t = core::model::load_tokenizer(tokenizer_dir(o.model));
         core::model::Encoding enc;
@@ -68,14 +65,7 @@ int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std:
         const nlohmann::json j = {{"ids", enc.ids}, {"tokens", enc.tokens}};
         out << j.dump() << "\n";
         return 0;
-    } catch (const UsageError& e) {
-        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
-    } catch (const core::model::TokenizerError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::io::FileError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    }
-    return 2;
+    });
 }
 
 } // namespace app

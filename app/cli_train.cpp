@@ -5,6 +5,7 @@
 // [SECTION] --train
 // [SECTION] --forward
 #include "app/cli_train.h"
+#include "app/cli_flags.h"
 #include "app/options.h"
 
 #include "app/cli_train_text.h"
@@ -38,20 +39,10 @@ struct TrainOptions {
     bool sequence_given = false;
 };
 
-int whole(const std::string& flag, const std::string& text, int lo, int hi) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || text.size() > 10 || v < lo || v > hi)
-        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
-    return static_cast<int>(v);
-}
-
 double real(const std::string& flag, const std::string& text) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(v > 0.0 && v <= 1.0))
-        throw UsageError(flag + " takes a number in (0, 1], not \"" + text + "\"");
-    return v;
+    const std::optional<double> v = number_of(text);
+    if (!v || !(*v > 0.0 && *v <= 1.0)) throw UsageError(flag + " takes a number in (0, 1], not \"" + text + "\"");
+    return *v;
 }
 
 // The defaults of a task: the repeat task's reach its targets well inside a minute on 2 cores.
@@ -68,26 +59,23 @@ TrainOptions parse(int argc, const char* const* argv) {
     TrainOptions o;
     std::vector<std::pair<std::string, std::string>> model_flags; // applied after the task's defaults
     bool mlp = false, train_given = false;
-    auto value_of = [&](int& i, const std::string& flag) -> std::string {
-        if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-        return argv[++i];
-    };
+    auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--train") {
             try {
-                o.config = defaults(core::train::task_from_name(value_of(i, a)));
+                o.config = defaults(core::train::task_from_name(value_of(i)));
             } catch (const core::train::ConfigError& e) {
                 throw UsageError(std::string("--train: ") + e.what());
             }
             train_given = true;
-        } else if (a == "--forward") { o.forward = true; o.model_file = value_of(i, a); }
-        else if (a == "--sequence") { o.sequence = value_of(i, a); o.sequence_given = true; }
-        else if (a == "--out") o.out = value_of(i, a);
+        } else if (a == "--forward") { o.forward = true; o.model_file = value_of(i); }
+        else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
+        else if (a == "--out") o.out = value_of(i);
         else if (a == "--mlp") mlp = true;
         else if (a == "--layers" || a == "--heads" || a == "--d-model" || a == "--ctx" || a == "--vocab" || a == "--steps" ||
                  a == "--seed" || a == "--lr" || a == "--init" || a == "--batch" || a == "--threads")
-            model_flags.emplace_back(a, value_of(i, a));
+            model_flags.emplace_back(a, value_of(i));
         else throw UsageError("unknown option " + a);
     }
     if (train_given == o.forward) throw UsageError("give either --train TASK or --forward FILE");
@@ -101,16 +89,16 @@ TrainOptions parse(int argc, const char* const* argv) {
     TrainConfig& c = o.config;
     c.model.mlp = mlp;
     for (const auto& [flag, value] : model_flags) {
-        if (flag == "--layers") c.model.L = whole(flag, value, 1, 8);
-        else if (flag == "--heads") c.model.H = whole(flag, value, 1, 16);
-        else if (flag == "--d-model") c.model.D = whole(flag, value, 1, 512);
-        else if (flag == "--ctx") c.model.T = whole(flag, value, 2, 256);
-        else if (flag == "--vocab") c.model.vocab = whole(flag, value, 3, 512);
-        else if (flag == "--steps") c.steps = whole(flag, value, 1, 10000000);
-        else if (flag == "--seed") c.seed = static_cast<std::uint64_t>(whole(flag, value, 0, 2147483647));
+        if (flag == "--layers") c.model.L = whole_flag(flag, value, 1, 8);
+        else if (flag == "--heads") c.model.H = whole_flag(flag, value, 1, 16);
+        else if (flag == "--d-model") c.model.D = whole_flag(flag, value, 1, 512);
+        else if (flag == "--ctx") c.model.T = whole_flag(flag, value, 2, 256);
+        else if (flag == "--vocab") c.model.vocab = whole_flag(flag, value, 3, 512);
+        else if (flag == "--steps") c.steps = whole_flag(flag, value, 1, 10000000);
+        else if (flag == "--seed") c.seed = static_cast<std::uint64_t>(whole_flag(flag, value, 0, 2147483647));
         else if (flag == "--lr") c.lr = real(flag, value);
-        else if (flag == "--batch") c.batch = whole(flag, value, 2, 4096);
-        else if (flag == "--threads") c.threads = whole(flag, value, 1, 2);
+        else if (flag == "--batch") c.batch = whole_flag(flag, value, 2, 4096);
+        else if (flag == "--threads") c.threads = whole_flag(flag, value, 1, 2);
         else if (value == "small" || value == "large") c.init = core::train::init_from_name(value);
         else throw UsageError("--init takes small or large, not \"" + value + "\"");
     }
@@ -221,15 +209,10 @@ bool wants_train_mode(int argc, const char* const* argv) {
 
 int run_train_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     if (wants_text_training(argc, argv)) return run_text_training(argc, argv, out, err);
-    try {
+    return run_reporting_errors(err, [&] {
         const TrainOptions o = parse(argc, argv);
         return o.forward ? run_forward(o, out) : run_train(o, out, err);
-    } catch (const UsageError& e) {
-        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
-    } catch (const core::io::FileError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    }
-    return 2;
+    });
 }
 
 } // namespace app

@@ -4,6 +4,7 @@
 // [SECTION] progress lines
 // [SECTION] the run
 #include "app/cli_train_text.h"
+#include "app/cli_flags.h"
 #include "app/options.h"
 
 #include "core/io/tensor.h"
@@ -36,20 +37,11 @@ struct TextOptions {
     int log_every = 100;
 };
 
-int whole(const std::string& flag, const std::string& text, int lo, int hi) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || text.size() > 9 || v < lo || v > hi)
-        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
-    return static_cast<int>(v);
-}
-
 double fraction(const std::string& flag, const std::string& text, double lo, double hi) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(v >= lo && v <= hi))
+    const std::optional<double> v = number_of(text);
+    if (!v || !(*v >= lo && *v <= hi))
         throw UsageError(flag + " takes a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
-    return v;
+    return *v;
 }
 
 TextOptions parse(int argc, const char* const* argv) {
@@ -64,19 +56,19 @@ TextOptions parse(int argc, const char* const* argv) {
         else if (a == "--corpus") o.corpus = v;
         else if (a == "--out") o.out = v;
         else if (a == "--init") o.init = v;
-        else if (a == "--merges") c.merges = whole(a, v, 0, 20000);
-        else if (a == "--layers") c.model.n_layer = whole(a, v, 1, 12);
-        else if (a == "--heads") c.model.n_head = whole(a, v, 1, 16);
-        else if (a == "--d-model") c.model.n_embd = whole(a, v, 8, 768);
-        else if (a == "--ctx") c.model.n_ctx = whole(a, v, 8, 1024);
-        else if (a == "--steps") c.steps = whole(a, v, 1, 1000000);
-        else if (a == "--warmup") { c.warmup = whole(a, v, 0, 1000000); warmup_given = true; }
-        else if (a == "--batch") c.batch = whole(a, v, 1, 1024);
+        else if (a == "--merges") c.merges = whole_flag(a, v, 0, 20000);
+        else if (a == "--layers") c.model.n_layer = whole_flag(a, v, 1, 12);
+        else if (a == "--heads") c.model.n_head = whole_flag(a, v, 1, 16);
+        else if (a == "--d-model") c.model.n_embd = whole_flag(a, v, 8, 768);
+        else if (a == "--ctx") c.model.n_ctx = whole_flag(a, v, 8, 1024);
+        else if (a == "--steps") c.steps = whole_flag(a, v, 1, 1000000);
+        else if (a == "--warmup") { c.warmup = whole_flag(a, v, 0, 1000000); warmup_given = true; }
+        else if (a == "--batch") c.batch = whole_flag(a, v, 1, 1024);
         else if (a == "--lr") c.lr = fraction(a, v, 1e-6, 1.0);
-        else if (a == "--seed") c.seed = static_cast<std::uint64_t>(whole(a, v, 0, 2147483647));
+        else if (a == "--seed") c.seed = static_cast<std::uint64_t>(whole_flag(a, v, 0, 2147483647));
         else if (a == "--held-out") c.held_out = fraction(a, v, 0.001, 0.5);
         else if (a == "--repeat-share") c.repeat_share = fraction(a, v, 0.0, 1.0);
-        else if (a == "--log-every") o.log_every = whole(a, v, 1, 1000000);
+        else if (a == "--log-every") o.log_every = whole_flag(a, v, 1, 1000000);
         else throw UsageError("unknown option " + a + " for --train text");
     }
     if (o.corpus.empty()) throw UsageError("--train text needs --corpus FILE (UTF-8 text)");
@@ -197,16 +189,7 @@ bool wants_text_training(int argc, const char* const* argv) {
 }
 
 int run_text_training(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    try {
-        return run(parse(argc, argv), out);
-    } catch (const UsageError& e) {
-        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
-    } catch (const core::io::FileError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    } catch (const core::train::ConfigError& e) {
-        err << "attnviz: " << e.what() << "\n";
-    }
-    return 2;
+    return run_reporting_errors(err, [&] { return run(parse(argc, argv), out); });
 }
 
 } // namespace app

@@ -1,0 +1,53 @@
+// app/cli_flags.cpp — the command-line modes' shared flag reading (see cli_flags.h).
+#include "app/cli_flags.h"
+
+#include "app/options.h"
+#include "core/io/tensor.h"
+#include "core/model/forward.h"
+#include "core/model/tokenizer.h"
+#include "core/train/config.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <ostream>
+
+namespace app {
+
+std::string flag_value(int argc, const char* const* argv, int& i) {
+    if (i + 1 >= argc) throw UsageError(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+}
+
+int whole_flag(const std::string& flag, const std::string& text, int lo, int hi) {
+    const bool digits = !text.empty() && text.size() <= 10 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const long long v = digits ? std::strtoll(text.c_str(), nullptr, 10) : -1;
+    if (!digits || v < lo || v > hi)
+        throw UsageError(flag + " takes a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not \"" + text + "\"");
+    return static_cast<int>(v);
+}
+
+std::optional<double> number_of(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') return std::nullopt;
+    return v;
+}
+
+int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
+    try {
+        return mode();
+    } catch (const UsageError& e) {
+        err << "attnviz: " << e.what() << " (see attnviz --help)\n";
+    } catch (const core::model::InputError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::model::TokenizerError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::train::ConfigError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    } catch (const core::io::FileError& e) {
+        err << "attnviz: " << e.what() << "\n";
+    }
+    return 2;
+}
+
+} // namespace app
