@@ -31,6 +31,16 @@
 
 namespace ui {
 
+namespace {
+
+// The draw (or publish) of a panel that reads View alone.
+template <void (*F)(View&)>
+void on_view(PanelContext& c) {
+    F(c.view);
+}
+
+} // namespace
+
 // Rows in menu order. Within each kind (editing, then display) panels are drawn in this order too.
 const std::vector<PanelSpec>& panel_table() {
     using C = PanelContext;
@@ -57,7 +67,7 @@ const std::vector<PanelSpec>& panel_table() {
          [](C& c) { draw_decode_panel(c.scenario, c.result, c.view); }},
         {"scaling", "Why divide by √d_k", Menu::view_topics, false,
          "Random q and k: the variance of q·k with and without the division, and what it does to softmax.",
-         [](C& c) { draw_scaling_panel(c.view); }},
+         on_view<draw_scaling_panel>},
         {"order", "Order and position", Menu::view_topics, true,
          "Shuffle the tokens: without positions the outputs shuffle the same way.",
          [](C& c) { draw_order_panel(c.scenario, c.result, c.view); }},
@@ -66,7 +76,7 @@ const std::vector<PanelSpec>& panel_table() {
          [](C& c) { draw_train_panel(c.scenario, c.view); }},
         {"review", "Review", Menu::view_topics, false,
          "Your answers to lesson questions, back when you are about to forget them (FSRS-6 spaced repetition).",
-         [](C& c) { draw_review_panel(c.view); }},
+         on_view<draw_review_panel>},
         {"lesson", "Lesson", Menu::view_topics, true,
          "The open lesson: its step text, back and next, predictions, challenges and hints (Learn menu).",
          [](C& c) { draw_lesson_panel(c.scenario, c.result, c.view); },
@@ -82,40 +92,40 @@ const std::vector<PanelSpec>& panel_table() {
          [](C& c) { draw_attention_keys_panel(c.view.state<AttentionView>()); }},
         {"model", "Model", Menu::view_topics, false,
          "A real model (a Hugging Face checkpoint or the bundled one): type a prompt and see every head.",
-         [](C& c) { draw_model_prompt_panel(c.view); }, [](C& c) { publish_model_snapshot(c.view); }},
+         on_view<draw_model_prompt_panel>, on_view<publish_model_snapshot>},
         {"model_tokens", "Model tokens", Menu::view_topics, false,
          "The prompt's tokens as the model's tokenizer splits them; click one to select its position.",
-         [](C& c) { draw_model_tokens_panel(c.view); }},
+         on_view<draw_model_tokens_panel>},
         {"model_predictions", "Next-token predictions", Menu::view_topics, false,
          "The ten most likely next tokens at the selected position, or the fillers of each [MASK].",
-         [](C& c) { draw_model_predictions_panel(c.view); }},
+         on_view<draw_model_predictions_panel>},
         {"model_grid", "Layers × heads", Menu::view_topics, false,
          "Every layer and head of the model's attention on the prompt; click one to select it.",
-         [](C& c) { draw_model_grid_panel(c.view); }},
+         on_view<draw_model_grid_panel>},
         {"model_head_view", "Head view", Menu::view_topics, false,
          "Lines from each query to its keys, one colour per head, as BertViz draws them.",
-         [](C& c) { draw_model_head_view_panel(c.view); }},
+         on_view<draw_model_head_view_panel>},
         {"model_map", "Head map", Menu::view_topics, false,
          "The selected head's weights with the tokens on both axes.",
-         [](C& c) { draw_model_map_panel(c.view); }},
+         on_view<draw_model_map_panel>},
         {"model_steps", "Selected head: editor and KV cache", Menu::view_topics, true,
          "Open the selected head in Explore's editor with its own Q, K and V; generate step by step on the model's KV cache.",
          [](C& c) { draw_model_steps_panel(c.scenario, c.view); }},
         {"model_compare", "Compare two prompts", Menu::view_topics, false,
          "A second prompt: every head's difference of attention over the aligned tokens, and each row's Jensen–Shannon divergence.",
-         [](C& c) { draw_model_compare_panel(c.view); }},
+         on_view<draw_model_compare_panel>},
         {"model_scores", "Head scores", Menu::view_topics, false,
          "Every head by its previous-token, duplicate, induction and entropy scores, on the prompt or the probe; sort by a column.",
-         [](C& c) { draw_model_scores_panel(c.view); }},
+         on_view<draw_model_scores_panel>},
         {"model_importance", "Head importance", Menu::view_topics, false,
          "The loss on the prompt with each head alone knocked out, as a layer × head map; measured on a worker.",
-         [](C& c) { draw_model_importance_panel(c.view); }},
+         on_view<draw_model_importance_panel>},
         {"model_rollout", "Attention rollout", Menu::view_topics, false,
          "How much of each position after the last layer comes from each input token (heads averaged, layer by layer).",
-         [](C& c) { draw_model_rollout_panel(c.view); }},
+         on_view<draw_model_rollout_panel>},
         {"model_qk", "Query–key view", Menu::view_topics, false,
          "The selected head's queries and keys in one plane (principal components, or the query and its top key); hover a query for its weights.",
-         [](C& c) { draw_model_qk_panel(c.view); }},
+         on_view<draw_model_qk_panel>},
         {"help", "Help", Menu::help, false, nullptr, [](C&) { draw_help_panel(); }},
     };
     return table;

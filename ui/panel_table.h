@@ -4,7 +4,8 @@
 // How to add a panel:
 //   1. Write ui/panels/<name>.{h,cpp}: its state struct (if any) and its draw function in the
 //      header; the state is v.state<NameView>(), made on first use, kept (and destroyed) with the App.
-//   2. Add one PanelSpec row to panel_table() in ui/panel_table.cpp, and the .cpp to CMakeLists.txt;
+//   2. Add one PanelSpec row to panel_table() in ui/panel_table.cpp (on_view<draw> for a panel that
+//      reads View alone), and the .cpp to CMakeLists.txt;
 //      add it to the workspaces it belongs in (ui/workspace_table.cpp) with its place there.
 //   3. Its draw gets a PanelContext: change the scenario only through core::edits (and set
 //      edits_scenario), select with view.selected_row/head, open another panel with view.open[id],

@@ -71,6 +71,8 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     std::vector<unsigned char> band;
     std::vector<float> row, scratch;
 
+    const std::string& token(int i) const { return labels[static_cast<std::size_t>(i)]; }
+
     // Recorded each frame, for the tests: where thumbnail (layer, head) k is.
     std::vector<ImRect> thumb_rects;
 };
@@ -85,5 +87,15 @@ void draw_attention_map_panel(AttentionView& st, TextureUploader& textures, View
 void draw_attention_keys_panel(AttentionView& st);
 // File ▸ Open attention weights…: opens the panel and asks for the file.
 void ask_attention_file(View& v);
+
+// Between the viewer (attention.cpp) and the map (attention_map.cpp):
+// RGBA of weight w on colours from 0 to `top` (viridis; NaN, a masked cell, grey).
+void put_texel(unsigned char* rgba, float w, float top);
+// The map's title and choices; `back` adds "◂ All heads" (when the grid is not beside the map).
+void map_toolbar(AttentionView& st, bool back);
+// The map, its labels, colour bar and hover; `below`: room to leave under it.
+void map_view(AttentionView& st, TextureUploader& textures, float below);
+// The selected query's largest weights, or how to select one.
+void top_keys(AttentionView& st);
 
 } // namespace ui
