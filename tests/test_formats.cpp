@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <set>
 
 namespace {
@@ -42,6 +43,28 @@ TEST_CASE("formats: one row per extension, a reader for every array format, the 
     CHECK(core::io::format_of("notes.docx") == nullptr);
     const core::io::FileFilter f = core::io::filter_of(Kind::model, "Models");
     CHECK(f.text() == "Models (.safetensors)");
+}
+
+TEST_CASE("formats: a model folder has a row: a folder opens as a checkpoint, its config.json picks it in the dialog") {
+    using core::io::Kind;
+    CHECK(core::io::extensions_of(Kind::checkpoint) == std::vector<std::string>{".safetensors", "config.json"});
+    const core::io::FileFilter models = core::io::filter_of(Kind::checkpoint, "Model files");
+    CHECK(models.matches("config.json"));
+    CHECK(models.matches("model.SAFETENSORS"));
+    CHECK_FALSE(models.matches("tokenizer.json"));
+    const std::string dir = fixtures::temp_dir();
+    std::ofstream(dir + "/config.json") << "{}";
+    const core::io::Format* folder = core::io::format_of(dir);
+    REQUIRE(folder != nullptr);
+    CHECK(folder->directory());
+    CHECK(core::io::opens_as(dir, Kind::checkpoint));
+    CHECK_FALSE(core::io::opens_as(dir, Kind::array));
+    CHECK_FALSE(core::io::opens_as(dir, Kind::scenario));
+    // A file still goes by its extension: config.json itself is a .json, as it was.
+    CHECK(core::io::format_of(dir + "/config.json")->name == std::string("Scenarios"));
+    CHECK_FALSE(core::io::format_of(dir + "/config.json")->directory());
+    CHECK(core::io::opens_as(dir + "/m.safetensors", Kind::checkpoint));
+    std::system(("rm -rf " + dir).c_str());
 }
 
 TEST_CASE("formats: a scenario file may be an array file, opened as X") {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 namespace core::io {
 
@@ -38,10 +39,11 @@ const std::vector<Format>& formats() {
         {"Scenarios",       {".json"},        scenario | labels,                      nullptr,          true},
         {"NumPy arrays",    {".npy"},         array | attention,                      npy_arrays,       true},
         {"NumPy archives",  {".npz"},         array | attention,                      read_npz,         true},
-        {"safetensors",     {".safetensors"}, array | attention | model,              read_safetensors, false},
+        {"safetensors",     {".safetensors"}, array | attention | model | checkpoint, read_safetensors, false},
         {"CSV",             {".csv"},         array,                                  delimited_arrays, true},
         {"TSV",             {".tsv"},         array,                                  delimited_arrays, true},
         {"Lessons",         {".toml"},        lesson,                                 nullptr,          false},
+        {"Model folders",   {"config.json"},  checkpoint,                             nullptr,          false},
         {"Text",            {".txt"},         labels | review_deck,                   nullptr,          true},
         {"LaTeX",           {".tex"},         0,                                      nullptr,          true},
         {"Markdown",        {".md"},          0,                                      nullptr,          true},
@@ -61,9 +63,13 @@ std::string extension_of(const std::string& path) {
 }
 
 const Format* format_of(const std::string& path) {
+    std::error_code ec;
+    const bool folder = std::filesystem::is_directory(path, ec);
     const std::string e = extension_of(path);
-    for (const Format& f : formats())
-        if (std::find(f.extensions.begin(), f.extensions.end(), e) != f.extensions.end()) return &f;
+    for (const Format& f : formats()) {
+        if (f.directory() != folder) continue;
+        if (folder || std::find(f.extensions.begin(), f.extensions.end(), e) != f.extensions.end()) return &f;
+    }
     return nullptr;
 }
 

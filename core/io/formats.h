@@ -8,7 +8,8 @@
 // naming the file and the place), then one row in formats.cpp. A format that holds arrays gives
 // `read_arrays`; the kinds say where it opens (kinds with their own loader go through that
 // loader: scenario → core/io/scenario_io.h, attention → core/io/attention_file.h, lesson →
-// core/learn/lesson.h, model → core/train/model_file.h), and the messages and filters follow.
+// core/learn/lesson.h, model → core/train/model_file.h, checkpoint → core/model/checkpoint.h),
+// and the messages and filters follow.
 #pragma once
 
 #include "core/io/file_browser.h"
@@ -28,21 +29,27 @@ enum Kind : unsigned {
     model = 1u << 4,       // a model attnviz trained (the Train panel, --forward)
     labels = 1u << 5,      // token labels (the attention viewer, --labels)
     review_deck = 1u << 6, // review cards (--export-anki writes them for Anki)
+    checkpoint = 1u << 7,  // a model the Model workspace opens (Model ▸ Open, a dropped folder, --model)
 };
 
 struct Format {
     const char* name;                    // as the file dialog's filter names it: "NumPy arrays"
-    std::vector<std::string> extensions; // lower case, with the dot
+    // Lower case, with the dot. A name without the dot ("config.json") makes the row a directory's:
+    // the directory opens, and the file dialog picks it by that file in it.
+    std::vector<std::string> extensions;
     unsigned kinds;                      // Kind bits; 0 for a format attnviz only writes
     // Kind array: every array of the file by name; a format of one array names it "" (and a .csv's
     // first column of names is metadata "row_names", a JSON array). Throws FileError.
     TensorFile (*read_arrays)(const std::string& path);
     bool exportable;                     // --export or a Save as… menu writes it
+
+    bool directory() const { return extensions.front().front() != '.'; }
 };
 
 // Every format, in the order the messages list them.
 const std::vector<Format>& formats();
-// The format of `path` by its extension (any case); null when attnviz knows none.
+// The format of `path`: by its extension (any case), or for a directory the directory's row; null
+// when attnviz knows none.
 const Format* format_of(const std::string& path);
 // Whether `path`'s format opens as `kind`.
 bool opens_as(const std::string& path, Kind kind);

@@ -5,6 +5,7 @@
 #include "ui/panels/model_prompt.h"
 #include "ui/model_service.h"
 
+#include "core/io/formats.h"
 #include "core/io/tensor.h"
 #include "ui/widgets.h"
 
@@ -46,7 +47,7 @@ void ask_model_file(View& v) {
     ModelService& m = v.state<ModelService>();
     View* view = &v;
     v.file_request = FileRequest{core::io::FileBrowser::Mode::open, "Open a model's file",
-                                 {{"Model files", {".json", ".safetensors"}}}, "", "",
+                                 {core::io::filter_of(core::io::Kind::checkpoint, "Model files")}, "", "",
                                  [&m, view](const std::string& path) {
                                      if (!m.open(path, *view)) throw core::io::FileError(m.open_error);
                                  }};
