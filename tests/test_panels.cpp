@@ -64,7 +64,7 @@ TEST_CASE("workspaces: every panel a workspace lists opens exactly at its place,
                 const ImGuiWindow* win = ImGui::FindWindowByName(panel->title);
                 REQUIRE(win != nullptr);
                 CHECK(win->Active);
-                const ImRect r = win->Rect(), expected = ui::to_pixels(p.place, area);
+                const ImRect r = win->Rect(), expected = ui::to_pixels(ui::fitted_place(ui.st().workspaces, ui.st().view, p.panel), area);
                 CHECK(r.Min.x == expected.Min.x);
                 CHECK(r.Min.y == expected.Min.y);
                 CHECK(r.Max.x == expected.Max.x);

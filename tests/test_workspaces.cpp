@@ -129,7 +129,7 @@ TEST_CASE("workspaces: at 1280 x 720 every panel of every workspace is at its pl
             INFO(std::string(p.panel));
             CHECK(window_shown(p.panel) == p.open_at_start);
             if (!p.open_at_start) continue;
-            const ImRect r = window_rect(p.panel), expected = ui::to_pixels(p.place, area);
+            const ImRect r = window_rect(p.panel), expected = ui::to_pixels(ui::fitted_place(ui.st().workspaces, ui.st().view, p.panel), area);
             CHECK(near(r.Min, expected.Min));
             CHECK(near(r.Max, expected.Max));
             CHECK(r.Min.x >= 0.0f);
@@ -143,6 +143,44 @@ TEST_CASE("workspaces: at 1280 x 720 every panel of every workspace is at its pl
             placed.push_back(r);
         }
     }
+}
+
+TEST_CASE("workspaces: a panel grows down over the place below it while no open panel takes it, and gives it back when one opens there") {
+    Ui ui(core::preset_three_tokens(), laptop);
+    REQUIRE(ui.app().set_workspace("learn"));
+    ui.frames(3);
+    const ui::WorkspaceSpec& learn = ui::workspace_table()[1];
+    REQUIRE(std::string(learn.id) == "learn");
+    const ImRect area = ui::work_area();
+    const ImRect matrices = ui::to_pixels(ui::place_in(learn, "matrices"), area), calculation = ui::to_pixels(ui::place_in(learn, "calculation"), area);
+    const ImRect heatmap = ui::to_pixels(ui::place_in(learn, "heatmap"), area);
+    REQUIRE(matrices.Max.y < area.Max.y - 100.0f); // its own place is the upper half
+    // Learn starts with the lesson, Matrices and the heatmap: nothing under the two, so both reach the bottom.
+    CHECK(near(window_rect("matrices").Min, matrices.Min));
+    CHECK(near(window_rect("matrices").Max, ImVec2(matrices.Max.x, area.Max.y)));
+    CHECK(near(window_rect("heatmap").Max, ImVec2(heatmap.Max.x, area.Max.y)));
+    // The calculation opens under Matrices, which gives its lower half back; the heatmap keeps its height.
+    ui.st().view.open["calculation"] = true;
+    ui.frames(3);
+    CHECK(near(window_rect("matrices").Max, matrices.Max));
+    CHECK(near(window_rect("calculation").Min, calculation.Min));
+    CHECK(near(window_rect("calculation").Max, calculation.Max));
+    CHECK(near(window_rect("heatmap").Max, ImVec2(heatmap.Max.x, area.Max.y)));
+    // Closed again: Matrices takes the place back.
+    ui.st().view.open["calculation"] = false;
+    ui.frames(3);
+    CHECK(near(window_rect("matrices").Max, ImVec2(matrices.Max.x, area.Max.y)));
+    // A panel the user resized stays as they left it when others open and close.
+    const ImRect before = window_rect("heatmap");
+    ui.drag(ImVec2(before.Max.x - 3.0f, before.Max.y - 3.0f), ImVec2(before.Max.x - 3.0f, before.Max.y - 203.0f));
+    ui.frames(2);
+    const ImRect resized = window_rect("heatmap");
+    CHECK(resized.Max.y < before.Max.y - 150.0f);
+    ui.st().view.open["query_arrow"] = true;
+    ui.frames(3);
+    ui.st().view.open["query_arrow"] = false;
+    ui.frames(3);
+    CHECK(near(window_rect("heatmap").Max, resized.Max));
 }
 
 TEST_CASE("workspaces: a moved panel stays moved after a restart, in its own workspace; a closed one stays closed") {

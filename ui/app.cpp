@@ -406,7 +406,7 @@ void App::frame() {
     draw_workspace_bar(st.workspaces, v);
     settle(st);     // menu choices apply before anything is drawn from the scenario
     follow_opened_panels(st);
-    begin_panels(st.workspaces);
+    begin_panels(st.workspaces, v);
 
     // Editing panels first, then the display panels, which show this frame's edits.
     for (const PanelSpec& p : panel_table())

@@ -102,12 +102,56 @@ void adopt_loaded_layout(Workspaces& w, View& v) {
     w.place_all = true;
 }
 
-void begin_panels(Workspaces& w) {
+namespace {
+
+bool same_place(const Place& a, const Place& b) {
+    constexpr float eps = 1e-4f;
+    return std::abs(a.x0 - b.x0) < eps && std::abs(a.y0 - b.y0) < eps && std::abs(a.x1 - b.x1) < eps && std::abs(a.y1 - b.y1) < eps;
+}
+
+bool is_open(const View& v, const std::string& id) {
+    const auto it = v.open.find(id);
+    return it != v.open.end() && it->second;
+}
+
+} // namespace
+
+Place fitted_place(const Workspaces& w, const View& v, const std::string& id) {
+    constexpr float eps = 1e-4f;
+    const WorkspaceLayout& layout = w.layouts[static_cast<std::size_t>(w.current)];
+    const Place p = layout.at(id).place;
+    if (!same_place(p, place_in(workspace_table()[static_cast<std::size_t>(w.current)], id))) return p;
+    float bottom = 1;
+    for (const auto& [other, l] : layout) {
+        const Place& q = l.place;
+        if (other == id || !is_open(v, other) || q.x0 >= p.x1 - eps || q.x1 <= p.x0 + eps) continue; // not above or below
+        if (q.y0 >= p.y1 - eps) bottom = std::min(bottom, q.y0);       // the nearest panel below
+        else if (q.y1 > p.y1 + eps) bottom = p.y1;                    // one beside reaches below: no room
+    }
+    return Place{p.x0, p.y0, p.x1, std::max(p.y1, bottom)};
+}
+
+void begin_panels(Workspaces& w, const View& v) {
     const ImVec2 size = work_area().GetSize();
     if (size.x != w.work_size.x || size.y != w.work_size.y) w.place_all = true; // the places are fractions of it
     w.work_size = size;
     w.placing = w.place_all;
     w.place_all = false;
+    w.refit.clear();
+    std::vector<std::string> open;
+    for (const auto& [id, layout] : w.layouts[static_cast<std::size_t>(w.current)])
+        if (is_open(v, id)) open.push_back(id);
+    // Only when panels open or close, or all are placed: never while the user drags one.
+    if (!w.placing && open == w.fitted_open) return;
+    std::map<std::string, Place, std::less<>> fitted;
+    for (const std::string& id : open) {
+        const Place p = fitted_place(w, v, id);
+        const auto was = w.fitted.find(id);
+        if (was != w.fitted.end() && !same_place(was->second, p)) w.refit.push_back(id);
+        fitted[id] = p;
+    }
+    w.fitted = std::move(fitted);
+    w.fitted_open = std::move(open);
 }
 
 //-----------------------------------------------------------------------------
@@ -118,13 +162,20 @@ namespace {
 
 PanelLayout& layout_of(Workspaces& w, const char* id) { return w.layouts[static_cast<std::size_t>(w.current)][id]; }
 
+// This frame's place of an open panel: fitted at the frame's start, else (opened since) its own.
+Place current_place(const Workspaces& w, const char* id) {
+    if (const auto f = w.fitted.find(id); f != w.fitted.end()) return f->second;
+    const auto& layout = w.layouts[static_cast<std::size_t>(w.current)];
+    const auto it = layout.find(id);
+    return it == layout.end() ? place_in(workspace_table()[static_cast<std::size_t>(w.current)], id) : it->second.place;
+}
+
 } // namespace
 
 void place_panel(const Workspaces& w, const char* id, bool just_opened) {
-    if (!w.placing && !just_opened) return;
-    const auto& layout = w.layouts[static_cast<std::size_t>(w.current)];
-    const auto it = layout.find(id);
-    const ImRect r = to_pixels(it == layout.end() ? place_in(workspace_table()[static_cast<std::size_t>(w.current)], id) : it->second.place, work_area());
+    const bool moved = std::find(w.refit.begin(), w.refit.end(), id) != w.refit.end();
+    if (!w.placing && !just_opened && !moved) return;
+    const ImRect r = to_pixels(current_place(w, id), work_area());
     ImGui::SetNextWindowPos(r.Min, ImGuiCond_Always);
     ImGui::SetNextWindowSize(r.GetSize(), ImGuiCond_Always);
 }
@@ -133,12 +184,13 @@ void record_panel(Workspaces& w, const char* id) {
     const ImRect area = work_area();
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     PanelLayout& layout = layout_of(w, id);
-    const ImRect now = to_pixels(layout.place, area);
+    const ImRect now = to_pixels(current_place(w, id), area);
     if (std::abs(now.Min.x - pos.x) < 1.0f && std::abs(now.Min.y - pos.y) < 1.0f && std::abs(now.GetWidth() - size.x) < 1.0f &&
         std::abs(now.GetHeight() - size.y) < 1.0f)
         return; // where the place puts it, to the pixel
     const float W = std::max(area.GetWidth(), 1.0f), H = std::max(area.GetHeight(), 1.0f);
     layout.place = Place{(pos.x - area.Min.x) / W, (pos.y - area.Min.y) / H, (pos.x + size.x - area.Min.x) / W, (pos.y + size.y - area.Min.y) / H};
+    w.fitted[id] = layout.place; // where the user put it
     ImGui::MarkIniSettingsDirty();
 }
 

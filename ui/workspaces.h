@@ -35,6 +35,10 @@ struct Workspaces {
     bool started = false;   // a frame was drawn: from then on a jump offers the way back
     bool loaded = false;    // the layout file's sections were read: the View takes their open panels
     ImVec2 work_size{0, 0}; // the work area the places were last put in
+    // Where each open panel of the current workspace goes this frame: its place, grown down into the
+    // places below it that no open panel takes (see fitted_place); and those that moved since the last.
+    std::map<std::string, Place, std::less<>> fitted;
+    std::vector<std::string> fitted_open, refit; // the open panels they were fitted to
 };
 
 // The work area in screen pixels: the display below the menu bar and the tab bar.
@@ -48,8 +52,12 @@ void switch_workspace(Workspaces& w, View& v, int k, bool way_back);
 void reset_workspace(Workspaces& w, View& v);
 // After the layout file was read: the View's open panels become the current workspace's.
 void adopt_loaded_layout(Workspaces& w, View& v);
-// The start of a frame's panels: whether to place them all (a switch, a reset, a new display size).
-void begin_panels(Workspaces& w);
+// The start of a frame's panels: whether to place them all (a switch, a reset, a new display size),
+// and where each open panel goes, given which panels `v` has open.
+void begin_panels(Workspaces& w, const View& v);
+// A panel at its table place grows down over the places below it while no open panel takes them,
+// and gives them back when one opens there; one the user moved or resized stays where they put it.
+Place fitted_place(const Workspaces& w, const View& v, const std::string& id);
 
 // For each open panel: before its Begin, puts it at its place when it just opened or all are
 // placed; inside its Begin … End, records where the user has it.
