@@ -58,7 +58,7 @@ TrainConfig defaults(core::train::Task task) {
 TrainOptions parse(int argc, const char* const* argv) {
     TrainOptions o;
     std::vector<std::pair<std::string, std::string>> model_flags; // applied after the task's defaults
-    bool mlp = false, train_given = false;
+    bool mlp = false, float64 = false, train_given = false;
     auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -73,6 +73,7 @@ TrainOptions parse(int argc, const char* const* argv) {
         else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
         else if (a == "--out") o.out = value_of(i);
         else if (a == "--mlp") mlp = true;
+        else if (a == "--float64") float64 = true;
         else if (a == "--layers" || a == "--heads" || a == "--d-model" || a == "--ctx" || a == "--vocab" || a == "--steps" ||
                  a == "--seed" || a == "--lr" || a == "--init" || a == "--batch" || a == "--threads")
             model_flags.emplace_back(a, value_of(i));
@@ -80,7 +81,7 @@ TrainOptions parse(int argc, const char* const* argv) {
     }
     if (train_given == o.forward) throw UsageError("give either --train TASK or --forward FILE");
     if (o.forward) {
-        if (!model_flags.empty() || mlp || !o.out.empty()) throw UsageError("--forward takes only --sequence");
+        if (!model_flags.empty() || mlp || float64 || !o.out.empty()) throw UsageError("--forward takes only --sequence");
         if (!o.sequence_given) throw UsageError("--forward needs --sequence \"3 1 4 …\"");
         return o;
     }
@@ -88,6 +89,7 @@ TrainOptions parse(int argc, const char* const* argv) {
     if (o.out.empty()) throw UsageError("--train needs --out M.safetensors");
     TrainConfig& c = o.config;
     c.model.mlp = mlp;
+    c.float32 = !float64;
     for (const auto& [flag, value] : model_flags) {
         if (flag == "--layers") c.model.L = whole_flag(flag, value, 1, 8);
         else if (flag == "--heads") c.model.H = whole_flag(flag, value, 1, 16);

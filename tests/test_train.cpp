@@ -1,6 +1,7 @@
 // The tiny transformer: gradients against finite differences, the forward pass against plain loops,
 // seeded runs, and a short run that must learn.
 #include "core/train/trainer.h"
+#include "train_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -8,21 +9,12 @@
 #include <vector>
 
 using namespace core::train;
+using train_fixtures::random_model;
 
 namespace {
 
 // vocab 5, T 6, D 8, 2 heads, 2 layers.
 ModelConfig tiny(bool mlp) { return ModelConfig{5, 6, 8, 2, 2, mlp}; }
-
-Model random_model(const ModelConfig& m, std::uint64_t seed) {
-    // Weights of order one, gains and biases away from 1 and 0: every path of the gradient matters.
-    Model model(m);
-    Rng rng(seed);
-    initialise(model, Init::large, rng);
-    for (const TensorSpec& s : model.layout.tensors)
-        for (size_t i = s.offset; i < s.offset + s.size(); ++i) model.params[i] = (s.decay ? 0.0 : model.params[i]) + 0.5 * rng.normal();
-    return model;
-}
 
 double mean_loss(const Model& model, const Batch& batch) {
     Workspace ws;

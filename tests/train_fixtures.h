@@ -1,8 +1,10 @@
 // tests/train_fixtures.h — what the tests of the tiny transformer share: a run small enough to
-// train in a fraction of a second, and the largest difference of two matrices.
+// train in a fraction of a second, a model with random weights, and the largest difference of two
+// matrices.
 #pragma once
 
 #include "core/train/config.h"
+#include "core/train/model.h"
 #include "core/scenario.h"
 
 #include <doctest/doctest.h>
@@ -24,6 +26,16 @@ inline core::train::TrainConfig tiny_repeat_run(int steps) {
     c.lr = 1e-2;
     c.threads = 1;
     return c;
+}
+
+// Weights of order one, gains and biases away from 1 and 0: every path of the gradient matters.
+inline core::train::Model random_model(const core::train::ModelConfig& m, std::uint64_t seed) {
+    core::train::Model model(m);
+    core::train::Rng rng(seed);
+    initialise(model, core::train::Init::large, rng);
+    for (const core::train::TensorSpec& s : model.layout.tensors)
+        for (size_t i = s.offset; i < s.offset + s.size(); ++i) model.params[i] = (s.decay ? 0.0 : model.params[i]) + 0.5 * rng.normal();
+    return model;
 }
 
 inline double largest_difference(const core::Matrix& a, const core::Matrix& b) {

@@ -38,6 +38,7 @@ struct TrainConfig {
     int batch = 32;
     std::uint64_t seed = 1;
     int threads = 1;            // 1 or 2: the batch is always cut in two halves, so losses do not depend on this
+    bool float32 = true;        // the forward and backward in float32 (model_f32.h); false: in double (model.h)
 };
 
 // A configuration that cannot be built; the message names the field.

@@ -1,14 +1,19 @@
 // core/train/knockouts.cpp — knock-out evaluation, the knock-out table and the probe scores of the tiny model.
 #include "core/train/knockouts.h"
 
+#include "core/train/model_f32.h"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace core::train {
 
 TaskScore evaluate(const Model& model, const Batch& batch, const Knockouts& knockouts) {
-    Workspace ws;
-    const LossSum s = forward_all(model, batch, ws, &knockouts);
+    ParamsF32 params;
+    params.load(model);
+    WorkspaceF32 ws;
+    ws.resize(model.config(), batch.B, batch.t);
+    const LossSum s = forward_f32(model, params, batch, 0, ws, &knockouts);
     const int scored = std::max(1, s.scored);
     return {s.loss / scored, static_cast<double>(s.correct) / scored};
 }

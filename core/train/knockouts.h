@@ -1,8 +1,8 @@
 // core/train/knockouts.h — what the tiny model does without some of its heads, and what each head
 // does on the probe sequence.
 //
-// Every call is a forward pass of the tiny model over at most 64 × T tokens (well under a
-// millisecond at the defaults), cheap enough for the panel thread on a click.
+// Every call is one float32 forward pass of the tiny model over at most 64 × T tokens, cheap enough
+// for the panel thread on a click.
 #pragma once
 
 #include "core/model/probes.h"
@@ -18,7 +18,8 @@ struct TaskScore {
     double loss = 0.0, accuracy = 0.0; // mean cross-entropy and argmax accuracy on the scored positions
 };
 
-// The model on `batch` with `knockouts` applied (an empty list: the intact model).
+// The model on `batch` with `knockouts` applied (an empty list: the intact model), in float32
+// (core/train/model_f32.h) as it is trained.
 TaskScore evaluate(const Model& model, const Batch& batch, const Knockouts& knockouts = {});
 
 // One row of a knock-out table: "intact", "L1 H4", "all of layer 2", with what remains.

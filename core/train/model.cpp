@@ -258,16 +258,20 @@ LossSum cross_entropy(const Matrix& logits, const int* targets, Matrix* dlogits,
 
 // [SECTION] forward pass --------------------------------------------------------------------------
 
-LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws, const Knockouts* knockouts) {
-    const Layout& lay = model.layout;
-    const ModelConfig& m = lay.config;
-    const int B = ws.B, t = ws.t, N = B * t, dk = m.d_head();
-    const int* tokens = batch.tokens.data() + static_cast<size_t>(first) * static_cast<size_t>(batch.t);
+void check_knockouts(const ModelConfig& m, const Knockouts* knockouts) {
     if (knockouts)
         for (const HeadId& id : knockouts->heads)
             if (id.layer < 0 || id.layer >= m.L || id.head < 0 || id.head >= m.H)
                 throw std::invalid_argument("no head " + std::to_string(id.layer + 1) + "." + std::to_string(id.head + 1) + " to knock out in a model of " +
                                             std::to_string(m.L) + " layers of " + std::to_string(m.H) + " heads");
+}
+
+LossSum forward(const Model& model, const Batch& batch, int first, Workspace& ws, const Knockouts* knockouts) {
+    const Layout& lay = model.layout;
+    const ModelConfig& m = lay.config;
+    const int B = ws.B, t = ws.t, N = B * t, dk = m.d_head();
+    const int* tokens = batch.tokens.data() + static_cast<size_t>(first) * static_cast<size_t>(batch.t);
+    check_knockouts(m, knockouts);
 
     // 1. embedding: x = W_E[token] + W_pos[position]                     (N, D)
     Matrix* x = &ws.resid_out;

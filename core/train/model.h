@@ -112,6 +112,9 @@ struct Knockouts {
     KnockoutMode mode = KnockoutMode::zero;
 };
 
+// Throws std::invalid_argument naming a knocked-out head the model does not have ("no head 3.1 …").
+void check_knockouts(const ModelConfig& m, const Knockouts* knockouts);
+
 struct LossSum {
     double loss = 0.0; // summed over the scored positions
     int correct = 0;   // argmax = target

@@ -43,8 +43,15 @@ StepResult Trainer::step() {
     const double scored = std::max(1, batch.scored());
     const int half = batch.B / 2;
     LossSum sums[2];
+    if (config_.float32) params_f32_.load(model_);
     auto run_half = [&](int k) {
         const int first = k == 0 ? 0 : half, count = k == 0 ? half : batch.B - half;
+        if (config_.float32) {
+            WorkspaceF32& ws = halves_f32_[k];
+            if (ws.B != count || ws.t != batch.t) ws.resize(model_.config(), count, batch.t);
+            sums[k] = forward_backward_f32(model_, params_f32_, batch, first, ws, scored, grads_[k]);
+            return;
+        }
         Workspace& ws = halves_[k];
         if (ws.B != count || ws.t != batch.t) ws.resize(model_.config(), count, batch.t);
         std::fill(grads_[k].begin(), grads_[k].end(), 0.0);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/train/model.h"
+#include "core/train/model_f32.h"
 #include "core/train/optim.h"
 #include "core/train/scores.h"
 
@@ -54,6 +55,8 @@ private:
     Rng batches_;
     int steps_done_ = 0;
     Workspace halves_[2];
+    ParamsF32 params_f32_;
+    WorkspaceF32 halves_f32_[2];
     std::vector<double> grads_[2];
     HeldOut held_out_;
     Workspace eval_ws_, eval_repeat_ws_;
