@@ -275,7 +275,7 @@ def check_generate_eos(name, prompt):
     if k is None:
         return fail(f"{name}: the greedy path {made} repeats one id; pick another prompt for the end-of-text check")
     e = os.path.join(workdir, name + "_eos")
-    shutil.copytree(d, e)
+    shutil.copytree(d, e, dirs_exist_ok=True)  # a rerun in the same build finds it there
     config = json.load(open(os.path.join(e, "config.json")))
     config["eos_token_id"] = [made[k]]
     json.dump(config, open(os.path.join(e, "config.json"), "w"))
