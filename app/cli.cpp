@@ -73,7 +73,7 @@ std::string usage_text() {
     "                                               one JSON line every 50 steps, then save the model\n"
     "       attnviz --train text --corpus FILE --out DIR [--merges N --layers L --heads H --d-model C --ctx T\n"
     "                             --steps N --warmup N --batch B --lr X --seed S --held-out F --repeat-share F\n"
-    "                             --init DIR --log-every N]\n"
+    "                             --mirror-share F --init DIR --log-every N]\n"
     "                                               train a GPT-2 on a UTF-8 text file over a byte-level BPE\n"
     "                                               learned from it; save config.json, model.safetensors and\n"
     "                                               tokenizer.json in DIR as Hugging Face lays them out\n"

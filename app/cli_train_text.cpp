@@ -68,6 +68,7 @@ TextOptions parse(int argc, const char* const* argv) {
         else if (a == "--seed") c.seed = static_cast<std::uint64_t>(whole_flag(a, v, 0, 2147483647));
         else if (a == "--held-out") c.held_out = fraction(a, v, 0.001, 0.5);
         else if (a == "--repeat-share") c.repeat_share = fraction(a, v, 0.0, 1.0);
+        else if (a == "--mirror-share") c.mirror_share = fraction(a, v, 0.0, 1.0);
         else if (a == "--log-every") o.log_every = whole_flag(a, v, 1, 1000000);
         else throw UsageError("unknown option " + a + " for --train text");
     }

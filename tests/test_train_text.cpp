@@ -305,9 +305,9 @@ TEST_CASE("GPT-2 training: a repeated-passage window is a passage of the corpus 
     std::vector<int> w(T + 1);
     Rng plain(7), repeated(7);
     for (int k = 0; k < 50; ++k) {
-        draw_window(plain, ids, T, 0.0, w.data());
+        draw_window(plain, ids, T, {}, w.data());
         for (int i = 1; i <= T; ++i) REQUIRE(w[static_cast<std::size_t>(i)] == w[0] + i);
-        draw_window(repeated, ids, T, 1.0, w.data());
+        draw_window(repeated, ids, T, {1.0, 0.0}, w.data());
         int r = 1; // the first place where the text jumps back
         while (r <= T && w[static_cast<std::size_t>(r)] == w[0] + r) ++r;
         CAPTURE(r);
@@ -318,9 +318,43 @@ TEST_CASE("GPT-2 training: a repeated-passage window is a passage of the corpus 
     int repeats = 0;
     Rng mixed(3);
     for (int k = 0; k < 400; ++k) {
-        draw_window(mixed, ids, T, 0.25, w.data());
+        draw_window(mixed, ids, T, {0.25, 0.0}, w.data());
         repeats += w[static_cast<std::size_t>(T)] != w[0] + T;
     }
     CHECK(repeats > 70);
     CHECK(repeats < 130);
+}
+
+TEST_CASE("GPT-2 training: a mirrored window is a passage of T/2 + 1 tokens of the corpus followed by itself backwards") {
+    std::vector<int> ids(1000);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i); // each id names its place
+    for (int T : {64, 9}) {
+        CAPTURE(T);
+        std::vector<int> w(static_cast<std::size_t>(T) + 1);
+        Rng mirrored(11);
+        for (int k = 0; k < 50; ++k) {
+            draw_window(mirrored, ids, T, {0.0, 1.0}, w.data());
+            const int half = T / 2;
+            for (int i = 0; i <= half; ++i) REQUIRE(w[static_cast<std::size_t>(i)] == w[0] + i);
+            // after the turn: the passage backwards, every token once more, the turning token once
+            for (int i = half + 1; i <= T; ++i) REQUIRE(w[static_cast<std::size_t>(i)] == w[0] + std::max(0, 2 * half - i));
+        }
+    }
+    // a mix of the three kinds, in about the shares asked for
+    const int T = 64;
+    std::vector<int> w(T + 1);
+    int plain = 0, repeats = 0, mirrors = 0;
+    Rng mixed(5);
+    for (int k = 0; k < 600; ++k) {
+        draw_window(mixed, ids, T, {0.25, 0.5}, w.data());
+        if (w[T] == w[0] + T) ++plain;
+        else if (w[T / 2 + 1] == w[0] + T / 2 - 1) ++mirrors;
+        else ++repeats;
+    }
+    CHECK(plain > 110);
+    CHECK(plain < 190);
+    CHECK(repeats > 110);
+    CHECK(repeats < 190);
+    CHECK(mirrors > 250);
+    CHECK(mirrors < 350);
 }

@@ -79,7 +79,8 @@ TEST_CASE("--train text --init continues from a saved model of the same sizes an
 
     // one step at a learning rate of 1e-6 moves no parameter further than about 1e-6 from where it started
     std::vector<std::string> again = small_run(corpus, dir + "/again"); // a later flag wins
-    again.insert(again.end(), {"--init", dir + "/first", "--steps", "1", "--warmup", "0", "--lr", "1e-6", "--repeat-share", "0.5"});
+    again.insert(again.end(), {"--init", dir + "/first", "--steps", "1", "--warmup", "0", "--lr", "1e-6", "--repeat-share", "0.5",
+                         "--mirror-share", "0.25"});
     const Run cont = run(again);
     INFO(cont.err);
     REQUIRE(cont.code == 0);
@@ -124,5 +125,10 @@ TEST_CASE("--train text --init continues from a saved model of the same sizes an
     const Run bad_share = run(share);
     CHECK(bad_share.code == 2);
     CHECK(bad_share.err.find("--repeat-share takes a number from 0") != std::string::npos);
+    std::vector<std::string> shares = small_run(corpus, dir + "/m");
+    shares.insert(shares.end(), {"--repeat-share", "0.5", "--mirror-share", "0.75"});
+    const Run too_many = run(shares);
+    CHECK(too_many.code == 2);
+    CHECK(too_many.err.find("repeated and mirrored shares = 1.25") != std::string::npos);
     CHECK(!std::filesystem::exists(dir + "/m"));
 }

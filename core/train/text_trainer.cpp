@@ -27,7 +27,8 @@ std::string validate(const TextTrainConfig& c) {
     for (const std::string& e : {range("merges", c.merges, 0, 60000), range("steps", c.steps, 1, 10000000), range("batch", c.batch, 1, 4096),
                                  range("warmup", c.warmup, 0, c.steps), range("lr", c.lr, 1e-6, 1.0),
                                  range("weight decay", c.weight_decay, 0.0, 1.0), range("held-out share", c.held_out, 0.001, 0.5),
-                                 range("repeated share", c.repeat_share, 0.0, 1.0)})
+                                 range("repeated share", c.repeat_share, 0.0, 1.0), range("mirrored share", c.mirror_share, 0.0, 1.0),
+                                 range("repeated and mirrored shares", c.repeat_share + c.mirror_share, 0.0, 1.0)})
         if (!e.empty()) return e;
     Gpt2Config m = c.model;
     m.vocab = 257 + c.merges; // the most the BPE can have
@@ -144,18 +145,23 @@ double TextTrainer::loss_sum(const std::vector<int>& inputs, const std::vector<i
 
 // [SECTION] a step: gradient, clipping, AdamW ----------------------------------------------------
 
-void draw_window(Rng& rng, const std::vector<int>& ids, int T, double repeat_share, int* window) {
-    const bool repeat = repeat_share > 0 && rng.uniform() < repeat_share;
+void draw_window(Rng& rng, const std::vector<int>& ids, int T, WindowMix mix, int* window) {
+    const double u = mix.repeat > 0 || mix.mirror > 0 ? rng.uniform() : 1.0;
+    const bool repeat = u < mix.repeat, mirror = !repeat && u < mix.repeat + mix.mirror;
     const int r = repeat ? rng.between(std::max(1, T / 8), std::max(1, T / 2)) : T + 1;
     const int start = rng.between(0, static_cast<int>(ids.size()) - T - 1);
-    for (int k = 0; k <= T; ++k) window[k] = ids[static_cast<std::size_t>(start + k % r)];
+    const int half = T / 2; // a mirrored window turns back after token `half`
+    for (int k = 0; k <= T; ++k) {
+        const int at = mirror && k > half ? 2 * half - k : k % r;
+        window[k] = ids[static_cast<std::size_t>(start + std::max(0, at))];
+    }
 }
 
 TextStep TextTrainer::step() {
     const int B = config_.batch, T = layout_.config.n_ctx;
     std::vector<int> inputs(static_cast<std::size_t>(B) * T), targets(inputs.size()), window(static_cast<std::size_t>(T) + 1);
     for (int b = 0; b < B; ++b) {
-        draw_window(windows_, corpus_.train_ids, T, config_.repeat_share, window.data());
+        draw_window(windows_, corpus_.train_ids, T, {config_.repeat_share, config_.mirror_share}, window.data());
         for (int i = 0; i < T; ++i) {
             inputs[static_cast<std::size_t>(b * T + i)] = window[static_cast<std::size_t>(i)];
             targets[static_cast<std::size_t>(b * T + i)] = window[static_cast<std::size_t>(i) + 1];

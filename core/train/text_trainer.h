@@ -4,7 +4,9 @@
 // The corpus is cut once: the last part (at a line break) is held out, the BPE and the model see
 // only the rest. Each step draws B windows of T + 1 tokens at seeded random places; a share of them
 // (repeat_share) is a passage of T/8 … T/2 tokens repeated to fill the window, so that copying an
-// earlier word is worth learning. The batch is cut
+// earlier word is worth learning; another share (mirror_share) is a passage followed by itself
+// backwards, so that finding the earlier copy of the current word itself (and reading the word before
+// it) is worth learning. The batch is cut
 // into chunks that core::parallel shares between the cores, each chunk's gradient in its own buffer,
 // summed in chunk order, so a seed gives the same run on any number of threads.
 #pragma once
@@ -31,6 +33,7 @@ struct TextTrainConfig {
     double weight_decay = 0.1; // on the matrices
     double held_out = 0.05;    // the share of the corpus held out, from its end
     double repeat_share = 0;   // the share of windows that are a short passage repeated
+    double mirror_share = 0;   // the share that are a passage followed by itself backwards
     std::uint64_t seed = 1;
 };
 
@@ -43,11 +46,18 @@ struct TextCorpus {
     std::vector<int> train_ids, held_out_ids;
 };
 
+// The kinds of training window and their shares (the rest is plain text).
+struct WindowMix {
+    double repeat = 0, mirror = 0; // repeat + mirror <= 1
+};
+
 // One training window of T + 1 tokens of `ids` (at least T + 1 of them) into `window`: T + 1 tokens from
-// a random place, or with probability `repeat_share` a passage of r = T/8 … T/2 tokens from a random
-// place repeated to fill the window (token k is the passage's k mod r).
-// With repeat_share = 0 it draws one number from `rng`.
-void draw_window(Rng& rng, const std::vector<int>& ids, int T, double repeat_share, int* window);
+// a random place; or with probability `mix.repeat` a passage of r = T/8 … T/2 tokens from a random
+// place repeated to fill the window (token k is the passage's k mod r); or with probability
+// `mix.mirror` a passage of T/2 + 1 tokens from a random place followed by itself backwards, its last
+// token not doubled (from k = T/2 + 1 on, token k is the passage's 2·(T/2) − k, at least 0).
+// With no repeat or mirror share it draws one number from `rng`.
+void draw_window(Rng& rng, const std::vector<int>& ids, int T, WindowMix mix, int* window);
 
 // Cuts `text` at the last line break before (1 - held_out) of its bytes (or exactly there when it
 // has none), learns `merges` merges from the first part and encodes both. Throws BpeError naming
