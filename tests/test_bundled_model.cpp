@@ -63,6 +63,12 @@ struct Best {
     std::pair<int, int> previous_head, duplicate_head, induction_head;
 };
 
+// Every head's scores, layer by layer.
+std::vector<core::model::HeadScores> head_scores(const core::model::OpenedModel& m, const std::vector<int>& ids) {
+    const core::model::ForwardResult r = m.model->forward(ids);
+    return core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+}
+
 Best best_heads(const core::model::OpenedModel& m, const std::vector<int>& ids) {
     const core::model::ForwardResult r = m.model->forward(ids);
     const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
@@ -117,7 +123,7 @@ TEST_CASE("Bundled model: Jane Austen's GPT-2 ships with the assets, opens as a 
     CHECK(a.attention < 1e-5);
 }
 
-TEST_CASE("Bundled model: core/model's head scores find its previous-token heads in layer 1 and heads that look up earlier copies of a token") {
+TEST_CASE("Bundled model: core/model's head scores find its previous-token heads in layer 1, induction heads and a duplicate-token head") {
     const std::string dir = core::asset_path("models/austen-gpt2");
     const core::model::OpenedModel opened = core::model::open_model(dir);
     const core::model::Tokenizer tok = core::model::load_tokenizer(dir);
@@ -135,7 +141,19 @@ TEST_CASE("Bundled model: core/model's head scores find its previous-token heads
     CAPTURE(twice.induction);
     CHECK(twice.induction > 0.5);
     CHECK(twice.induction_head.first >= 1); // an induction head reads what an earlier layer wrote
-    CHECK(twice.duplicate > 0.1);
+    // a duplicate-token head: its weight on the earlier copy itself, not on the token after it, and
+    // well above every other head's
+    CHECK(twice.duplicate > 0.35);
+    CHECK(twice.duplicate_head != twice.induction_head);
+    const std::vector<core::model::HeadScores> scores = head_scores(opened, tok.encode_ids(sentence + " " + sentence));
+    const int heads = opened.model->config().heads;
+    for (int k = 0; k < static_cast<int>(scores.size()); ++k) {
+        CAPTURE(k);
+        if (std::make_pair(k / heads, k % heads) == twice.duplicate_head)
+            CHECK(scores[static_cast<std::size_t>(k)].induction.value_or(1.0) < 0.5 * twice.duplicate);
+        else
+            CHECK(scores[static_cast<std::size_t>(k)].duplicate.value_or(1.0) < 0.6 * twice.duplicate);
+    }
     // the probe: 50 random ids twice after BOS, as --heads --probe 50 --seed 1 runs it
     const Best probe = best_heads(opened, core::model::probe_sequence(50, 1, opened.model->config().vocab, {eos}, eos));
     CAPTURE(probe.induction);
