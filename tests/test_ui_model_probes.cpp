@@ -425,6 +425,11 @@ TEST_CASE("model probes: the query-key view of the selected head equals core's v
     ui.frame();
     CHECK(qk.plane.hovered_query == 2);
     CHECK(qk.plane.lines_drawn == 3);
+    // Names never cover each other.
+    const auto& boxes = qk.plane.label_boxes;
+    REQUIRE(boxes.size() >= 3);
+    for (std::size_t a = 1; a < boxes.size(); ++a)
+        for (std::size_t b = 0; b < a; ++b) CHECK_FALSE(boxes[a].Overlaps(boxes[b]));
     // Its tooltip names its top key and that key's weight, as Explore's query-key plane does.
     const float* row2 = r.attention_of(1, 1) + 2 * t;
     const int top2 = static_cast<int>(std::max_element(row2, row2 + 3) - row2);

@@ -17,6 +17,7 @@ namespace {
 
 const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
 constexpr int max_points = 1024; // of each kind drawn
+constexpr int max_labelled = 512; // queries and keys together; beyond, only the strong ones are named
 const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255); // dark on both themes, as the query arrow's plane
 
 ImU32 faded(ImU32 c, float alpha) {
@@ -53,6 +54,32 @@ Fit fit_points(const core::model::QKView& view, const ImRect& r) {
         }
     const double span = std::max({hi_x - lo_x, hi_y - lo_y, 1e-9}) * 1.4; // room for the labels
     return Fit{r.GetCenter(), (lo_x + hi_x) / 2, (lo_y + hi_y) / 2, r.GetWidth() / span};
+}
+
+// A point's name, drawn right of it.
+struct PointLabel {
+    ImVec2 at;
+    ImU32 colour;
+    std::string text;
+    bool strong; // the selected or hovered query, the selected query's top key: always named
+};
+
+// The strong labels first, each moved down a line while it covers one drawn before; then the others
+// in order wherever they cover none (none of them when `others` is false): names never overlap.
+void place_labels(ImDrawList* draw, QKPlaneView& pv, std::vector<PointLabel>& labels, bool others) {
+    std::stable_partition(labels.begin(), labels.end(), [](const PointLabel& l) { return l.strong; });
+    pv.label_boxes.clear();
+    const float pad = 0.1f * em();
+    for (const PointLabel& l : labels) {
+        if (!l.strong && !others) break;
+        const ImVec2 size = ImGui::CalcTextSize(l.text.c_str());
+        ImRect box(ImVec2(l.at.x - pad, l.at.y), ImVec2(l.at.x + size.x + pad, l.at.y + size.y));
+        const auto covers = [&] { return std::any_of(pv.label_boxes.begin(), pv.label_boxes.end(), [&](const ImRect& b) { return b.Overlaps(box); }); };
+        if (!l.strong && covers()) continue;
+        for (int k = 0; l.strong && k < 3 && covers(); ++k) box.Translate(ImVec2(0, size.y));
+        pv.label_boxes.push_back(box);
+        draw->AddText(ImVec2(l.at.x, box.Min.y), l.colour, l.text.c_str());
+    }
 }
 
 } // namespace
@@ -124,7 +151,6 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
             ++pv.lines_drawn;
         }
     }
-    const bool label = n_q + n_k <= 48;
     // Beyond max_points of a kind, every stride-th is drawn (as a square: 4 vertices), so that one
     // window's draw list stays within ImGui's 16-bit indices.
     const int q_stride = n_q > max_points ? (n_q + max_points - 1) / max_points : 1;
@@ -132,11 +158,12 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
     const bool sel_shown = !(in.weights_hidden && in.weights_hidden(sel));
     const int sel_top = sel_shown ? top_key_of(in, sel) : -1; // labelled even among many keys
     const float r = 0.22f * em();
+    std::vector<PointLabel> labels;
     for (int j = 0; j < n_k; ++j) {
         if (j % k_stride && j != sel_top) continue;
         const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
         draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
-        if (label || j == sel_top) draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(key_rgb, 0.8f), ("k_" + in.tokens[static_cast<size_t>(j)]).c_str());
+        labels.push_back({ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(key_rgb, 0.8f), "k_" + in.tokens[static_cast<size_t>(j)], j == sel_top});
     }
     for (int i = 0; i < n_q; ++i) {
         const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
@@ -146,9 +173,9 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
             draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
         else
             draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), 12);
-        if (label || strong)
-            draw->AddText(ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(selection_color(), strong ? 1.0f : 0.7f), ("q_" + in.tokens[static_cast<size_t>(i)]).c_str());
+        labels.push_back({ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(selection_color(), strong ? 1.0f : 0.7f), "q_" + in.tokens[static_cast<size_t>(i)], strong});
     }
+    place_labels(draw, pv, labels, n_q + n_k <= max_labelled);
     draw->PopClipRect();
     draw->AddRect(pv.rect.Min, pv.rect.Max, IM_COL32(255, 255, 255, 60));
     if (h >= 0) {

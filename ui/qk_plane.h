@@ -1,7 +1,8 @@
 // ui/qk_plane.h — one head's queries and keys as points in one plane (core::model::query_key_view):
 // the keys moved to the queries' mean, α-scaled, projected on the union's first two principal
 // components or on the plane of one query and its top key. Hovering a query draws its lines to the
-// keys, as thick as the head's weights. Shared by every panel that shows a head of d_k > 2.
+// keys, as thick as the head's weights; names that would cover another are left out. Shared by every
+// panel that shows a head of d_k > 2.
 #pragma once
 
 #include "core/model/probes.h"
@@ -22,6 +23,7 @@ struct QKPlaneView {
     int hovered_query = -1;      // the query whose lines are drawn, or -1
     int lines_drawn = 0;         // how many key lines the hovered query drew
     std::vector<ImVec2> query_dots, key_dots; // screen positions of every query and key
+    std::vector<ImRect> label_boxes;          // the names drawn, which never overlap
     ImRect rect;
 };
 

@@ -40,6 +40,18 @@ std::string fit_text(const std::string& text, float width) {
     return cut + "…";
 }
 
+int column_labels(ImDrawList* draw, const std::vector<std::string>& labels, int first, int last, float x0, float cell, float y, float lo, float hi) {
+    const float col_w = 4.0f * em();
+    const int step = std::max(1, static_cast<int>(std::ceil((col_w + 0.3f * em()) / cell)));
+    int drawn = 0;
+    for (int j = first; j < last; j += step, ++drawn) {
+        const std::string name = fit_text(labels[static_cast<std::size_t>(j)], std::max(col_w, cell));
+        const float w = ImGui::CalcTextSize(name.c_str()).x;
+        draw->AddText(ImVec2(std::clamp(x0 + (static_cast<float>(j) + 0.5f) * cell - w / 2, lo, hi - w), y), ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
+    }
+    return drawn;
+}
+
 void tip(const char* text) {
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     // Items with an id wait a moment, so moving the mouse across a panel does not flash tooltips;

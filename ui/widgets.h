@@ -42,6 +42,10 @@ ImU32 selection_color();
 // A vertical colour bar `height` tall at `at` (0.8 em wide, labels to its right): the sequential map
 // from 0 (bottom) to `top`, or the diverging one from −top to +top.
 void colour_bar(ImDrawList* draw, ImVec2 at, float height, double top, bool diverging = false);
+// The labels of a map's columns first … last−1 under it at height y, each centred under its column
+// (x0 + (j + ½)·cell), cut to 4 em, every k-th where they would overlap, kept within [lo, hi].
+// Returns how many it drew.
+int column_labels(ImDrawList* draw, const std::vector<std::string>& labels, int first, int last, float x0, float cell, float y, float lo, float hi);
 // Red text for refusals and file errors, readable on the theme's background.
 ImVec4 error_text_colour();
 // Green text for results that agree ("same as …"), readable on the theme's background.

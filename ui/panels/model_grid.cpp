@@ -130,7 +130,8 @@ void draw_model_grid_panel(View& v) {
     const float gap = std::max(2.0f, 0.2f * em());
     // Square cells, as big as the panel allows, never smaller than 2 em (then the grid scrolls).
     const float cell = std::max(2.0f * em(), std::min((avail.x - label_w) / static_cast<float>(H), (avail.y - label_h) / static_cast<float>(L)) - gap);
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float width = label_w + static_cast<float>(H) * (cell + gap);
+    const ImVec2 origin(ImGui::GetCursorScreenPos().x + std::max(0.0f, (avail.x - width) / 2), ImGui::GetCursorScreenPos().y); // centred
     ImDrawList* draw = ImGui::GetWindowDrawList();
     for (int h = 0; h < H; ++h) {
         const std::string name = "H" + std::to_string(h + 1);
@@ -165,7 +166,7 @@ void draw_model_grid_panel(View& v) {
         }
     }
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + static_cast<float>(L) * (cell + gap)));
-    ImGui::Dummy(ImVec2(label_w + static_cast<float>(H) * (cell + gap), 0));
+    ImGui::Dummy(ImVec2(width, 0));
 }
 
 } // namespace ui

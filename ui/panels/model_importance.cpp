@@ -39,7 +39,7 @@ void delta_map(View& v, ModelService& m, const core::model::ImportanceResult& r)
     ModelImportanceView& st = v.state<ModelImportanceView>();
     const core::Matrix& d = r.importance.delta; // (layers, heads)
     const int L = static_cast<int>(d.rows()), H = static_cast<int>(d.cols());
-    ImGui::Text("Intact loss %.3f nats on %d tokens; Δloss with each head zeroed:", r.importance.loss, static_cast<int>(r.ids.size()));
+    ImGui::TextWrapped("Each head zeroed alone: Δloss (intact %.3f nats)", r.importance.loss);
     const double top = std::max(1e-9, d.cwiseAbs().maxCoeff());
     const float label_w = ImGui::CalcTextSize("L00").x + 0.4f * em(), label_h = ImGui::GetTextLineHeightWithSpacing(), bar_w = 5 * em();
     const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
@@ -60,7 +60,7 @@ void delta_map(View& v, ModelService& m, const core::model::ImportanceResult& r)
             if (l == m.layer && h == m.head) draw->AddRect(a, ImVec2(a.x + cell - 1, a.y + cell - 1), selection_color(), 0, 0, 2.0f);
         }
     }
-    v.grids["importance"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + cell * H, origin.y + cell * L))};
+    v.grids["importance"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + cell * static_cast<float>(H), origin.y + cell * static_cast<float>(L)))};
     ImGui::SetCursorScreenPos(origin);
     ImGui::InvisibleButton("importance map", ImVec2(cell * static_cast<float>(H), cell * static_cast<float>(L)));
     if (ImGui::IsItemHovered()) {
@@ -68,7 +68,8 @@ void delta_map(View& v, ModelService& m, const core::model::ImportanceResult& r)
         const int l = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, L - 1), h = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, H - 1);
         st.hovered = l * H + h;
         st.hovered_delta = d(l, h);
-        ImGui::SetTooltip("layer %d, head %d\nΔloss %+.4f nats (loss %.4f)", l + 1, h + 1, d(l, h), r.importance.loss + d(l, h));
+        ImGui::SetTooltip("layer %d, head %d\nΔloss %+.4f nats (loss %.4f on %d tokens)", l + 1, h + 1, d(l, h), r.importance.loss + d(l, h),
+                          static_cast<int>(r.ids.size()));
         if (ImGui::IsItemClicked()) m.layer = l, m.head = h;
     }
     colour_bar(draw, ImVec2(origin.x + cell * static_cast<float>(H) + 0.5f * em(), origin.y), cell * static_cast<float>(L), top, true);

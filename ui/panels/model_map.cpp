@@ -46,15 +46,8 @@ void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, 
         draw->AddText(ImVec2(st.area.Min.x - 0.2f * em() - ImGui::CalcTextSize(name.c_str()).x, y), i == selected ? selection_color() : text, name.c_str());
         ++st.row_labels;
     }
-    const float col_w = 4.0f * em(); // a column label is cut to this
-    const int col_step = std::max(1, static_cast<int>(std::ceil((col_w + 0.3f * em()) / st.cell)));
-    for (int j = cols.first; j < cols.last; j += col_step) {
-        const std::string name = fit_text(s.labels[static_cast<std::size_t>(j)], std::max(col_w, st.cell));
-        const float w = ImGui::CalcTextSize(name.c_str()).x;
-        const float x = std::clamp(st.origin.x + (static_cast<float>(j) + 0.5f) * st.cell - w / 2, st.area.Min.x - label_w, st.area.Max.x - w);
-        draw->AddText(ImVec2(x, st.area.Max.y + 0.2f * em()), text, name.c_str());
-        ++st.column_labels;
-    }
+    st.column_labels = column_labels(draw, s.labels, cols.first, cols.last, st.origin.x, st.cell, st.area.Max.y + 0.2f * em(), st.area.Min.x - label_w,
+                                     st.area.Max.x);
 }
 
 } // namespace
@@ -86,8 +79,10 @@ void draw_model_map_panel(View& v) {
     for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
     label_w = std::min(label_w, 7 * em()) + 0.5f * em();
     const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
-    const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
+    const float slack = std::max(0.0f, avail.x - label_w - side - bar_w);
+    const ImVec2 p0(ImGui::GetCursorScreenPos().x + slack / 2, ImGui::GetCursorScreenPos().y); // centred in a wide panel
     const ImRect area(ImVec2(p0.x + label_w, p0.y), ImVec2(p0.x + label_w + side, p0.y + side));
     const MapMouse input = zoom_and_pan("map", st, t, p0, area);
     const VisibleCells rows = visible_cells(st.pan.y, input.cells, t), cols = visible_cells(st.pan.x, input.cells, t);

@@ -52,7 +52,9 @@ void draw_model_qk_panel(View& v) {
     ImGui::TextWrapped("Layer %d, head %d · %s · %s", m.layer + 1, m.head + 1, qk_plane_name(st.plane).c_str(), qk_plane_kept(st.plane).c_str());
     ImGui::TextDisabled("Hover a query: its lines to the keys. Click: select it.");
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const int clicked = draw_qk_plane(st.plane, input_of(st, s, causal), std::max(6 * em(), std::min(avail.x, avail.y)));
+    const float side = std::max(6 * em(), std::min(avail.x, avail.y));
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - side) / 2)); // centred in a wide panel
+    const int clicked = draw_qk_plane(st.plane, input_of(st, s, causal), side);
     if (clicked >= 0) m.query = clicked;
 }
 

@@ -39,9 +39,11 @@ void draw_model_rollout_panel(View& v) {
     float label_w = 0;
     for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
     label_w = std::min(label_w, 6 * em()) + 0.5f * em();
-    const float bar_w = 3.5f * em();
-    const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
-    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y));
+    const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
+    const float slack = std::max(0.0f, avail.x - label_w - side - bar_w);
+    const ImVec2 p0(ImGui::GetCursorScreenPos().x + slack / 2, ImGui::GetCursorScreenPos().y); // centred in a wide panel
     const float cell = side / static_cast<float>(t);
     const ImVec2 origin(p0.x + label_w, p0.y);
     const float top = std::max(1e-6f, R.maxCoeff());
@@ -52,6 +54,7 @@ void draw_model_rollout_panel(View& v) {
             draw->AddRectFilled(a, ImVec2(a.x + cell + 0.5f, a.y + cell + 0.5f), sequential_color(R(i, j) / top));
         }
     row_labels(draw, s, p0, cell, label_w);
+    column_labels(draw, s.labels, 0, t, origin.x, cell, origin.y + side + 0.2f * em(), p0.x, origin.x + side);
     v.grids["rollout"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + side, origin.y + side))};
     colour_bar(draw, ImVec2(origin.x + side + 0.5f * em(), origin.y), side, top);
     ImGui::SetCursorScreenPos(origin);

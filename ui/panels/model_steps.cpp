@@ -25,6 +25,20 @@ using core::model::Tokenizer;
 
 std::string label_of(const Tokenizer& tok, int id) { return tok.vocab_size() ? tok.token_display(id) : std::to_string(id); }
 
+// The prompt and the generated continuation as text: the continuation is what decoding it after
+// the prompt adds (a Metaspace decoder drops the space of a text's first word), else its labels.
+void texts(StepsPublished& p, const Tokenizer& tok) {
+    const std::vector<int> prompt(p.ids.begin(), p.ids.begin() + p.prompt_length);
+    if (!tok.vocab_size()) {
+        for (std::size_t i = 0; i < p.labels.size(); ++i) (static_cast<int>(i) < p.prompt_length ? p.prompt_text : p.made_text) += p.labels[i] + " ";
+        return;
+    }
+    p.prompt_text = tok.decode(prompt);
+    const std::string all = tok.decode(p.ids);
+    p.made_text = all.compare(0, p.prompt_text.size(), p.prompt_text) == 0 ? all.substr(p.prompt_text.size())
+                                                                           : tok.decode({p.ids.begin() + p.prompt_length, p.ids.end()});
+}
+
 // The stepper's state as the panel shows it (on the worker, after a step).
 StepsPublished publish(const core::model::Stepper& st, const OpenedModel& m, std::vector<std::string> labels) {
     StepsPublished p;
@@ -63,6 +77,7 @@ void post_step(core::model::Session& session, std::shared_ptr<StepsShared> share
             labels.resize(static_cast<std::size_t>(st.prompt_length()));
             for (std::size_t i = labels.size(); i < st.ids().size(); ++i) labels.push_back(label_of(tok, st.ids()[i]));
             p = publish(st, m, std::move(labels));
+            texts(p, tok);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(shared->mutex);
             if (!restart) p = shared->published; // a refused restart shows nothing of the prompt before
@@ -137,10 +152,8 @@ void cache_lines(const core::model::CacheSize& c) {
 // The generated text so far and the head's new row over every cached key.
 void steps_shown(const ModelStepsView& st, const ModelService& m) {
     const StepsPublished& p = st.shown;
-    std::string prompt, made;
-    for (std::size_t i = 0; i < p.labels.size(); ++i) (static_cast<int>(i) < p.prompt_length ? prompt : made) += p.labels[i];
-    ImGui::TextWrapped("%s", prompt.c_str());
-    coloured_text(good_text_colour(), made);
+    ImGui::TextWrapped("%s", p.prompt_text.c_str());
+    coloured_text(good_text_colour(), p.made_text);
     ImGui::Text("New token: %s (id %d) at position %d", p.labels.back().c_str(), p.ids.back(), static_cast<int>(p.ids.size()) - 1);
     if (p.ended) dim_text("That is the model's end-of-text token: generating stops there, as --generate does.");
     cache_lines(p.cache);
@@ -209,6 +222,7 @@ void draw_model_steps_panel(core::Scenario& s, View& v) {
     else if (!can && st.shown.ended) dim_text("End of text.");
     else if (!can) dim_text("The context is full.");
     else if (st.shown.ids.empty() || fresh) dim_text("Generate step by step from the prompt.");
+    else ImGui::NewLine(); // nothing to say: what follows starts on its own line
     if (!st.shown.error.empty()) error_text(st.shown.error);
     if (!fresh && !st.shown.ids.empty()) steps_shown(st, m);
 }

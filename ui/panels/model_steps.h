@@ -22,6 +22,7 @@ namespace ui {
 struct StepsPublished {
     std::vector<int> ids;            // prompt + generated
     std::vector<std::string> labels; // (ids) as a person reads them
+    std::string prompt_text, made_text; // the prompt and what was generated, as text
     int prompt_length = 0;
     int layers = 0, heads = 0, t = 0;
     std::vector<float> newest;       // (layers, heads, t): every head's row for the newest position
