@@ -428,8 +428,8 @@ TEST_CASE("model probes: the query-key view of the selected head equals core's v
     // Names never cover each other.
     const auto& boxes = qk.plane.label_boxes;
     REQUIRE(boxes.size() >= 3);
-    for (std::size_t a = 1; a < boxes.size(); ++a)
-        for (std::size_t b = 0; b < a; ++b) CHECK_FALSE(boxes[a].Overlaps(boxes[b]));
+    for (std::size_t i = 1; i < boxes.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) CHECK_FALSE(boxes[i].Overlaps(boxes[j]));
     // Its tooltip names its top key and that key's weight, as Explore's query-key plane does.
     const float* row2 = r.attention_of(1, 1) + 2 * t;
     const int top2 = static_cast<int>(std::max_element(row2, row2 + 3) - row2);
