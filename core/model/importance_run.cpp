@@ -8,7 +8,7 @@ ImportanceRun::~ImportanceRun() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stopping_ = true;
-        cancel_.store(true);
+        jobs_.stop.store(true);
     }
     changed_.notify_all();
     if (worker_.joinable()) worker_.join();
@@ -18,12 +18,10 @@ long long ImportanceRun::start(std::shared_ptr<const OpenedModel> model, std::ve
     std::lock_guard<std::mutex> lock(mutex_);
     model_ = std::move(model);
     ids_ = std::move(ids);
-    pending_ = true;
-    cancelled_ = false;
+    jobs_.post();
     error_.clear();
     done_.store(0);
     total_.store(model_ ? model_->model->config().layers * model_->model->config().heads : 0);
-    if (running_) cancel_.store(true); // superseded
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
     changed_.notify_all();
     return ++serial_;
@@ -31,9 +29,7 @@ long long ImportanceRun::start(std::shared_ptr<const OpenedModel> model, std::ve
 
 void ImportanceRun::cancel() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (pending_ || running_) cancelled_ = true;
-    pending_ = false;
-    if (running_) cancel_.store(true);
+    jobs_.cancel();
     changed_.notify_all();
 }
 
@@ -43,37 +39,28 @@ void ImportanceRun::reset() {
     result_.reset();
     model_.reset(); // a run still finishing belongs to the model before
     error_.clear();
-    cancelled_ = false;
+    jobs_.cancelled = false;
 }
 
 ImportanceRun::State ImportanceRun::state() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    State s;
-    s.running = pending_ || running_;
-    s.done = done_.load();
-    s.total = total_.load();
-    s.cancelled = cancelled_;
-    s.error = error_;
-    s.result = result_;
-    return s;
+    return State{jobs_.busy(), done_.load(), total_.load(), jobs_.cancelled, error_, result_};
 }
 
 bool ImportanceRun::wait_idle(double seconds) const {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !pending_ && !running_; });
+    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !jobs_.busy(); });
 }
 
 void ImportanceRun::run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [this] { return pending_ || stopping_; });
+        changed_.wait(lock, [this] { return jobs_.pending || stopping_; });
         if (stopping_) return;
         const std::shared_ptr<const OpenedModel> model = model_;
         const std::vector<int> ids = ids_;
         const long long serial = serial_;
-        pending_ = false;
-        running_ = true;
-        cancel_.store(false);
+        jobs_.take();
         lock.unlock();
         auto made = std::make_shared<ImportanceResult>();
         std::string error;
@@ -81,7 +68,7 @@ void ImportanceRun::run() {
             made->serial = serial;
             made->model = model->name;
             made->ids = ids;
-            made->importance = head_importance(*model->model, ids, &cancel_, [this](int done, int) { done_.store(done); });
+            made->importance = head_importance(*model->model, ids, &jobs_.stop, [this](int done, int) { done_.store(done); });
         } catch (const Cancelled&) {
             made.reset();
         } catch (const std::exception& e) {
@@ -89,8 +76,8 @@ void ImportanceRun::run() {
             error = e.what();
         }
         lock.lock();
-        running_ = false;
-        if (!pending_ && model_ == model) {
+        jobs_.running = false;
+        if (!jobs_.pending && model_ == model) {
             if (made) result_ = std::move(made);
             error_ = error;
         }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/model/checkpoint.h"
+#include "core/model/latest_wins.h"
 #include "core/model/probes.h"
 
 #include <atomic>
@@ -56,11 +57,11 @@ private:
     mutable std::condition_variable changed_;
     std::shared_ptr<const OpenedModel> model_;
     std::vector<int> ids_;
-    bool pending_ = false, running_ = false, stopping_ = false, cancelled_ = false;
+    LatestWins jobs_;
+    bool stopping_ = false;
     long long serial_ = 0;
     std::string error_;
     std::shared_ptr<const ImportanceResult> result_;
-    std::atomic<bool> cancel_{false};
     std::atomic<int> done_{0}, total_{0};
     std::thread worker_;
 };

@@ -134,7 +134,7 @@ Session::~Session() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stopping_ = true;
-        cancel_.store(true);
+        jobs_.stop.store(true);
         task_cancel_.store(true);
     }
     changed_.notify_all();
@@ -162,8 +162,8 @@ void Session::adopt(LoadedModel m) {
     std::lock_guard<std::mutex> lock(mutex_);
     model_ = std::move(m.model);
     tokenizer_ = std::move(m.tokenizer);
-    if (running_) cancel_.store(true); // its result belongs to the model before
-    pending_ = false;
+    if (jobs_.running) jobs_.stop.store(true); // its result belongs to the model before
+    jobs_.pending = false;
     snapshot_.reset();
 }
 
@@ -205,9 +205,7 @@ long long Session::request(SessionRequest r) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!model_) return 0;
     next_ = Job{++serial_, std::move(r), model_, tokenizer_};
-    pending_ = true;
-    cancelled_ = false;
-    if (running_) cancel_.store(true); // superseded
+    jobs_.post();
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
     changed_.notify_all();
     return serial_;
@@ -215,9 +213,7 @@ long long Session::request(SessionRequest r) {
 
 void Session::cancel() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (pending_ || running_) cancelled_ = true;
-    pending_ = false;
-    if (running_) cancel_.store(true);
+    jobs_.cancel();
     changed_.notify_all();
 }
 
@@ -229,18 +225,18 @@ std::shared_ptr<const Snapshot> Session::snapshot() const {
 Session::Progress Session::progress() const {
     std::lock_guard<std::mutex> lock(mutex_);
     Progress p;
-    p.running = running_ || pending_;
+    p.running = jobs_.busy();
     p.layers_done = layers_done_.load();
     p.layers = layers_.load();
     p.seconds = p.running ? now_seconds() - started_ : 0.0;
-    p.serial = pending_ ? next_.serial : running_serial_;
-    p.cancelled = cancelled_;
+    p.serial = jobs_.pending ? next_.serial : running_serial_;
+    p.cancelled = jobs_.cancelled;
     return p;
 }
 
 bool Session::wait_idle(double seconds) const {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !pending_ && !running_ && tasks_.empty() && !task_running_; });
+    return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !jobs_.busy() && tasks_.empty() && !task_running_; });
 }
 
 bool Session::post(Task task) {
@@ -268,18 +264,16 @@ void Session::run_task(std::unique_lock<std::mutex>& lock) {
 void Session::run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [this] { return pending_ || !tasks_.empty() || stopping_; });
+        changed_.wait(lock, [this] { return jobs_.pending || !tasks_.empty() || stopping_; });
         if (stopping_) return;
-        if (!pending_) {
+        if (!jobs_.pending) {
             run_task(lock);
             continue;
         }
         Job job = std::move(next_);
-        pending_ = false;
-        running_ = true;
+        jobs_.take();
         running_serial_ = job.serial;
         started_ = now_seconds();
-        cancel_.store(false);
         layers_done_.store(0);
         layers_.store(job.model->model->config().layers);
         lock.unlock();
@@ -289,9 +283,9 @@ void Session::run() {
         } catch (const Cancelled&) {
         }
         lock.lock();
-        running_ = false;
+        jobs_.running = false;
         // Published unless cancelled, or superseded by a newer request or another model.
-        if (made && !pending_ && !cancelled_ && model_ == job.model) snapshot_ = std::move(made);
+        if (made && !jobs_.pending && !jobs_.cancelled && model_ == job.model) snapshot_ = std::move(made);
         changed_.notify_all();
     }
 }
@@ -325,7 +319,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         fo.ablation = job.request.ablation;
         fo.capture_qkv = job.request.capture_qkv;
         fo.rollout = true; // kept layer by layer as the forward runs
-        fo.cancel = &cancel_;
+        fo.cancel = &jobs_.stop;
         fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)
         fo.progress = [this](int done, int) { layers_done_.store(done); };
         s->result = model.forward(s->ids, fo);
@@ -347,8 +341,8 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         if (tok.vocab_size() && tok.is_special(id)) s->special[static_cast<std::size_t>(i)] = true;
     }
     predict(*s, model, tok);
-    if (!job.request.ablate.empty()) predict_intact(*s, model, tok, cancel_);
-    score(*s, model, job.request, cancel_);
+    if (!job.request.ablate.empty()) predict_intact(*s, model, tok, jobs_.stop);
+    score(*s, model, job.request, jobs_.stop);
     s->rollout = std::move(s->result.rollout);
     return s;
 }

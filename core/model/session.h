@@ -10,6 +10,7 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/forward.h"
+#include "core/model/latest_wins.h"
 #include "core/model/probes.h"
 #include "core/model/tokenizer.h"
 
@@ -161,11 +162,11 @@ private:
     std::shared_ptr<const OpenedModel> model_;
     std::shared_ptr<const Tokenizer> tokenizer_;
     std::shared_ptr<const Snapshot> snapshot_;
-    bool pending_ = false, running_ = false, stopping_ = false, cancelled_ = false;
+    LatestWins jobs_;
+    bool stopping_ = false;
     Job next_;
     long long serial_ = 0, running_serial_ = 0;
     double started_ = 0.0;
-    std::atomic<bool> cancel_{false};
     std::atomic<int> layers_done_{0}, layers_{0};
     struct Posted {
         Task task;
