@@ -68,7 +68,7 @@ bool prepare_launch(const Options& options, Launch& l, int& code) {
     if (!l.attention) { // an attention file's --select and --head were checked with the file
         l.row = options.row.empty() ? -1 : row_of(options, l.scenario, std::cerr);
         if (!options.row.empty() && l.row < 0) return false;
-        if (options.head > static_cast<int>(l.scenario.heads.size())) {
+        if (options.model.empty() && options.head > static_cast<int>(l.scenario.heads.size())) { // a model's is its own
             std::cerr << "attnviz: " << scenario_name(options) << ": --head " << options.head << ", but the scenario has "
                       << l.scenario.heads.size() << (l.scenario.heads.size() == 1 ? " head\n" : " heads\n");
             return false;

@@ -9,6 +9,8 @@
 #   attention --attention FILE --head 2.3 --select 5 on a 1280×720 screen: the Model workspace
 #   train, learn   --workspace train, and --lesson, on a 1280×720 screen
 #   bad_head  --attention FILE --head 9.1: exit 2 and one line naming the file, before any window
+#   model     --model (the bundled model) --text T --head 2.2 on a 1280×720 screen: a head of the
+#             model, not of the default scenario (which has one)
 set -euo pipefail
 case_name=$1 attnviz=$2 xvfb_run=${3:-}
 tmp=$(mktemp -d)
@@ -111,5 +113,6 @@ case $case_name in
     [[ $err == "attnviz: $tmp/att.npy: --head 9.1, but the file has 2 layers of 3 heads" ]] || fail "message: $err"
     [ ! -e "$tmp/shot.png" ] || fail "wrote a PNG anyway"
     ;;
-  *) fail "unknown case (png, projector, uhd, light, zoom200, bad_file, bad_row, attention, train, learn, bad_head)" ;;
+  model) shot 1280 720 --model "$(dirname "$0")/../assets/models/austen-gpt2" --text "Elizabeth looked at Darcy again." --head 2.2 ;;
+  *) fail "unknown case (png, projector, uhd, light, zoom200, bad_file, bad_row, attention, train, learn, bad_head, model)" ;;
 esac
