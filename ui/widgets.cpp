@@ -220,4 +220,15 @@ void weight_bars(int count, float name_w, ImU32 color, double top, const std::fu
         }
 }
 
+SquareMap square_map_layout(const std::vector<std::string>& labels, float label_em) {
+    float label_w = 0;
+    for (const std::string& l : labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
+    label_w = std::min(label_w, label_em * em()) + 0.5f * em();
+    const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
+    const float slack = std::max(0.0f, avail.x - label_w - side - bar_w);
+    return SquareMap{ImVec2(ImGui::GetCursorScreenPos().x + slack / 2, ImGui::GetCursorScreenPos().y), label_w, side, below};
+}
+
 } // namespace ui

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ui {
 
@@ -75,5 +76,14 @@ bool dimension_input(const char* label, int& value, int min, int max, const char
 // weight `top` (the largest) get the selection colour; masked keys are grey and read "masked".
 void weight_bars(int count, float name_w, ImU32 color, double top, const std::function<const char*(int)>& name,
                  const std::function<double(int)>& weight, const std::function<bool(int)>& masked);
+
+// Where a square map of the model's t x t weights goes in the rest of a panel: row labels (at most
+// `label_em` wide) on its left, a colour bar on its right, a line of column labels below, the whole
+// centred in a wide panel. `p0` is the labels' top left, the map starts at p0.x + label_w.
+struct SquareMap {
+    ImVec2 p0;
+    float label_w, side, below;
+};
+SquareMap square_map_layout(const std::vector<std::string>& labels, float label_em);
 
 } // namespace ui

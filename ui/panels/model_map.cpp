@@ -75,14 +75,9 @@ void draw_model_map_panel(View& v) {
     ImGui::SameLine();
     fit_button(st);
     const float top = st.stretch ? std::max(1e-6f, *std::max_element(a, a + t * t)) : 1.0f;
-    float label_w = 0;
-    for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
-    label_w = std::min(label_w, 7 * em()) + 0.5f * em();
-    const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
-    const float slack = std::max(0.0f, avail.x - label_w - side - bar_w);
-    const ImVec2 p0(ImGui::GetCursorScreenPos().x + slack / 2, ImGui::GetCursorScreenPos().y); // centred in a wide panel
+    const SquareMap map = square_map_layout(s.labels, 7);
+    const float label_w = map.label_w, side = map.side, below = map.below;
+    const ImVec2 p0 = map.p0;
     const ImRect area(ImVec2(p0.x + label_w, p0.y), ImVec2(p0.x + label_w + side, p0.y + side));
     const MapMouse input = zoom_and_pan("map", st, t, p0, area);
     const VisibleCells rows = visible_cells(st.pan.y, input.cells, t), cols = visible_cells(st.pan.x, input.cells, t);

@@ -36,14 +36,9 @@ void draw_model_rollout_panel(View& v) {
     const core::model::MatrixF& R = s.rollout; // (t, t)
     const int t = s.t();
     dim_text("Row: a position after the last layer; column: the input token it draws on (heads averaged, + I, layer by layer).");
-    float label_w = 0;
-    for (const std::string& l : s.labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
-    label_w = std::min(label_w, 6 * em()) + 0.5f * em();
-    const float bar_w = 3.5f * em(), below = ImGui::GetTextLineHeightWithSpacing() + 0.3f * em();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(4.0f * em(), std::min(avail.x - label_w - bar_w, avail.y - below));
-    const float slack = std::max(0.0f, avail.x - label_w - side - bar_w);
-    const ImVec2 p0(ImGui::GetCursorScreenPos().x + slack / 2, ImGui::GetCursorScreenPos().y); // centred in a wide panel
+    const SquareMap map = square_map_layout(s.labels, 6);
+    const float label_w = map.label_w, side = map.side;
+    const ImVec2 p0 = map.p0;
     const float cell = side / static_cast<float>(t);
     const ImVec2 origin(p0.x + label_w, p0.y);
     const float top = std::max(1e-6f, R.maxCoeff());
