@@ -3,6 +3,7 @@
 // own forward); a model directory that does not open leaves the open one and shows the error naming
 // the file; File ▸ Open model… lists the Hugging Face cache with sizes and opens from it.
 #include "headless.h"
+#include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
@@ -23,18 +24,8 @@ namespace {
 
 using headless::Ui;
 
-std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
-
-// Frames until the worker has answered the last request (at most a few hundred frames).
-void until_run(Ui& ui) {
-    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
-    for (int k = 0; k < 400; ++k) {
-        m.session.wait_idle(0.05);
-        ui.frame();
-        if (m.seen == m.asked && !m.session.progress().running) return;
-    }
-    FAIL("the model's run did not finish");
-}
+using model_ui::tiny;
+using model_ui::until_run;
 
 // The ten most likely next ids after position i, from the model's own logits (lower id on a tie).
 std::vector<int> top10(const core::model::ForwardResult& r, int i) {

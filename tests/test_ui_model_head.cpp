@@ -3,6 +3,7 @@
 // the head's new row the full recompute's last, the cache's bytes on screen); a second prompt typed
 // in its box gives every head's difference and divergence, as core/model computes them.
 #include "headless.h"
+#include "tests/model_ui.h"
 
 #include "core/model/checkpoint.h"
 #include "core/model/prompt_compare.h"
@@ -22,7 +23,7 @@ namespace {
 
 using headless::Ui;
 
-std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
+using model_ui::tiny;
 
 // Frames until the session's worker has nothing left: the prompt's run and every posted task.
 void until_idle(Ui& ui) {

@@ -5,6 +5,7 @@
 // (the [MASK] predictions) and a Llama with grouped-query attention (the loss and top 10) equal the
 // model's own forward with those heads knocked out, to zero and to their mean.
 #include "headless.h"
+#include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
@@ -29,17 +30,8 @@ namespace {
 using headless::Ui;
 using core::model::HeadScores;
 
-std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
-
-void until_run(Ui& ui) {
-    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
-    for (int k = 0; k < 400; ++k) {
-        m.session.wait_idle(0.05);
-        ui.frame();
-        if (m.seen == m.asked && !m.session.progress().running) return;
-    }
-    FAIL("the model's run did not finish");
-}
+using model_ui::tiny;
+using model_ui::until_run;
 
 // The scores straight from core on the model's own forward of `ids`.
 std::vector<HeadScores> core_scores(const std::string& dir, const std::vector<int>& ids) {
