@@ -1,14 +1,21 @@
-// What the headless Model-workspace tests share: a fixture checkpoint's folder, and frames until the
-// model session has answered the last request.
+// What the headless Model-workspace tests share: a fixture checkpoint's folder, frames until the
+// model session has answered the last request, a UI with a checkpoint opened in the Model workspace,
+// and the model's own ranking of the next token.
 #pragma once
 
 #include "headless.h"
+#include "core/model/checkpoint.h"
+#include "core/model/forward.h"
+#include "core/model/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <string>
+#include <vector>
 
 namespace model_ui {
 
@@ -23,6 +30,46 @@ inline void until_run(headless::Ui& ui) {
         if (m.seen == m.asked && !m.session.progress().running) return;
     }
     FAIL("the model's run did not finish");
+}
+
+// A test case's headless UI and its Model workspace (TEST_CASE_FIXTURE): open() opens a fixture
+// checkpoint there and waits for its first run; own_model() and encoded_prompt() give the same checkpoint
+// opened apart from the UI, for the reference forwards the tests compare the panels with.
+struct ModelWorkspace {
+    headless::Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    std::string checkpoint; // the fixture's name, e.g. "gpt2"
+
+    void open(const std::string& name) {
+        checkpoint = name;
+        REQUIRE(m.open(tiny(name), v));
+        until_run(ui);
+    }
+    void open(const std::string& name, const std::string& prompt) {
+        m.prompt = prompt;
+        open(name);
+    }
+    core::model::OpenedModel own_model() const { return core::model::open_model(tiny(checkpoint)); }
+    // The prompt's ids from the checkpoint's own tokenizer.
+    std::vector<int> encoded_prompt() const { return core::model::load_tokenizer(tiny(checkpoint)).encode_ids(m.prompt); }
+};
+
+// Every id ordered by the model's logit after position i, most likely first (lower id on a tie).
+inline std::vector<int> ranked_next_ids(const core::model::ForwardResult& r, int i) {
+    const int V = static_cast<int>(r.logits.cols());
+    const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
+    std::vector<int> order(static_cast<std::size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    return order;
+}
+
+// The ten most likely next ids after position i, from the model's own logits (lower id on a tie).
+inline std::vector<int> top10(const core::model::ForwardResult& r, int i) {
+    std::vector<int> order = ranked_next_ids(r, i);
+    order.resize(10);
+    return order;
 }
 
 } // namespace model_ui

@@ -18,38 +18,21 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <numeric>
 
 namespace {
 
 using headless::Ui;
 
+using model_ui::ModelWorkspace;
 using model_ui::tiny;
+using model_ui::top10;
 using model_ui::until_run;
-
-// The ten most likely next ids after position i, from the model's own logits (lower id on a tie).
-std::vector<int> top10(const core::model::ForwardResult& r, int i) {
-    const int V = static_cast<int>(r.logits.cols());
-    const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
-    std::vector<int> order(static_cast<std::size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
-    order.resize(10);
-    return order;
-}
-
-void open_in_ui(Ui& ui, const std::string& dir) {
-    REQUIRE(ui.st().view.state<ui::ModelService>().open(dir, ui.st().view));
-    until_run(ui);
-}
 
 } // namespace
 
-TEST_CASE("model panels: type a prompt, select a head and a token; the grid, head view, map and top 10 follow") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: type a prompt, select a head and a token; the grid, head view, map and top 10 follow") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    open_in_ui(ui, tiny("gpt2"));
-    ui::View& v = ui.st().view;
+    open("gpt2");
     CHECK(v.open["model_grid"]);
     // Typing: select what is in the box and type a new prompt.
     const std::string text = "A dog saw a dog";
@@ -57,7 +40,7 @@ TEST_CASE("model panels: type a prompt, select a head and a token; the grid, hea
     ui.key('A', true);
     ui.type(text);
     until_run(ui);
-    const auto opened = core::model::open_model(tiny("gpt2"));
+    const auto opened = own_model();
     const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(text);
     REQUIRE(v.state<ui::ModelService>().shown->ids == ids);
     const core::model::ForwardResult direct = opened.model->forward(ids);
@@ -99,16 +82,14 @@ TEST_CASE("model panels: type a prompt, select a head and a token; the grid, hea
     CHECK(hv.heads == std::vector<int>{1});
 }
 
-TEST_CASE("model panels: a model directory that does not open leaves the open one and names the file") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: a model directory that does not open leaves the open one and names the file") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    open_in_ui(ui, tiny("gpt2"));
+    open("gpt2");
     const auto before = ui.st().view.state<ui::ModelService>().shown;
     const std::string bad = fixtures::temp_dir();
     std::ofstream(bad + "/config.json") << R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_head": 4, "n_layer": 2})";
     ui.app().drop_files({bad});
     ui.frames(4);
-    const ui::ModelService& m = ui.st().view.state<ui::ModelService>();
     CHECK(m.open_error.find(bad) != std::string::npos);
     CHECK(m.session.model_path() == tiny("gpt2"));
     CHECK(m.shown == before);
@@ -155,11 +136,9 @@ std::string copy_of(const std::string& name) {
 
 } // namespace
 
-TEST_CASE("model panels: each bad model or prompt is one line naming what is wrong, and the open model stays") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: each bad model or prompt is one line naming what is wrong, and the open model stays") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    open_in_ui(ui, tiny("gpt2"));
-    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    open("gpt2");
     const auto good = m.shown;
     REQUIRE(good != nullptr);
     SUBCASE("models that do not open") {

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 #include <optional>
 
 namespace {
@@ -30,7 +29,9 @@ namespace {
 using headless::Ui;
 using core::model::HeadScores;
 
+using model_ui::ModelWorkspace;
 using model_ui::tiny;
+using model_ui::top10;
 using model_ui::until_run;
 
 // The scores straight from core on the model's own forward of `ids`.
@@ -63,15 +64,13 @@ int best_induction(const std::vector<HeadScores>& s) {
     return best;
 }
 
-// The ten most likely next ids after position i, from the model's own logits (lower id on a tie).
-std::vector<int> top10(const core::model::ForwardResult& r, int i) {
-    const int V = static_cast<int>(r.logits.cols());
-    const float* row = r.logits.data() + static_cast<std::ptrdiff_t>(i) * V;
-    std::vector<int> order(static_cast<std::size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
-    order.resize(10);
-    return order;
+// The model's own forward of `ids` with `ablate` knocked out `how`.
+core::model::ForwardResult forward(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
+                                   core::model::Ablation how) {
+    core::model::ForwardOptions o;
+    o.ablate = std::move(ablate);
+    o.ablation = how;
+    return model.forward(ids, o);
 }
 
 // The model's own forward with `ablate` knocked out: its top 10 after the last token and its loss.
@@ -81,10 +80,7 @@ struct Direct {
 };
 Direct direct(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
               core::model::Ablation how) {
-    core::model::ForwardOptions o;
-    o.ablate = std::move(ablate);
-    o.ablation = how;
-    const core::model::ForwardResult r = model.forward(ids, o);
+    const core::model::ForwardResult r = forward(model, ids, std::move(ablate), how);
     return {top10(r, static_cast<int>(ids.size()) - 1), *core::model::prompt_loss(r.logits, ids)};
 }
 
@@ -99,9 +95,7 @@ Top top10_with_p(const core::model::ForwardResult& r, int i) {
     const double hi = *std::max_element(row, row + V);
     double sum = 0.0;
     for (int j = 0; j < V; ++j) sum += std::exp(row[j] - hi);
-    std::vector<int> order(static_cast<std::size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    const std::vector<int> order = model_ui::ranked_next_ids(r, i);
     Top t;
     for (int k = 0; k < 10 && k < V; ++k) {
         t.ids.push_back(order[static_cast<std::size_t>(k)]);
@@ -124,14 +118,6 @@ double loss_of(const core::model::ForwardResult& r, const std::vector<int>& ids)
     return total / static_cast<double>(ids.size() - 1);
 }
 
-core::model::ForwardResult forward(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
-                                   core::model::Ablation how) {
-    core::model::ForwardOptions o;
-    o.ablate = std::move(ablate);
-    o.ablation = how;
-    return model.forward(ids, o);
-}
-
 // The panel's predictions at position i equal `want`'s ids, and their probabilities.
 void check_top(const std::vector<core::model::Prediction>& shown, const Top& want) {
     REQUIRE(shown.size() == want.ids.size());
@@ -148,6 +134,21 @@ double probability_gap(const Top& a, const Top& b) {
     return gap;
 }
 
+// Knock-out mode, then a click on each of `cells` ("model grid L.H"), each run waited for.
+void knock_out_heads(Ui& ui, std::initializer_list<const char*> cells) {
+    ui.click(ui.item("model grid knock out"));
+    for (const char* cell : cells) {
+        ui.click(ui.item(cell));
+        until_run(ui);
+    }
+}
+
+// The grid's Clear: no head knocked out, the prompt rerun intact.
+void clear_knock_outs(Ui& ui) {
+    ui.click(ui.item("model grid clear"));
+    until_run(ui);
+}
+
 // Knock-outs by their mean from now on: the choice reruns the prompt.
 void knock_out_by_mean(Ui& ui) {
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
@@ -158,16 +159,11 @@ void knock_out_by_mean(Ui& ui) {
 
 } // namespace
 
-TEST_CASE("model probes: head scores on the prompt and the probe, a sorted table, a row selects, the best marked") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head scores on the prompt and the probe, a sorted table, a row selects, the best marked") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat and the cat sat on the mat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
+    open("gpt2", "the cat sat on the mat and the cat sat on the mat");
     CHECK(v.open["model_scores"]);
-    const std::vector<int> prompt_ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const std::vector<int> prompt_ids = encoded_prompt();
     REQUIRE(m.shown->scored_ids == prompt_ids);
     check_scores(m.shown->scores, core_scores(tiny("gpt2"), prompt_ids));
 
@@ -177,7 +173,7 @@ TEST_CASE("model probes: head scores on the prompt and the probe, a sorted table
     ui.type_into(ui.item("model scores m"), "6");
     ui.type_into(ui.item("model scores seed"), "7");
     until_run(ui);
-    const auto opened = core::model::open_model(tiny("gpt2"));
+    const auto opened = own_model();
     const int bos = opened.model->config().bos_token_id;
     REQUIRE(bos >= 0);
     const std::vector<int> probe = core::model::probe_sequence(6, 7, opened.model->config().vocab, {bos, 50256}, bos);
@@ -221,16 +217,11 @@ TEST_CASE("model probes: head scores on the prompt and the probe, a sorted table
     check_scores(m.shown->scores, core_scores(tiny("gpt2"), prompt_ids));
 }
 
-TEST_CASE("model probes: clicking heads in knock-out mode updates the top 10 and the loss beside the intact ones") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: clicking heads in knock-out mode updates the top 10 and the loss beside the intact ones") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat and the cat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
-    const auto opened = core::model::open_model(tiny("gpt2"));
-    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    open("gpt2", "the cat sat on the mat and the cat");
+    const auto opened = own_model();
+    const std::vector<int> ids = encoded_prompt();
     const Direct intact = direct(*opened.model, ids, {}, core::model::Ablation::zero);
     const auto& preds = v.state<ui::ModelPredictionsView>();
     CHECK(preds.shown == intact.top);
@@ -238,11 +229,7 @@ TEST_CASE("model probes: clicking heads in knock-out mode updates the top 10 and
     CHECK(preds.intact_shown.empty());
 
     // Knock-out mode: two clicks knock out two heads; the selection stays where it was.
-    ui.click(ui.item("model grid knock out"));
-    ui.click(ui.item("model grid 1.1"));
-    until_run(ui);
-    ui.click(ui.item("model grid 0.1"));
-    until_run(ui);
+    knock_out_heads(ui, {"model grid 1.1", "model grid 0.1"});
     CHECK(m.layer == 0);
     CHECK(m.head == 0);
     const std::vector<core::model::HeadRef> two = {{1, 1}, {0, 1}};
@@ -261,9 +248,7 @@ TEST_CASE("model probes: clicking heads in knock-out mode updates the top 10 and
     CHECK(preds.shown == direct(*opened.model, ids, {{1, 1}}, core::model::Ablation::zero).top);
 
     // By its mean: the choice reruns with the mean of each knocked-out head's output.
-    m.ablation = core::model::Ablation::mean;
-    m.run_prompt();
-    until_run(ui);
+    knock_out_by_mean(ui);
     const Direct meaned = direct(*opened.model, ids, {{1, 1}}, core::model::Ablation::mean);
     CHECK(preds.shown == meaned.top);
     CHECK(preds.loss == doctest::Approx(meaned.loss).epsilon(1e-5));
@@ -282,22 +267,16 @@ TEST_CASE("model probes: clicking heads in knock-out mode updates the top 10 and
     CHECK(m.ablate.size() == 2);
 
     // Clear all: the intact predictions alone again.
-    ui.click(ui.item("model grid clear"));
-    until_run(ui);
+    clear_knock_outs(ui);
     CHECK(m.ablate.empty());
     CHECK(preds.shown == intact.top);
     CHECK(preds.intact_shown.empty());
     CHECK(preds.loss == doctest::Approx(intact.loss).epsilon(1e-5));
 }
 
-TEST_CASE("model probes: head importance runs on a worker with progress and shows core's deltas as a layer x head map") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head importance runs on a worker with progress and shows core's deltas as a layer x head map") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat and the cat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
+    open("gpt2", "the cat sat on the mat and the cat");
     CHECK(v.open["model_importance"]);
     ui.click(ui.item("model importance run"));
     for (int k = 0; k < 400 && m.importance.state().running; ++k) {
@@ -309,8 +288,8 @@ TEST_CASE("model probes: head importance runs on a worker with progress and show
     REQUIRE(st.result);
     CHECK(st.done == st.total);
     CHECK(st.total == 4);
-    const auto opened = core::model::open_model(tiny("gpt2"));
-    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const auto opened = own_model();
+    const std::vector<int> ids = encoded_prompt();
     const core::model::HeadImportance expected = core::model::head_importance(*opened.model, ids);
     REQUIRE(st.result->ids == ids);
     CHECK(st.result->importance.loss == doctest::Approx(expected.loss).epsilon(1e-9));
@@ -332,18 +311,13 @@ TEST_CASE("model probes: head importance runs on a worker with progress and show
     CHECK(m.head == 0);
 }
 
-TEST_CASE("model probes: the rollout map and the head view's rollout lines equal core's rollout of the attention") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the rollout map and the head view's rollout lines equal core's rollout of the attention") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
+    open("gpt2", "the cat sat on the mat");
     v.open["model_rollout"] = true; // as View ▸ Attention rollout does
     ui.frames(2);
-    const auto opened = core::model::open_model(tiny("gpt2"));
-    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const auto opened = own_model();
+    const std::vector<int> ids = encoded_prompt();
     const core::model::ForwardResult r = opened.model->forward(ids);
     const int t = static_cast<int>(ids.size());
     const core::model::MatrixF R = core::model::rollout(r.attention.data(), r.layers, r.heads, t);
@@ -370,21 +344,16 @@ TEST_CASE("model probes: the rollout map and the head view's rollout lines equal
     }
 }
 
-TEST_CASE("model probes: the query-key view of the selected head equals core's view of the captured q and k; hover draws its lines") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selected head equals core's view of the captured q and k; hover draws its lines") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
+    open("gpt2", "the cat sat on the mat");
     v.open["model_qk"] = true; // as View ▸ Query–key view does
     ui.frames(2);
     until_run(ui);
     ui.click(ui.item("model grid 1.1"));
     ui.frames(2);
-    const auto opened = core::model::open_model(tiny("gpt2"));
-    const std::vector<int> ids = core::model::load_tokenizer(tiny("gpt2")).encode_ids(m.prompt);
+    const auto opened = own_model();
+    const std::vector<int> ids = encoded_prompt();
     core::model::ForwardOptions o;
     o.capture_qkv = true;
     const core::model::ForwardResult r = opened.model->forward(ids, o);
@@ -435,17 +404,12 @@ TEST_CASE("model probes: the query-key view of the selected head equals core's v
     CHECK(qk.plane.top_key == top2);
 }
 
-TEST_CASE("model knock-outs on BERT: clicked heads change the [MASK] predictions to the ablated forward's, zero and mean") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model knock-outs on BERT: clicked heads change the [MASK] predictions to the ablated forward's, zero and mean") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the [MASK] sat on the mat . a dog [MASK] over it";
-    REQUIRE(m.open(tiny("bert"), v));
-    until_run(ui);
-    const auto opened = core::model::open_model(tiny("bert"));
+    open("bert", "the [MASK] sat on the mat . a dog [MASK] over it");
+    const auto opened = own_model();
     const std::vector<int> ids = m.shown->ids;
-    REQUIRE(ids == core::model::load_tokenizer(tiny("bert")).encode_ids(m.prompt));
+    REQUIRE(ids == encoded_prompt());
     std::vector<int> masks;
     for (std::size_t i = 0; i < ids.size(); ++i)
         if (ids[i] == 4) masks.push_back(static_cast<int>(i)); // [MASK]
@@ -453,11 +417,7 @@ TEST_CASE("model knock-outs on BERT: clicked heads change the [MASK] predictions
     const core::model::ForwardResult intact = forward(*opened.model, ids, {}, core::model::Ablation::zero);
     for (int i : masks) check_top(m.shown->top[static_cast<std::size_t>(i)], top10_with_p(intact, i));
 
-    ui.click(ui.item("model grid knock out"));
-    ui.click(ui.item("model grid 0.1"));
-    until_run(ui);
-    ui.click(ui.item("model grid 1.0"));
-    until_run(ui);
+    knock_out_heads(ui, {"model grid 0.1", "model grid 1.0"});
     const std::vector<core::model::HeadRef> two = {{0, 1}, {1, 0}};
     REQUIRE(m.shown->request.ablate == two);
     for (const core::model::Ablation how : {core::model::Ablation::zero, core::model::Ablation::mean}) {
@@ -479,21 +439,15 @@ TEST_CASE("model knock-outs on BERT: clicked heads change the [MASK] predictions
         CHECK(ui.shows("Knocked out"));
         CHECK(ui.shows("Intact"));
     }
-    ui.click(ui.item("model grid clear"));
-    until_run(ui);
+    clear_knock_outs(ui);
     CHECK(!m.shown->has_intact);
     for (int i : masks) check_top(m.shown->top[static_cast<std::size_t>(i)], top10_with_p(intact, i));
 }
 
-TEST_CASE("model knock-outs on a Llama with grouped-query attention: the loss and top 10 follow the ablated forward, zero and mean") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model knock-outs on a Llama with grouped-query attention: the loss and top 10 follow the ablated forward, zero and mean") {
     NEED_CHECKPOINTS();
-    Ui ui;
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat and the cat";
-    REQUIRE(m.open(tiny("llama_gqa"), v));
-    until_run(ui);
-    const auto opened = core::model::open_model(tiny("llama_gqa"));
+    open("llama_gqa", "the cat sat on the mat and the cat");
+    const auto opened = own_model();
     REQUIRE(opened.model->config().kv_heads < opened.model->config().heads);
     const std::vector<int> ids = m.shown->ids;
     const int last = static_cast<int>(ids.size()) - 1;
@@ -502,11 +456,7 @@ TEST_CASE("model knock-outs on a Llama with grouped-query attention: the loss an
     CHECK(preds.loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
 
     // Two heads of one key/value group (heads 1 and 2 of layer 2 share their keys and values) and one of another.
-    ui.click(ui.item("model grid knock out"));
-    for (const char* cell : {"model grid 1.0", "model grid 1.1", "model grid 0.3"}) {
-        ui.click(ui.item(cell));
-        until_run(ui);
-    }
+    knock_out_heads(ui, {"model grid 1.0", "model grid 1.1", "model grid 0.3"});
     const std::vector<core::model::HeadRef> three = {{1, 0}, {1, 1}, {0, 3}};
     REQUIRE(m.shown->request.ablate == three);
     for (const core::model::Ablation how : {core::model::Ablation::zero, core::model::Ablation::mean}) {
@@ -521,8 +471,7 @@ TEST_CASE("model knock-outs on a Llama with grouped-query attention: the loss an
         check_top(m.shown->top[static_cast<std::size_t>(last)], top10_with_p(knocked, last));
         CHECK(ui.shows("intact"));
     }
-    ui.click(ui.item("model grid clear"));
-    until_run(ui);
+    clear_knock_outs(ui);
     CHECK(preds.loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
     CHECK(preds.intact_shown.empty());
 }
