@@ -12,6 +12,17 @@
 
 using core::model::ForwardOptions;
 
+namespace {
+
+// The prompt's loss from the model's full forward with head (l, h) zeroed.
+double loss_without_head(const core::model::Model& model, const std::vector<int>& ids, int l, int h) {
+    ForwardOptions o;
+    o.ablate = {{l, h}};
+    return *core::model::prompt_loss(model.forward(ids, o).logits, ids);
+}
+
+} // namespace
+
 TEST_CASE("model probes: head importance's reruns from a layer equal full forwards with that head zeroed") {
     NEED_CHECKPOINTS();
     for (const std::string name : {"gpt2", "llama_gqa"}) {
@@ -30,9 +41,7 @@ TEST_CASE("model probes: head importance's reruns from a layer equal full forwar
         double largest = 0.0;
         for (int l = 0; l < c.layers; ++l)
             for (int h = 0; h < c.heads; ++h) {
-                ForwardOptions o;
-                o.ablate = {{l, h}};
-                const double full = *core::model::prompt_loss(m.model->forward(ids, o).logits, ids) - imp.loss;
+                const double full = loss_without_head(*m.model, ids, l, h) - imp.loss;
                 CHECK(imp.delta(l, h) == doctest::Approx(full).epsilon(1e-9).scale(1.0));
                 largest = std::max(largest, std::abs(full));
             }
@@ -84,9 +93,7 @@ TEST_CASE("model probes: head importance at a length the batch groups otherwise 
     const core::model::HeadImportance imp = core::model::head_importance(*m.model, ids);
     for (int l = 0; l < c.layers; ++l)
         for (int h = 0; h < c.heads; ++h) {
-            ForwardOptions o;
-            o.ablate = {{l, h}};
-            const double full = *core::model::prompt_loss(m.model->forward(ids, o).logits, ids) - imp.loss;
+            const double full = loss_without_head(*m.model, ids, l, h) - imp.loss;
             CHECK(imp.delta(l, h) == doctest::Approx(full).epsilon(1e-5).scale(1.0));
         }
 }

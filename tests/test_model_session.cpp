@@ -16,6 +16,14 @@ namespace {
 
 std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
 
+// A test case's session (TEST_CASE_FIXTURE): open() opens a fixture checkpoint in it; `error` is
+// where a failed open says why.
+struct SessionWithCheckpoint {
+    core::model::Session s;
+    std::string error;
+    void open(const std::string& name) { REQUIRE(s.open(tiny(name), error)); }
+};
+
 std::shared_ptr<const core::model::Snapshot> run(core::model::Session& s, const std::string& text) {
     const long long serial = s.request({text});
     REQUIRE(s.wait_idle(60));
@@ -27,11 +35,9 @@ std::shared_ptr<const core::model::Snapshot> run(core::model::Session& s, const 
 
 } // namespace
 
-TEST_CASE("model session: a run equals the model's forward, with its tokens, predictions and loss") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: a run equals the model's forward, with its tokens, predictions and loss") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("gpt2"), error));
+    open("gpt2");
     CHECK(s.causal());
     const auto snap = run(s, "The cat sat on the mat");
     REQUIRE(snap->error.empty());
@@ -72,11 +78,9 @@ TEST_CASE("model session: a run equals the model's forward, with its tokens, pre
     CHECK(snap->loss == doctest::Approx(loss / (t - 1)).epsilon(1e-6));
 }
 
-TEST_CASE("model session: BERT predicts at each [MASK] only") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: BERT predicts at each [MASK] only") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("bert"), error));
+    open("bert");
     CHECK(!s.causal());
     const auto snap = run(s, "the cat [MASK] on the mat");
     REQUIRE(snap->error.empty());
@@ -91,11 +95,9 @@ TEST_CASE("model session: BERT predicts at each [MASK] only") {
     CHECK(!snap->has_loss);
 }
 
-TEST_CASE("model session: a model that does not open leaves the open one and names the file") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: a model that does not open leaves the open one and names the file") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("gpt2"), error));
+    open("gpt2");
     const auto before = run(s, "hello world");
     const std::string bad = fixtures::temp_dir();
     std::ofstream(bad + "/config.json") << R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_head": 4, "n_layer": 2})";
@@ -110,11 +112,9 @@ TEST_CASE("model session: a model that does not open leaves the open one and nam
     CHECK(after->result.attention == before->result.attention);
 }
 
-TEST_CASE("model session: text errors are the run's error, and the last good run is replaced by it") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: text errors are the run's error, and the last good run is replaced by it") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("gpt2"), error));
+    open("gpt2");
     const auto bad = run(s, std::string("caf\xC3", 4));
     CHECK(bad->error.find("byte") != std::string::npos);
     CHECK(bad->t() == 0);
@@ -124,11 +124,9 @@ TEST_CASE("model session: text errors are the run's error, and the last good run
     CHECK(!too_long->error.empty());
 }
 
-TEST_CASE("model session: cancel keeps the last run; a new request supersedes the running one") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: cancel keeps the last run; a new request supersedes the running one") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("gpt2"), error));
+    open("gpt2");
     run(s, "one two");
     // Cancelled before the worker can finish: whether it was still pending or running, nothing is
     // published. A run may finish before the cancel comes (then it is the last run): try again.
@@ -152,11 +150,9 @@ TEST_CASE("model session: cancel keeps the last run; a new request supersedes th
     CHECK(s.snapshot()->request.text == "word 29");
 }
 
-TEST_CASE("model session: Save attention writes what --attention reads, with the tokens") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: Save attention writes what --attention reads, with the tokens") {
     NEED_CHECKPOINTS();
-    core::model::Session s;
-    std::string error;
-    REQUIRE(s.open(tiny("llama_gqa"), error));
+    open("llama_gqa");
     const auto snap = run(s, "the cat sat");
     REQUIRE(snap->error.empty());
     const std::string out = fixtures::temp_dir() + "/att.safetensors";

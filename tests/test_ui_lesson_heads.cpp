@@ -2,6 +2,7 @@
 // in the lesson, every prediction right and then wrong, every challenge solved with clicks on the
 // Train panel's grid, every question answered.
 #include "headless.h"
+#include "state_home.h"
 
 #include "core/assets.h"
 #include "core/learn/lesson_load.h"
@@ -23,18 +24,6 @@ using core::learn::Value;
 namespace {
 
 const char* const train_panel = "Train a tiny transformer";
-
-struct StateDir {
-    std::string dir;
-    explicit StateDir(const char* name) : dir("/tmp/attnviz_ui_lesson_heads_" + std::to_string(getpid()) + "_" + name) {
-        std::filesystem::remove_all(dir);
-        setenv("XDG_STATE_HOME", dir.c_str(), 1);
-    }
-    ~StateDir() {
-        unsetenv("XDG_STATE_HOME");
-        std::filesystem::remove_all(dir);
-    }
-};
 
 core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
 ui::TrainView& train(Ui& ui) { return ui.st().view.state<ui::TrainView>(); }
@@ -191,7 +180,7 @@ void walk(Ui& ui, bool right) {
 TEST_CASE("ui lesson: heads that learn, trained in the lesson, walked with every prediction right and then wrong") {
     std::optional<core::train::SavedModel> trained;
     {
-        StateDir state("right");
+        StateHome state;
         Ui ui;
         ui.frames(2);
         // The run the lesson trains: the Train panel's default repeat run.
@@ -200,7 +189,7 @@ TEST_CASE("ui lesson: heads that learn, trained in the lesson, walked with every
         trained = train(ui).session->saved();
     }
     // Wrong this time, on the same model opened from a file (Train ▸ Open model… does this load).
-    StateDir state("wrong");
+    StateHome state;
     Ui ui;
     ui.frames(2);
     headless::menu_click(ui, "View", train_panel);

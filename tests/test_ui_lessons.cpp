@@ -2,6 +2,7 @@
 // every built-in lesson from its first step to its last, predictions right and wrong, challenges
 // solved with the query arrow, back restoring a step's state, progress resumed from disk.
 #include "headless.h"
+#include "state_home.h"
 
 #include "core/learn/lesson_load.h"
 #include "core/explain.h"
@@ -17,25 +18,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 using headless::Ui;
 using core::learn::Value;
 
 namespace {
-
-// Each test keeps its progress in a folder of its own.
-struct StateDir {
-    std::string dir;
-    explicit StateDir(const char* name) : dir("/tmp/attnviz_ui_lessons_" + std::to_string(getpid()) + "_" + name) {
-        std::filesystem::remove_all(dir);
-        setenv("XDG_STATE_HOME", dir.c_str(), 1);
-    }
-    ~StateDir() {
-        unsetenv("XDG_STATE_HOME");
-        std::filesystem::remove_all(dir);
-    }
-};
 
 ui::LessonView& lesson(Ui& ui) { return ui.st().view.state<ui::LessonView>(); }
 core::learn::Session& session(Ui& ui) { return *lesson(ui).session; }
@@ -218,7 +205,7 @@ void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
 } // namespace
 
 TEST_CASE("lesson panel: a fresh start at the second step (--step 2) opens the state the lesson has there") {
-    StateDir state("step2");
+    StateHome state;
     Ui ui;
     open(ui, "every-token", 2);
     CHECK(session(ui).index() == 1);
@@ -228,7 +215,7 @@ TEST_CASE("lesson panel: a fresh start at the second step (--step 2) opens the s
 }
 
 TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dragging and typing q") {
-    StateDir state("right");
+    StateHome state;
     Ui ui;
     ui.frame();
     walk(ui, "every-token", true, [](Ui& u, const std::string& id) {
@@ -262,7 +249,7 @@ TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dr
 }
 
 TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and show me; progress resumes") {
-    StateDir state("wrong");
+    StateHome state;
     {
         Ui ui;
         ui.frame();
@@ -316,7 +303,7 @@ void check_resumed(const std::string& id, int predictions) {
 }
 
 TEST_CASE("lesson panel: the worked example, predictions right, its challenge solved by typing q; resumed") {
-    StateDir state("worked_right");
+    StateHome state;
     {
         Ui ui;
         ui.frame();
@@ -331,7 +318,7 @@ TEST_CASE("lesson panel: the worked example, predictions right, its challenge so
 }
 
 TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by hints and show me") {
-    StateDir state("worked_wrong");
+    StateHome state;
     Ui ui;
     ui.frame();
     walk(ui, "worked-example", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
@@ -340,7 +327,7 @@ TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by
 
 TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; resumed; 8 heads × 64") {
     {
-        StateDir state("steps_right");
+        StateHome state;
         {
             Ui ui;
             ui.frame();
@@ -349,7 +336,7 @@ TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; r
         }
         check_resumed("step-by-step", 4);
     }
-    StateDir state("steps_wrong");
+    StateHome state;
     Ui ui;
     ui.frame();
     walk(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
@@ -364,7 +351,7 @@ TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; r
 }
 
 TEST_CASE("lesson panel: the first hint comes by itself after 30 s; show me moves q to the solution") {
-    StateDir state("hints");
+    StateHome state;
     Ui ui;
     ui.frame();
     open(ui, "every-token", 11); // steer-ate
@@ -392,7 +379,7 @@ TEST_CASE("lesson panel: the first hint comes by itself after 30 s; show me move
 }
 
 TEST_CASE("lesson panel: back restores the state a step opened on; the learner's edit stays undoable") {
-    StateDir state("back");
+    StateHome state;
     Ui ui;
     ui.frame();
     open(ui, "every-token", 1);
@@ -425,7 +412,7 @@ TEST_CASE("lesson panel: every lesson id a step may open is a panel of the table
 }
 
 TEST_CASE("lesson panel: at 1280 × 800 every recap link fits the panel (long titles wrap)") {
-    StateDir state("recap");
+    StateHome state;
     Ui ui(core::preset_three_tokens(), ImVec2(1280, 800));
     ui.frame();
     for (const core::learn::Lesson& l : core::learn::builtin_lessons()) {

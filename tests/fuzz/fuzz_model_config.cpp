@@ -1,24 +1,17 @@
 // libFuzzer target for config.json: refused with one line that names the file, or a configuration
 // a forward pass can be built from (sizes positive, heads a multiple of the key/value heads, one
 // sliding window per layer, a supported architecture).
-#include "core/io/tensor.h"
 #include "core/model/architectures.h"
 #include "core/model/config.h"
+#include "refusal_checks.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string text(reinterpret_cast<const char*>(data), size);
     core::model::ModelConfig c;
-    try {
-        c = core::model::parse_config(text, "fuzz/config.json");
-    } catch (const core::io::FileError& e) {
-        const std::string what = e.what();
-        if (what.rfind("fuzz/config.json: ", 0) != 0 || what.find('\n') != std::string::npos) std::abort();
-        return 0;
-    }
+    if (!fuzz::parses_or_refuses_in_one_line(core::model::parse_config, data, size, "fuzz/config.json", c)) return 0;
     if (!core::model::find_architecture(c.architecture)) std::abort();
     if (c.vocab < 1 || c.d_model < 1 || c.layers < 1 || c.heads < 1 || c.kv_heads < 1 || c.d_head < 1 || c.d_ff < 1 || c.context < 1) std::abort();
     if (c.heads % c.kv_heads != 0 || !(c.norm_eps > 0)) std::abort();
