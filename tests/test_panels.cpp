@@ -25,6 +25,16 @@ TEST_CASE("panel table: ids and titles are unique, and find_panel finds each row
     CHECK(ui::find_panel("no such panel") == nullptr);
 }
 
+// Whether a panel edits is read off its draw's parameters (a core::Scenario& that is not const); the
+// panels that edit are drawn first, each followed by a recompute.
+TEST_CASE("panel table: the panels that edit the scenario are exactly these") {
+    std::set<std::string> editing;
+    for (const ui::PanelSpec& p : ui::panel_table())
+        if (p.edits_scenario) editing.insert(p.id);
+    CHECK(editing == std::set<std::string>{"controls", "tokens", "weights", "query_arrow", "heads", "order", "train", "lesson",
+                                           "model_steps"});
+}
+
 TEST_CASE("panel table: each row's menu item opens or closes exactly that panel's window (or its workspace)") {
     for (const ui::PanelSpec& p : ui::panel_table()) {
         INFO(std::string(p.id));

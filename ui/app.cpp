@@ -326,11 +326,10 @@ void carry_out_requests(App::State& st) {
 // [SECTION] Panels
 //-----------------------------------------------------------------------------
 
-// What the panels share through the View, from this Result (PanelSpec::publish).
+// What the panels share through the View, from this Result (publishers()).
 void publish(App::State& st) {
     PanelContext context{st.scenario, st.result, st.view, st.textures};
-    for (const PanelSpec& p : panel_table())
-        if (p.publish) p.publish(context);
+    for (const auto publish : publishers()) publish(context);
 }
 
 // After anything that may have edited the scenario: carry out what was asked, recompute, keep

@@ -59,8 +59,8 @@ private:
     std::map<std::type_index, std::shared_ptr<void>> states_;
 };
 
-// What an open lesson asks of the other panels, published by the Lesson panel in every frame
-// (see PanelSpec::publish) and read by the display panels; nothing else of the lesson is theirs.
+// What an open lesson asks of the other panels, published by the Lesson panel in every frame (see
+// publishers() in ui/panel_table.h) and read by the display panels; nothing else of the lesson is theirs.
 struct LessonOverlay {
     // What is hidden until the open prediction is committed: rows of matrices, sizes by name, the
     // decoder's counts. Empty without a lesson or a prediction.

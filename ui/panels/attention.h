@@ -81,10 +81,12 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
 // unless the map has its own panel open. With `v`, the open prompt asks for files through the
 // file dialog (View::file_request).
 void draw_attention_viewer(AttentionView& st, TextureUploader& textures, View* v = nullptr);
-// The Model workspace's pieces, each a panel: the chosen head's map (labels on both axes, a colour
-// bar, hover) and the chosen query's top keys. The viewer's grid is beside them then.
-void draw_attention_map_panel(AttentionView& st, TextureUploader& textures, View& v);
-void draw_attention_keys_panel(AttentionView& st);
+// The panels, each on v.state<AttentionView>(): the viewer; and the Model workspace's pieces, the
+// chosen head's map (labels on both axes, a colour bar, hover) and the chosen query's top keys,
+// with the viewer's grid beside them.
+void draw_attention_panel(View& v, TextureUploader& textures);
+void draw_attention_map_panel(View& v, TextureUploader& textures);
+void draw_attention_keys_panel(View& v);
 // File ▸ Open attention weights…: opens the panel and asks for the file.
 void ask_attention_file(View& v);
 

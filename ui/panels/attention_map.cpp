@@ -247,7 +247,10 @@ void top_keys(AttentionView& st) {
 // [SECTION] The panels
 //-----------------------------------------------------------------------------
 
-void draw_attention_map_panel(AttentionView& st, TextureUploader& textures, View& v) {
+void draw_attention_panel(View& v, TextureUploader& textures) { draw_attention_viewer(v.state<AttentionView>(), textures, &v); }
+
+void draw_attention_map_panel(View& v, TextureUploader& textures) {
+    AttentionView& st = v.state<AttentionView>();
     if (st.uploader && st.uploader != &textures) st.close();
     st.uploader = &textures;
     if (!st.file) {
@@ -263,7 +266,8 @@ void draw_attention_map_panel(AttentionView& st, TextureUploader& textures, View
     map_view(st, textures, 0.0f);
 }
 
-void draw_attention_keys_panel(AttentionView& st) {
+void draw_attention_keys_panel(View& v) {
+    AttentionView& st = v.state<AttentionView>();
     if (!st.file || st.layer < 0) {
         ImGui::TextWrapped("The keys a query attends to most: choose a head, then click a row of its map.");
         return;

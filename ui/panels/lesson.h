@@ -40,9 +40,9 @@ bool start_lesson(View& v, const std::string& id_or_file, int step, std::string&
 void close_lesson(View& v);
 
 void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v);
-// Once a frame and after every recompute (the App calls it through PanelSpec::publish): View::lesson
-// from the open step, worked out again when the Result, the step or the commitment changes, and a
-// checked answer whose step was left filed in Review.
+// Once a frame and after every recompute (publishers() in ui/panel_table.h): View::lesson from the
+// open step, worked out again when the Result, the step or the commitment changes, and a checked
+// answer whose step was left filed in Review.
 void publish_lesson_overlay(const core::Scenario& s, const core::Result& r, View& v);
 // The Learn menu of the menu bar: the built-in lessons, "Open lesson file…", close.
 void draw_learn_menu(View& v);

@@ -9,7 +9,7 @@
 namespace ui {
 
 void draw_model_prompt_panel(View& v);
-// Each frame's start: the newest run becomes the one shown (PanelSpec::publish).
+// Each frame's start: the newest run becomes the one shown (publishers() in ui/panel_table.h).
 void publish_model_snapshot(View& v);
 
 } // namespace ui
