@@ -5,6 +5,7 @@
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
+#include "tests/array_files.h"
 #include "tests/headless.h"
 #include "tests/python.h"
 #include "ui/headless.h"
@@ -101,7 +102,7 @@ public:
 TEST_CASE("attention file: .npy is mapped and read in place, in every accepted shape") {
     const std::string dir = test_python::temp_dir();
     const Tensor t = model_weights(2, 3, 8);
-    core::io::write_npy(dir + "/att.npy", t);
+    fixtures::write_npy(dir + "/att.npy", t);
     const auto f = AttentionFile::open(dir + "/att.npy");
     CHECK(f->memory_mapped());
     CHECK(f->layers() == 2);
@@ -114,13 +115,13 @@ TEST_CASE("attention file: .npy is mapped and read in place, in every accepted s
 
     // (n, n), (heads, n, n) and a stacked Hugging Face (layers, batch 1, heads, n, n).
     Tensor one{{8, 8}, std::vector<double>(t.values.begin(), t.values.begin() + 64), DType::f64};
-    core::io::write_npy(dir + "/one.npy", one);
+    fixtures::write_npy(dir + "/one.npy", one);
     const auto g = AttentionFile::open(dir + "/one.npy");
     CHECK((g->layers() == 1 && g->heads() == 1 && g->n() == 8));
     CHECK(g->at(0, 0, 3, 2) == value(t, 0, 0, 3, 2));
     Tensor hf = t;
     hf.shape = {2, 1, 3, 8, 8};
-    core::io::write_npy(dir + "/hf.npy", hf);
+    fixtures::write_npy(dir + "/hf.npy", hf);
     const auto h = AttentionFile::open(dir + "/hf.npy");
     CHECK((h->layers() == 2 && h->heads() == 3 && h->n() == 8));
     CHECK(h->at(1, 0, 4, 1) == value(t, 1, 0, 4, 1));
@@ -139,7 +140,7 @@ TEST_CASE("attention file: safetensors with token labels in its metadata, and .n
     CHECK(f->memory_mapped());
     CHECK(f->labels() == std::vector<std::string>{"the", "cat", "sat", "."});
     CHECK(f->at(0, 1, 2, 1) == doctest::Approx(value(t, 0, 1, 2, 1)).epsilon(1e-3)); // float16
-    core::io::write_npz(dir + "/att.npz", {{{"attentions", model_weights(1, 2, 4)}}, {}}, true);
+    fixtures::write_npz(dir + "/att.npz", {{{"attentions", model_weights(1, 2, 4)}}, {}}, true);
     const auto z = AttentionFile::open(dir + "/att.npz");
     CHECK_FALSE(z->memory_mapped());
     CHECK(z->at(0, 1, 3, 3) == value(t, 0, 1, 3, 3));
@@ -147,9 +148,9 @@ TEST_CASE("attention file: safetensors with token labels in its metadata, and .n
 
 TEST_CASE("attention file: a bad file or labels get a message naming the file") {
     const std::string dir = test_python::temp_dir();
-    core::io::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
+    fixtures::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
     CHECK(error_of(dir + "/wide.npy") == dir + "/wide.npy: shape (3, 4) is not (n, n), (heads, n, n) or (layers, heads, n, n), with an optional batch axis of 1");
-    core::io::write_npy(dir + "/ints.npy", Tensor{{2, 2}, {1, 0, 0, 1}, DType::i32});
+    fixtures::write_npy(dir + "/ints.npy", Tensor{{2, 2}, {1, 0, 0, 1}, DType::i32});
     CHECK(error_of(dir + "/ints.npy") == dir + "/ints.npy: attention weights are floats; this array is int32");
     std::ofstream(dir + "/short.npy") << "\x93NUMPY";
     CHECK(error_of(dir + "/short.npy").rfind(dir + "/short.npy: ", 0) == 0);
@@ -180,7 +181,7 @@ TEST_CASE("attention file: Fortran order and big-endian float16 as NumPy writes 
 TEST_CASE("attention summaries: thumbnails, the causal check and the top keys") {
     const std::string dir = test_python::temp_dir();
     const Tensor t = model_weights(2, 3, 8);
-    core::io::write_npy(dir + "/att.npy", t);
+    fixtures::write_npy(dir + "/att.npy", t);
     const auto f = AttentionFile::open(dir + "/att.npy");
     const core::io::HeadSummary causal = core::io::summarise_head(*f, 0, 1, 4);
     CHECK(causal.above_max == 0.0f);
@@ -199,7 +200,7 @@ TEST_CASE("attention summaries: thumbnails, the causal check and the top keys") 
 TEST_CASE("attention viewer: the grid fills in, flags the non-causal head, and a click opens it") {
     const std::string dir = test_python::temp_dir();
     const Tensor t = model_weights(2, 3, 8);
-    core::io::write_npy(dir + "/att.npy", t);
+    fixtures::write_npy(dir + "/att.npy", t);
     Harness ui;
     ui.frame(); // the open prompt
     REQUIRE(ui.view.open(dir + "/att.npy", ""));
@@ -235,7 +236,7 @@ TEST_CASE("attention viewer: the grid fills in, flags the non-causal head, and a
 
 TEST_CASE("attention viewer: labels from a file, and a bad file leaves the open one") {
     const std::string dir = test_python::temp_dir();
-    core::io::write_npy(dir + "/att.npy", model_weights(1, 2, 4));
+    fixtures::write_npy(dir + "/att.npy", model_weights(1, 2, 4));
     std::ofstream(dir + "/tokens.txt") << "the\ncat\nsat\n.\n";
     std::ofstream(dir + "/three.json") << R"(["a", "b", "c"])";
     Harness ui;
@@ -251,8 +252,8 @@ TEST_CASE("attention viewer: labels from a file, and a bad file leaves the open 
 
 TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window opens") {
     const std::string dir = test_python::temp_dir();
-    core::io::write_npy(dir + "/att.npy", model_weights(1, 2, 4));
-    core::io::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
+    fixtures::write_npy(dir + "/att.npy", model_weights(1, 2, 4));
+    fixtures::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
     std::ofstream(dir + "/three.txt") << "a\nb\nc\n";
     const auto fails = [](std::vector<std::string> args) {
         const Run r = run(std::move(args));
@@ -273,7 +274,7 @@ TEST_CASE("attnviz --attention: bad files and flags exit 2 before any window ope
 
 TEST_CASE("attention viewer: File ▸ Open attention weights… opens its panel in the window") {
     const std::string dir = test_python::temp_dir();
-    core::io::write_npy(dir + "/att.npy", model_weights(2, 3, 8));
+    fixtures::write_npy(dir + "/att.npy", model_weights(2, 3, 8));
     headless::Ui ui;
     ui.frames(3);
     CHECK_FALSE(ui.st().view.open["attention"]);

@@ -8,6 +8,7 @@
 #include "core/io/npz.h"
 #include "core/io/scenario_io.h"
 #include "fixture_files.h"
+#include "tests/array_files.h"
 
 #include <doctest/doctest.h>
 
@@ -69,13 +70,13 @@ TEST_CASE("formats: a model folder has a row: a folder opens as a checkpoint, it
 
 TEST_CASE("formats: a scenario file may be an array file, opened as X") {
     const std::string dir = fixtures::temp_dir();
-    core::io::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+    fixtures::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
     const core::Scenario s = core::io::load_scenario_file(dir + "/emb.npy");
     CHECK(s.X == core::preset_three_tokens().X);
     CHECK(s.heads[0].W_K == core::Matrix::Identity(2, 2));
     core::io::TensorFile one;
     one.tensors["heads"] = tensor({2, 2, 2}, {1, 0, 0, 1, 1, 1, 1, 1});
-    core::io::write_npz(dir + "/heads.npz", one, false);
+    fixtures::write_npz(dir + "/heads.npz", one, false);
     CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/heads.npz"),
                       (dir + "/heads.npz: a 3-d array cannot be opened on its own; point a scenario's field at it").c_str());
     std::system(("rm -rf " + dir).c_str());
@@ -83,12 +84,12 @@ TEST_CASE("formats: a scenario file may be an array file, opened as X") {
 
 TEST_CASE("formats: File ▸ Open takes an array as X, and a dropped .npz of named arrays opens as its scenario") {
     const std::string dir = fixtures::temp_dir();
-    core::io::write_npy(dir + "/emb.npy", tensor({4, 2}, {1, 0, 0, 1, 1, 1, 2, 0}));
+    fixtures::write_npy(dir + "/emb.npy", tensor({4, 2}, {1, 0, 0, 1, 1, 1, 2, 0}));
     core::io::TensorFile qkv;
     qkv.tensors["Q"] = tensor({2, 2}, {1, 2, 3, 4});
     qkv.tensors["K"] = tensor({2, 2}, {1, 0, 0, 1});
     qkv.tensors["V"] = tensor({2, 1}, {5, 6});
-    core::io::write_npz(dir + "/qkv.npz", qkv, false);
+    fixtures::write_npz(dir + "/qkv.npz", qkv, false);
 
     headless::Ui ui;
     ui.frames(2);

@@ -4,6 +4,7 @@
 
 #include "core/io/npy.h"
 #include "core/random.h"
+#include "tests/array_files.h"
 #include "tests/python.h"
 
 #include <doctest/doctest.h>
@@ -21,7 +22,7 @@ void write_npy(const std::string& path, const Matrix& m) {
     core::io::Tensor t;
     t.shape = {m.rows(), m.cols()};
     t.values.assign(m.data(), m.data() + m.size());
-    core::io::write_npy(path, t);
+    fixtures::write_npy(path, t);
 }
 
 void write_ids(const std::string& path, const std::vector<int>& ids) {
@@ -29,7 +30,7 @@ void write_ids(const std::string& path, const std::vector<int>& ids) {
     t.shape = {static_cast<std::int64_t>(ids.size())};
     t.values.assign(ids.begin(), ids.end());
     t.dtype = core::io::DType::i64;
-    core::io::write_npy(path, t);
+    fixtures::write_npy(path, t);
 }
 
 // Row-wise softmax of random scores, causal or not: a plausible attention map (t, t).

@@ -8,6 +8,7 @@
 #include "core/numpy_print.h"
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
+#include "tests/array_files.h"
 #include "tests/fixture_files.h"
 
 #include <nlohmann/json.hpp>
@@ -74,7 +75,7 @@ TEST_CASE("direct Q, K, V in a scenario file: one head or several; a round trip;
 
 TEST_CASE("scenario fields that name .npy, .safetensors and token files, relative to the scenario") {
     const std::string dir = fixtures::temp_dir();
-    core::io::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+    fixtures::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
     core::io::TensorFile layer;
     // PyTorch stores a Linear's weight as (out, in): W_Q of the worked example, transposed.
     layer.tensors["attn.q_proj.weight"] = tensor({2, 2}, {1, 1, 0, 2});
@@ -87,7 +88,7 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
     CHECK(core::io::load_scenario_file(dir + "/scene.json") == core::preset_three_tokens());
 
     SUBCASE("a 3-d array fills heads[]") {
-        core::io::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
+        fixtures::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
         std::ofstream(dir + "/heads.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wq.npy"})";
         const core::Scenario s = core::io::load_scenario_file(dir + "/heads.json");
         REQUIRE(s.heads.size() == 2);
@@ -107,15 +108,15 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/shape.json"), (dir + "/shape.json: W_Q has 3 rows, expected 2 (the width of X)").c_str());
     }
     SUBCASE("a wrong shape names the scenario and the array file the user must fix") {
-        core::io::write_npy(dir + "/wrongshape.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+        fixtures::write_npy(dir + "/wrongshape.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/scene.json") << R"({"X": "emb.npy", "W_Q": "wrongshape.npy", "W_K": [[1]], "W_V": [[1]]})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/scene.json"),
                           (dir + "/scene.json: W_Q (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
         std::ofstream(dir + "/object.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [0, 1]], "W_K": {"file": "wrongshape.npy"}, "W_V": [[1]]})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/object.json"),
                           (dir + "/object.json: W_K (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
-        core::io::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
-        core::io::write_npy(dir + "/wv3.npy", tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
+        fixtures::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
+        fixtures::write_npy(dir + "/wv3.npy", tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/stacked.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wv3.npy"})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/stacked.json"),
                           (dir + "/stacked.json: heads[0].W_V (wv3.npy) has 3 rows, expected 2 (the width of X)").c_str());
@@ -128,7 +129,7 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
 
 TEST_CASE("a tensor file alone opens as a scenario") {
     const std::string dir = fixtures::temp_dir();
-    core::io::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+    fixtures::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
     const core::Scenario x = core::io::scenario_from_array_file(dir + "/emb.npy");
     CHECK(x.X == core::preset_three_tokens().X);
     CHECK(x.heads[0].W_Q == core::Matrix::Identity(2, 2));

@@ -4,6 +4,7 @@
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/safetensors.h"
+#include "tests/array_files.h"
 #include "tests/fixture_files.h"
 
 #include <nlohmann/json.hpp>
@@ -125,14 +126,14 @@ TEST_CASE("round trips through our writers are bit-equal") {
     for (const auto& [rel, want] : expected().items()) {
         if (rel.rfind("npy/", 0) != 0) continue;
         const Tensor t = read_npy(fixtures::path(rel));
-        write_npy(dir + "/t.npy", t);
+        fixtures::write_npy(dir + "/t.npy", t);
         const std::string& name = rel; // CHECK_MESSAGE cannot name a structured binding under clang
         CHECK_MESSAGE(same_bits(read_npy(dir + "/t.npy"), t), name);
         std::string key = rel.substr(4, rel.size() - 8);
         all.tensors[key] = t;
     }
     for (bool compressed : {false, true}) {
-        write_npz(dir + "/all.npz", all, compressed);
+        fixtures::write_npz(dir + "/all.npz", all, compressed);
         const TensorFile back = read_npz(dir + "/all.npz");
         REQUIRE(back.tensors.size() == all.tensors.size());
         for (const auto& entry : all.tensors) CHECK_MESSAGE(same_bits(back.tensors.at(entry.first), entry.second), entry.first);
@@ -219,14 +220,14 @@ TEST_CASE("NumPy reads the files our writers write") {
     Tensor t;
     t.shape = {2, 3};
     t.values = {0.1, -2.5, 1e-300, 3, 4.25, -0.0};
-    write_npy(dir + "/a.npy", t);
+    fixtures::write_npy(dir + "/a.npy", t);
     TensorFile f;
     f.tensors["x"] = t;
     Tensor h = t;
     h.dtype = DType::f16;
     h.values = {0.5, -2.5, 65504, 3, 4.25, -0.0};
     f.tensors["h"] = h;
-    write_npz(dir + "/b.npz", f, true);
+    fixtures::write_npz(dir + "/b.npz", f, true);
     const std::string out = fixtures::run_python(python,
         "import numpy as np\n"
         "a = np.load('" + dir + "/a.npy')\n"

@@ -8,6 +8,7 @@
 #include "core/io/scenario_io.h"
 #include "ui/panels/attention.h"
 #include "ui/panels/lesson.h"
+#include "tests/array_files.h"
 
 #include <doctest/doctest.h>
 
@@ -41,7 +42,7 @@ struct Tree {
         std::int64_t count = 1;
         for (std::int64_t d : shape) count *= d;
         for (std::int64_t i = 0; i < count; ++i) t.values.push_back(0.5 + static_cast<double>(i));
-        core::io::write_npy((root / name).string(), t);
+        fixtures::write_npy((root / name).string(), t);
         return (root / name).string();
     }
 };

@@ -9,6 +9,7 @@
 #include "app/cli_scenario.h"
 #include "core/io/npy.h"
 #include "core/io/scenario_io.h"
+#include "tests/array_files.h"
 #include "tests/fixture_files.h"
 #include "ui/panels/attention.h"
 #include "ui/panels/train.h"
@@ -84,7 +85,7 @@ std::string attention_file(const std::string& dir, int layers, int heads, int n)
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) t.values.push_back(j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f);
     const std::string path = dir + "/att.npy";
-    core::io::write_npy(path, t);
+    fixtures::write_npy(path, t);
     return path;
 }
 

@@ -318,6 +318,4 @@ std::string npy_bytes(const Tensor& t, const std::string& path) {
     return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) { write_file_bytes_atomically(path, npy_bytes(t, path)); }
-
 } // namespace core::io

@@ -25,10 +25,9 @@ NpyHeader parse_npy_header(const char* bytes, std::size_t size, const std::strin
 
 // A whole .npy file in memory (as an .npz member is) → tensor in C order.
 Tensor parse_npy(const char* bytes, std::size_t size, const std::string& path);
-// The bytes of a .npy file holding `t`.
+// The bytes of a .npy file holding `t` (the exports write them with write_file_bytes_atomically).
 std::string npy_bytes(const Tensor& t, const std::string& path);
 
 Tensor read_npy(const std::string& path);
-void write_npy(const std::string& path, const Tensor& t);
 
 } // namespace core::io

@@ -154,8 +154,4 @@ std::string npz_bytes(const TensorFile& f, bool compressed, const std::string& p
     return archive_bytes(members, compressed, path);
 }
 
-void write_npz(const std::string& path, const TensorFile& f, bool compressed) {
-    write_file_bytes_atomically(path, npz_bytes(f, compressed, path));
-}
-
 } // namespace core::io

@@ -9,9 +9,9 @@
 namespace core::io {
 
 TensorFile parse_npz(const char* bytes, std::size_t size, const std::string& path);
+// The bytes of an .npz holding `f` (the exports write them with write_file_bytes_atomically).
 std::string npz_bytes(const TensorFile& f, bool compressed, const std::string& path);
 
 TensorFile read_npz(const std::string& path);
-void write_npz(const std::string& path, const TensorFile& f, bool compressed);
 
 } // namespace core::io
