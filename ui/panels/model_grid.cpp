@@ -42,7 +42,7 @@ void thumbnail(ImDrawList* draw, const float* cells, int side, ImVec2 at, float 
 
 // Each score as one cell's shade (the entropy as 1 − H / ln t, so that dark is sharp everywhere).
 void score_strip(ImDrawList* draw, const core::model::HeadScores& sc, int t, ImVec2 at, float size) {
-    const float h = std::max(3.0f, 0.16f * size), w = size / score_count;
+    const float h = std::max(3.0f, 0.16f * size), w = size / static_cast<float>(score_count);
     const float max_entropy = t > 1 ? std::log(static_cast<float>(t)) : 1.0f;
     for (int k = 0; k < score_count; ++k) {
         const std::optional<double> value = score_value(sc, k);
