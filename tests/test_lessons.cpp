@@ -180,7 +180,7 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
               .rfind("bad.toml:6: model \"no-such-model\" is neither a model attnviz ships nor a directory with config.json", 0) == 0);
 }
 
-TEST_CASE("lesson actions: train asks for the Train panel's run on its step only; model names a model directory") {
+TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and when a later step is opened directly; model names a model directory") {
     const std::string dir = temp_dir();
     std::filesystem::create_directories(dir + "/m");
     std::ofstream(dir + "/m/config.json") << "{}"; // read when the grid runs, not when the lesson loads
@@ -189,7 +189,10 @@ TEST_CASE("lesson actions: train asks for the Train panel's run on its step only
                                             "[[step]]\ntitle = \"b\"\ntext = \"y\"\n";
     const Lesson l = load_lesson_file(dir + "/actions.toml");
     CHECK(opening_state(l, 0).train);
-    CHECK_FALSE(opening_state(l, 1).train);
+    CHECK(opening_state(l, 1).train); // resumed there, the run step 1 started is needed again
+    StepState followed = opening_state(l, 0);
+    CHECK_FALSE(apply(l.steps[1].actions, followed).size());
+    CHECK_FALSE(followed.train); // followed step by step, the run is asked for once
     CHECK(l.steps[0].actions.model == dir + "/m");
     CHECK(l.steps[0].actions.model_text == "hi there");
     CHECK(l.steps[1].actions.model.empty());

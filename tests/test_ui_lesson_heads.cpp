@@ -228,3 +228,16 @@ TEST_CASE("lesson model grid: the bundled model's heads on a text, their previou
     CHECK(failed.patterns.empty());
     std::filesystem::remove_all(bad);
 }
+
+TEST_CASE("ui lesson: heads that learn, resumed at its second step in a fresh app, opens the Train panel, trains and completes the step") {
+    StateHome state;
+    Ui ui;
+    ui.frames(2);
+    std::string error;
+    REQUIRE(ui::start_lesson(ui.st().view, "heads-that-learn", 2, error)); // 1-based, as --step
+    ui.frames(3);
+    REQUIRE(session(ui).step().id == "train-it");
+    CHECK(ui.st().view.open["train"]);
+    CHECK_FALSE(ui.shows("is measured by the Train panel", "Lesson"));
+    solve(ui, "train-it"); // the run was started for the step, with no button pressed
+}

@@ -36,7 +36,16 @@ std::string at_line(const std::string& file, int line, const std::string& what) 
 StepState opening_state(const Lesson& lesson, int k) {
     StepState st;
     st.scenario = lesson.start;
-    for (int i = 0; i <= k && i < static_cast<int>(lesson.steps.size()); ++i) apply(lesson.steps[static_cast<size_t>(i)].actions, st);
+    std::vector<std::string> opened;
+    bool train = false;
+    for (int i = 0; i <= k && i < static_cast<int>(lesson.steps.size()); ++i) {
+        apply(lesson.steps[static_cast<size_t>(i)].actions, st);
+        for (const std::string& id : st.open_panels)
+            if (std::find(opened.begin(), opened.end(), id) == opened.end()) opened.push_back(id);
+        train = train || st.train;
+    }
+    st.open_panels = std::move(opened);
+    st.train = train;
     return st;
 }
 

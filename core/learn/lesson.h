@@ -113,7 +113,9 @@ struct Lesson {
     int count(const std::string& kind) const;
 };
 
-// The state step `k` (0-based) opens on when the lesson is followed from its start without edits.
+// The state step `k` (0-based) opens on when the lesson is followed from its start without edits:
+// with the panels every step up to it opened, and the Train panel's run asked for if a step up to it
+// asked (a lesson resumed at a later step needs what the earlier ones set up).
 StepState opening_state(const Lesson& lesson, int k);
 
 // "FILE:LINE: what".
