@@ -8,8 +8,6 @@
 
 #include "ui/widgets.h"
 
-#include <imgui_stdlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -157,8 +155,11 @@ void draw_model_compare_panel(View& v) {
         dim_text(m.session.has_model() ? "The comparison appears once the prompt has run." : "No model is open.");
         return;
     }
-    ImGui::SetNextItemWidth(std::max(8 * em(), ImGui::GetContentRegionAvail().x - 7 * em()));
-    const bool entered = ImGui::InputTextWithHint("##second", "a second prompt", &st.second, ImGuiInputTextFlags_EnterReturnsTrue);
+    // Enter compares, as in a one-line box; Ctrl+Enter starts a new line.
+    const float width = std::max(8 * em(), ImGui::GetContentRegionAvail().x - 7 * em());
+    const float height = static_cast<float>(std::clamp(st.box.lines(), 1, 4)) * ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().FramePadding.y;
+    const bool entered = st.box.draw("##second", st.second, ImVec2(width, height), ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CtrlEnterForNewLine,
+                                     "a second prompt");
     remember(v, "model_compare.prompt");
     ImGui::SameLine();
     ImGui::BeginDisabled(st.busy);

@@ -8,6 +8,7 @@
 
 #include "core/model/prompt_compare.h"
 #include "ui/view.h"
+#include "ui/wrapped_input.h"
 
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@ struct ModelCompareView {
     std::shared_ptr<const ComparePublished> shown;
     bool busy = false;
     std::string second = "Mr. Darcy looked at Jane, and Jane looked at Mr. Darcy.";
+    WrappedInput box; // the second prompt's, soft-wrapped, one to four lines tall
     // Recorded each frame, for the tests: the heads' grid and the selected head's map.
     ImVec2 grid_origin{}, cell{};
     ImRect map{};

@@ -271,7 +271,7 @@ void draw_model_prompt_panel(View& v) {
     // The box takes what the status line below leaves, at least two lines.
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float box = std::max(2.5f * line, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() - 0.2f * em());
-    if (ImGui::InputTextMultiline("##prompt", &m.prompt, ImVec2(-1, box))) m.run_prompt();
+    if (v.state<ModelPromptView>().box.draw("##prompt", m.prompt, ImVec2(-1, box))) m.run_prompt();
     remember(v, "model prompt");
     progress_line(v);
 }

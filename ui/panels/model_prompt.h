@@ -5,8 +5,14 @@
 #pragma once
 
 #include "ui/view.h"
+#include "ui/wrapped_input.h"
 
 namespace ui {
+
+// The prompt box, soft-wrapped to the panel's width (its text, m.prompt, holds no inserted breaks).
+struct ModelPromptView {
+    WrappedInput box;
+};
 
 void draw_model_prompt_panel(View& v);
 // Each frame's start: the newest run becomes the one shown (publishers() in ui/panel_table.h).
