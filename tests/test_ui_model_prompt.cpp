@@ -149,6 +149,24 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: Backspace at a break inside a l
     ui.key(headless::key_escape);
     CHECK(m.prompt == edited);
     CHECK(box.shown().find(" and") == std::string::npos);
+    // An arrow key steps over a break inside a word by a character: the break is no place of its own.
+    const std::size_t end1 = lines_of(box.shown())[0].size(); // the text position both sides of the break stand for
+    ui.click(ui.item("model chip 0")); // out of the box
+    ui.click(line_start(v, "model prompt", 1));
+    ui.key(headless::key_left);
+    ui.type("X");
+    std::string want = edited;
+    want.insert(end1 - 1, "X");
+    CHECK(m.prompt == want);
+    ui.click(ui.item("model chip 0")); // out of the box
+    ui.click(line_start(v, "model prompt", 1));
+    const std::size_t end1_now = lines_of(box.shown())[0].size();
+    ui.key(headless::key_left);
+    ui.key(headless::key_right);
+    ui.key(headless::key_right);
+    ui.type("Y");
+    want.insert(end1_now + 1, "Y");
+    CHECK(m.prompt == want);
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: a 20,000-character paste and invalid UTF-8 are kept and wrapped") {

@@ -228,7 +228,7 @@ int WrappedInput::on_callback(ImGuiInputTextCallbackData* d) {
     }
     if (!editing_) editing_ = true, initial_text_ = text_, initial_shown_ = shown_, selected_from_ = selected_to_ = -1;
     const std::string now(d->Buf, static_cast<std::size_t>(d->BufTextLen));
-    bool line_end = false; // the cursor ends a line broken inside a word: keep it there
+    bool line_end = false; // the cursor at a break inside a word shows at the end of the line
     if (reload_) {
         cursor_ = select_from_ = select_to_ = static_cast<int>(text_.size());
         reload_ = false;
@@ -236,7 +236,9 @@ int WrappedInput::on_callback(ImGuiInputTextCallbackData* d) {
         const TextEdit e = text_edit(text_, shown_, breaks_, now, d->CursorPos, erase_key(), selected_from_, selected_to_);
         if (cut_key()) ImGui::SetClipboardText(text_.substr(static_cast<std::size_t>(e.from), static_cast<std::size_t>(e.to - e.from)).c_str());
         apply(e);
+        line_end = true; // after what was typed, not at the start of the next line
     } else {
+        step_over_break(d, now);
         cursor_ = text_position(d->CursorPos, breaks_);
         select_from_ = text_position(d->SelectionStart, breaks_), select_to_ = text_position(d->SelectionEnd, breaks_);
         line_end = d->CursorPos < d->BufTextLen && now[static_cast<std::size_t>(d->CursorPos)] == '\n' &&
@@ -266,7 +268,28 @@ int WrappedInput::on_callback(ImGuiInputTextCallbackData* d) {
 int WrappedInput::remember_selection(const ImGuiInputTextCallbackData* d) {
     selected_from_ = std::min(d->SelectionStart, d->SelectionEnd), selected_to_ = std::max(d->SelectionStart, d->SelectionEnd);
     if (selected_from_ == selected_to_) selected_from_ = selected_to_ = d->CursorPos;
+    shown_cursor_ = d->CursorPos;
     return 0;
+}
+
+// Both sides of a break inside a word are one place in the text: an arrow key that only crossed the
+// break goes on by a character, as in any wrapping editor.
+void WrappedInput::step_over_break(ImGuiInputTextCallbackData* d, const std::string& now) const {
+    const int c = d->CursorPos, n = static_cast<int>(now.size());
+    const bool right = pressed(ImGuiKey_RightArrow) && c == shown_cursor_ + 1, left = pressed(ImGuiKey_LeftArrow) && c == shown_cursor_ - 1;
+    if ((!right && !left) || ImGui::GetIO().KeyCtrl || ImGui::GetIO().KeyAlt || shown_cursor_ < 0 ||
+        now[static_cast<std::size_t>(right ? c - 1 : c)] != '\n' || text_position(c, breaks_) != text_position(shown_cursor_, breaks_))
+        return;
+    int to = c;
+    if (right && to < n) {
+        unsigned int ch = 0;
+        to += char_at(now, to, ch);
+    } else if (left && to > 0) {
+        for (--to; to > 0 && (static_cast<unsigned char>(now[static_cast<std::size_t>(to)]) & 0xC0) == 0x80;) --to;
+    }
+    d->CursorPos = to;
+    if (ImGui::GetIO().KeyShift) d->SelectionEnd = to;
+    else d->SelectionStart = d->SelectionEnd = to;
 }
 
 bool WrappedInput::draw(const char* label, std::string& text, ImVec2 size_arg, ImGuiInputTextFlags flags, const char* hint) {

@@ -76,6 +76,7 @@ private:
     static int callback(ImGuiInputTextCallbackData* data); // ImGui's, on each frame the box is active
     int on_callback(ImGuiInputTextCallbackData* data);
     int remember_selection(const ImGuiInputTextCallbackData* data);
+    void step_over_break(ImGuiInputTextCallbackData* data, const std::string& now) const;
     struct Undo {
         std::string text;
         int cursor;
@@ -97,6 +98,7 @@ private:
     std::string initial_text_, initial_shown_; // when the edit started: what Escape goes back to
     int cursor_ = 0, select_from_ = 0, select_to_ = 0; // in text_, as of the last callback
     int selected_from_ = -1, selected_to_ = -1;        // the same in shown_, ordered (−1: not known)
+    int shown_cursor_ = -1;
     bool typing_ = false;         // the last edit was one typed character (undo takes a word at once)
     std::vector<Undo> undo_, redo_;
 };
