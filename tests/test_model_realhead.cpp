@@ -165,7 +165,7 @@ TEST_CASE("decode steps: one token per step equals attnviz --generate, each new 
                     REQUIRE(static_cast<int>(row.size()) == t);
                     double gap = 0.0;
                     for (int j = 0; j < t; ++j) gap = std::max(gap, std::abs(static_cast<double>(row[j]) - full.attention_of(l, h)[(t - 1) * t + j]));
-                    CHECK(gap < 1e-6);
+                    CHECK(gap < 4e-6); // float32: a step's one-row products sum in another order than the full forward's
                 }
             const core::model::CacheSize size = core::model::cache_size(c, st.cache());
             CHECK(size.bytes() == st.cache().bytes());

@@ -38,6 +38,14 @@ void gemm_block(Index rows, Index cols, Index depth, const float* A, Index lda, 
         for (Index r = 0; r < rows; ++r)
             for (Index c = 0; c < cols; ++c) C[r * ldc + c] = 0.0f;
     if (rows == 0 || cols == 0 || depth == 0) return;
+    if (rows == 1) { // a decoding step: a matrix-vector product reads B once, where the GEMM would pack all of it first
+        using RowMap = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
+        Eigen::Map<const Eigen::RowVectorXf> a(A, depth);
+        Eigen::Map<Eigen::RowVectorXf> c(C, cols);
+        if (bt) c.noalias() += a * RowMap(B, cols, depth, Eigen::OuterStride<>(ldb)).transpose();
+        else c.noalias() += a * RowMap(B, depth, cols, Eigen::OuterStride<>(ldb));
+        return;
+    }
     auto& b = gemm_cache.for_shape(rows, cols, depth);
     if (bt)
         Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::ColMajor, false,
