@@ -31,6 +31,12 @@ int char_at(const std::string& s, int i, unsigned int& c) {
     return std::max(1, ImTextCharFromUtf8(&c, s.data() + i, s.data() + s.size()));
 }
 
+// Where the character before byte i starts (i > 0).
+int previous_char(const std::string& s, int i) {
+    for (--i; i > 0 && (static_cast<unsigned char>(s[static_cast<std::size_t>(i)]) & 0xC0) == 0x80;) --i;
+    return i;
+}
+
 float width_between(const std::string& s, int from, int to, const CharWidth& char_width) {
     float x = 0;
     for (unsigned int c = 0; from < to;) {
@@ -138,7 +144,7 @@ TextEdit text_edit(const std::string& text, const std::string& before, const std
     const auto continuation = [&](int i) { return (static_cast<unsigned char>(text[static_cast<std::size_t>(i)]) & 0xC0) == 0x80; };
     if (q > p && e.from == e.to && e.inserted.empty()) { // only breaks went: the key meant the character beside
         if (erase < 0 && e.from > 0)
-            for (--e.from; e.from > 0 && continuation(e.from);) --e.from;
+            e.from = previous_char(text, e.from);
         else if (erase > 0 && e.to < n)
             for (++e.to; e.to < n && continuation(e.to);) ++e.to;
     }
@@ -285,7 +291,7 @@ void WrappedInput::step_over_break(ImGuiInputTextCallbackData* d, const std::str
         unsigned int ch = 0;
         to += char_at(now, to, ch);
     } else if (left && to > 0) {
-        for (--to; to > 0 && (static_cast<unsigned char>(now[static_cast<std::size_t>(to)]) & 0xC0) == 0x80;) --to;
+        to = previous_char(now, to);
     }
     d->CursorPos = to;
     if (ImGui::GetIO().KeyShift) d->SelectionEnd = to;
