@@ -4,7 +4,7 @@
 #include "app/options.h"
 #include "core/io/tensor.h"
 #include "core/model/forward.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "core/train/config.h"
 
 #include <algorithm>

@@ -10,12 +10,12 @@
 #include "app/options.h"
 
 #include "core/io/safetensors.h"
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/next_token.h"
 #include "core/model/probes.h"
 #include "core/model/session.h"
-#include "core/model/tokenizer.h"
-#include "core/model/weights.h"
+#include "core/model/tokenizer/tokenizer.h"
+#include "core/model/format/weights.h"
 #include "core/parallel.h"
 
 #include <nlohmann/json.hpp>

@@ -2,8 +2,8 @@
 // --export-attention and --bench-model on a model directory (or attnviz's own .safetensors).
 #pragma once
 
-#include "core/model/checkpoint.h"
-#include "core/model/tokenizer.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <functional>
 #include <iosfwd>

@@ -3,8 +3,8 @@
 #include "app/options.h"
 
 #include "core/io/tensor.h"
-#include "core/model/checkpoint.h"
-#include "core/model/tokenizer.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "headless.h"
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/forward.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
 

@@ -1,6 +1,6 @@
 // The byte-level BPE that attnviz learns for its text model: GPT-2's word split, merges learned
 // from counts, encode/decode round trips and the tokenizer.json it writes.
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "core/train/bpe.h"
 
 #include <doctest/doctest.h>

@@ -1,9 +1,9 @@
 // The GPT-2 directory `--train text` writes opens in core/model (as any Hugging Face GPT-2 does) and
 // gives the trainer's own logits and attention; the model attnviz ships is found with the assets.
 #include "core/assets.h"
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/probes.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "core/train/gpt2_file.h"
 #include "core/train/text_trainer.h"
 

@@ -3,9 +3,9 @@
 // trained models through the same interface. The numbers against a NumPy reference are in
 // tests/model_numpy_test.py.
 #include "core/io/attention_file.h"
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/config.h"
-#include "core/model/weights.h"
+#include "core/model/format/weights.h"
 #include "core/train/model_file.h"
 #include "core/train/trainer.h"
 #include "tests/checkpoint_fixtures.h"

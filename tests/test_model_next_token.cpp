@@ -1,7 +1,7 @@
 // The next-token view streamed over the vocabulary (core/model/next_token.h) against the softmax of
 // a forward's full logits, on the fixture checkpoints: the top ids and their probabilities, the
 // prompt's loss, BERT's [MASK] rows, stacked copies, and what it refuses.
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/next_token.h"
 #include "core/model/probes.h"
 #include "tests/checkpoint_fixtures.h"

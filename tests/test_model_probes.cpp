@@ -1,7 +1,7 @@
 // Head probes on the fixture checkpoints, through core/model's forward: head importance's reruns
 // from a layer against full ablated forwards, its progress and cancel, and the query–key view of a
 // real head's captured q and k. The numbers against NumPy are in tests/probes_numpy_test.py.
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/probes.h"
 #include "tests/checkpoint_fixtures.h"
 

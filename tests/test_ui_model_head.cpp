@@ -5,9 +5,9 @@
 #include "headless.h"
 #include "tests/model_ui.h"
 
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/prompt_compare.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
 #include "ui/model_service.h"

@@ -8,7 +8,7 @@
 // naming the file and the place), then one row in formats.cpp. A format that holds arrays gives
 // `read_arrays`; the kinds say where it opens (kinds with their own loader go through that
 // loader: scenario → core/io/scenario_io.h, attention → core/io/attention_file.h, lesson →
-// core/learn/lesson.h, model → core/train/model_file.h, checkpoint → core/model/checkpoint.h),
+// core/learn/lesson.h, model → core/train/model_file.h, checkpoint → core/model/format/checkpoint.h),
 // and the messages and filters follow.
 #pragma once
 

@@ -2,7 +2,7 @@
 //
 // Field names and defaults are those of transformers' configuration classes (GPT2Config,
 // LlamaConfig, MistralConfig, Qwen2Config, BertConfig); the `architectures` field picks the row of
-// core/model/architectures.h, whose family decides which fields are read.
+// core/model/arch/table.h, whose family decides which fields are read.
 #pragma once
 
 #include <string>

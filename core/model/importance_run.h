@@ -5,7 +5,7 @@
 // state() says how far it is and holds the last finished result, which never changes once published.
 #pragma once
 
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/latest_wins.h"
 #include "core/model/probes.h"
 

@@ -8,11 +8,11 @@
 // Layers, heads and positions count from 0.
 #pragma once
 
-#include "core/model/checkpoint.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/forward.h"
 #include "core/model/latest_wins.h"
 #include "core/model/probes.h"
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <atomic>
 #include <condition_variable>

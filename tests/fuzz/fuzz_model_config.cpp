@@ -1,7 +1,7 @@
 // libFuzzer target for config.json: refused with one line that names the file, or a configuration
 // a forward pass can be built from (sizes positive, heads a multiple of the key/value heads, one
 // sliding window per layer, a supported architecture).
-#include "core/model/architectures.h"
+#include "core/model/arch/table.h"
 #include "core/model/config.h"
 #include "refusal_checks.h"
 

@@ -1,6 +1,6 @@
 // libFuzzer target for model.safetensors.index.json: refused with one line that names the file, or
 // a weight map whose every shard is a plain file name in the index's own directory.
-#include "core/model/weights.h"
+#include "core/model/format/weights.h"
 #include "refusal_checks.h"
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // through it and through one of the committed fixture tokenizers (picked by the text's length), and
 // must give in-range ids and offsets, or, when it is not valid UTF-8, a TokenizerError naming the
 // first bad byte. Llama 3's byte-level BPE must decode back to the text.
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <cstdint>
 #include <cstdlib>

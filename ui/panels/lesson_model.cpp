@@ -1,8 +1,8 @@
 // ui/panels/lesson_model.cpp — see lesson_model.h.
 #include "ui/panels/lesson_model.h"
 
-#include "core/model/checkpoint.h"
-#include "core/model/tokenizer.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "ui/widgets.h"
 
 #include <algorithm>

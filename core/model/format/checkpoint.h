@@ -1,4 +1,4 @@
-// core/model/checkpoint.h — finding and opening a model: a directory in the Hugging Face Hub's
+// core/model/format/checkpoint.h — finding and opening a model: a directory in the Hugging Face Hub's
 // layout, a snapshot in the Hugging Face cache, or attnviz's own trained .safetensors model.
 //
 //   DIR/config.json                         the architecture and sizes (core/model/config.h)

@@ -1,4 +1,4 @@
-#include "core/model/architectures.h"
+#include "core/model/arch/table.h"
 
 namespace core::model {
 

@@ -1,7 +1,7 @@
-// core/model/tokenizer_pipeline.cpp — the pipeline of core/model/tokenizer.h: added tokens split
-// out, normalise, pre-tokenise, model, template; and decoding. The parts are in tokenizer_steps.cpp
-// and tokenizer_models.cpp, the files in tokenizer_json.cpp and tokenizer_gpt2.cpp.
-#include "core/model/tokenizer_parts.h"
+// core/model/tokenizer/pipeline.cpp — the pipeline of core/model/tokenizer/tokenizer.h: added tokens split
+// out, normalise, pre-tokenise, model, template; and decoding. The parts are in steps.cpp
+// and models.cpp, the files in json.cpp and gpt2.cpp.
+#include "core/model/tokenizer/parts.h"
 
 #include <algorithm>
 #include <cstdio>

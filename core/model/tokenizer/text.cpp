@@ -1,6 +1,6 @@
-#include "core/model/tokenizer_text.h"
+#include "core/model/tokenizer/text.h"
 
-#include "core/model/tokenizer.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -1,5 +1,5 @@
-// core/model/weights.cpp — safetensors shards mapped with mmap, tensors converted as used.
-#include "core/model/weights.h"
+// core/model/format/weights.cpp — safetensors shards mapped with mmap, tensors converted as used.
+#include "core/model/format/weights.h"
 
 #include "core/io/safetensors.h"
 

@@ -1,6 +1,6 @@
 // tokenizer.json as the Hugging Face tokenizers library writes it, into the parts of the pipeline.
 // Every error names the file and the JSON pointer of the value that is wrong.
-#include "core/model/tokenizer_parts.h"
+#include "core/model/tokenizer/parts.h"
 
 #include "core/io/files.h"
 

@@ -1,6 +1,6 @@
 // The normalizers, pre-tokenizers and decoders of tokenizer.json, with the tokenizers library's
 // semantics.
-#include "core/model/tokenizer_parts.h"
+#include "core/model/tokenizer/parts.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// core/model/tokenizer_text.h — the text side of the tokenizer: UTF-8, Unicode classes and
+// core/model/tokenizer/text.h — the text side of the tokenizer: UTF-8, Unicode classes and
 // normalisation (utf8proc), regexes with Unicode classes (PCRE2), GPT-2's byte-to-character table, and
 // a normalised string that remembers where each of its bytes came from.
 #pragma once

@@ -1,9 +1,9 @@
-// core/model/config_json.cpp — config.json (core/model/config.h) read with transformers' field names and defaults.
+// core/model/format/config_json.cpp — config.json (core/model/config.h) read with transformers' field names and defaults.
 #include "core/model/config.h"
 
 #include "core/io/files.h"
 #include "core/io/tensor.h"
-#include "core/model/architectures.h"
+#include "core/model/arch/table.h"
 
 #include <nlohmann/json.hpp>
 

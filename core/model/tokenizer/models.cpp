@@ -1,6 +1,6 @@
 // The models of tokenizer.json: BPE (merges by rank, byte fallback, unknown tokens) and WordPiece
 // (greedy longest match with a continuing-subword prefix).
-#include "core/model/tokenizer_parts.h"
+#include "core/model/tokenizer/parts.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,9 +1,9 @@
-// core/model/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models.
-#include "core/model/checkpoint.h"
+// core/model/format/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models.
+#include "core/model/format/checkpoint.h"
 
 #include "core/io/tensor.h"
-#include "core/model/architectures.h"
-#include "core/model/weights.h"
+#include "core/model/arch/table.h"
+#include "core/model/format/weights.h"
 #include "core/train/model_file.h"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
-// core/model/tokenizer_parts.h — the steps of the tokenizer pipeline, as the tokenizers library
+// core/model/tokenizer/parts.h — the steps of the tokenizer pipeline, as the tokenizers library
 // names them: Normalizer, PreTokenizer, Model, PostProcessor, Decoder; and the TokenizerImpl that
 // holds one of each. Internal to core/model/tokenizer*.cpp.
 #pragma once
 
-#include "core/model/tokenizer.h"
-#include "core/model/tokenizer_text.h"
+#include "core/model/tokenizer/tokenizer.h"
+#include "core/model/tokenizer/text.h"
 
 #include <memory>
 #include <stdexcept>
@@ -104,7 +104,7 @@ struct TokenizerImpl {
     void finish();
 };
 
-// [SECTION] the parts (tokenizer_steps.cpp, tokenizer_models.cpp)
+// [SECTION] the parts (steps.cpp, models.cpp)
 
 std::unique_ptr<Normalizer> make_form_normalizer(text::Form form);
 std::unique_ptr<Normalizer> make_lowercase();

@@ -1,4 +1,4 @@
-// core/model/tokenizer.h — a model's tokenizer: Hugging Face tokenizer.json (BPE byte-level, BPE with
+// core/model/tokenizer/tokenizer.h — a model's tokenizer: Hugging Face tokenizer.json (BPE byte-level, BPE with
 // Metaspace and byte fallback, WordPiece) or GPT-2's older vocab.json + merges.txt.
 //
 // The pipeline follows the Hugging Face tokenizers library: added tokens are split out first, the rest

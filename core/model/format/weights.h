@@ -1,4 +1,4 @@
-// core/model/weights.h — a checkpoint's tensors, memory-mapped and read in place.
+// core/model/format/weights.h — a checkpoint's tensors, memory-mapped and read in place.
 //
 // One model.safetensors, or model.safetensors.index.json and the shards its weight_map names.
 // Opening reads only the headers. F32 tensors are used where they lie in the mapping; F16 and BF16

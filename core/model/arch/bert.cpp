@@ -1,4 +1,4 @@
-// core/model/arch_bert.cpp — BertModel and BertForMaskedLM, as transformers' modeling_bert.py runs them.
+// core/model/arch/bert.cpp — BertModel and BertForMaskedLM, as transformers' modeling_bert.py runs them.
 //
 //   x = LayerNorm(word_embeddings[id] + position_embeddings[i] + token_type_embeddings[0])    (t, D)
 //   per layer (post-LN):
@@ -8,8 +8,8 @@
 //   BertModel: hidden = x.  BertForMaskedLM: logits = LayerNorm(act(x · transform.denseᵀ + b))
 //     · word_embeddingsᵀ + cls.predictions.bias  (the decoder tied to the word embeddings)
 // Names with or without the "bert." prefix; LayerNorm.gamma / .beta are read as .weight / .bias.
-#include "core/model/architectures.h"
-#include "core/model/layers.h"
+#include "core/model/arch/table.h"
+#include "core/model/arch/layers.h"
 
 #include <cmath>
 

@@ -1,10 +1,10 @@
-// core/model/layers.h — the pieces every architecture's forward shares: projections, the heads
-// over the KV cache, ablations, and the frame of extend() (LayerStack). Internal to core/model/arch_*.cpp.
+// core/model/arch/layers.h — the pieces every architecture's forward shares: projections, the heads
+// over the KV cache, ablations, and the frame of extend() (LayerStack). Internal to core/model/arch/*.cpp.
 #pragma once
 
 #include "core/model/forward.h"
 #include "core/model/ops.h"
-#include "core/model/weights.h"
+#include "core/model/format/weights.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// core/model/arch_gpt2.cpp — GPT2LMHeadModel, as transformers' modeling_gpt2.py runs it.
+// core/model/arch/gpt2.cpp — GPT2LMHeadModel, as transformers' modeling_gpt2.py runs it.
 //
 //   x = wte[id] + wpe[position]                                               (t, D)
 //   per block:  a = ln_1(x);  q | k | v = a · c_attn.weight + c_attn.bias        (t, 3D), Conv1D (in, out)
@@ -7,8 +7,8 @@
 //   logits = ln_f(x) · wteᵀ (lm_head tied to wte)                             (t, V)
 // Names with or without the "transformer." prefix; attn.bias / attn.masked_bias are mask buffers
 // and are never read. attnviz's own trained models run here too, converted to these names.
-#include "core/model/architectures.h"
-#include "core/model/layers.h"
+#include "core/model/arch/table.h"
+#include "core/model/arch/layers.h"
 
 #include <cmath>
 

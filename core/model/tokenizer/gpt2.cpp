@@ -1,5 +1,5 @@
 // GPT-2's older tokenizer files, vocab.json + merges.txt, and finding a model directory's tokenizer.
-#include "core/model/tokenizer_parts.h"
+#include "core/model/tokenizer/parts.h"
 
 #include "core/io/files.h"
 

@@ -1,4 +1,4 @@
-// core/model/arch_llama.cpp — LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM, as
+// core/model/arch/llama.cpp — LlamaForCausalLM, MistralForCausalLM and Qwen2ForCausalLM, as
 // transformers' modeling_llama.py, modeling_mistral.py and modeling_qwen2.py run them.
 //
 //   x = embed_tokens[id]                                                        (t, D)
@@ -11,8 +11,8 @@
 //   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tie_word_embeddings)
 // Qwen2 has q/k/v biases; Llama has q/k/v/o biases with attention_bias; Mistral (and Qwen2 with
 // use_sliding_window) attend only to the last sliding_window positions.
-#include "core/model/architectures.h"
-#include "core/model/layers.h"
+#include "core/model/arch/table.h"
+#include "core/model/arch/layers.h"
 
 #include <cmath>
 

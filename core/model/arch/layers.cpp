@@ -1,5 +1,5 @@
-// core/model/layers.cpp — the shared pieces of the forwards.
-#include "core/model/layers.h"
+// core/model/arch/layers.cpp — the shared pieces of the forwards.
+#include "core/model/arch/layers.h"
 
 #include "core/io/tensor.h"
 #include "core/model/probes.h"
