@@ -123,7 +123,7 @@ std::string usage_text() {
     "       attnviz --help | --version\n"
     "       attnviz --presets                       list the presets as JSON (id, title)\n"
     "       --preset ID [--seed S --tokens N --dim D] goes wherever FILE does (seed, tokens, dim: numpy-random)\n"
-    "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see README.md), or an array file\n"
+    "ROW is a 1-based index or a token name. FILE is a scenario in JSON (see docs/formats.md), or an array file\n"
     "(" + arrays + ") opened as one.\n";
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The README's NumPy forward pass against `attnviz --forward`: train two tiny models (with and
+"""docs/formats.md's NumPy forward pass against `attnviz --forward`: train two tiny models (with and
 without the MLP), run both on the same sequence, compare logits and attention.
-usage: train_numpy_test.py ATTNVIZ README.md WORKDIR"""
+usage: train_numpy_test.py ATTNVIZ FORMATS.md WORKDIR"""
 import json, os, re, subprocess, sys
 import numpy as np
 
@@ -9,7 +9,7 @@ attnviz, readme, workdir = sys.argv[1:4]
 text = open(readme, encoding="utf-8").read()
 snippet = re.search(r"<!-- numpy-forward:begin -->\n```python\n(.*?)```\n<!-- numpy-forward:end -->", text, re.S)
 if not snippet:
-    sys.exit("train_numpy_test: README.md has no numpy-forward snippet")
+    sys.exit("train_numpy_test: the document has no numpy-forward snippet")
 namespace = {}
 exec(snippet.group(1), namespace)
 
@@ -29,4 +29,4 @@ for mlp in (False, True):
         if ours.shape != theirs.shape or not np.allclose(ours, theirs, rtol=0, atol=1e-10):
             sys.exit(f"train_numpy_test: {name} differ (mlp={mlp}): shapes {ours.shape} {theirs.shape}, "
                      f"largest difference {np.abs(ours - theirs).max() if ours.shape == theirs.shape else 'n/a'}")
-print("train_numpy_test: the README's NumPy forward pass matches --forward, with and without the MLP")
+print("train_numpy_test: the documented NumPy forward pass matches --forward, with and without the MLP")

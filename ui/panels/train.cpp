@@ -253,7 +253,7 @@ FileRequest model_request(TrainView& t, View& v, core::io::FileBrowser::Mode mod
 void files(TrainView& t, View& v) {
     if (ImGui::Button("Save model…")) v.file_request = model_request(t, v, core::io::FileBrowser::Mode::save);
     remember(v, "train.save");
-    tip("a .safetensors file (see README: the model file)");
+    tip("a .safetensors file (see docs/formats.md: the model file)");
     ImGui::SameLine();
     if (ImGui::Button("Open model…")) v.file_request = model_request(t, v, core::io::FileBrowser::Mode::open);
     remember(v, "train.open");
