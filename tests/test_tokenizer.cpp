@@ -2,6 +2,7 @@
 // gpt-3-encoder's ids, and small tokenizer.json files of each kind with the Hugging Face tokenizers
 // library's ids, encoded and decoded; and the messages for bad files and bad text.
 #include "core/model/tokenizer/tokenizer.h"
+#include "core/model/tokenizer/reader.h"
 #include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>
@@ -228,6 +229,40 @@ TEST_CASE("model tokenizer: a bad tokenizer.json is one message naming the file 
     CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "post_processor": {"type": "TemplateProcessing",
                        "single": [{"SpecialToken": {"id": "[CLS]"}}], "special_tokens": {}}})") ==
           "tokenizer.json: /post_processor/special_tokens: has no entry for \"[CLS]\"");
+}
+
+// A part of `type` with every field some reader needs (readers ignore the others).
+json any_part(const std::string& type) {
+    return {{"type", type}, {"pattern", {{"String", " "}}}, {"content", "x"}, {"normalizers", json::array()},
+            {"pretokenizers", json::array()}, {"decoders", json::array()}, {"processors", json::array()}, {"single", json::array()},
+            {"cls", {"[UNK]", 0}}, {"sep", {"[UNK]", 0}}, {"vocab", {{"[UNK]", 0}}}, {"merges", json::array()}};
+}
+
+// Every row of each part's table is read; an unknown type is refused with the names of the rows.
+template <class Built>
+void check_part_table(const std::vector<core::model::KindRow<Built>>& rows, const char* key, const std::string& unsupported) {
+    REQUIRE(!rows.empty());
+    const json wordpiece = {{"type", "WordPiece"}, {"vocab", {{"[UNK]", 0}}}};
+    for (const auto& row : rows) {
+        INFO(key << ": " << row.type);
+        json doc = {{"model", wordpiece}};
+        doc[key] = any_part(row.type);
+        CHECK(error_of(doc.dump()).empty());
+    }
+    json doc = {{"model", wordpiece}};
+    doc[key] = any_part("Imaginary");
+    CHECK(error_of(doc.dump()) == "tokenizer.json: /" + std::string(key) + "/type: the " + unsupported +
+                                      " \"Imaginary\" is not supported (attnviz reads " + core::model::kind_names(rows) + ")");
+}
+
+TEST_CASE("model tokenizer: the table of kinds reads each of its rows, and its refusals list the rows") {
+    const auto& table = core::model::kind_table();
+    check_part_table(table.models, "model", "model");
+    check_part_table(table.normalizers, "normalizer", "normalizer");
+    check_part_table(table.pre_tokenizers, "pre_tokenizer", "pre-tokenizer");
+    check_part_table(table.post_processors, "post_processor", "post-processor");
+    check_part_table(table.decoders, "decoder", "decoder");
+    CHECK(core::model::kind_names(table.models) == "BPE and WordPiece");
 }
 
 TEST_CASE("model tokenizer: a model directory without a tokenizer, and bad GPT-2 files") {

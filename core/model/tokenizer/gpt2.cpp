@@ -33,10 +33,7 @@ void read_vocab(const std::string& content, const std::string& name, Vocab& v) {
         const auto& id = it.value();
         if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= (1LL << 21))
             throw TokenizerError(name + ": /" + pointer_escape(it.key()) + ": expected a token id from 0 to 2097151");
-        const auto i = static_cast<std::size_t>(id.get<long long>());
-        if (i >= v.strings.size()) v.strings.resize(i + 1);
-        v.strings[i] = it.key();
-        v.ids[it.key()] = static_cast<int>(i);
+        v.set(it.key(), static_cast<std::size_t>(id.get<long long>()));
     }
 }
 
@@ -71,7 +68,7 @@ Tokenizer parse_gpt2_files(const std::string& vocab_text, const std::string& mer
     std::vector<std::size_t> lines;
     const auto merges = read_merges(merges_text, merges_name, lines);
     try {
-        t->model = make_bpe(t->vocab, merges, {});
+        t->model = make_bpe(t->vocab, merge_views(merges), {});
     } catch (const BadMerge& e) {
         throw TokenizerError(merges_name + ":" + std::to_string(lines[e.index]) + ": " + e.what());
     }

@@ -20,8 +20,40 @@ struct Symbol {
     bool alive;
 };
 
+// (left id, right id) -> (rank, merged id), open addressing: one allocation for all the merges.
+class PairRanks {
+public:
+    struct Entry {
+        std::uint64_t key = empty;
+        int rank = 0, merged = 0;
+    };
+    void reserve(std::size_t n) {
+        std::size_t size = 16;
+        while (size < n * 2) size *= 2;
+        slots_.assign(size, Entry{});
+    }
+    void set(std::uint64_t key, int rank, int merged) { // a later set of the same pair wins
+        Entry& e = slot(key);
+        e = {key, rank, merged};
+    }
+    const Entry* find(std::uint64_t key) const {
+        if (slots_.empty()) return nullptr;
+        const Entry& e = const_cast<PairRanks*>(this)->slot(key);
+        return e.key == empty ? nullptr : &e;
+    }
+
+private:
+    static constexpr std::uint64_t empty = ~std::uint64_t{0}; // no pair of ids below 2^31 has this key
+    std::vector<Entry> slots_;                                  // a power of two, at most half full
+    Entry& slot(std::uint64_t key) {
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;; i = (i + 1) & mask)
+            if (slots_[i].key == key || slots_[i].key == empty) return slots_[i];
+    }
+};
+
 struct Bpe : Model {
-    std::unordered_map<std::uint64_t, std::pair<int, int>> merges; // (left, right) -> (rank, merged id)
+    PairRanks merges;
     BpeOptions o;
 
     int unk_id(const Vocab& v) const override { return o.unk_token.empty() ? -1 : v.id(o.unk_token); }
@@ -91,8 +123,8 @@ struct Bpe : Model {
         const auto consider = [&](int left) {
             const int right = left < 0 ? -1 : syms[static_cast<std::size_t>(left)].next;
             if (left < 0 || right < 0) return;
-            const auto it = merges.find(pair_key(syms[static_cast<std::size_t>(left)].id, syms[static_cast<std::size_t>(right)].id));
-            if (it != merges.end()) queue.emplace(it->second.first, left, it->second.second);
+            if (const auto* m = merges.find(pair_key(syms[static_cast<std::size_t>(left)].id, syms[static_cast<std::size_t>(right)].id)))
+                queue.emplace(m->rank, left, m->merged);
         };
         for (int i = 0; i + 1 < n; ++i) consider(i);
         while (!queue.empty()) {
@@ -101,8 +133,8 @@ struct Bpe : Model {
             Symbol& l = syms[static_cast<std::size_t>(pos)];
             if (!l.alive || l.next < 0) continue;
             Symbol& r = syms[static_cast<std::size_t>(l.next)];
-            const auto it = merges.find(pair_key(l.id, r.id));
-            if (it == merges.end() || it->second.first != rank || it->second.second != merged) continue; // stale
+            const auto* m = merges.find(pair_key(l.id, r.id));
+            if (!m || m->rank != rank || m->merged != merged) continue; // stale
             l.id = merged, l.e = r.e, r.alive = false, l.next = r.next;
             if (r.next >= 0) syms[static_cast<std::size_t>(r.next)].prev = pos;
             consider(l.prev);
@@ -149,27 +181,29 @@ struct WordPiece : Model {
 
 } // namespace
 
-std::unique_ptr<Model> make_bpe(const Vocab& vocab, const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options) {
+std::unique_ptr<Model> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options) {
     auto m = std::make_unique<Bpe>();
     m->o = std::move(options);
-    const std::size_t prefix = m->o.continuing_subword_prefix.size();
+    const std::string_view prefix = m->o.continuing_subword_prefix;
     m->merges.reserve(merges.size());
+    std::string joined;
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-        const auto& [a, b] = merges[rank];
-        const int ia = vocab.id(a), ib = vocab.id(b);
+        const auto [a, b] = merges[rank];
         // The merged token drops the right part's continuing-subword prefix.
-        const std::string joined = a + (b.compare(0, prefix, m->o.continuing_subword_prefix) == 0 ? b.substr(prefix) : b);
-        const int ij = vocab.id(joined);
-        for (const std::string* part : {&a, &b, &joined})
-            if (vocab.id(*part) < 0) throw BadMerge(rank, "\"" + a + " " + b + "\" needs \"" + *part + "\", which is not in the vocabulary");
-        m->merges[pair_key(ia, ib)] = {static_cast<int>(rank), ij}; // a repeated pair keeps its later rank, as in the library
+        joined.assign(a).append(b.substr(b.compare(0, prefix.size(), prefix) == 0 ? prefix.size() : 0));
+        const int ia = vocab.id(a), ib = vocab.id(b), ij = vocab.id(joined);
+        if (ia < 0 || ib < 0 || ij < 0) {
+            const std::string_view missing = ia < 0 ? a : ib < 0 ? b : std::string_view(joined);
+            throw BadMerge(rank, "\"" + std::string(a) + " " + std::string(b) + "\" needs \"" + std::string(missing) + "\", which is not in the vocabulary");
+        }
+        m->merges.set(pair_key(ia, ib), static_cast<int>(rank), ij); // a repeated pair keeps its later rank, as in the library
     }
     return m;
 }
 
 std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars) {
     auto m = std::make_unique<WordPiece>();
-    for (const auto& entry : vocab.ids) m->longest = std::max(m->longest, entry.first.size());
+    m->longest = vocab.longest;
     m->unk = std::move(unk_token);
     m->prefix = std::move(prefix);
     m->max_chars = max_chars;

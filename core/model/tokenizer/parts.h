@@ -5,10 +5,13 @@
 
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/model/tokenizer/text.h"
+#include "core/model/tokenizer/token_ids.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -28,11 +31,16 @@ struct PreTokenizer {
 };
 
 struct Vocab {
-    std::unordered_map<std::string, int> ids;
+    TokenIds ids;
     std::vector<std::string> strings; // by id; "" for ids no token has
-    int id(const std::string& token) const {
-        const auto it = ids.find(token);
-        return it == ids.end() ? -1 : it->second;
+    std::size_t longest = 0;          // bytes of the longest token
+    int id(std::string_view token) const { return ids.find(token); }
+    // token: id, as the file has it; false when the token had an id already (the new one wins).
+    bool set(std::string_view token, std::size_t id) {
+        if (id >= strings.size()) strings.resize(id + 1);
+        strings[id] = token;
+        longest = std::max(longest, token.size());
+        return ids.set(token, static_cast<int>(id));
     }
 };
 
@@ -137,7 +145,14 @@ struct BadMerge : std::runtime_error {
     BadMerge(std::size_t i, const std::string& what) : std::runtime_error(what), index(i) {}
 };
 // merges: pairs of token strings, in rank order. Throws BadMerge.
-std::unique_ptr<Model> make_bpe(const Vocab& vocab, const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options);
+using MergeList = std::vector<std::pair<std::string_view, std::string_view>>;
+std::unique_ptr<Model> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options);
+inline MergeList merge_views(const std::vector<std::pair<std::string, std::string>>& merges) {
+    MergeList views;
+    views.reserve(merges.size());
+    for (const auto& [a, b] : merges) views.emplace_back(a, b);
+    return views;
+}
 std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars);
 
 std::unique_ptr<Decoder> make_byte_level_decoder();
