@@ -137,7 +137,7 @@ TEST_CASE("model tokenizer: every kind of tokenizer.json gives the tokenizers li
             CHECK(t.decode(enc.ids, true) == c["decoded_skip_special"].get<std::string>());
         }
     }
-    CHECK(kinds == 7);
+    CHECK(kinds == 9);
 }
 
 TEST_CASE("model tokenizer: the special ids of each kind") {
@@ -151,6 +151,20 @@ TEST_CASE("model tokenizer: the special ids of each kind") {
     CHECK(llama2.unk_id() == 0);
     CHECK(llama2.kind() == "BPE (byte fallback)");
     CHECK(core::model::load_tokenizer(fixtures::path("tokenizers/mistral")).kind() == "BPE (Metaspace, byte fallback)");
+    const Tokenizer qwen3 = core::model::load_tokenizer(fixtures::path("tokenizers/qwen3"));
+    CHECK(qwen3.kind() == "BPE (byte-level)");
+    CHECK(qwen3.token_string(qwen3.eos_id()) == "<|endoftext|>");
+    CHECK(qwen3.bos_id() == qwen3.eos_id()); // Qwen has no BOS of its own and adds none
+    CHECK(qwen3.is_special(qwen3.token_id("<|im_end|>")));
+    CHECK_FALSE(qwen3.is_special(qwen3.token_id("<think>")));
+    const Tokenizer gemma3 = core::model::load_tokenizer(fixtures::path("tokenizers/gemma3"));
+    CHECK(gemma3.kind() == "BPE (byte fallback)");
+    CHECK(gemma3.bos_id() == 2);
+    CHECK(gemma3.eos_id() == 1);
+    CHECK(gemma3.pad_id() == 0);
+    CHECK(gemma3.unk_id() == 3);
+    CHECK(gemma3.is_special(gemma3.token_id("<end_of_turn>")));
+    CHECK_FALSE(gemma3.is_special(gemma3.token_id("\n\n")));
     const Tokenizer bert = core::model::load_tokenizer(fixtures::path("tokenizers/bert"));
     CHECK(bert.kind() == "WordPiece");
     CHECK(bert.cls_id() == 2);

@@ -20,7 +20,7 @@ const std::string name = "fuzz/tokenizer.json";
 const std::vector<core::model::Tokenizer>& fixtures() {
     static const std::vector<core::model::Tokenizer> all = [] {
         std::vector<core::model::Tokenizer> v;
-        for (const char* kind : {"llama3", "qwen2", "llama2", "mistral", "bert", "bert_cased", "bpe_suffix"})
+        for (const char* kind : {"llama3", "qwen2", "qwen3", "gemma3", "llama2", "mistral", "bert", "bert_cased", "bpe_suffix"})
             v.push_back(core::model::load_tokenizer(std::string(ATTNVIZ_FIXTURES) + "/tokenizers/" + kind));
         return v;
     }();

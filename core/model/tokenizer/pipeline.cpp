@@ -226,8 +226,8 @@ void TokenizerImpl::finish() {
     sep = first_of({"[SEP]", "<sep>"});
     mask = first_of({"[MASK]", "<mask>"});
     pad = first_of({"[PAD]", "<pad>", "<|pad|>"});
-    eos = first_of({"</s>", "<|end_of_text|>", "<|endoftext|>"});
-    bos = first_of({"<s>", "<|begin_of_text|>", "<|endoftext|>", "<|startoftext|>"});
+    eos = first_of({"</s>", "<eos>", "<|end_of_text|>", "<|endoftext|>"});
+    bos = first_of({"<s>", "<bos>", "<|begin_of_text|>", "<|endoftext|>", "<|startoftext|>"});
     if (has_template && !single.empty() && !single.front().sequence && !single.front().ids.empty()) {
         const int first = single.front().ids.front();
         if (first != cls) bos = first;
