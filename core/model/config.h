@@ -2,15 +2,13 @@
 //
 // Field names and defaults are those of transformers' configuration classes (GPT2Config,
 // LlamaConfig, MistralConfig, Qwen2Config, BertConfig); the `architectures` field picks the row of
-// core/model/arch/table.h, whose family decides which fields are read.
+// core/model/arch/table.h, whose read_config reads the fields its architecture has.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace core::model {
-
-enum class Family { gpt2, llama, bert };
 
 // rope_scaling of a Llama-family config: none, "linear" (positions divided by factor) or "llama3"
 // (low frequencies divided by factor, high ones kept, a smooth blend between).
@@ -25,7 +23,6 @@ struct RopeScaling {
 struct ModelConfig {
     std::string architecture; // e.g. "GPT2LMHeadModel"
     std::string name;         // for messages: the model's directory or file
-    Family family = Family::gpt2;
     bool lm_head = true;      // logits over the vocabulary; false for a bare BertModel (hidden states)
     bool causal = true;       // false for BERT
     int vocab = 0;
@@ -34,6 +31,7 @@ struct ModelConfig {
     int heads = 0;
     int kv_heads = 0;         // = heads unless grouped-query attention
     int d_head = 0;           // d_model / heads unless head_dim is given
+    int rotary_dim = 0;       // the leading dims of each head that rotary positions turn (0: none)
     int d_ff = 0;             // the MLP's inner width
     int context = 0;          // n_positions / max_position_embeddings
     double norm_eps = 1e-5;
@@ -49,7 +47,7 @@ struct ModelConfig {
     bool attention_bias = false; // q, k, v (and o for Llama) projections have biases
     bool o_bias = false;
     bool mlp_bias = false;
-    std::vector<int> sliding_window; // per layer, 0 = full attention (Mistral, Qwen2 with use_sliding_window)
+    std::vector<int> sliding_window; // per layer (one entry each), 0 = full attention (Mistral, Qwen2 with use_sliding_window)
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

@@ -1,6 +1,8 @@
 // core/model/head_scenario.cpp — a captured head as a direct-Q/K/V scenario.
 #include "core/model/head_scenario.h"
 
+#include "core/model/arch/table.h"
+
 #include <cmath>
 
 namespace core::model {
@@ -44,11 +46,14 @@ core::Scenario head_scenario(const ModelConfig& c, const ForwardResult& run, Hea
         throw InputError(std::to_string(tokens.size()) + " token names for " + std::to_string(t) + " positions");
     if (const std::string why = unshowable(c, head, t); !why.empty()) throw InputError(why);
 
-    // The model's scores are q·k times its factor; the scenario's are Q·K / √d_k when `scale`.
-    double q_factor = 1.0;
+    // The model's scores are q·k times its factor; the scenario's are Q·K / √d_k when `scale`. A
+    // factor of r/√d_head with r ≤ 1 keeps the switch on and puts r into Q; a larger one (unscaled
+    // scores) turns it off and puts the whole factor into Q.
+    const double factor = score_scale(c, head.layer), raw = factor * std::sqrt(static_cast<double>(c.d_head));
+    const double r = std::abs(raw - 1.0) < 1e-12 ? 1.0 : raw;
     core::Scenario s;
-    s.scale = c.family != Family::gpt2 || c.scale_attn_weights;
-    if (c.family == Family::gpt2 && c.scale_attn_by_inverse_layer_idx) q_factor = 1.0 / (head.layer + 1);
+    s.scale = r <= 1.0 + 1e-9;
+    const double q_factor = s.scale ? r : factor;
     core::Head h;
     h.Q = checked(cap.q, q_factor, "Q", head); // (t, d_head)
     h.K = checked(cap.k, 1.0, "K", head);      // (t, d_head)

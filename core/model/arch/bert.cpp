@@ -10,8 +10,7 @@
 // Names with or without the "bert." prefix; LayerNorm.gamma / .beta are read as .weight / .bias.
 #include "core/model/arch/table.h"
 #include "core/model/arch/layers.h"
-
-#include <cmath>
+#include "core/model/format/config_reader.h"
 
 namespace core::model {
 
@@ -90,7 +89,7 @@ void Bert::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, For
     layers::project(x.data(), t, D, D, *b.k_w, Layout::out_in, b.k_b, k.data());
     layers::project(x.data(), t, D, D, *b.v_w, Layout::out_in, b.v_b, v.data());
     layers::append_kv(cache, l, k.data(), D, v.data(), D, t);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
+    const auto scale = static_cast<float>(inverse_sqrt_head(c, l));
     layers::heads_into_stream({q.data(), D, l, c.heads, c.heads, c.d_head, false, 0, scale}, cache, o, r, *b.o_w, Layout::out_in, b.o_b,
                               x); // x + attention
     op.layer_norm(x.data(), x.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), eps());
@@ -113,6 +112,23 @@ MatrixF Bert::head_input(const MatrixF& hidden) const {
 }
 
 } // namespace
+
+// BertConfig's names and defaults.
+void read_bert(const ConfigReader& r, ModelConfig& c) {
+    read_sizes(r, c, {{"vocab_size", 30522}, {"hidden_size", 768}, {"num_hidden_layers", 12}, {"num_attention_heads", 12}});
+    c.d_ff = r.whole("intermediate_size", 1, max_config_size, 3072);
+    c.context = r.whole("max_position_embeddings", 1, max_config_size, 512);
+    c.type_vocab_size = r.whole("type_vocab_size", 1, 1 << 16, 2);
+    c.norm_eps = r.real("layer_norm_eps", 1e-30, 1.0, 1e-12);
+    c.activation = r.activation("hidden_act", "gelu");
+    const std::string positions = r.text("position_embedding_type", "absolute");
+    if (positions != "absolute") r.fail("position_embedding_type", "is \"" + positions + "\"; attnviz runs absolute positions");
+    if (c.d_model % c.heads != 0) r.fail("hidden_size", "(" + std::to_string(c.d_model) + ") is not a multiple of num_attention_heads");
+    c.kv_heads = c.heads;
+    c.d_head = c.d_model / c.heads;
+    c.causal = false;
+    c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
+}
 
 std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
     return std::make_unique<Bert>(config, std::move(weights));

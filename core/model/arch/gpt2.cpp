@@ -9,8 +9,7 @@
 // and are never read. attnviz's own trained models run here too, converted to these names.
 #include "core/model/arch/table.h"
 #include "core/model/arch/layers.h"
-
-#include <cmath>
+#include "core/model/format/config_reader.h"
 
 namespace core::model {
 
@@ -73,8 +72,7 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     MatrixF qkv(t, 3 * D);                                                             // (t, 3D)
     layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, Layout::in_out, b.c_attn_b, qkv.data());
     layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
-    float scale = c.scale_attn_weights ? 1.0f / std::sqrt(static_cast<float>(c.d_head)) : 1.0f;
-    if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(l + 1);
+    const auto scale = static_cast<float>(gpt2_score_scale(c, l));
     layers::heads_into_stream({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, *b.c_proj_w,
                               Layout::in_out, b.c_proj_b, x);
 }
@@ -113,6 +111,28 @@ void Gpt2::finish(MatrixF& x) const {
 }
 
 } // namespace
+
+// GPT2Config's names and defaults.
+void read_gpt2(const ConfigReader& r, ModelConfig& c) {
+    read_sizes(r, c, {{"vocab_size", 50257}, {"n_embd", 768}, {"n_layer", 12}, {"n_head", 12}});
+    c.context = r.whole("n_positions", 1, max_config_size, 1024);
+    c.d_ff = r.whole("n_inner", 1, max_config_size, 4 * c.d_model);
+    c.norm_eps = r.real("layer_norm_epsilon", 1e-30, 1.0, 1e-5);
+    c.activation = r.activation("activation_function", "gelu_new");
+    c.scale_attn_weights = r.flag("scale_attn_weights", true);
+    c.scale_attn_by_inverse_layer_idx = r.flag("scale_attn_by_inverse_layer_idx", false);
+    c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
+    if (c.d_model % c.heads != 0) r.fail("n_embd", "(" + std::to_string(c.d_model) + ") is not a multiple of n_head (" + std::to_string(c.heads) + ")");
+    c.kv_heads = c.heads;
+    c.d_head = c.d_model / c.heads;
+}
+
+// 1/√d_head with scale_attn_weights, and 1/(layer + 1) more with scale_attn_by_inverse_layer_idx.
+double gpt2_score_scale(const ModelConfig& c, int layer) {
+    double scale = c.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
+    if (c.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
+    return scale;
+}
 
 std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
     return std::make_unique<Gpt2>(config, std::move(weights));

@@ -13,8 +13,8 @@
 // use_sliding_window) attend only to the last sliding_window positions.
 #include "core/model/arch/table.h"
 #include "core/model/arch/layers.h"
-
-#include <cmath>
+#include "core/model/arch/rotary.h"
+#include "core/model/format/config_reader.h"
 
 namespace core::model {
 
@@ -23,42 +23,16 @@ namespace {
 using layers::Layout;
 using Tensor = Weights::Tensor;
 
-constexpr double pi = 3.14159265358979323846;
-
 struct Block {
     const Tensor *ln1, *q_w, *k_w, *v_w, *o_w, *ln2, *gate_w, *up_w, *down_w;
     const Tensor *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *o_b = nullptr;
     const Tensor *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;
 };
 
-// inv_freq[i] = θ^(−2i / d_head), then the scaling of rope_scaling (modeling_rope_utils.py).
-std::vector<float> inverse_frequencies(const ModelConfig& c) {
-    const int half = c.d_head / 2;
-    std::vector<float> inv(static_cast<std::size_t>(half));
-    const RopeScaling& s = c.rope_scaling;
-    for (int i = 0; i < half; ++i) {
-        double f = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / c.d_head);
-        if (s.type == "linear") f /= s.factor;
-        if (s.type == "llama3") {
-            // Wavelengths longer than the original context / low_freq_factor are slowed by `factor`,
-            // shorter than context / high_freq_factor are kept, and those between are blended.
-            const double wavelen = 2 * pi / f;
-            const double low = s.original_max_position_embeddings / s.low_freq_factor;
-            const double high = s.original_max_position_embeddings / s.high_freq_factor;
-            if (wavelen > low) f /= s.factor;
-            else if (wavelen >= high) {
-                const double smooth = (s.original_max_position_embeddings / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-                f = (1 - smooth) * f / s.factor + smooth * f;
-            }
-        }
-        inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
-    }
-    return inv;
-}
-
 class Llama final : public layers::LayerStack {
 public:
-    Llama(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)), inv_freq_(inverse_frequencies(c)) {
+    Llama(const ModelConfig& c, std::shared_ptr<const Weights> w)
+        : LayerStack(c), w_(std::move(w)), inv_freq_(rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, c.rope_scaling)) {
         const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
                            KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
         embed_ = &w_->require("model.embed_tokens.weight", {c.vocab, D});
@@ -91,37 +65,14 @@ private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
     void finish(MatrixF& x) const override;
-    void rope(float* x, int ld, int t, int heads, int past) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
 
     std::shared_ptr<const Weights> w_;
-    std::vector<float> inv_freq_; // (d_head / 2)
+    std::vector<float> inv_freq_; // (rotary_dim / 2)
     const Tensor *embed_, *norm_;
     std::vector<Block> blocks_;
 };
-
-// Each head's (x₁, x₂) halves become (x₁ cos − x₂ sin, x₂ cos + x₁ sin) at angle position · inv_freq,
-// the angle taken in float32 as transformers does.
-void Llama::rope(float* x, int ld, int t, int heads, int past) const {
-    const int half = config().d_head / 2;
-    std::vector<float> cos_(static_cast<std::size_t>(half)), sin_(static_cast<std::size_t>(half));
-    for (int i = 0; i < t; ++i) {
-        for (int f = 0; f < half; ++f) {
-            const float angle = static_cast<float>(past + i) * inv_freq_[static_cast<std::size_t>(f)];
-            cos_[static_cast<std::size_t>(f)] = static_cast<float>(std::cos(static_cast<double>(angle)));
-            sin_[static_cast<std::size_t>(f)] = static_cast<float>(std::sin(static_cast<double>(angle)));
-        }
-        for (int h = 0; h < heads; ++h) {
-            float* v = x + static_cast<std::ptrdiff_t>(i) * ld + h * config().d_head;
-            for (int f = 0; f < half; ++f) {
-                const float a = v[f], b = v[f + half], co = cos_[static_cast<std::size_t>(f)], si = sin_[static_cast<std::size_t>(f)];
-                v[f] = a * co - b * si;
-                v[f + half] = b * co + a * si;
-            }
-        }
-    }
-}
 
 void Llama::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const ModelConfig& c = config();
@@ -134,11 +85,11 @@ void Llama::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
     layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
     layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
     for (int c0 = 0; c0 < t; c0 += r.t_new) { // each copy's positions
-        rope(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, past);
-        rope(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, past);
+        rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, past, inv_freq_);
+        rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, past, inv_freq_);
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.d_head));
+    const auto scale = static_cast<float>(inverse_sqrt_head(c, l));
     const int window = c.sliding_window[static_cast<std::size_t>(l)];
     layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale}, cache, o, r, *b.o_w, Layout::out_in,
                               b.o_b, x);
@@ -176,7 +127,46 @@ void Llama::finish(MatrixF& x) const {
     ops::active().rms_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, norm_->data(), static_cast<float>(c.norm_eps));
 }
 
+// Mistral: one window for every layer. Qwen2: only with use_sliding_window, from max_window_layers on.
+std::vector<int> read_sliding_window(const ConfigReader& r, const ModelConfig& c) {
+    std::vector<int> window(static_cast<std::size_t>(c.layers), 0);
+    const bool qwen2 = c.architecture == "Qwen2ForCausalLM";
+    if (c.architecture != "MistralForCausalLM" && !qwen2) return window;
+    if (qwen2 && !r.flag("use_sliding_window", false)) return window;
+    const int w = r.whole("sliding_window", 1, 1LL << 30, 0);
+    const int from = qwen2 ? r.whole("max_window_layers", 0, 1 << 20, c.layers) : 0;
+    for (int l = from; l < c.layers; ++l) window[static_cast<std::size_t>(l)] = w;
+    return window;
+}
+
 } // namespace
+
+// LlamaConfig's names and defaults (MistralConfig's and Qwen2Config's are the same but for the
+// biases and the window).
+void read_llama(const ConfigReader& r, ModelConfig& c) {
+    read_sizes(r, c, {{"vocab_size", 0}, {"hidden_size", 0}, {"num_hidden_layers", 0}, {"num_attention_heads", 0}});
+    c.d_ff = r.whole("intermediate_size", 1, max_config_size);
+    c.kv_heads = r.whole("num_key_value_heads", 1, 4096, c.heads);
+    if (c.heads % c.kv_heads != 0)
+        r.fail("num_key_value_heads", "(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+    if (!r.has("head_dim") && c.d_model % c.heads != 0)
+        r.fail("hidden_size", "(" + std::to_string(c.d_model) + ") is not a multiple of num_attention_heads and there is no head_dim");
+    c.d_head = r.whole("head_dim", 2, 65536, c.d_model / c.heads);
+    if (c.d_head % 2 != 0) r.fail("head_dim", "is odd (" + std::to_string(c.d_head) + "); rotary positions rotate pairs");
+    c.rotary_dim = c.d_head;
+    c.context = r.whole("max_position_embeddings", 1, 1 << 30, 2048);
+    c.norm_eps = r.real("rms_norm_eps", 1e-30, 1.0, 1e-6);
+    c.activation = r.activation("hidden_act", "silu");
+    c.rope_theta = r.real("rope_theta", 1e-6, 1e15, 10000.0);
+    c.rope_scaling = rotary::read_scaling(r);
+    c.tie_word_embeddings = r.flag("tie_word_embeddings", false);
+    const bool qwen2 = c.architecture == "Qwen2ForCausalLM";
+    const bool llama = c.architecture == "LlamaForCausalLM";
+    c.attention_bias = qwen2 || (llama && r.flag("attention_bias", false));
+    c.o_bias = llama && c.attention_bias;
+    c.mlp_bias = llama && r.flag("mlp_bias", false);
+    c.sliding_window = read_sliding_window(r, c);
+}
 
 std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
     return std::make_unique<Llama>(config, std::move(weights));

@@ -1,15 +1,17 @@
 #include "core/model/arch/table.h"
 
+#include <cmath>
+
 namespace core::model {
 
 const std::vector<Architecture>& architectures() {
     static const std::vector<Architecture> table = {
-        {"GPT2LMHeadModel", Family::gpt2, true, build_gpt2},
-        {"LlamaForCausalLM", Family::llama, true, build_llama},
-        {"MistralForCausalLM", Family::llama, true, build_llama},
-        {"Qwen2ForCausalLM", Family::llama, true, build_llama},
-        {"BertForMaskedLM", Family::bert, true, build_bert},
-        {"BertModel", Family::bert, false, build_bert},
+        {"GPT2LMHeadModel", true, read_gpt2, gpt2_score_scale, build_gpt2},
+        {"LlamaForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
+        {"MistralForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
+        {"Qwen2ForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
+        {"BertForMaskedLM", true, read_bert, inverse_sqrt_head, build_bert},
+        {"BertModel", false, read_bert, inverse_sqrt_head, build_bert},
     };
     return table;
 }
@@ -25,5 +27,13 @@ std::string supported_architectures() {
     for (const Architecture& a : architectures()) names += (names.empty() ? "" : ", ") + std::string(a.name);
     return names;
 }
+
+double score_scale(const ModelConfig& c, int layer) {
+    const Architecture* a = find_architecture(c.architecture);
+    if (!a) throw InputError("architecture " + c.architecture + " is not supported; attnviz runs " + supported_architectures());
+    return a->score_scale(c, layer);
+}
+
+double inverse_sqrt_head(const ModelConfig& c, int) { return 1.0 / std::sqrt(static_cast<double>(c.d_head)); }
 
 } // namespace core::model

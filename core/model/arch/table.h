@@ -1,11 +1,10 @@
 // core/model/arch/table.h — the one table of architectures attnviz runs.
 //
 // A row per value of config.json's `architectures` field. A new architecture is one file
-// core/model/arch/NAME.cpp with its build function, plus one row in arch/table.cpp. Its model
-// derives from layers::LayerStack (core/model/arch/layers.h), which runs the frame of every forward,
-// and gives the embeddings, one layer and the final norm, with the Hugging Face modeling file's
-// names. A new family also gets its fields in config.h, read by format/config_json.cpp (whose `sizes`
-// table names the sizes every family has).
+// core/model/arch/NAME.cpp with its config reading, score scale and build function, plus one row in
+// arch/table.cpp. Its model derives from layers::LayerStack (core/model/arch/layers.h), which runs
+// the frame of every forward, and gives the embeddings, one layer and the final norm, with the
+// Hugging Face modeling file's names. Its fields live in config.h.
 #pragma once
 
 #include "core/model/config.h"
@@ -18,13 +17,20 @@
 namespace core::model {
 
 class Weights;
+struct ConfigReader;
 
+using ReadConfig = void (*)(const ConfigReader& r, ModelConfig& c);
+using ScoreScale = double (*)(const ModelConfig& c, int layer);
 using BuildModel = std::unique_ptr<Model> (*)(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 
 struct Architecture {
     const char* name;  // as config.json's `architectures` has it
-    Family family;
     bool lm_head;      // predicts tokens (false: a bare encoder giving hidden states)
+    // The sizes and constants from config.json, by the configuration class's names and defaults;
+    // refuses a field with r.fail. (`architecture` and `lm_head` are set before.)
+    ReadConfig read_config;
+    // The factor layer `layer` multiplies q·k by before the softmax.
+    ScoreScale score_scale;
     BuildModel build;
 };
 
@@ -33,11 +39,20 @@ const std::vector<Architecture>& architectures();
 const Architecture* find_architecture(const std::string& name);
 // "GPT2LMHeadModel, LlamaForCausalLM, …" for messages.
 std::string supported_architectures();
+// The score scale of the architecture of `c`; throws InputError when there is no such row.
+double score_scale(const ModelConfig& c, int layer);
 
-// The build functions (arch/*.cpp). Each checks every tensor it needs (present, shape, dtype) and
-// throws core::io::FileError naming the file and the tensor.
+// 1/√d_head, the scale of most architectures.
+double inverse_sqrt_head(const ModelConfig& c, int layer);
+
+// Each architecture's functions (arch/*.cpp). The build functions check every tensor they need
+// (present, shape, dtype) and throw core::io::FileError naming the file and the tensor.
+void read_gpt2(const ConfigReader& r, ModelConfig& c);
+double gpt2_score_scale(const ModelConfig& c, int layer);
 std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_llama(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_bert(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 
 } // namespace core::model

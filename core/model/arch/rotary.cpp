@@ -1,0 +1,80 @@
+// core/model/arch/rotary.cpp — rotary positions (rotary.h).
+#include "core/model/arch/rotary.h"
+
+#include <cmath>
+
+namespace core::model::rotary {
+
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+// llama3: wavelengths longer than the original context / low_freq_factor are slowed by `factor`,
+// shorter than context / high_freq_factor are kept, and those between are blended.
+double llama3_frequency(double f, const RopeScaling& s) {
+    const double wavelen = 2 * pi / f;
+    const double low = s.original_max_position_embeddings / s.low_freq_factor;
+    const double high = s.original_max_position_embeddings / s.high_freq_factor;
+    if (wavelen > low) return f / s.factor;
+    if (wavelen < high) return f;
+    const double smooth = (s.original_max_position_embeddings / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+    return (1 - smooth) * f / s.factor + smooth * f;
+}
+
+} // namespace
+
+RopeScaling read_scaling(const ConfigReader& r) {
+    RopeScaling s;
+    if (!r.has("rope_scaling")) return s;
+    const ConfigReader sub = r.object("rope_scaling");
+    // transformers reads "rope_type", and "type" in older configs.
+    s.type = sub.has("rope_type") ? sub.text("rope_type", "") : sub.text("type", "default");
+    if (s.type == "default") { s.type.clear(); return s; }
+    if (s.type != "linear" && s.type != "llama3")
+        r.fail("rope_scaling", "has type \"" + s.type + "\"; attnviz runs the default rotary positions, \"linear\" and \"llama3\"");
+    s.factor = sub.real("factor", 1e-6, 1e6, 1.0);
+    if (!sub.has("factor")) r.fail("rope_scaling", "has no \"factor\"");
+    if (s.type == "llama3") {
+        for (const char* key : {"low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+            if (!sub.has(key)) r.fail("rope_scaling", "of type llama3 has no \"" + std::string(key) + "\"");
+        s.low_freq_factor = sub.real("low_freq_factor", 1e-6, 1e6, 1.0);
+        s.high_freq_factor = sub.real("high_freq_factor", 1e-6, 1e6, 4.0);
+        s.original_max_position_embeddings = sub.real("original_max_position_embeddings", 1.0, 1e9, 8192.0);
+        if (!(s.high_freq_factor > s.low_freq_factor)) r.fail("rope_scaling", "has high_freq_factor ≤ low_freq_factor");
+    }
+    return s;
+}
+
+std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling& s) {
+    const int half = dims / 2;
+    std::vector<float> inv(static_cast<std::size_t>(half));
+    for (int i = 0; i < half; ++i) {
+        double f = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
+        if (s.type == "linear") f /= s.factor;
+        if (s.type == "llama3") f = llama3_frequency(f, s);
+        inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
+    }
+    return inv;
+}
+
+void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq) {
+    const int half = static_cast<int>(inv_freq.size());
+    std::vector<float> cos_(inv_freq.size()), sin_(inv_freq.size());
+    for (int i = 0; i < t; ++i) {
+        for (int f = 0; f < half; ++f) {
+            const float angle = static_cast<float>(past + i) * inv_freq[static_cast<std::size_t>(f)];
+            cos_[static_cast<std::size_t>(f)] = static_cast<float>(std::cos(static_cast<double>(angle)));
+            sin_[static_cast<std::size_t>(f)] = static_cast<float>(std::sin(static_cast<double>(angle)));
+        }
+        for (int h = 0; h < heads; ++h) {
+            float* v = x + static_cast<std::ptrdiff_t>(i) * ld + static_cast<std::ptrdiff_t>(h) * d_head;
+            for (int f = 0; f < half; ++f) {
+                const float a = v[f], b = v[f + half], co = cos_[static_cast<std::size_t>(f)], si = sin_[static_cast<std::size_t>(f)];
+                v[f] = a * co - b * si;
+                v[f + half] = b * co + a * si;
+            }
+        }
+    }
+}
+
+} // namespace core::model::rotary

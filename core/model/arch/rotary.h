@@ -1,0 +1,25 @@
+// core/model/arch/rotary.h — rotary positions as transformers' modeling_rope_utils.py and the
+// rotate-half convention of modeling_llama.py give them, for every architecture that rotates q and k.
+// Internal to core/model/arch/*.cpp.
+#pragma once
+
+#include "core/model/config.h"
+#include "core/model/format/config_reader.h"
+
+#include <vector>
+
+namespace core::model::rotary {
+
+// config.json's rope_scaling: none (or "default"), "linear" or "llama3"; anything else is refused
+// with one line naming the field.
+RopeScaling read_scaling(const ConfigReader& r);
+
+// inv_freq[i] = θ^(−2i / dims) for i < dims / 2, then the scaling of `s` (dims: the rotated width).
+std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling& s);
+
+// Rotates the first inv_freq.size() · 2 dims of each of `heads` heads (d_head apart) in t rows
+// (stride ld) at positions past, past + 1, …: the halves (x₁, x₂) become
+// (x₁ cos − x₂ sin, x₂ cos + x₁ sin), the angle position · inv_freq taken in float32.
+void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq);
+
+} // namespace core::model::rotary
