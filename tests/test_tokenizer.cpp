@@ -279,6 +279,41 @@ TEST_CASE("model tokenizer: the table of kinds reads each of its rows, and its r
     CHECK(core::model::kind_names(table.models) == "BPE and WordPiece");
 }
 
+TEST_CASE("model tokenizer: the vocabulary and merges read from the text agree with the JSON parser on every odd file") {
+    const auto load = [](const std::string& text) { return core::model::parse_tokenizer_json(text, "tokenizer.json"); };
+    // Escapes in tokens and merges: \n, \u00e9, a surrogate pair, \" and \\.
+    const Tokenizer t = load(R"({"model": {"type": "BPE", "vocab": {"a": 0, "\n": 1, "\u00e9": 2, "\ud83d\ude00": 3, "a\n": 4,
+                                 "\"": 5, "\\": 6, "\"\\": 7}, "merges": ["a \n", ["\"", "\\"]]}})");
+    CHECK(t.encode_ids("a\n") == std::vector<int>{4});
+    CHECK(t.encode_ids("\"\\") == std::vector<int>{7});
+    CHECK(t.token_id("é") == 2);
+    CHECK(t.token_id("😀") == 3);
+    CHECK(t.token_string(1) == "\n");
+    // A token twice: the later id wins and the earlier id has no token, as in the parsed document.
+    const Tokenizer twice = load(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "a": 2}, "merges": []}})");
+    CHECK(twice.token_id("a") == 2);
+    CHECK(twice.token_string(0).empty());
+    // An id twice: both tokens are found, and the id spells the one last in the parser's (sorted) order.
+    const Tokenizer shared = load(R"({"model": {"type": "BPE", "vocab": {"b": 0, "a": 0}, "merges": []}})");
+    CHECK(shared.token_id("a") == 0);
+    CHECK(shared.token_id("b") == 0);
+    CHECK(shared.token_string(0) == "b");
+    CHECK(load("\xEF\xBB\xBF" R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})").token_id("a") == 0); // byte-order mark
+    // A later "model" or "vocab" wins; the one it replaces must still be valid JSON.
+    CHECK(load(R"({"model": 3, "model": {"type": "BPE", "vocab": {"x": 0}, "merges": []}})").token_id("x") == 0);
+    CHECK(load(R"({"model": {"type": "BPE", "vocab": {"y": 0}, "vocab": {"x": 0}, "merges": []}})").token_id("y") == -1);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"y": 0,, }, "vocab": {"x": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"y": 0}, "merges": [}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
+              .rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "truncation": 1e999})") ==
+          "tokenizer.json: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+    CHECK(error_of("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\xFF\": 0}, \"merges\": []}}").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"\ud83d": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}})") ==
+          "tokenizer.json: /model/merges/0: expected \"left right\" or [\"left\", \"right\"]");
+    CHECK(error_of(std::string(100000, '[') + std::string(100000, ']')) == "tokenizer.json: /: expected an object"); // deep nesting
+}
+
 TEST_CASE("model tokenizer: a model directory without a tokenizer, and bad GPT-2 files") {
     const std::string dir = fixtures::temp_dir();
     const auto error_loading = [](const std::string& d) {

@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,11 +27,23 @@ std::string errno_text() { return std::strerror(errno); }
 } // namespace
 
 std::optional<std::string> read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    // One buffer of the file's size, read into directly (a stream and its copy cost a third of
+    // loading a 33 MB tokenizer.json); the loop also takes files that grow or have no size.
+    struct stat st {};
+    std::string text(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 4096, '\0');
+    std::size_t got = 0;
+    for (;;) {
+        if (got == text.size()) text.resize(text.size() * 2);
+        const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; // the end, or an error such as reading a directory: what was read
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    text.resize(got);
+    return text;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

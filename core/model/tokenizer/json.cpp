@@ -191,12 +191,18 @@ bool read_fast(const std::string& content, json& doc, Vocab& vocab, ReadAhead& a
     scan::Scanner s(content);
     if (content.compare(0, 3, "\xEF\xBB\xBF") == 0) return false; // a byte-order mark
     Keys top, model;
+    std::vector<std::string_view> skipped; // values passed over unchecked
     bool model_object = false;
     const bool outlined = outline(s, top, [&](const std::string& key, scan::Scanner& sc) {
-        if (key == "model") model_object = sc.at('{');
+        if (key == "model") model_object = sc.at('{'), model.clear(); // a later "model" wins, as in the parser
         if (key != "model" || !model_object) return sc.value();
-        model.clear(); // a later "model" wins, as in the parser
-        return outline(sc, model, [](const std::string&, scan::Scanner& inner) { return inner.value(); });
+        return outline(sc, model, [&](const std::string& k, scan::Scanner& inner) {
+            if (!((k == "vocab" && inner.at('{')) || (k == "merges" && inner.at('[')))) return inner.value();
+            const char* begin = inner.p;
+            const bool passed = inner.skip_nested(); // fast_vocab and fast_merges check it, or the loop below
+            skipped.emplace_back(begin, static_cast<std::size_t>(inner.p - begin));
+            return passed;
+        });
     });
     s.space();
     if (!outlined || s.p != s.end) return false;
@@ -208,6 +214,10 @@ bool read_fast(const std::string& content, json& doc, Vocab& vocab, ReadAhead& a
         else m[key] = json::parse(text.begin(), text.end());
     }
     for (const auto& [key, text] : top) doc[key] = key == "model" && model_object ? m : json::parse(text.begin(), text.end());
+    for (const std::string_view text : skipped) { // one that a later key of the same name replaced
+        scan::Scanner check(text);
+        if (text.data() != vocab_text.data() && text.data() != merges_text.data() && !check.value()) return false;
+    }
     if (!model_object) return true;
     bool merges_ok = true;
     const auto read_merges = [&] {

@@ -153,6 +153,28 @@ bool Scanner::value() {
     }
 }
 
+bool Scanner::skip_nested() {
+    int level = 0;
+    while (p < end) {
+        const char c = *p++;
+        if (c == '"') {
+            for (;;) { // to the quote that closes the string: one after an even run of backslashes
+                const auto* q = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+                if (!q) return false;
+                const char* b = q;
+                while (b > p && b[-1] == '\\') --b;
+                p = q + 1;
+                if ((q - b) % 2 == 0) break;
+            }
+        } else if (c == '[' || c == '{') {
+            ++level;
+        } else if (c == ']' || c == '}') {
+            if (--level <= 0) return level == 0;
+        }
+    }
+    return false;
+}
+
 std::string unescape(std::string_view raw) {
     std::string out;
     out.reserve(raw.size());

@@ -31,6 +31,9 @@ struct Scanner {
     }
     // One value of any kind, checked and passed over.
     bool value();
+    // An array or object at p passed over by its brackets and quotes alone, unchecked: for a part
+    // that a strict reader reads afterwards.
+    bool skip_nested();
     // A string at p: `raw` gets the bytes between the quotes, `escaped` whether any is an escape.
     bool string(std::string_view& raw, bool& escaped);
     bool number();

@@ -29,7 +29,7 @@ public:
             s.id = id;
             return false;
         }
-        s = {static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size()), id};
+        s = {static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(token.size()), id, hash(token)};
         bytes_.append(token);
         ++count_;
         return true;
@@ -45,7 +45,8 @@ public:
 private:
     struct Slot {
         std::uint32_t at = 0, len = 0;
-        std::int32_t id = -1; // -1: empty
+        std::int32_t id = -1;   // -1: empty
+        std::uint32_t hash = 0; // the token's: compared before its bytes, and where it goes
     };
     std::string bytes_; // every token's bytes, one after another
     std::vector<Slot> slots_; // a power of two, at most half full
@@ -53,12 +54,15 @@ private:
 
     std::string_view text(const Slot& s) const { return std::string_view(bytes_).substr(s.at, s.len); }
 
+    static std::uint32_t hash(std::string_view token) { return static_cast<std::uint32_t>(std::hash<std::string_view>{}(token)); }
+
     // The slot that holds `token`, or the empty one where it would go.
-    Slot& slot(std::string_view token) {
+    Slot& slot(std::string_view token) { return slot(token, hash(token)); }
+    Slot& slot(std::string_view token, std::uint32_t h) {
         const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = std::hash<std::string_view>{}(token) & mask;; i = (i + 1) & mask) {
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             Slot& s = slots_[i];
-            if (s.id < 0 || text(s) == token) return s;
+            if (s.id < 0 || (s.hash == h && text(s) == token)) return s;
         }
     }
 
@@ -66,7 +70,7 @@ private:
         std::vector<Slot> old(size);
         old.swap(slots_);
         for (const Slot& s : old)
-            if (s.id >= 0) slot(text(s)) = s;
+            if (s.id >= 0) slot(text(s), s.hash) = s;
     }
 };
 
