@@ -1,5 +1,7 @@
 #include "core/model/importance_run.h"
 
+#include "core/wake.h"
+
 #include <chrono>
 
 namespace core::model {
@@ -82,6 +84,7 @@ void ImportanceRun::run() {
             error_ = error;
         }
         changed_.notify_all();
+        wake();
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/io/tensor.h"
 #include "core/model/next_token.h"
+#include "core/wake.h"
 
 #include <nlohmann/json.hpp>
 
@@ -259,6 +260,7 @@ void Session::run_task(std::unique_lock<std::mutex>& lock) {
     lock.lock();
     task_running_ = false;
     changed_.notify_all();
+    wake(); // the task published its result: the window draws it
 }
 
 void Session::run() {
@@ -287,6 +289,7 @@ void Session::run() {
         // Published unless cancelled, or superseded by a newer request or another model.
         if (made && !jobs_.pending && !jobs_.cancelled && model_ == job.model) snapshot_ = std::move(made);
         changed_.notify_all();
+        wake();
     }
 }
 

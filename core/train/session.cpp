@@ -1,6 +1,8 @@
 // core/train/session.cpp — the Train panel's worker thread and what it publishes.
 #include "core/train/session.h"
 
+#include "core/wake.h"
+
 #include <chrono>
 
 namespace core::train {
@@ -122,8 +124,11 @@ void TrainSession::pause() { stop_ = true; }
 
 void TrainSession::run(int max_steps) {
     for (int i = 0; i < max_steps && !stop_; ++i) publish(trainer_->step(), i + 1 == max_steps);
-    std::lock_guard<std::mutex> lock(mutex_);
-    published_.running = false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        published_.running = false;
+    }
+    wake(); // the window draws the run at rest
 }
 
 void TrainSession::publish(const StepResult& r, bool force_patterns) {
