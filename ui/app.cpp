@@ -264,7 +264,9 @@ void menu_bar(App::State& st) {
         ImGui::EndMenu();
     }
     // The status line: refusals and file errors stay readable for a while, then fade out.
-    if (!v.status.empty() && ImGui::GetTime() - v.status_time < 12.0) {
+    constexpr double status_seconds = 12.0;
+    if (const double left = v.status_time + status_seconds - ImGui::GetTime(); !v.status.empty() && left > 0.0) {
+        v.motion.wake_after(left); // a frame without it when it is gone
         ImGui::SameLine(0, 2.0f * em());
         ImGui::PushStyleColor(ImGuiCol_Text, v.status_is_error ? error_text_colour() : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         ImGui::TextUnformatted(v.status.c_str());
@@ -386,6 +388,7 @@ App::App(core::Scenario initial, TextureUploader& textures, std::string file_pat
 void App::frame() {
     State& st = *state_;
     View& v = st.view;
+    v.motion = Motion();
     use_colour_maps(ColourMaps{st.settings.weights_map, st.settings.signed_map, st.settings.theme});
     take_dropped_files(st); // before the recompute: a dropped scenario or array may change the scenario
     recompute(st, Recompute::always);

@@ -219,7 +219,7 @@ bool covered(const ImGuiWindow* owner, const ImRect& box) {
 
 } // namespace
 
-void outline_highlights(const View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols) {
+void outline_highlights(View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols) {
     const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 4.0f);
     const ImU32 colour = ImGui::ColorConvertFloat4ToU32(ImVec4(0.35f, 0.9f, 1.0f, pulse));
     const ImGuiWindow* owner = ImGui::GetCurrentWindow()->RootWindow;
@@ -232,6 +232,7 @@ void outline_highlights(const View& v, const std::string& matrix, const GridGeom
         box.ClipWith(g.visible);
         if (box.GetWidth() <= 0.0f || box.GetHeight() <= 0.0f || covered(owner, box)) continue;
         ImGui::GetForegroundDrawList()->AddRect(box.Min, box.Max, colour, 0.0f, 0, 3.0f);
+        v.motion.moving = true; // the outline pulses
     }
 }
 

@@ -44,7 +44,7 @@ void draw_hidden_cell(const ImRect& rect);
 // Outlines the open lesson's highlights of `matrix` (as lessons name it: X Q K V scores scaled A Z)
 // on a grid of rows × cols cells that the current window just drew, pulsing so that they are told
 // apart from the selection; only the part no window in front covers.
-void outline_highlights(const View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols);
+void outline_highlights(View& v, const std::string& matrix, const GridGeometry& g, int rows, int cols);
 
 // The widest of the first 256 token names: the width of a column of row labels.
 float token_label_width(const core::Scenario& s);

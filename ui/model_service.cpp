@@ -152,6 +152,8 @@ void ModelService::refresh(View& v) {
         run_error.clear();
     }
     hovered = -1;
+    // A model being read, a forward's progress: its panels change with each frame.
+    if (opening() || session.progress().running) v.motion.moving = true;
     if (!has_attention()) return;
     layer = std::clamp(layer, 0, shown->layers() - 1);
     head = std::clamp(head, 0, shown->heads() - 1);

@@ -9,6 +9,7 @@
 #include "core/attention.h"
 #include "core/io/settings.h"
 #include "ui/about.h"
+#include "ui/frame_policy.h"
 
 #include <imgui.h>
 
@@ -55,6 +56,9 @@ public:
 
     // Recompute and draw every panel. Call between ImGui::NewFrame() and ImGui::Render().
     void frame();
+    // After frame(): what changes on screen with no input, so that the window draws only then
+    // (ui/frame_policy.h): the panels' work and animations, and ImGui's own timers and layout.
+    Motion motion() const;
 
     // Selects the query row shown in the calculation and highlighted everywhere; false if no such row.
     bool select_row(int row);

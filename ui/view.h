@@ -9,6 +9,7 @@
 #include "core/attention.h"
 #include "core/learn/session.h"
 #include "ui/file_request.h"
+#include "ui/frame_policy.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -119,6 +120,10 @@ struct View {
     RangeCache result_ranges;
     std::map<std::string, GridGeometry> grids; // by matrix name: "X", "W_Q", "Q", "A", …
     std::map<std::string, ImRect> items;       // a few controls by name, for tests: "causal", "d_model", …
+
+    // What changes on screen by itself (ui/frame_policy.h): panels add to it as they draw, so the
+    // window keeps drawing while it moves and rests otherwise. Cleared at each frame's start.
+    Motion motion;
 
     LessonOverlay lesson; // what the open lesson hides and outlines (the Lesson panel publishes it)
     // What panels measured beyond the scenario for the lesson to read (the Train panel's accuracy

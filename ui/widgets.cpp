@@ -58,7 +58,7 @@ void tip(const char* text) {
     // disabled items and plain text have no hover timer and show at once.
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     const bool timed = ImGui::GetItemID() != 0 && !(ImGui::GetItemFlags() & ImGuiItemFlags_Disabled);
-    if (timed && g.HoveredIdTimer < 0.35f) return;
+    if (timed && g.HoveredIdTimer < tip_delay) return;
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(24.0f * em());
     ImGui::TextUnformatted(text);

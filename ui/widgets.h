@@ -24,8 +24,9 @@ struct NumberFont {
     NumberFont& operator=(const NumberFont&) = delete;
 };
 
-// Tooltip for the last item, after the mouse rested on it briefly.
+// Tooltip for the last item, after the mouse rested on it for tip_delay seconds.
 void tip(const char* text);
+inline constexpr float tip_delay = 0.35f;
 // Records the last item's rectangle under `name` (View::items) so tests can click it.
 void remember(View& v, const char* name);
 // SameLine() when an item `width` wide still fits on the current line (true); else false, and the

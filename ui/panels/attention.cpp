@@ -274,13 +274,15 @@ void draw_attention_viewer(AttentionView& st, TextureUploader& textures, View* v
     header(st);
     if (!st.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.error.c_str());
     const bool map_beside = v && v->open["attention_map"]; // the Model workspace: the map has a panel of its own
+    bool filling = st.thumbnails_pending();
     if (st.layer < 0 || map_beside) {
         grid(st);
-        return;
+    } else {
+        map_toolbar(st, true);
+        filling = !map_view(st, textures, (AttentionView::top_count + 2) * ImGui::GetTextLineHeightWithSpacing()) || filling;
+        top_keys(st);
     }
-    map_toolbar(st, true);
-    map_view(st, textures, (AttentionView::top_count + 2) * ImGui::GetTextLineHeightWithSpacing());
-    top_keys(st);
+    if (v && filling) v->motion.moving = true;
 }
 
 } // namespace ui

@@ -33,6 +33,8 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     void close();
     // Thumbnails made so far, and how many there are in all.
     int summarised() const { return done.load(std::memory_order_acquire); }
+    // Thumbnails still to be read or put in the atlas: the grid fills in over the next frames.
+    bool thumbnails_pending() const { return uploaded < total(); }
     int total() const { return file ? file->layers() * file->heads() : 0; }
     // Heads with a weight above the diagonal, among those summarised.
     int non_causal_heads() const;
@@ -95,8 +97,9 @@ void ask_attention_file(View& v);
 void put_texel(unsigned char* rgba, float w, float top);
 // The map's title and choices; `back` adds "◂ All heads" (when the grid is not beside the map).
 void map_toolbar(AttentionView& st, bool back);
-// The map, its labels, colour bar and hover; `below`: room to leave under it.
-void map_view(AttentionView& st, TextureUploader& textures, float below);
+// The map, its labels, colour bar and hover; `below`: room to leave under it. False while bands
+// of its rows are still to be drawn (in the frames after).
+bool map_view(AttentionView& st, TextureUploader& textures, float below);
 // The selected query's largest weights, or how to select one.
 void top_keys(AttentionView& st);
 

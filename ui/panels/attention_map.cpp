@@ -183,7 +183,7 @@ float hovered_weight(AttentionView& st, int row, int col) {
 
 // The map: labels on both axes (keys above, queries left), a colour bar on the right, hover for a
 // cell's weight, a click to choose the query whose top keys are listed. `below`: room left under it.
-void map_view(AttentionView& st, TextureUploader& textures, float below) {
+bool map_view(AttentionView& st, TextureUploader& textures, float below) {
     const int n = st.file->n();
     const float e = em(), n_f = static_cast<float>(n);
     fill_map(st, textures);
@@ -225,6 +225,7 @@ void map_view(AttentionView& st, TextureUploader& textures, float below) {
     ImGui::SetCursorScreenPos(ImVec2(p0.x, area.Max.y + 0.3f * e));
     if (st.map_rows_done < n) ImGui::ProgressBar(static_cast<float>(st.map_rows_done) / n_f, ImVec2(-1, 0), "drawing");
     else ImGui::Dummy(ImVec2(1, 1));
+    return st.map_rows_done >= n;
 }
 
 void top_keys(AttentionView& st) {
@@ -263,7 +264,7 @@ void draw_attention_map_panel(View& v, TextureUploader& textures) {
         return;
     }
     map_toolbar(st, false);
-    map_view(st, textures, 0.0f);
+    if (!map_view(st, textures, 0.0f)) v.motion.moving = true;
 }
 
 void draw_attention_keys_panel(View& v) {

@@ -93,6 +93,7 @@ void controls(DecodeView& d, const core::Scenario& s, View& v) {
             else step(d);
         }
     }
+    if (d.playing) v.motion.wake_after(seconds_per_step - d.timer); // the next step's frame
 }
 
 // The two counters side by side, then the memory.

@@ -114,6 +114,7 @@ void draw_model_heads(ModelHeads& m, const std::string& model, const std::string
         m.job = std::async(std::launch::async, run_model_heads, model, text);
     }
     if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
+    if (m.job.valid()) v.motion.moving = true; // a frame takes the run as soon as it is done
     ImGui::Separator();
     if (!m.run) {
         ImGui::TextDisabled("Running the model on the text…");

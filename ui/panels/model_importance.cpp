@@ -15,6 +15,7 @@ namespace {
 // Measure / Cancel and the progress of a running measurement.
 void controls(View& v, ModelService& m, const core::model::ImportanceRun::State& st) {
     if (st.running) {
+        v.motion.moving = true; // the progress bar
         if (ImGui::Button("Cancel")) m.importance.cancel();
         remember(v, "model importance cancel");
         ImGui::SameLine();

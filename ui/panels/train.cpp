@@ -293,6 +293,7 @@ void draw_train_panel(core::Scenario& s, View& v) {
     if (!t.session) t.session = std::make_unique<core::train::TrainSession>(t.config);
     t.session->view(t.shown);
     train_for_lesson(t, v);
+    if (t.shown.running) v.motion.moving = true; // every step moves the curves and the heads
     // Left: the run's settings, buttons, curves and files (scrolling when the panel is short).
     // Right: the heads.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
