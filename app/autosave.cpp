@@ -73,6 +73,11 @@ std::string Autosave::tick(const core::Scenario& current, Clock::time_point now)
     return error;
 }
 
+std::optional<Autosave::Clock::time_point> Autosave::due() const {
+    if (!dirty_since_) return std::nullopt;
+    return *dirty_since_ + delay_;
+}
+
 std::string Autosave::flush(const core::Scenario& current) {
     if (saved_ && *saved_ == current) return {};
     return save(current);

@@ -30,6 +30,9 @@ public:
     std::string tick(const core::Scenario& current, Clock::time_point now = Clock::now());
     // Saves now if the scenario differs from the file (on quit).
     std::string flush(const core::Scenario& current);
+    // When a tick would save (the changes it saw are `delay` old, or a failed save is retried);
+    // none while the file holds what the last tick saw.
+    std::optional<Clock::time_point> due() const;
 
     const std::string& path() const { return path_; }
 

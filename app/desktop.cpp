@@ -4,6 +4,7 @@
 // [SECTION] One frame
 #include "app/desktop.h"
 
+#include "app/window_events.h"
 #include "ui/fonts.h"
 
 #include <imgui_impl_glfw.h>
@@ -110,6 +111,7 @@ Drawn draw_frame(Desktop& d) {
     ImGui::NewFrame();
     d.app->frame();
     ImGui::Render();
+    frame_ended(window);
 
     glfwGetFramebufferSize(window, &d.width, &d.height);
     glViewport(0, 0, d.width, d.height);

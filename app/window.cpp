@@ -8,8 +8,12 @@
 
 #include "app/desktop.h"
 #include "app/window_capture.h"
+#include "app/window_events.h"
+#include "core/wake.h"
+#include "ui/frame_policy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -57,24 +61,59 @@ void report_save_problem(const std::string& problem, std::string& last_reported,
 // Files dropped on the window become a request to the App, which the next frames take in turn
 // (ui/file_drop.h): nothing is opened inside GLFW's callback.
 void queue_dropped_files(GLFWwindow* window, int count, const char** paths) {
+    count_event();
     if (auto* app = static_cast<ui::App*>(glfwGetWindowUserPointer(window)))
         app->drop_files(std::vector<std::string>(paths, paths + std::max(count, 0)));
 }
 
-// Until the user quits: each frame shown, the session autosaved, the title and settings kept in
-// step; at the end the session flushed and the window's place remembered.
+// What has come since the policy was last told: events (app/window_events.h) and workers' results.
+struct Seen {
+    unsigned long long events = events_seen(), wakes = core::wakes();
+};
+
+// Rests as `policy` says (until an event, a worker's core::wake() or a time), then tells it what came.
+void rest(ui::FramePolicy& policy, Seen& seen) {
+    const ui::FramePolicy::Next next = policy.next(glfwGetTime());
+    if (next.kind == ui::FramePolicy::Next::wait_event) glfwWaitEvents();
+    if (next.kind == ui::FramePolicy::Next::wait_until) {
+        const double left = next.until - glfwGetTime();
+        if (left > 0.0) glfwWaitEventsTimeout(left);
+    }
+    if (const unsigned long long e = events_seen(); e != seen.events) seen.events = e, policy.input();
+    if (const unsigned long long w = core::wakes(); w != seen.wakes) seen.wakes = w, policy.woken();
+}
+
+// What changes with no input after this frame: the App's, and a save that falls due.
+ui::Motion after_frame(const ui::App& app, const Launch& l) {
+    ui::Motion m = app.motion();
+    if (const auto due = l.autosave ? l.autosave->due() : std::nullopt)
+        m.wake_after(std::chrono::duration<double>(*due - Autosave::Clock::now()).count());
+    return m;
+}
+
+// Until the user quits: a frame whenever the frame policy asks for one (ui/frame_policy.h), each
+// shown, the session autosaved, the title and settings kept in step; otherwise the loop sleeps in
+// GLFW until something happens. At the end the session flushed and the window's place remembered.
 int frame_loop(Desktop& d, Launch& l) {
     ui::App& app = *d.app;
     DesktopState desktop{app.window_title(), l.settings_file, l.settings};
     std::string save_problem;
     glfwSetWindowUserPointer(d.backend.window, &app);
     glfwSetDropCallback(d.backend.window, queue_dropped_files);
+    core::set_waker(glfwPostEmptyEvent); // a worker's result ends the wait
+    ui::FramePolicy policy;
+    Seen seen;
     while (!app.wants_to_quit()) {
+        rest(policy, seen);
+        const double started = glfwGetTime();
+        if (policy.next(started).kind != ui::FramePolicy::Next::draw) continue;
         if (draw_frame(d) != Drawn::frame) continue;
         glfwSwapBuffers(d.backend.window);
         if (l.autosave) report_save_problem(l.autosave->tick(app.scenario()), save_problem, std::cerr);
         keep_in_step(d.backend.window, app, desktop);
+        policy.drawn(started, after_frame(app, l));
     }
+    core::set_waker(nullptr);
     if (l.autosave) report_save_problem(l.autosave->flush(app.scenario()), save_problem, std::cerr);
     remember_geometry(d.backend.window, app.settings());
     write_settings(l.settings_file, app.settings());

@@ -5,6 +5,7 @@
 // [SECTION] Dear ImGui on the window
 #include "app/window_backend.h"
 
+#include "app/window_events.h"
 #include "core/assets.h"
 #include "ui/fonts.h"
 
@@ -175,7 +176,9 @@ void start_imgui(Backend& b, const std::string& ini_path) {
     ui::apply_style(b.appearance);
     glfwGetWindowContentScale(b.window, &window_scale, nullptr);
     glfwSetWindowContentScaleCallback(b.window, remember_content_scale);
+    watch_events(b.window); // before the back end, which calls these first
     b.imgui_glfw_up = ImGui_ImplGlfw_InitForOpenGL(b.window, true);
+    hold_releases(b.window);
     b.imgui_opengl_up = ImGui_ImplOpenGL3_Init("#version 330 core");
     if (b.imgui_opengl_up) upload_device_objects();
 }

@@ -51,13 +51,16 @@ TEST_CASE("an edit is saved once the delay has passed, not before, and restored 
 
     core::Scenario s = core::preset_three_tokens();
     s.X(0, 0) = 0.25;
+    CHECK_FALSE(autosave.due().has_value());
     CHECK(autosave.tick(s, t0).empty());
     CHECK_FALSE(exists(path));
+    CHECK(autosave.due() == t0 + milliseconds(500)); // the window wakes then to save
     CHECK(autosave.tick(s, t0 + milliseconds(499)).empty());
     CHECK_FALSE(exists(path));
     CHECK(autosave.tick(s, t0 + milliseconds(500)).empty());
     REQUIRE(exists(path));
     CHECK(core::io::load_scenario_file(path) == s);
+    CHECK_FALSE(autosave.due().has_value()); // nothing left to save: no timer
 
     app::Autosave next_start(path);
     const auto restored = next_start.restore(error);
@@ -82,8 +85,10 @@ TEST_CASE("a session file that does not load is kept aside and reported") {
 
 TEST_CASE("a failed save is reported and retried") {
     app::Autosave autosave("/proc/attnviz-cannot-write/session.json", std::chrono::milliseconds(0));
-    const std::string error = autosave.tick(core::preset_three_tokens());
+    const auto t0 = app::Autosave::Clock::now();
+    const std::string error = autosave.tick(core::preset_three_tokens(), t0);
     CHECK(error.rfind("autosave: ", 0) == 0);
+    CHECK(autosave.due() == t0 + std::chrono::seconds(1)); // the retry
 }
 
 TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
