@@ -314,6 +314,34 @@ TEST_CASE("model tokenizer: the vocabulary and merges read from the text agree w
     CHECK(error_of(std::string(100000, '[') + std::string(100000, ']')) == "tokenizer.json: /: expected an object"); // deep nesting
 }
 
+TEST_CASE("model tokenizer: a vocabulary of over a megabyte, read in two halves, gives every token its id") {
+    json vocab = json::object();
+    for (int i = 0; i < 90000; ++i) vocab["tok" + std::to_string(i)] = i;
+    vocab["tok1tok2"] = 90000;
+    vocab["z\nline"] = 90001; // escapes, and last in the file: in the second half
+    vocab["z\"quote"] = 90002;
+    const json doc = {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array({"tok1 tok2"})}}}};
+    for (const std::string& text : {doc.dump(2), doc.dump()}) { // line breaks to cut at, and none
+        REQUIRE(text.size() > (1u << 20));
+        const Tokenizer t = core::model::parse_tokenizer_json(text, "big.json");
+        CHECK(t.vocab_size() == 90003);
+        CHECK(t.token_id("tok0") == 0);
+        CHECK(t.token_id("tok44999") == 44999);
+        CHECK(t.token_id("tok89999") == 89999);
+        CHECK(t.token_string(45001) == "tok45001");
+        CHECK(t.token_id("z\nline") == 90001);
+        CHECK(t.token_string(90002) == "z\"quote");
+        CHECK(t.token_id("tok1tok2") == 90000);
+    }
+    // An id twice in the second half: the parser's reading (both found, the id spells the later key).
+    json shared = doc;
+    shared["model"]["vocab"]["zz"] = 5;
+    const Tokenizer t = core::model::parse_tokenizer_json(shared.dump(2), "big.json");
+    CHECK(t.token_id("tok5") == 5);
+    CHECK(t.token_id("zz") == 5);
+    CHECK(t.token_string(5) == "zz");
+}
+
 TEST_CASE("model tokenizer: a model directory without a tokenizer, and bad GPT-2 files") {
     const std::string dir = fixtures::temp_dir();
     const auto error_loading = [](const std::string& d) {

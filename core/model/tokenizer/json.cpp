@@ -6,6 +6,7 @@
 #include "core/io/files.h"
 
 #include <algorithm>
+#include <deque>
 #include <new>
 #include <optional>
 #include <system_error>
@@ -129,30 +130,82 @@ template <class Inside> bool outline(scan::Scanner& s, Keys& keys, Inside inside
     return s.take('}');
 }
 
-// "token": id pairs, each token and each id once.
-bool fast_vocab(std::string_view text, Vocab& v) {
-    scan::Scanner s(text);
-    if (!s.take('{')) return false;
-    const auto entries = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':')); // at least one a token
-    v.ids.reserve(entries);
-    v.strings.reserve(entries);
-    std::vector<bool> taken;
+// Entries "token": id from s on, each given to add(token, id): to the '}' that closes them and the
+// end of the text, or, when `cut` (the text ends inside the object), to the end right after a comma.
+template <class Add> bool vocab_entries(scan::Scanner& s, bool cut, Add add) {
     std::string unescaped;
-    if (!s.take('}')) {
-        do {
-            std::string_view raw;
-            bool escaped = false;
-            long id = 0;
-            if (!s.at('"') || !s.string(raw, escaped) || !s.take(':') || !s.small_whole(id) || id > max_token_id) return false;
-            const auto at = static_cast<std::size_t>(id);
-            if (at >= taken.size()) taken.resize(std::max(at + 1, taken.size() * 2));
-            if (taken[at] || !v.set(escaped ? std::string_view(unescaped = scan::unescape(raw)) : raw, at)) return false;
-            taken[at] = true;
-        } while (s.take(','));
-        if (!s.take('}')) return false;
+    for (;;) {
+        std::string_view raw;
+        bool escaped = false;
+        long id = 0;
+        if (!s.at('"') || !s.string(raw, escaped) || !s.take(':') || !s.small_whole(id) || id > max_token_id) return false;
+        if (!add(escaped ? std::string_view(unescaped = scan::unescape(raw)) : raw, id, escaped)) return false;
+        if (!s.take(',')) break;
+        if (cut && (s.space(), s.p == s.end)) return true;
     }
+    if (cut || !s.take('}')) return false;
     s.space();
     return s.p == s.end;
+}
+
+// "token": id pairs, each token and each id once. A large one is read in two halves at a line
+// break near its middle (a line break is never inside a JSON string), the second half scanned on
+// another core while this one fills the table from the first.
+bool fast_vocab(std::string_view text, Vocab& v) {
+    const auto entries = static_cast<std::size_t>(std::count(text.begin(), text.end(), ':')); // at least one a token
+    std::vector<bool> taken;
+    const auto insert = [&](std::string_view token, long id, bool) {
+        const auto at = static_cast<std::size_t>(id);
+        if (at >= taken.size()) taken.resize(std::max(at + 1, taken.size() * 2));
+        if (taken[at] || !v.set(token, at)) return false;
+        taken[at] = true;
+        return true;
+    };
+    const auto whole = [&] {
+        v = Vocab{};
+        taken.clear();
+        v.ids.reserve(entries);
+        v.strings.reserve(entries);
+        scan::Scanner s(text);
+        if (!s.take('{')) return false;
+        if (s.take('}')) return s.space(), s.p == s.end;
+        return vocab_entries(s, false, insert);
+    };
+    const std::size_t cut = text.size() > (1u << 20) ? text.find('\n', text.size() / 2) : std::string_view::npos;
+    if (cut == std::string_view::npos) return whole();
+    std::vector<std::pair<std::string_view, long>> later;
+    std::deque<std::string> kept; // the second half's tokens that had escapes
+    bool later_ok = false;
+    const auto scan_later = [&] {
+        try {
+            scan::Scanner s(text.substr(cut));
+            later.reserve(entries / 2 + 1);
+            later_ok = vocab_entries(s, false, [&](std::string_view token, long id, bool escaped) {
+                later.emplace_back(escaped ? std::string_view(kept.emplace_back(token)) : token, id);
+                return true;
+            });
+        } catch (const std::exception&) {
+        }
+    };
+    std::thread other;
+    try {
+        other = std::thread(scan_later);
+    } catch (const std::system_error&) {
+        scan_later();
+    }
+    bool first_ok = false;
+    try {
+        v.ids.reserve(entries);
+        v.strings.reserve(entries);
+        scan::Scanner s(text.substr(0, cut));
+        first_ok = s.take('{') && vocab_entries(s, true, insert);
+    } catch (const std::exception&) { // out of memory: joined below, then the full parser decides
+    }
+    if (other.joinable()) other.join();
+    if (!first_ok || !later_ok) return whole(); // the line break was not between two entries
+    for (const auto& [token, id] : later)
+        if (!insert(token, id, false)) return false;
+    return true;
 }
 
 // Merges as "left right" or ["left", "right"].
@@ -223,7 +276,7 @@ bool read_fast(const std::string& content, json& doc, Vocab& vocab, ReadAhead& a
     const auto read_merges = [&] {
         try {
             merges_ok = merges_text.empty() || (a.merges = fast_merges(merges_text, a));
-        } catch (const std::bad_alloc&) {
+        } catch (const std::exception&) {
             merges_ok = false;
         }
     };
@@ -236,7 +289,7 @@ bool read_fast(const std::string& content, json& doc, Vocab& vocab, ReadAhead& a
     bool vocab_ok = false;
     try {
         vocab_ok = vocab_text.empty() || (a.vocab = fast_vocab(vocab_text, vocab));
-    } catch (const std::bad_alloc&) {
+    } catch (const std::exception&) { // out of memory: joined below, then the full parser decides
     }
     if (other.joinable()) other.join();
     return vocab_ok && merges_ok;
