@@ -1,7 +1,7 @@
 // core/model/config.h — a Hugging Face config.json as the sizes and constants a forward pass needs.
 //
 // Field names and defaults are those of transformers' configuration classes (GPT2Config,
-// LlamaConfig, MistralConfig, Qwen2Config, BertConfig); the `architectures` field picks the row of
+// LlamaConfig, MistralConfig, Qwen2Config, Gemma2Config, Gemma3TextConfig, BertConfig); the `architectures` field picks the row of
 // core/model/arch/table.h, whose read_config reads the fields its architecture has.
 #pragma once
 
@@ -48,6 +48,12 @@ struct ModelConfig {
     bool o_bias = false;
     bool mlp_bias = false;
     std::vector<int> sliding_window; // per layer (one entry each), 0 = full attention (Mistral, Qwen2 with use_sliding_window)
+    // Gemma: cap · tanh(x / cap) on the attention scores (after the scale, before the mask) and on
+    // the logits; 0 = none.
+    double attn_logit_softcapping = 0.0;
+    double final_logit_softcapping = 0.0;
+    double query_pre_attn_scalar = 0.0; // Gemma: scores scaled by query_pre_attn_scalar^-1/2
+    double rope_local_base_freq = 0.0;  // Gemma 3: rope_theta of the sliding layers (default scaling)
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace core::model {
 
@@ -26,9 +27,14 @@ void Model::head_logits(const float* input, int rows, int v0, int v1, float* out
     if (!u.weight) throw std::logic_error(config_.name + " has no LM head");
     const int width = u.width, n = v1 - v0;
     ops::active().gemm({input, width, u.weight + static_cast<std::ptrdiff_t>(v0) * width, width, true, out, ldo, rows, width, n}, false);
-    if (!u.bias) return;
+    const float cap = static_cast<float>(config_.final_logit_softcapping);
+    if (!u.bias && cap <= 0.0f) return;
     for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < n; ++j) out[static_cast<std::ptrdiff_t>(i) * ldo + j] += u.bias[v0 + j];
+        for (int j = 0; j < n; ++j) {
+            float& logit = out[static_cast<std::ptrdiff_t>(i) * ldo + j];
+            if (u.bias) logit += u.bias[v0 + j];
+            if (cap > 0.0f) logit = cap * std::tanh(logit / cap); // Gemma's final-logit soft-cap
+        }
 }
 
 namespace {

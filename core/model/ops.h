@@ -29,7 +29,8 @@ struct Gemm {
 
 // One head of attention over the cache: rows are queries at positions first_pos … first_pos+m-1,
 // keys at 0 … keys-1. Key j is visible to query p when (!causal || j <= p) and
-// (window == 0 || p - j < window).
+// (window == 0 || p - j < window). Scores are q · kᵀ · scale, then (Gemma 2) softcap · tanh(score /
+// softcap) where softcap > 0, then masked and softmaxed.
 struct Attend {
     const float* q;  // (m, d) row stride ldq
     Index ldq;
@@ -45,6 +46,7 @@ struct Attend {
     float* out;      // (m, d) row stride ldo: weights · v
     Index ldo;
     float* entropy = nullptr; // (m) where given: each row's −Σ w ln w (nats), from the softmax itself
+    float softcap = 0.0f;     // 0: none
 };
 
 enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };

@@ -95,9 +95,10 @@ struct Buffer {
 };
 thread_local Buffer buffer_a, buffer_b;
 
-// Row i of `w` (cols values): the softmax of scale · w over keys lo … hi-1, 0 elsewhere. With
-// `entropy`, also −Σ p ln p = ln S − Σ p (x − top), S = Σ exp(x − top), from the same pass.
-void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float* entropy) {
+// Row i of `w` (cols values): the softmax of scale · w (soft-capped where softcap > 0) over keys
+// lo … hi-1, 0 elsewhere. With `entropy`, also −Σ p ln p = ln S − Σ p (x − top), S = Σ exp(x − top),
+// from the same pass.
+void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float softcap, float* entropy) {
     for (Index j = 0; j < lo; ++j) w[j] = 0.0f;
     for (Index j = hi; j < cols; ++j) w[j] = 0.0f;
     if (entropy) *entropy = 0.0f;
@@ -105,6 +106,10 @@ void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float* e
     const Index n = hi - lo;
     Aligned x = buffer_a.load(w + lo, n, -std::numeric_limits<float>::infinity());
     x *= scale;
+    if (softcap > 0.0f) { // cap · tanh(x / cap), then the padding back to −∞ (tanh took it to −1)
+        x = softcap * (x / softcap).tanh();
+        x.tail(x.size() - n).setConstant(-std::numeric_limits<float>::infinity());
+    }
     const float top = x.maxCoeff();
     Aligned shifted = buffer_b.reserve(entropy ? x.size() : 0);
     if (entropy) shifted = x - top;
@@ -128,7 +133,7 @@ void attend(const Attend& a) {
             const Index p = a.first_pos + i;
             const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
-            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.entropy ? a.entropy + i : nullptr);
+            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.entropy ? a.entropy + i : nullptr);
         }
         gemm_block(rows, a.d, live, w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, false);
     }

@@ -72,7 +72,7 @@ void one_head(void* context, std::ptrdiff_t task) {
                                     : nullptr;
     ops::Attend at{a.q + first * a.ldq + h * a.d_head, a.ldq, k, v, row,
                    t_new, keys, a.d_head, keys - t_new, a.causal, a.window, a.scale,
-                   weights, j.context + first * width + h * a.d_head, width, entropy};
+                   weights, j.context + first * width + h * a.d_head, width, entropy, a.softcap};
     ops::active().attend(at);
     if (!j.o->capture_qkv) return;
     HeadCapture& c = j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)];

@@ -32,6 +32,7 @@ struct HeadsArgs {
     bool causal;
     int window;      // 0: every visible key
     float scale;
+    float softcap = 0.0f; // attention-logit soft-cap (Gemma 2), 0: none
 };
 
 // Every head of one layer over the cache (which already holds this call's keys): writes `context`
