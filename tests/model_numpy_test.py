@@ -3,7 +3,8 @@
 through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
 
 The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
-modeling_llama / mistral / qwen2 with modeling_rope_utils, modeling_bert), in float64, with their own
+modeling_llama / mistral / qwen2 with modeling_rope_utils, modeling_bert, modeling_gemma2 and
+modeling_gemma3 with the defaults of their configuration classes), in float64, with their own
 safetensors reader; they share no code with attnviz.
 usage: model_numpy_test.py ATTNVIZ WORKDIR"""
 import json
@@ -203,12 +204,81 @@ def bert_forward(c, w, ids, ablate=(), mode="zero"):
     return h @ w[p + "embeddings.word_embeddings.weight"].T + w["cls.predictions.bias"], np.array(atts)
 
 
+# Gemma2Config's and Gemma3TextConfig's defaults for what a config.json may leave out.
+GEMMA_DEFAULTS = {
+    "gemma2": {"num_key_value_heads": 4, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-6,
+               "rope_theta": 10000.0, "query_pre_attn_scalar": 256, "sliding_window": 4096, "final_logit_softcapping": 30.0,
+               "attn_logit_softcapping": 50.0},
+    "gemma3_text": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "rms_norm_eps": 1e-6,
+                    "hidden_activation": "gelu_pytorch_tanh", "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0,
+                    "query_pre_attn_scalar": 256, "sliding_window": 4096, "sliding_window_pattern": 6,
+                    "final_logit_softcapping": None, "attn_logit_softcapping": None},
+}
+
+
+def gemma_text_config(c):
+    """The text model's config, defaults filled in, and the prefix of its weights."""
+    nested = "text_config" in c
+    t = dict(c["text_config"]) if nested else dict(c)
+    kind = "gemma2" if c["architectures"][0] == "Gemma2ForCausalLM" else "gemma3_text"
+    t = {**GEMMA_DEFAULTS[kind], **t}
+    if "layer_types" not in t:  # Gemma 2: every other layer from the first; Gemma 3: all but every pattern-th
+        n = 2 if kind == "gemma2" else t["sliding_window_pattern"]
+        t["layer_types"] = ["sliding_attention" if (l + 1) % n else "full_attention" for l in range(t["num_hidden_layers"])]
+    return kind, t, "language_model.model." if nested else "model."
+
+
+def gemma_norm(x, w, eps):
+    """Gemma's RMSNorm: scales by (1 + weight)."""
+    return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * (1 + w)
+
+
+def softcap(x, cap):
+    return cap * np.tanh(x / cap) if cap else x
+
+
+def gemma_forward(c, w, ids, ablate=(), mode="zero"):
+    kind, c, p = gemma_text_config(c)
+    H, KV, dh, eps, t = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"], c["rms_norm_eps"], len(ids)
+    lin = lambda x, name: x @ w[name + ".weight"].T
+    rope_global = rope_inv_freq(c, dh)
+    if c.get("rope_scaling") and c["rope_scaling"].get("rope_type", c["rope_scaling"].get("type")) == "linear":
+        rope_global = rope_global / c["rope_scaling"]["factor"]
+    rope_local = rope_inv_freq({"rope_theta": c.get("rope_local_base_freq")}, dh) if kind == "gemma3_text" else rope_global
+    attn_cap = c["attn_logit_softcapping"] if kind == "gemma2" else None  # Gemma 3 does not soft-cap attention
+    i, j = np.indices((t, t))
+    x = w[p + "embed_tokens.weight"][ids] * float(np.float32(math.sqrt(c["hidden_size"])))
+    atts = []
+    for l in range(c["num_hidden_layers"]):
+        q_ = f"{p}layers.{l}."
+        sliding = c["layer_types"][l] == "sliding_attention"
+        mask = (j <= i) & ((i - j < c["sliding_window"]) if sliding else True)
+        a = gemma_norm(x, w[q_ + "input_layernorm.weight"], eps)
+        q, k, v = heads(lin(a, q_ + "self_attn.q_proj"), H), heads(lin(a, q_ + "self_attn.k_proj"), KV), heads(lin(a, q_ + "self_attn.v_proj"), KV)
+        if kind == "gemma3_text":
+            q, k = gemma_norm(q, w[q_ + "self_attn.q_norm.weight"], eps), gemma_norm(k, w[q_ + "self_attn.k_norm.weight"], eps)
+        inv = rope_local if sliding else rope_global
+        q, k = rope(q, inv), rope(k, inv)
+        k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)
+        scores = softcap(q @ k.transpose(0, 2, 1) * c["query_pre_attn_scalar"] ** -0.5, attn_cap)
+        att = softmax(np.where(mask, scores, -np.inf))
+        atts.append(att)
+        o = ablated(att @ v, l, ablate, mode)
+        x = x + gemma_norm(lin(o.transpose(1, 0, 2).reshape(t, -1), q_ + "self_attn.o_proj"), w[q_ + "post_attention_layernorm.weight"], eps)
+        a = gemma_norm(x, w[q_ + "pre_feedforward_layernorm.weight"], eps)
+        m = lin(gelu_tanh(lin(a, q_ + "mlp.gate_proj")) * lin(a, q_ + "mlp.up_proj"), q_ + "mlp.down_proj")
+        x = x + gemma_norm(m, w[q_ + "post_feedforward_layernorm.weight"], eps)
+    x = gemma_norm(x, w[p + "norm.weight"], eps)
+    return softcap(x @ w[p + "embed_tokens.weight"].T, c["final_logit_softcapping"]), np.array(atts)
+
+
 def reference(d, ids, ablate=(), mode="zero"):
     """logits (or hidden states) and attention (L, H, t, t) of the model in `d`, with the heads
     (layer, head) of `ablate` (from 0) set to zero or their mean before the output projection."""
     c = json.load(open(os.path.join(d, "config.json")))
     arch = c["architectures"][0]
-    forward = gpt2_forward if arch.startswith("GPT2") else bert_forward if arch.startswith("Bert") else llama_forward
+    forward = (gpt2_forward if arch.startswith("GPT2") else bert_forward if arch.startswith("Bert") else
+               gemma_forward if arch.startswith("Gemma") else llama_forward)
     return forward(c, read_weights(d), list(ids), ablate, mode)
 
 
@@ -398,12 +468,16 @@ def patch_dtype(path, name, dtype):
 def main():
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), workdir], check=True)
     rng = np.random.default_rng(5)
-    for name in ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base"):
-        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+    for name in ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
+                 "gemma3_text", "gemma3"):
+        config = json.load(open(os.path.join(workdir, name, "config.json")))
+        vocab = config.get("text_config", config)["vocab_size"]
         check_forward(name, rng.integers(0, vocab, 7).tolist())
         if not name.startswith("bert"):
             check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
     check_forward("gpt2", [5])
+    for name in ("gemma2", "gemma3_text", "gemma3"):  # sliding windows of 3 on 20 positions
+        check_forward(name, rng.integers(0, 300, 20).tolist())
     check_generate_eos("llama_gqa", [10, 20, 30, 40])
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text

@@ -193,8 +193,9 @@ def check_bad_ablate():
 def main():
     subprocess.run(["/usr/bin/python3", os.path.join(ref.here, "fixtures", "make_checkpoints.py"), workdir], check=True)
     rng = np.random.default_rng(8)
-    for name in ("gpt2", "llama_gqa", "bert"):
-        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+    for name in ("gpt2", "llama_gqa", "bert", "gemma2", "gemma3_text", "gemma3"):
+        config = json.load(open(os.path.join(workdir, name, "config.json")))
+        vocab = config.get("text_config", config)["vocab_size"]
         ids = rng.integers(3, min(vocab, 40), 9).tolist()
         ids[5:8] = ids[1:4]  # a repeat: duplicate and induction rows
         check_heads(name, ids, output_of("--heads", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids))))
@@ -206,6 +207,7 @@ def main():
             check_ablated_generate(name, ids[:4], 5, [(2, 2)])
     check_probe("gpt2", 6, 3)
     check_probe("llama_gqa", 5, 1)
+    check_probe("gemma2", 5, 2)
     check_bad_ablate()
     if failures:
         sys.exit(f"probes_numpy_test: {len(failures)} failures")

@@ -10,6 +10,9 @@ const std::vector<Architecture>& architectures() {
         {"LlamaForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
         {"MistralForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
         {"Qwen2ForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
+        {"Gemma2ForCausalLM", true, read_gemma2, gemma_score_scale, build_gemma2},
+        {"Gemma3ForCausalLM", true, read_gemma3, gemma_score_scale, build_gemma3},
+        {"Gemma3ForConditionalGeneration", true, read_gemma3_multimodal, gemma_score_scale, build_gemma3_multimodal},
         {"BertForMaskedLM", true, read_bert, inverse_sqrt_head, build_bert},
         {"BertModel", false, read_bert, inverse_sqrt_head, build_bert},
     };

@@ -52,6 +52,13 @@ double gpt2_score_scale(const ModelConfig& c, int layer);
 std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_llama(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_gemma2(const ConfigReader& r, ModelConfig& c);
+void read_gemma3(const ConfigReader& r, ModelConfig& c);
+void read_gemma3_multimodal(const ConfigReader& r, ModelConfig& c);
+double gemma_score_scale(const ModelConfig& c, int layer);
+std::unique_ptr<Model> build_gemma2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+std::unique_ptr<Model> build_gemma3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+std::unique_ptr<Model> build_gemma3_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 

@@ -1,0 +1,220 @@
+// core/model/arch/gemma.cpp — the Gemma 2 / Gemma 3 decoder (gemma.h).
+#include "core/model/arch/gemma.h"
+
+#include "core/model/arch/layers.h"
+#include "core/model/arch/rotary.h"
+#include "core/model/arch/table.h"
+#include "core/model/format/config_reader.h"
+
+#include <cmath>
+
+namespace core::model {
+namespace gemma {
+
+namespace {
+
+using layers::Layout;
+using Tensor = Weights::Tensor;
+
+// Gemma's RMSNorm multiplies by (1 + weight), added in float32 as the modeling file does.
+struct Norm {
+    std::vector<float> scale; // (d)
+    Norm() = default;
+    explicit Norm(const Tensor& w) : scale(static_cast<std::size_t>(w.count())) {
+        for (std::size_t i = 0; i < scale.size(); ++i) scale[i] = 1.0f + w.data()[i];
+    }
+    // y (rows, d) = x / √(mean(x²) + eps) · (1 + w); x and y may be the same.
+    void apply(const float* x, float* y, int rows, float eps) const {
+        ops::active().rms_norm(x, y, rows, static_cast<int>(scale.size()), scale.data(), eps);
+    }
+};
+
+struct Block {
+    Norm input, post_attention, pre_feedforward, post_feedforward;
+    const Tensor *q_w, *k_w, *v_w, *o_w, *gate_w, *up_w, *down_w;
+    const Tensor *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *o_b = nullptr; // with attention_bias
+    std::vector<Norm> qk = {};                                                     // q_norm, k_norm (Gemma 3)
+};
+
+class Gemma final : public layers::LayerStack {
+public:
+    Gemma(const ModelConfig& c, std::shared_ptr<const Weights> w, const Options& o);
+
+private:
+    void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
+    void finish(MatrixF& x) const override;
+    Block block(int l, const Options& o) const;
+    void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
+    void mlp(const Block& b, MatrixF& x) const;
+
+    std::shared_ptr<const Weights> w_;
+    std::string prefix_;
+    std::vector<float> global_freq_, local_freq_; // (d_head / 2) the rotary inv_freq of full and sliding layers
+    float normalizer_; // √hidden_size in float32
+    const Tensor* embed_;
+    std::vector<Block> blocks_;
+    Norm final_norm_;
+};
+
+Gemma::Gemma(const ModelConfig& c, std::shared_ptr<const Weights> w, const Options& o)
+    : LayerStack(c), w_(std::move(w)), prefix_(o.prefix), global_freq_(rotary::inverse_frequencies(c.rope_theta, c.d_head, c.rope_scaling)),
+      local_freq_(c.rope_local_base_freq > 0 ? rotary::inverse_frequencies(c.rope_local_base_freq, c.d_head, RopeScaling{}) : global_freq_),
+      normalizer_(static_cast<float>(std::sqrt(static_cast<double>(c.d_model)))) {
+    embed_ = &w_->require(prefix_ + "embed_tokens.weight", {c.vocab, c.d_model});
+    for (int l = 0; l < c.layers; ++l) blocks_.push_back(block(l, o));
+    final_norm_ = Norm(w_->require(prefix_ + "norm.weight", {c.d_model}));
+    head_ = c.tie_word_embeddings ? embed_ : &w_->require("lm_head.weight", {c.vocab, c.d_model});
+}
+
+Block Gemma::block(int l, const Options& o) const {
+    const ModelConfig& c = config();
+    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
+                       KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    auto get = [&](const std::string& rest, const Shape& shape) -> const Tensor& {
+        return w_->require(layers::layer_name(prefix_ + "layers.", l, rest), shape);
+    };
+    Block b{Norm(get("input_layernorm.weight", {D})), Norm(get("post_attention_layernorm.weight", {D})),
+            Norm(get("pre_feedforward_layernorm.weight", {D})), Norm(get("post_feedforward_layernorm.weight", {D})),
+            &get("self_attn.q_proj.weight", {Q, D}), &get("self_attn.k_proj.weight", {KV, D}),
+            &get("self_attn.v_proj.weight", {KV, D}), &get("self_attn.o_proj.weight", {D, Q}),
+            &get("mlp.gate_proj.weight", {F, D}), &get("mlp.up_proj.weight", {F, D}), &get("mlp.down_proj.weight", {D, F})};
+    if (c.attention_bias) {
+        b.q_b = &get("self_attn.q_proj.bias", {Q});
+        b.k_b = &get("self_attn.k_proj.bias", {KV});
+        b.v_b = &get("self_attn.v_proj.bias", {KV});
+        b.o_b = &get("self_attn.o_proj.bias", {D});
+    }
+    if (o.qk_norm) {
+        b.qk.emplace_back(get("self_attn.q_norm.weight", {c.d_head}));
+        b.qk.emplace_back(get("self_attn.k_norm.weight", {c.d_head}));
+    }
+    return b;
+}
+
+void Gemma::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, Q = c.heads * c.d_head, KV = c.kv_heads * c.d_head;
+    const float eps = static_cast<float>(c.norm_eps);
+    MatrixF a(t, D);                                                                   // (t, D)
+    b.input.apply(x.data(), a.data(), t, eps);
+    MatrixF q(t, Q), k(t, KV), v(t, KV);                                               // (t, H·dh), (t, Hkv·dh)
+    layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
+    layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
+    layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
+    if (!b.qk.empty()) { // each head's row of d_head values
+        b.qk[0].apply(q.data(), q.data(), t * c.heads, eps);
+        b.qk[1].apply(k.data(), k.data(), t * c.kv_heads, eps);
+    }
+    const int window = c.sliding_window[static_cast<std::size_t>(l)];
+    const std::vector<float>& freq = window > 0 ? local_freq_ : global_freq_;
+    for (int c0 = 0; c0 < t; c0 += r.t_new) { // each copy's positions
+        rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, cache.length, freq);
+        rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, cache.length, freq);
+    }
+    layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
+    const float scale = static_cast<float>(gemma_score_scale(c, l));
+    MatrixF out = MatrixF::Zero(t, D);                                                 // (t, D) the heads' output
+    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale, static_cast<float>(c.attn_logit_softcapping)},
+                              cache, o, r, *b.o_w, Layout::out_in, b.o_b, out);
+    b.post_attention.apply(out.data(), out.data(), t, eps);
+    x += out;
+}
+
+void Gemma::mlp(const Block& b, MatrixF& x) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
+    const float eps = static_cast<float>(c.norm_eps);
+    MatrixF a(t, D);                                                                   // (t, D)
+    b.pre_feedforward.apply(x.data(), a.data(), t, eps);
+    MatrixF gate(t, F), up(t, F);                                                      // (t, F)
+    layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, nullptr, gate.data());
+    layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, nullptr, up.data());
+    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
+    layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, nullptr, a.data());
+    b.post_feedforward.apply(a.data(), a.data(), t, eps);
+    x += a;
+}
+
+void Gemma::embed(const std::vector<int>& ids, int, MatrixF& x) const {
+    const int D = config().d_model;
+    const float* embed = embed_->data();
+    for (int i = 0; i < static_cast<int>(ids.size()); ++i) {
+        const float* row = embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D;
+        for (int j = 0; j < D; ++j) x(i, j) = row[j] * normalizer_;
+    }
+}
+
+void Gemma::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    attention(b, l, x, cache, o, r);
+    mlp(b, x);
+}
+
+void Gemma::finish(MatrixF& x) const {
+    final_norm_.apply(x.data(), x.data(), static_cast<int>(x.rows()), static_cast<float>(config().norm_eps));
+}
+
+// Which layers slide: `layer_types` where given, else Gemma 2's every other layer from the first,
+// or Gemma 3's all but every sliding_window_pattern-th.
+std::vector<int> read_windows(const ConfigReader& r, int layers, Version v) {
+    const int w = r.whole("sliding_window", 1, 1LL << 30, 4096);
+    const int pattern = v == Version::gemma2 ? 2 : r.whole("sliding_window_pattern", 1, 1 << 20, 6);
+    std::vector<int> window(static_cast<std::size_t>(layers), 0);
+    const nlohmann::json* types = r.has("layer_types") ? &r.j.at("layer_types") : nullptr;
+    if (types && (!types->is_array() || types->size() != window.size()))
+        r.fail("layer_types", "is not a list of " + std::to_string(layers) + " layer types");
+    for (int l = 0; l < layers; ++l) {
+        bool sliding = (l + 1) % pattern != 0;
+        if (types) {
+            const nlohmann::json& t = types->at(static_cast<std::size_t>(l));
+            if (t != "sliding_attention" && t != "full_attention")
+                r.fail("layer_types", "names " + t.dump() + "; attnviz runs \"sliding_attention\" and \"full_attention\"");
+            sliding = t == "sliding_attention";
+        }
+        window[static_cast<std::size_t>(l)] = sliding ? w : 0;
+    }
+    return window;
+}
+
+// A soft-cap: absent gives the class's default, null gives none (0).
+double read_softcap(const ConfigReader& r, const char* key, double fallback) {
+    if (r.j.contains(key) && r.j.at(key).is_null()) return 0.0;
+    return r.real(key, 1e-6, 1e9, fallback);
+}
+
+} // namespace
+
+void read_text_config(const ConfigReader& r, ModelConfig& c, Version v) {
+    const bool two = v == Version::gemma2;
+    read_sizes(r, c, {{"vocab_size", two ? 256000 : 262208}, {"hidden_size", 2304}, {"num_hidden_layers", 26}, {"num_attention_heads", 8}});
+    c.d_ff = r.whole("intermediate_size", 1, max_config_size, 9216);
+    c.kv_heads = r.whole("num_key_value_heads", 1, 4096, 4);
+    if (c.heads % c.kv_heads != 0)
+        r.fail("num_key_value_heads", "(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+    c.d_head = c.rotary_dim = r.whole("head_dim", 2, 65536, 256);
+    if (c.d_head % 2 != 0) r.fail("head_dim", "is odd (" + std::to_string(c.d_head) + "); rotary positions rotate pairs");
+    c.context = r.whole("max_position_embeddings", 1, 1 << 30, two ? 8192 : 131072);
+    c.norm_eps = r.real("rms_norm_eps", 1e-30, 1.0, 1e-6);
+    c.activation = r.activation("hidden_activation", "gelu_pytorch_tanh");
+    c.rope_theta = r.real("rope_theta", 1e-6, 1e15, two ? 10000.0 : 1000000.0);
+    c.rope_scaling = rotary::read_scaling(r);
+    c.rope_local_base_freq = two ? 0.0 : r.real("rope_local_base_freq", 1e-6, 1e15, 10000.0);
+    c.query_pre_attn_scalar = r.real("query_pre_attn_scalar", 1e-6, 1e12, 256.0);
+    c.attn_logit_softcapping = two ? read_softcap(r, "attn_logit_softcapping", 50.0) : 0.0; // Gemma 3 applies none
+    c.final_logit_softcapping = read_softcap(r, "final_logit_softcapping", two ? 30.0 : 0.0);
+    c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
+    c.attention_bias = c.o_bias = r.flag("attention_bias", false);
+    if (r.flag("use_bidirectional_attention", false)) r.fail("use_bidirectional_attention", "is true; attnviz runs Gemma's causal decoder");
+    c.sliding_window = read_windows(r, c.layers, v);
+}
+
+std::unique_ptr<Model> build(const ModelConfig& config, std::shared_ptr<const Weights> weights, const Options& options) {
+    return std::make_unique<Gemma>(config, std::move(weights), options);
+}
+
+} // namespace gemma
+
+double gemma_score_scale(const ModelConfig& c, int) { return 1.0 / std::sqrt(c.query_pre_attn_scalar); }
+
+} // namespace core::model

@@ -1,0 +1,45 @@
+// core/model/arch/gemma.h — the decoder that Gemma2ForCausalLM and Gemma 3's text model share
+// (arch/gemma2.cpp, arch/gemma3.cpp), as transformers' modeling_gemma2.py and modeling_gemma3.py
+// run it. Internal to core/model/arch/*.cpp.
+//
+//   x = embed_tokens[id] · √hidden_size (the normalizer rounded to float32)         (t, D)
+//   per layer:  a = norm(x, input_layernorm)        norm(x, w) = x / √(mean(x²) + eps) · (1 + w)
+//               q, k, v = a · q_projᵀ, a · k_projᵀ, a · v_projᵀ                 (t, H·dh), (t, Hkv·dh)
+//               q, k ← norm(q, q_norm), norm(k, k_norm) per head                  (Gemma 3)
+//               q, k ← rotate-half RoPE: rope_local_base_freq on sliding layers (Gemma 3), else
+//                      rope_theta with rope_scaling
+//               s = q·kᵀ · query_pre_attn_scalar^-½, then cap · tanh(s / cap)    (Gemma 2's soft-cap)
+//               x += norm(heads(s, v) · o_projᵀ, post_attention_layernorm)   sliding layers: last
+//                                                                              sliding_window keys
+//               a = norm(x, pre_feedforward_layernorm)
+//               x += norm((gelu_tanh(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ, post_feedforward_layernorm)
+//   logits = cap · tanh(norm(x, norm) · embed_tokensᵀ / cap)       (final_logit_softcapping where set)
+#pragma once
+
+#include "core/model/forward.h"
+
+#include <memory>
+#include <string>
+
+namespace core::model {
+
+class Weights;
+struct ConfigReader;
+
+namespace gemma {
+
+enum class Version { gemma2, gemma3 };
+
+// Gemma2Config's or Gemma3TextConfig's fields (r: the config, or Gemma 3's text_config), with
+// their defaults; which layers slide from layer_types, else the version's rule.
+void read_text_config(const ConfigReader& r, ModelConfig& c, Version v);
+
+struct Options {
+    std::string prefix; // "model.", or the text tower's prefix in a multimodal checkpoint
+    bool qk_norm;       // Gemma 3's q_norm and k_norm
+};
+
+std::unique_ptr<Model> build(const ModelConfig& config, std::shared_ptr<const Weights> weights, const Options& options);
+
+} // namespace gemma
+} // namespace core::model
