@@ -5,6 +5,7 @@
 #include "core/io/tensor.h"
 #include "core/model/config.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/head_scenario.h"
 #include "tests/checkpoint_fixtures.h"
 
 #include <doctest/doctest.h>
@@ -137,4 +138,11 @@ TEST_CASE("gemma forward: one token at a time on the KV cache past the sliding w
         CHECK(last[4] == 0.0f);
         CHECK(last[5] > 0.0f);
     }
+}
+
+TEST_CASE("gemma head in the editor: a soft-capped head is refused in one line until the editor can show it") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(fixtures::checkpoints() + "/gemma2");
+    CHECK_THROWS_WITH_AS(core::model::head_scenario(*m.model, {2, 9}, {1, 0}, {"a", "b"}), doctest::Contains("soft-caps its scores"),
+                         core::model::InputError);
 }

@@ -17,6 +17,8 @@ std::string unshowable(const ModelConfig& c, HeadRef head, int t) {
     if (window > 0 && t > window)
         return head_name(head) + " of " + c.architecture + " sees only the last " + std::to_string(window) +
                " positions, which the editor's causal mask cannot show; " + std::to_string(t) + " tokens is more than that";
+    if (c.attn_logit_softcapping > 0)
+        return head_name(head) + " of " + c.architecture + " soft-caps its scores (cap · tanh(s / cap)), which the editor cannot show";
     if (t > core::Limits::max_tokens)
         return std::to_string(t) + " tokens is more than the editor's " + std::to_string(core::Limits::max_tokens);
     if (c.d_head > core::Limits::max_dim)
