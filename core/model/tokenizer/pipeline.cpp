@@ -4,6 +4,7 @@
 #include "core/model/tokenizer/parts.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 namespace core::model {
@@ -38,10 +39,15 @@ bool word_after(const std::string& s, std::size_t at) {
 void split_added(const NString& n, const std::vector<const AddedToken*>& tokens, const std::vector<std::string>& contents,
                  std::vector<Segment>& out) {
     const std::string& s = n.s;
+    // The tokens by their first byte, in their order: Gemma 3 has 6k added tokens, and each place
+    // in the text needs only those that start with its byte.
+    std::array<std::vector<std::size_t>, 256> starting;
+    for (std::size_t t = 0; t < tokens.size(); ++t)
+        if (!contents[t].empty()) starting[static_cast<unsigned char>(contents[t][0])].push_back(t);
     std::size_t done = 0; // bytes of s already in `out`
     for (std::size_t at = 0; at < s.size();) {
         std::size_t best = tokens.size(), best_len = 0;
-        for (std::size_t t = 0; t < tokens.size(); ++t)
+        for (const std::size_t t : starting[static_cast<unsigned char>(s[at])])
             if (contents[t].size() > best_len && s.compare(at, contents[t].size(), contents[t]) == 0) best = t, best_len = contents[t].size();
         const AddedToken* tok = best < tokens.size() ? tokens[best] : nullptr;
         std::size_t start = at, stop = at + best_len;
