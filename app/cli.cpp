@@ -17,6 +17,7 @@
 #include "app/monkey.h"
 #include "core/io/formats.h"
 #include "core/io/settings.h"
+#include "core/model/arch/table.h"
 #include "core/scenario.h"
 #include "ui/workspace_table.h"
 
@@ -106,8 +107,7 @@ std::string usage_text() {
     "                                               median in ms, threads and peak RSS as JSON\n"
     "MODEL is a model directory in the Hugging Face layout (config.json, model.safetensors or its index\n"
     "and shards, tokenizer.json), a Hugging Face cache snapshot or models--ORG--NAME folder, or attnviz's\n"
-    "own trained .safetensors. GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,\n"
-    "BertForMaskedLM and BertModel run.\n"
+    "own trained .safetensors. These architectures run:\n" + core::model::supported_architectures() + ".\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"

@@ -3,7 +3,7 @@
 through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
 
 The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
-modeling_llama / mistral / qwen2 with modeling_rope_utils, modeling_bert, modeling_gemma2 and
+modeling_llama / mistral / qwen2 / qwen3 / phi3 with modeling_rope_utils, modeling_bert, modeling_gemma2 and
 modeling_gemma3 with the defaults of their configuration classes), in float64, with their own
 safetensors reader; they share no code with attnviz.
 usage: model_numpy_test.py ATTNVIZ WORKDIR"""
@@ -121,8 +121,8 @@ def gpt2_forward(c, w, ids, ablate=(), mode="zero"):
     return x @ w[p + "wte.weight"].T, np.array(atts)
 
 
-def rope_inv_freq(c, dh):
-    inv = 1.0 / c.get("rope_theta", 10000.0) ** (np.arange(0, dh, 2) / dh)
+def rope_inv_freq(c, dim):
+    inv = 1.0 / c.get("rope_theta", 10000.0) ** (np.arange(0, dim, 2) / dim)
     s = c.get("rope_scaling")
     if s and s.get("rope_type", s.get("type")) == "llama3":
         factor, low, high, old = s["factor"], s["low_freq_factor"], s["high_freq_factor"], s["original_max_position_embeddings"]
@@ -131,32 +131,73 @@ def rope_inv_freq(c, dh):
         smooth = (old / wavelen - low) / (high - low)
         medium = (wavelen >= old / high) & (wavelen <= old / low)
         inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
+    if s and s.get("rope_type", s.get("type")) == "longrope":  # the short factors: no position past the original context
+        inv = inv / np.array(s["short_factor"])
     return inv
 
 
-def rope(x, inv):
-    """x (H, t, dh): q·cos + rotate_half(q)·sin with cos, sin = cat(freqs, freqs)."""
-    t = x.shape[1]
+def rope_attention_factor(c):
+    """longrope's scale of cos and sin; 1 for the other kinds."""
+    s = c.get("rope_scaling")
+    if not s or s.get("rope_type", s.get("type")) != "longrope":
+        return 1.0
+    original = s.get("original_max_position_embeddings", c.get("original_max_position_embeddings", c["max_position_embeddings"]))
+    factor = s.get("factor", c["max_position_embeddings"] / original)
+    return s.get("attention_factor", 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original)))
+
+
+def rope(x, inv, scale=1.0):
+    """x (H, t, dh): the first 2·len(inv) dims of each head become q·cos + rotate_half(q)·sin with
+    cos, sin = cat(freqs, freqs) · scale; the rest pass (Phi-3's partial rotary)."""
+    t, dim = x.shape[1], 2 * len(inv)
     freqs = np.outer(np.arange(t), inv)
-    cos, sin = np.cos(np.concatenate([freqs, freqs], -1)), np.sin(np.concatenate([freqs, freqs], -1))
-    half = x.shape[-1] // 2
-    rotated = np.concatenate([-x[..., half:], x[..., :half]], -1)
-    return x * cos + rotated * sin
+    cos, sin = np.cos(np.concatenate([freqs, freqs], -1)) * scale, np.sin(np.concatenate([freqs, freqs], -1)) * scale
+    r, rest = x[..., :dim], x[..., dim:]
+    rotated = np.concatenate([-r[..., dim // 2:], r[..., :dim // 2]], -1)
+    return np.concatenate([r * cos + rotated * sin, rest], -1)
 
 
 def rms_norm(x, w, eps):
     return w * (x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps))
 
 
+def windows(c):
+    """Each layer's sliding window (None: every earlier key), as each configuration class sets it."""
+    arch, L = c["architectures"][0], c["num_hidden_layers"]
+    if arch in ("MistralForCausalLM", "Phi3ForCausalLM"):
+        return [c.get("sliding_window")] * L
+    if arch == "Qwen3ForCausalLM":
+        window = c.get("sliding_window", 4096) if c.get("use_sliding_window", False) else None
+        types = c.get("layer_types") or ["sliding_attention" if window is not None and i >= c.get("max_window_layers", 28)
+                                         else "full_attention" for i in range(L)]
+        return [window if kind == "sliding_attention" else None for kind in types]
+    return [None] * L
+
+
+def qkv(c, w, p, a, dh):
+    """q (t, H·dh), k, v (t, Hkv·dh) of layer prefix p: q_proj / k_proj / v_proj, or Phi-3's fused
+    qkv_proj cut at H·dh and H·dh + Hkv·dh."""
+    lin = lambda x, name: x @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
+    if p + "self_attn.qkv_proj.weight" in w:
+        H, KV = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"])
+        fused = lin(a, p + "self_attn.qkv_proj")
+        return fused[:, :H * dh], fused[:, H * dh:(H + KV) * dh], fused[:, (H + KV) * dh:]
+    return lin(a, p + "self_attn.q_proj"), lin(a, p + "self_attn.k_proj"), lin(a, p + "self_attn.v_proj")
+
+
+def gate_up(w, p, a):
+    if p + "mlp.gate_up_proj.weight" in w:  # Phi-3: chunk(2) of one product
+        return np.split(a @ w[p + "mlp.gate_up_proj.weight"].T, 2, axis=1)
+    lin = lambda name: a @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
+    return lin(p + "mlp.gate_proj"), lin(p + "mlp.up_proj")
+
+
 def llama_forward(c, w, ids, ablate=(), mode="zero"):
-    arch = c["architectures"][0]
     H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
-    dh = c.get("head_dim", c["hidden_size"] // H)
-    inv = rope_inv_freq(c, dh)
-    mask = np.tril(np.ones((t, t), bool))
-    if arch == "MistralForCausalLM" and c.get("sliding_window"):
-        i, j = np.indices((t, t))
-        mask &= i - j < c["sliding_window"]
+    dh = c.get("head_dim") or c["hidden_size"] // H
+    inv, scale = rope_inv_freq(c, int(dh * c.get("partial_rotary_factor", 1.0))), rope_attention_factor(c)
+    i, j = np.indices((t, t))
+    masks = [(j <= i) & (True if win is None else i - j < win) for win in windows(c)]
     silu = lambda z: z / (1 + np.exp(-z))
     lin = lambda x, name: x @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
     x = w["model.embed_tokens.weight"][ids]
@@ -164,16 +205,18 @@ def llama_forward(c, w, ids, ablate=(), mode="zero"):
     for l in range(c["num_hidden_layers"]):
         p = f"model.layers.{l}."
         a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q = rope(heads(lin(a, p + "self_attn.q_proj"), H), inv)
-        k = rope(heads(lin(a, p + "self_attn.k_proj"), KV), inv)
-        v = heads(lin(a, p + "self_attn.v_proj"), KV)
+        q, k, v = (heads(m, n) for m, n in zip(qkv(c, w, p, a, dh), (H, KV, KV)))
+        if p + "self_attn.q_norm.weight" in w:  # Qwen3: each head normed over head_dim, before RoPE
+            q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q, k = rope(q, inv, scale), rope(k, inv, scale)
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
-        o, att = attend(q, k, v, mask)
+        o, att = attend(q, k, v, masks[l])
         atts.append(att)
         o = ablated(o, l, ablate, mode)
         x = x + lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
         a = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        x = x + lin(silu(lin(a, p + "mlp.gate_proj")) * lin(a, p + "mlp.up_proj"), p + "mlp.down_proj")
+        g, u = gate_up(w, p, a)
+        x = x + lin(silu(g) * u, p + "mlp.down_proj")
     x = rms_norm(x, w["model.norm.weight"], eps)
     head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
     return x @ head.T, np.array(atts)
@@ -469,7 +512,8 @@ def main():
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), workdir], check=True)
     rng = np.random.default_rng(5)
     for name in ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
-                 "gemma3_text", "gemma3"):
+                 "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25",
+                 "tinyllama"):
         config = json.load(open(os.path.join(workdir, name, "config.json")))
         vocab = config.get("text_config", config)["vocab_size"]
         check_forward(name, rng.integers(0, vocab, 7).tolist())
@@ -478,6 +522,9 @@ def main():
     check_forward("gpt2", [5])
     for name in ("gemma2", "gemma3_text", "gemma3"):  # sliding windows of 3 on 20 positions
         check_forward(name, rng.integers(0, 300, 20).tolist())
+    for name in ("qwen3_sliding", "phi3"):  # 12 positions, past their windows of 3 and 4
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_forward(name, rng.integers(0, vocab, 12).tolist())
     check_generate_eos("llama_gqa", [10, 20, 30, 40])
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text

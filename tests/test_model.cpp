@@ -81,6 +81,51 @@ TEST_CASE("model config: transformers' fields and defaults, one line per error")
     CHECK(config_error(R"({"architectures": ["BertModel"], "position_embedding_type": "relative_key"})").find("relative_key") != std::string::npos);
 }
 
+TEST_CASE("model config: Qwen3's and Phi-3's fields and defaults") {
+    const auto qwen3 = core::model::parse_config(
+        R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 8,
+            "num_hidden_layers": 4, "use_sliding_window": false, "sliding_window": null, "max_window_layers": 2})", "c");
+    CHECK(qwen3.d_head == 128); // Qwen3Config's head_dim, not hidden / heads
+    CHECK(qwen3.vocab == 151936);
+    CHECK(!qwen3.attention_bias);
+    CHECK(qwen3.sliding_window == std::vector<int>(4, 0));
+    const auto sliding = core::model::parse_config(
+        R"({"architectures": ["Qwen3ForCausalLM"], "num_key_value_heads": 32, "num_hidden_layers": 4, "use_sliding_window": true,
+            "sliding_window": 64, "max_window_layers": 2})", "c");
+    CHECK(sliding.sliding_window == std::vector<int>{0, 0, 64, 64});
+    const auto typed = core::model::parse_config(
+        R"({"architectures": ["Qwen3ForCausalLM"], "num_key_value_heads": 32, "num_hidden_layers": 3, "use_sliding_window": true,
+            "sliding_window": 64, "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]})", "c");
+    CHECK(typed.sliding_window == std::vector<int>{64, 0, 64});
+    CHECK(config_error(R"({"architectures": ["Qwen3ForCausalLM"], "num_key_value_heads": 32, "num_hidden_layers": 2,
+                           "use_sliding_window": true, "layer_types": ["full_attention"]})").find("layer_types") != std::string::npos);
+
+    const auto phi3 = core::model::parse_config(R"({"architectures": ["Phi3ForCausalLM"], "partial_rotary_factor": 0.75, "sliding_window": 2047})", "c");
+    CHECK(phi3.d_head == 96);
+    CHECK(phi3.rotary_dim == 72);
+    CHECK(phi3.kv_heads == 32);
+    CHECK(phi3.norm_eps == doctest::Approx(1e-5));
+    CHECK(phi3.sliding_window == std::vector<int>(32, 2047));
+    CHECK(!phi3.tie_word_embeddings);
+    const auto longrope = core::model::parse_config(
+        R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4, "partial_rotary_factor": 0.5,
+            "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+            "rope_scaling": {"type": "longrope", "short_factor": [1, 2, 3, 4], "long_factor": [5, 6, 7, 8]}})", "c");
+    CHECK(longrope.rotary_dim == 8);
+    CHECK(longrope.rope_scaling.short_factor == std::vector<double>{1, 2, 3, 4});
+    CHECK(longrope.rope_scaling.attention_factor == doctest::Approx(std::sqrt(1 + std::log(32.0) / std::log(4096.0))));
+    CHECK(longrope.context == 4096); // the short factors' reach; attnviz does not switch to the long ones
+    const std::string short_list = config_error(R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+        "rope_scaling": {"type": "longrope", "short_factor": [1, 2], "long_factor": [5, 6]}})");
+    CHECK(short_list.find("m/config.json: \"rope_scaling\"") == 0);
+    CHECK(short_list.find("8 numbers") != std::string::npos);
+    const std::string su = config_error(R"({"architectures": ["Phi3ForCausalLM"], "rope_scaling": {"type": "su", "short_factor": [1], "long_factor": [1]}})");
+    CHECK(su.find("m/config.json: \"rope_scaling\" has type \"su\"") == 0);
+    CHECK(su.find('\n') == std::string::npos);
+    CHECK(config_error(R"({"architectures": ["Phi3ForCausalLM"], "partial_rotary_factor": 0.01})").find("partial_rotary_factor") != std::string::npos);
+    for (const char* name : {"Qwen3ForCausalLM", "Phi3ForCausalLM"}) CHECK(config_error(R"({"architectures": ["Mamba"]})").find(name) != std::string::npos);
+}
+
 TEST_CASE("model shard index: file names in the same directory only") {
     const auto files = core::model::parse_shard_index(R"({"metadata": {}, "weight_map": {"a": "x.safetensors", "b": "y.safetensors"}})", "i.json");
     CHECK(files.at("b") == "y.safetensors");
@@ -93,7 +138,7 @@ TEST_CASE("model shard index: file names in the same directory only") {
 
 TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(checkpoints() + "/" + name);
         const std::vector<int> ids = {5, 9, 2, 7, 7, 3};

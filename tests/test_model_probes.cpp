@@ -162,7 +162,7 @@ TEST_CASE("model probes: head importance stops when cancelled and refuses a mode
 
 TEST_CASE("model probes: the query-key view of a captured head keeps the model's weights, with RoPE and GQA") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "bert"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "bert", "qwen3", "phi4_mini"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
         const auto& c = m.model->config();

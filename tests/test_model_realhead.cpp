@@ -65,15 +65,20 @@ int first_new(const std::vector<int>& path) {
 
 } // namespace
 
-TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2, Llama (RoPE, GQA), Qwen2 and BERT") {
+TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2, Llama (RoPE, GQA), Qwen2, BERT, Qwen3 and Phi-3") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "bert"}) {
+    const std::vector<int> eight = {4, 9, 6, 2, 8, 9, 6, 3};
+    // Qwen3 (q_norm, k_norm, heads wider than hidden / heads), Phi-3 (fused, partial rotary) and
+    // Phi-4-mini (longrope); the sliding Qwen3's and Phi-3's windows (3 and 4) hold the whole text.
+    for (const auto& [name, ids] : std::vector<std::pair<std::string, std::vector<int>>>{
+             {"gpt2", eight}, {"llama_gqa", eight}, {"qwen2", eight}, {"bert", eight}, {"qwen3", eight},
+             {"qwen3_sliding", {4, 9, 6}}, {"phi3", {4, 9, 6, 2}}, {"phi4_mini", {4, 9, 6, 2, 8, 9}}}) {
         CAPTURE(name);
         const std::string dir = checkpoints() + "/" + name;
         const auto m = core::model::open_model(dir);
         const auto& c = m.model->config();
-        const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const ForwardResult r = m.model->forward(ids);
+        const int last = static_cast<int>(ids.size()) - 1;
         double largest_change = 0.0;
         for (int l = 0; l < c.layers; ++l)
             for (int h = 0; h < c.heads; ++h) {
@@ -83,16 +88,17 @@ TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2
                 CHECK(s.direct);
                 CHECK(s.causal == c.causal);
                 CHECK(s.scale);
-                CHECK(s.n() == 8);
+                CHECK(s.n() == last + 1);
                 CHECK(s.d_k() == c.d_head);
                 CHECK(s.tokens == labels(dir, ids));
                 CHECK(weights_gap(s, r, l, h) < 1e-6);
                 // The map is not uniform, so the comparison means something.
                 const core::Result res = core::compute(s);
-                largest_change = std::max(largest_change, (res.heads[0].weights.row(7).array() - res.heads[0].weights.row(7).mean()).abs().maxCoeff());
+                largest_change = std::max(largest_change, (res.heads[0].weights.row(last).array() - res.heads[0].weights.row(last).mean()).abs().maxCoeff());
             }
         CHECK(largest_change > 0.05);
     }
+    CHECK(core::model::open_model(checkpoints() + "/qwen3").model->config().d_head == 8); // with hidden 16 and 4 heads
 }
 
 TEST_CASE("real head in the editor: GQA heads of one group share K and V; RoPE is in Q and K") {
@@ -144,7 +150,7 @@ TEST_CASE("real head in the editor: GPT-2's inverse-layer scaling is kept; a sli
 
 TEST_CASE("decode steps: one token per step equals attnviz --generate, each new row the full recompute's last") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "qwen2"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "qwen3_sliding", "phi3"}) {
         CAPTURE(name);
         const std::string dir = checkpoints() + "/" + name;
         const auto m = core::model::open_model(dir);

@@ -10,14 +10,17 @@
 
 namespace core::model {
 
-// rope_scaling of a Llama-family config: none, "linear" (positions divided by factor) or "llama3"
-// (low frequencies divided by factor, high ones kept, a smooth blend between).
+// rope_scaling of a rotary config: none, "linear" (positions divided by factor), "llama3" (low
+// frequencies divided by factor, high ones kept, a smooth blend between) or "longrope" (Phi-3: each
+// frequency divided by its short factor, cos and sin times attention_factor).
 struct RopeScaling {
-    std::string type; // "", "linear" or "llama3"
+    std::string type; // "", "linear", "llama3" or "longrope"
     double factor = 1.0;
     double low_freq_factor = 1.0;
     double high_freq_factor = 4.0;
     double original_max_position_embeddings = 8192.0;
+    std::vector<double> short_factor; // longrope: rotary_dim / 2 entries
+    double attention_factor = 1.0;    // longrope
 };
 
 struct ModelConfig {

@@ -1,6 +1,7 @@
 // core/model/arch/rotary.cpp — rotary positions (rotary.h).
 #include "core/model/arch/rotary.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace core::model::rotary {
@@ -21,17 +22,43 @@ double llama3_frequency(double f, const RopeScaling& s) {
     return (1 - smooth) * f / s.factor + smooth * f;
 }
 
+// longrope's factors (Phi3Config, modeling_rope_utils.py): `factor` where given, else
+// max_position_embeddings / original_max_position_embeddings; the attention factor where given,
+// else √(1 + ln factor / ln original) for a factor above 1.
+void read_longrope(const ConfigReader& r, const ConfigReader& sub, int rotary_dim, RopeScaling& s) {
+    for (const char* key : {"short_factor", "long_factor"}) {
+        const nlohmann::json& v = sub.has(key) ? sub.j.at(key) : nlohmann::json();
+        if (!v.is_array() || v.size() != static_cast<std::size_t>(rotary_dim / 2))
+            r.fail("rope_scaling", "of type longrope needs \"" + std::string(key) + "\" as a list of " + std::to_string(rotary_dim / 2) +
+                                       " numbers (rotary_dim / 2)");
+        for (const nlohmann::json& f : v)
+            if (!f.is_number() || !(f.get<double>() > 0) || !std::isfinite(f.get<double>()))
+                r.fail("rope_scaling", "has a " + std::string(key) + " entry " + f.dump() + " that is not a positive number");
+    }
+    for (const nlohmann::json& f : sub.j.at("short_factor")) s.short_factor.push_back(f.get<double>());
+    const int max_positions = r.whole("max_position_embeddings", 1, 1 << 30, 4096);
+    const char* original_key = "original_max_position_embeddings";
+    s.original_max_position_embeddings = sub.has(original_key) ? sub.real(original_key, 2.0, 1e9, 4096.0) : r.real(original_key, 2.0, 1e9, max_positions);
+    s.factor = sub.has("factor") ? sub.real("factor", 1e-6, 1e6, 1.0) : max_positions / s.original_max_position_embeddings;
+    s.attention_factor = s.factor <= 1.0 ? 1.0 : std::sqrt(1 + std::log(s.factor) / std::log(s.original_max_position_embeddings));
+    s.attention_factor = sub.real("attention_factor", 1e-6, 1e6, s.attention_factor);
+}
+
 } // namespace
 
-RopeScaling read_scaling(const ConfigReader& r) {
+RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
     RopeScaling s;
     if (!r.has("rope_scaling")) return s;
     const ConfigReader sub = r.object("rope_scaling");
     // transformers reads "rope_type", and "type" in older configs.
     s.type = sub.has("rope_type") ? sub.text("rope_type", "") : sub.text("type", "default");
     if (s.type == "default") { s.type.clear(); return s; }
-    if (s.type != "linear" && s.type != "llama3")
-        r.fail("rope_scaling", "has type \"" + s.type + "\"; attnviz runs the default rotary positions, \"linear\" and \"llama3\"");
+    if (s.type != "linear" && s.type != "llama3" && s.type != "longrope")
+        r.fail("rope_scaling", "has type \"" + s.type + "\"; attnviz runs the default rotary positions, \"linear\", \"llama3\" and \"longrope\"");
+    if (s.type == "longrope") {
+        read_longrope(r, sub, rotary_dim, s);
+        return s;
+    }
     s.factor = sub.real("factor", 1e-6, 1e6, 1.0);
     if (!sub.has("factor")) r.fail("rope_scaling", "has no \"factor\"");
     if (s.type == "llama3") {
@@ -52,19 +79,25 @@ std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling
         double f = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
         if (s.type == "linear") f /= s.factor;
         if (s.type == "llama3") f = llama3_frequency(f, s);
+        if (s.type == "longrope") f /= s.short_factor[static_cast<std::size_t>(i)];
         inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
     }
     return inv;
 }
 
-void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq) {
+int rotary_context(const ModelConfig& c) {
+    if (c.rope_scaling.type != "longrope") return c.context;
+    return std::min(c.context, static_cast<int>(c.rope_scaling.original_max_position_embeddings));
+}
+
+void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq, float scale) {
     const int half = static_cast<int>(inv_freq.size());
     std::vector<float> cos_(inv_freq.size()), sin_(inv_freq.size());
     for (int i = 0; i < t; ++i) {
         for (int f = 0; f < half; ++f) {
             const float angle = static_cast<float>(past + i) * inv_freq[static_cast<std::size_t>(f)];
-            cos_[static_cast<std::size_t>(f)] = static_cast<float>(std::cos(static_cast<double>(angle)));
-            sin_[static_cast<std::size_t>(f)] = static_cast<float>(std::sin(static_cast<double>(angle)));
+            cos_[static_cast<std::size_t>(f)] = static_cast<float>(std::cos(static_cast<double>(angle))) * scale;
+            sin_[static_cast<std::size_t>(f)] = static_cast<float>(std::sin(static_cast<double>(angle))) * scale;
         }
         for (int h = 0; h < heads; ++h) {
             float* v = x + static_cast<std::ptrdiff_t>(i) * ld + static_cast<std::ptrdiff_t>(h) * d_head;

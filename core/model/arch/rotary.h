@@ -10,16 +10,22 @@
 
 namespace core::model::rotary {
 
-// config.json's rope_scaling: none (or "default"), "linear" or "llama3"; anything else is refused
-// with one line naming the field.
-RopeScaling read_scaling(const ConfigReader& r);
+// config.json's rope_scaling: none (or "default"), "linear", "llama3" or "longrope" (whose factor
+// lists must have rotary_dim / 2 entries); anything else is refused with one line naming the field.
+RopeScaling read_scaling(const ConfigReader& r, int rotary_dim);
+
+// The positions a config's rotary positions run to: longrope's short factors hold up to
+// original_max_position_embeddings, past which transformers switches to the long ones (which attnviz
+// does not run), so its context ends there.
+int rotary_context(const ModelConfig& c);
 
 // inv_freq[i] = θ^(−2i / dims) for i < dims / 2, then the scaling of `s` (dims: the rotated width).
 std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling& s);
 
 // Rotates the first inv_freq.size() · 2 dims of each of `heads` heads (d_head apart) in t rows
 // (stride ld) at positions past, past + 1, …: the halves (x₁, x₂) become
-// (x₁ cos − x₂ sin, x₂ cos + x₁ sin), the angle position · inv_freq taken in float32.
-void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq);
+// (x₁ cos − x₂ sin, x₂ cos + x₁ sin), the angle position · inv_freq taken in float32, cos and sin
+// times `scale` (longrope's attention factor; 1 otherwise).
+void rotate(float* x, int ld, int t, int heads, int d_head, int past, const std::vector<float>& inv_freq, float scale = 1.0f);
 
 } // namespace core::model::rotary

@@ -13,6 +13,8 @@ const std::vector<Architecture>& architectures() {
         {"Gemma2ForCausalLM", true, read_gemma2, gemma_score_scale, build_gemma2},
         {"Gemma3ForCausalLM", true, read_gemma3, gemma_score_scale, build_gemma3},
         {"Gemma3ForConditionalGeneration", true, read_gemma3_multimodal, gemma_score_scale, build_gemma3_multimodal},
+        {"Qwen3ForCausalLM", true, read_qwen3, inverse_sqrt_head, build_qwen3},
+        {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3},
         {"BertForMaskedLM", true, read_bert, inverse_sqrt_head, build_bert},
         {"BertModel", false, read_bert, inverse_sqrt_head, build_bert},
     };

@@ -59,6 +59,10 @@ double gemma_score_scale(const ModelConfig& c, int layer);
 std::unique_ptr<Model> build_gemma2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 std::unique_ptr<Model> build_gemma3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 std::unique_ptr<Model> build_gemma3_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_phi3(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 

@@ -82,6 +82,20 @@ ConfigReader ConfigReader::object(const char* key) const {
     return {j.at(key), path};
 }
 
+std::vector<bool> ConfigReader::sliding_layers(int layers) const {
+    std::vector<bool> sliding;
+    if (!has("layer_types")) return sliding;
+    const json& v = j.at("layer_types");
+    if (!v.is_array() || v.size() != static_cast<std::size_t>(layers))
+        fail("layer_types", "is not a list of " + std::to_string(layers) + " layer types (one per layer)");
+    for (const json& kind : v) {
+        if (kind == "sliding_attention") sliding.push_back(true);
+        else if (kind == "full_attention") sliding.push_back(false);
+        else fail("layer_types", "has " + kind.dump() + "; attnviz runs \"full_attention\" and \"sliding_attention\" layers");
+    }
+    return sliding;
+}
+
 void read_sizes(const ConfigReader& r, ModelConfig& c, const SizeKeys& keys) {
     struct Size {
         int ModelConfig::*field;

@@ -35,6 +35,9 @@ struct ConfigReader {
     std::vector<int> token_ids(const char* key) const;
     // The sub-object `key` (such as rope_scaling), read the same way; fails when it is not an object.
     ConfigReader object(const char* key) const;
+    // layer_types, one "full_attention" or "sliding_attention" per layer: which layers slide; empty
+    // when the config has none.
+    std::vector<bool> sliding_layers(int layers) const;
 };
 
 // The sizes every architecture has, by its configuration class's names and defaults (0: required).

@@ -1,0 +1,199 @@
+// core/model/arch/decoder.cpp — the shared decoder layer (decoder.h).
+#include "core/model/arch/decoder.h"
+
+#include "core/model/arch/rotary.h"
+#include "core/model/arch/table.h"
+
+namespace core::model::decoder {
+
+namespace {
+
+using layers::Layout;
+
+class Decoder final : public layers::LayerStack {
+public:
+    Decoder(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts)
+        : LayerStack(c), w_(std::move(w)), parts_(std::move(parts)),
+          inv_freq_(rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, c.rope_scaling)),
+          rope_scale_(static_cast<float>(c.rope_scaling.attention_factor)) {
+        head_ = parts_.head;
+        for (int l = 0; l < c.layers; ++l) scales_.push_back(static_cast<float>(score_scale(c, l)));
+    }
+
+private:
+    void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
+    void finish(MatrixF& x) const override;
+    void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
+    void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
+    void mlp(const Block& b, MatrixF& x) const;
+
+    std::shared_ptr<const Weights> w_;
+    Parts parts_;
+    std::vector<float> inv_freq_; // (rotary_dim / 2)
+    float rope_scale_;            // cos and sin times this (longrope's attention factor)
+    std::vector<float> scales_;   // per layer, the factor of q·k
+};
+
+// q (t, H·dh), k and v (t, Hkv·dh) from a (t, D): three products, or one fused product split.
+void Decoder::project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const {
+    const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols());
+    const int Q = static_cast<int>(q.cols()), KV = static_cast<int>(k.cols());
+    if (!b.qkv_w) {
+        layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
+        layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
+        layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
+        return;
+    }
+    MatrixF qkv(t, Q + 2 * KV); // (t, (H + 2·Hkv)·dh)
+    layers::project(a.data(), t, D, Q + 2 * KV, *b.qkv_w, Layout::out_in, nullptr, qkv.data());
+    q = qkv.leftCols(Q);
+    k = qkv.middleCols(Q, KV);
+    v = qkv.rightCols(KV);
+}
+
+void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, Q = c.heads * c.d_head, KV = c.kv_heads * c.d_head;
+    const int past = cache.length;
+    const float eps = static_cast<float>(c.norm_eps);
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), eps);
+    MatrixF q(t, Q), k(t, KV), v(t, KV);                                               // (t, H·dh), (t, Hkv·dh)
+    project_qkv(b, a, q, k, v);
+    if (b.q_norm) { // each head's dh values normed on their own: rows of (t·H, dh) and (t·Hkv, dh)
+        ops::active().rms_norm(q.data(), q.data(), t * c.heads, c.d_head, b.q_norm->data(), eps);
+        ops::active().rms_norm(k.data(), k.data(), t * c.kv_heads, c.d_head, b.k_norm->data(), eps);
+    }
+    for (int c0 = 0; c0 < t; c0 += r.t_new) { // each copy's positions
+        rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, past, inv_freq_, rope_scale_);
+        rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, past, inv_freq_, rope_scale_);
+    }
+    layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
+    const int window = c.sliding_window[static_cast<std::size_t>(l)];
+    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scales_[static_cast<std::size_t>(l)]}, cache, o, r,
+                              *b.o_w, Layout::out_in, b.o_b, x);
+}
+
+void Decoder::mlp(const Block& b, MatrixF& x) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
+    MatrixF a(t, D);                                                                   // (t, D)
+    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln2->data(), static_cast<float>(c.norm_eps));
+    MatrixF gate(t, F), up(t, F);                                                      // (t, F)
+    if (b.gate_up_w) { // Phi-3: one product (t, 2F), gate | up
+        MatrixF both(t, 2 * F);
+        layers::project(a.data(), t, D, 2 * F, *b.gate_up_w, Layout::out_in, nullptr, both.data());
+        gate = both.leftCols(F);
+        up = both.rightCols(F);
+    } else {
+        layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, b.gate_b, gate.data());
+        layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, b.up_b, up.data());
+    }
+    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
+    layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, x.data(), true);
+}
+
+// x = embed_tokens[id]; the positions come in by rotation, in each layer
+void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
+    const int D = config().d_model;
+    const float* embed = parts_.embed->data();
+    for (int i = 0; i < static_cast<int>(ids.size()); ++i)
+        std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+}
+
+void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
+    const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
+    attention(b, l, x, cache, o, r);
+    mlp(b, x);
+}
+
+// model.norm, before lm_head
+void Decoder::finish(MatrixF& x) const {
+    const ModelConfig& c = config();
+    ops::active().rms_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, parts_.norm->data(), static_cast<float>(c.norm_eps));
+}
+
+} // namespace
+
+Block common_names(const Weights& w, const ModelConfig& c, int l) {
+    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head;
+    auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
+    Block b;
+    b.ln1 = &w.require(name("input_layernorm.weight"), {D});
+    b.o_w = &w.require(name("self_attn.o_proj.weight"), {D, Q});
+    if (c.o_bias) b.o_b = &w.require(name("self_attn.o_proj.bias"), {D});
+    b.ln2 = &w.require(name("post_attention_layernorm.weight"), {D});
+    b.down_w = &w.require(name("mlp.down_proj.weight"), {D, F});
+    if (c.mlp_bias) b.down_b = &w.require(name("mlp.down_proj.bias"), {D});
+    return b;
+}
+
+void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b) {
+    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
+                       KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
+    b.q_w = &w.require(name("self_attn.q_proj.weight"), {Q, D});
+    b.k_w = &w.require(name("self_attn.k_proj.weight"), {KV, D});
+    b.v_w = &w.require(name("self_attn.v_proj.weight"), {KV, D});
+    if (c.attention_bias) {
+        b.q_b = &w.require(name("self_attn.q_proj.bias"), {Q});
+        b.k_b = &w.require(name("self_attn.k_proj.bias"), {KV});
+        b.v_b = &w.require(name("self_attn.v_proj.bias"), {KV});
+    }
+    b.gate_w = &w.require(name("mlp.gate_proj.weight"), {F, D});
+    b.up_w = &w.require(name("mlp.up_proj.weight"), {F, D});
+    if (c.mlp_bias) {
+        b.gate_b = &w.require(name("mlp.gate_proj.bias"), {F});
+        b.up_b = &w.require(name("mlp.up_proj.bias"), {F});
+    }
+}
+
+std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c) {
+    std::vector<Block> blocks;
+    for (int l = 0; l < c.layers; ++l) {
+        blocks.push_back(common_names(w, c, l));
+        separate_names(w, c, l, blocks.back());
+    }
+    return blocks;
+}
+
+Parts around(const Weights& w, const ModelConfig& c, std::vector<Block> blocks) {
+    const std::int64_t D = c.d_model;
+    Parts p;
+    p.embed = &w.require("model.embed_tokens.weight", {c.vocab, D});
+    p.blocks = std::move(blocks);
+    p.norm = &w.require("model.norm.weight", {D});
+    p.head = c.tie_word_embeddings ? p.embed : &w.require("lm_head.weight", {c.vocab, D});
+    return p;
+}
+
+std::unique_ptr<Model> build(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts) {
+    return std::make_unique<Decoder>(c, std::move(w), std::move(parts));
+}
+
+void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d) {
+    read_sizes(r, c, d.sizes);
+    c.d_ff = d.intermediate ? r.whole("intermediate_size", 1, max_config_size, d.intermediate) : r.whole("intermediate_size", 1, max_config_size);
+    c.kv_heads = r.whole("num_key_value_heads", 1, 4096, d.kv_heads ? d.kv_heads : c.heads);
+    if (c.heads % c.kv_heads != 0)
+        r.fail("num_key_value_heads", "(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
+    if (!r.has("head_dim") && !d.head_dim && c.d_model % c.heads != 0)
+        r.fail("hidden_size", "(" + std::to_string(c.d_model) + ") is not a multiple of num_attention_heads and there is no head_dim");
+    c.d_head = r.whole("head_dim", 2, 65536, d.head_dim ? d.head_dim : c.d_model / c.heads);
+    if (c.d_head % 2 != 0) r.fail("head_dim", "is odd (" + std::to_string(c.d_head) + "); rotary positions rotate pairs");
+    const double partial = d.partial_rotary ? r.real("partial_rotary_factor", 1e-6, 1.0, 1.0) : 1.0;
+    c.rotary_dim = static_cast<int>(c.d_head * partial); // int(), as the rotary embedding takes it
+    if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0)
+        r.fail("partial_rotary_factor", "gives " + std::to_string(c.rotary_dim) + " rotated dims of " + std::to_string(c.d_head) +
+                                            "; rotary positions rotate pairs");
+    c.context = r.whole("max_position_embeddings", 1, 1 << 30, d.context);
+    c.norm_eps = r.real("rms_norm_eps", 1e-30, 1.0, d.eps);
+    c.activation = r.activation("hidden_act", "silu");
+    c.rope_theta = r.real("rope_theta", 1e-6, 1e15, 10000.0);
+    c.rope_scaling = rotary::read_scaling(r, c.rotary_dim);
+    c.context = rotary::rotary_context(c);
+    c.tie_word_embeddings = r.flag("tie_word_embeddings", d.tied);
+}
+
+} // namespace core::model::decoder

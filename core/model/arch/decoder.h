@@ -1,0 +1,73 @@
+// core/model/arch/decoder.h — the decoder layer the Llama family, Qwen3 and Phi-3 share, as their
+// modeling files (modeling_llama.py, modeling_qwen3.py, modeling_phi3.py) run it:
+//
+//   x = embed_tokens[id]                                                        (t, D)
+//   per layer:  a = RMSNorm(x) · input_layernorm.weight     (variance in float32)
+//               q, k, v = a · Wqᵀ (+ b), a · Wkᵀ (+ b), a · Wvᵀ (+ b)      (t, H·dh), (t, Hkv·dh)
+//                         (Phi-3: one fused product a · qkv_projᵀ split q | k | v)
+//               Qwen3: q, k ← RMSNorm of each head's dh values · q_norm / k_norm.weight
+//               q, k ← rotate-half RoPE of each head's first rotary_dim dims at each position
+//               x += heads(q, k, v) · o_projᵀ (+ b)   query head h reads key/value head h / (H / Hkv)
+//               a = RMSNorm(x) · post_attention_layernorm.weight
+//               x += (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ  (Phi-3: gate | up fused)
+//   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tied)
+// Each architecture's file gives the tensors under its names and reads its config; the layer's
+// window is config.sliding_window[l], its score scale the table's. Internal to core/model/arch/*.cpp.
+#pragma once
+
+#include "core/model/arch/layers.h"
+#include "core/model/format/config_reader.h"
+
+#include <memory>
+#include <vector>
+
+namespace core::model::decoder {
+
+using Tensor = Weights::Tensor;
+
+struct Block {
+    const Tensor* ln1 = nullptr;                                         // (D)
+    const Tensor *q_w = nullptr, *k_w = nullptr, *v_w = nullptr;         // (H·dh, D), (Hkv·dh, D), or
+    const Tensor* qkv_w = nullptr;                                       // fused ((H + 2·Hkv)·dh, D)
+    const Tensor *q_b = nullptr, *k_b = nullptr, *v_b = nullptr;         // (H·dh), (Hkv·dh)
+    const Tensor *q_norm = nullptr, *k_norm = nullptr;                   // (dh), Qwen3
+    const Tensor *o_w = nullptr, *o_b = nullptr;                         // (D, H·dh), (D)
+    const Tensor* ln2 = nullptr;                                         // (D)
+    const Tensor *gate_w = nullptr, *up_w = nullptr;                     // (F, D) each, or
+    const Tensor* gate_up_w = nullptr;                                   // fused (2F, D)
+    const Tensor *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;  // (F), (F), (D)
+    const Tensor* down_w = nullptr;                                      // (D, F)
+};
+
+struct Parts {
+    const Tensor* embed = nullptr; // (V, D)
+    std::vector<Block> blocks;     // one per layer
+    const Tensor* norm = nullptr;  // (D)
+    const Tensor* head = nullptr;  // (V, D)
+};
+
+// Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms, o_proj
+// (+ bias with c.o_bias) and down_proj (+ bias with c.mlp_bias).
+Block common_names(const Weights& w, const ModelConfig& c, int l);
+// Adds the separate q_proj, k_proj, v_proj (+ biases with c.attention_bias), gate_proj and up_proj
+// (+ biases with c.mlp_bias) of layer l.
+void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b);
+// Every layer's common and separate names: the blocks of the Llama family.
+std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c);
+// embed_tokens, model.norm and lm_head (embed_tokens when tie_word_embeddings) around `blocks`.
+Parts around(const Weights& w, const ModelConfig& c, std::vector<Block> blocks);
+
+std::unique_ptr<Model> build(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts);
+
+// The fields the configuration classes of these decoders share, with the class's defaults (a
+// fallback of 0 makes the field required; head_dim 0: hidden_size / num_attention_heads).
+struct Defaults {
+    SizeKeys sizes;
+    int intermediate, kv_heads, head_dim, context; // kv_heads 0: num_attention_heads
+    double eps;
+    bool tied;
+    bool partial_rotary; // partial_rotary_factor is read (Phi-3)
+};
+void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d);
+
+} // namespace core::model::decoder
