@@ -198,7 +198,9 @@ void read_text_config(const ConfigReader& r, ModelConfig& c, Version v) {
     c.norm_eps = r.real("rms_norm_eps", 1e-30, 1.0, 1e-6);
     c.activation = r.activation("hidden_activation", "gelu_pytorch_tanh");
     c.rope_theta = r.real("rope_theta", 1e-6, 1e15, two ? 10000.0 : 1000000.0);
-    c.rope_scaling = rotary::read_scaling(r);
+    c.rope_scaling = rotary::read_scaling(r, c.rotary_dim);
+    if (c.rope_scaling.type == "longrope") // its attention factor and reach are the Phi-3 decoder's
+        r.fail("rope_scaling", "has type \"longrope\"; Gemma runs the default rotary positions, \"linear\" and \"llama3\"");
     c.rope_local_base_freq = two ? 0.0 : r.real("rope_local_base_freq", 1e-6, 1e15, 10000.0);
     c.query_pre_attn_scalar = r.real("query_pre_attn_scalar", 1e-6, 1e12, 256.0);
     c.attn_logit_softcapping = two ? read_softcap(r, "attn_logit_softcapping", 50.0) : 0.0; // Gemma 3 applies none
