@@ -7,6 +7,8 @@
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/train/config.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <ostream>
@@ -48,6 +50,20 @@ int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
         err << "attnviz: " << e.what() << "\n";
     }
     return 2;
+}
+
+std::string head_scores_json(const std::vector<core::heads::HeadScores>& scores, int heads) {
+    const auto value = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < scores.size(); ++k) {
+        const core::heads::HeadScores& s = scores[k];
+        const int layer = static_cast<int>(k) / std::max(heads, 1) + 1, head = static_cast<int>(k) % std::max(heads, 1) + 1;
+        nlohmann::ordered_json row = {{"layer", layer}, {"head", head}, {"previous", value(s.previous)}, {"duplicate", value(s.duplicate)},
+                                      {"induction", value(s.induction)}, {"entropy", s.entropy}};
+        if (s.copy) row["copy"] = *s.copy;
+        rows.push_back(std::move(row));
+    }
+    return rows.dump();
 }
 
 } // namespace app

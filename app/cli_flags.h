@@ -2,10 +2,13 @@
 // whole number in a range with one wording of its error, and one way of reporting a mode's errors.
 #pragma once
 
+#include "core/heads/scores.h"
+
 #include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace app {
 
@@ -19,6 +22,11 @@ int whole_flag(const std::string& flag, const std::string& text, int lo, int hi)
 
 // `text` as a number, all of it (strtod's syntax); nothing when it is not one.
 std::optional<double> number_of(const std::string& text);
+
+// Every head's scores as one JSON array, layer-major with `heads` heads a layer, layers and heads
+// from 1: [{"layer": 1, "head": 1, "previous": …, "duplicate": …, "induction": …, "entropy": …}, …],
+// an empty score null, "copy" only where there is one (the tiny model's repeat task).
+std::string head_scores_json(const std::vector<core::heads::HeadScores>& scores, int heads);
 
 // Runs a mode: its return value, or 2 after one line "attnviz: …" on `err` for a usage error (with
 // "(see attnviz --help)"), bad input, a tokenizer, a training configuration or a file that cannot

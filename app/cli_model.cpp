@@ -12,7 +12,10 @@
 #include "core/io/safetensors.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/next_token.h"
-#include "core/model/probes.h"
+#include "core/heads/rollout.h"
+#include "core/heads/scores.h"
+#include "core/model/head_importance.h"
+#include "core/model/input.h"
 #include "core/model/session.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/model/format/weights.h"
@@ -45,15 +48,9 @@ struct ModelOptions {
     Mode mode = Mode::forward;
     std::string model, text, sequence, out, ablate;
     bool text_given = false, sequence_given = false, ablate_given = false;
-    core::model::Ablation ablation = core::model::Ablation::zero;
+    core::heads::Ablation ablation = core::heads::Ablation::zero;
     int tokens = 0, reps = 5;
 };
-
-core::model::Ablation ablation_of(const std::string& text) {
-    if (text == "zero") return core::model::Ablation::zero;
-    if (text == "mean") return core::model::Ablation::mean;
-    throw UsageError("--ablate-mode takes zero or mean, not \"" + text + "\"");
-}
 
 const char* mode_flag(Mode m) {
     switch (m) {
@@ -106,20 +103,6 @@ ModelOptions parse(int argc, const char* const* argv) {
 }
 
 // [SECTION] input ids -----------------------------------------------------------------------------
-
-std::vector<int> parse_ids(const std::string& text, const core::model::ModelConfig& c) {
-    std::istringstream in(text);
-    std::vector<int> ids;
-    for (std::string word; in >> word;) {
-        char* end = nullptr;
-        const long v = std::strtol(word.c_str(), &end, 10);
-        if (*end != '\0' || word.size() > 9 || v < 0 || v >= c.vocab)
-            throw UsageError("--sequence: \"" + word + "\" is not a token id of " + c.name + " (0 … " + std::to_string(c.vocab - 1) + ")");
-        ids.push_back(static_cast<int>(v));
-    }
-    if (ids.empty()) throw UsageError("--sequence has no token ids");
-    return ids;
-}
 
 using Input = ModelInput;
 
@@ -175,7 +158,8 @@ std::vector<int> generate_recomputing(const core::model::Model& model, std::vect
 // --ablate's heads and how.
 core::model::ForwardOptions forward_options(const ModelOptions& o, const core::model::OpenedModel& m) {
     core::model::ForwardOptions fo;
-    if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, m.model->config());
+    const core::model::ModelConfig& c = m.model->config();
+    if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, c.layers, c.heads, c.name);
     fo.ablation = o.ablation;
     return fo;
 }
@@ -194,7 +178,7 @@ int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::
     fo.attention = false;
     // A head's mean is over the whole sequence so far, which one new row of the cache cannot give:
     // mean ablation recomputes the sequence at each step.
-    const std::vector<int> made = fo.ablate.empty() || fo.ablation == core::model::Ablation::zero
+    const std::vector<int> made = fo.ablate.empty() || fo.ablation == core::heads::Ablation::zero
                                       ? core::model::generate_greedy(*m.model, in.ids, o.tokens, fo)
                                       : generate_recomputing(*m.model, in.ids, o.tokens, fo);
     nlohmann::json j = {{"prompt_ids", in.ids}, {"ids", made}, {"text", nullptr}};
@@ -244,7 +228,7 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
         const auto t0 = clock::now();
         const core::model::ForwardResult r = run();
         const auto t1 = clock::now();
-        core::model::all_head_scores(r, core::model::score_index(ids));
+        core::model::all_head_scores(r, core::heads::score_index(ids));
         scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t1).count());
         attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
         ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -266,15 +250,9 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
 
 } // namespace
 
-core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m) {
-    if (m.dir.empty()) return {};
-    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
-    return json.good() || vocab.good() ? core::model::load_tokenizer(m.dir) : core::model::Tokenizer{};
-}
-
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
     ModelInput in;
-    in.tokenizer = tokenizer_of(m);
+    in.tokenizer = core::model::tokenizer_of(m);
     if (text_given) {
         if (in.tokenizer.vocab_size() == 0) throw UsageError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
         const core::model::Encoding e = in.tokenizer.encode(text);
@@ -282,11 +260,22 @@ ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const
         in.tokens = e.tokens;
         if (in.ids.empty()) throw UsageError("--text gives no tokens");
     } else {
-        in.ids = parse_ids(sequence, m.model->config());
+        in.ids = sequence_ids(sequence, m.model->config().vocab, m.model->config().name);
         for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
     }
     m.model->check_ids(in.ids, 0);
     return in;
+}
+
+std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name) {
+    std::vector<int> ids;
+    try {
+        ids = core::model::parse_ids(sequence, vocab, name);
+    } catch (const core::model::InputError& e) {
+        throw UsageError(std::string("--sequence: ") + e.what());
+    }
+    if (ids.empty()) throw UsageError("--sequence has no token ids");
+    return ids;
 }
 
 int small_whole_number(const std::string& s) {
@@ -294,9 +283,15 @@ int small_whole_number(const std::string& s) {
     return std::stoi(s);
 }
 
-std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
+core::heads::Ablation ablation_of(const std::string& text) {
+    if (text == "zero") return core::heads::Ablation::zero;
+    if (text == "mean") return core::heads::Ablation::mean;
+    throw UsageError("--ablate-mode takes zero or mean, not \"" + text + "\"");
+}
+
+std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads_per_layer, const std::string& name) {
     if (spec.empty()) throw UsageError(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
-    std::vector<core::model::HeadRef> heads;
+    std::vector<core::heads::HeadRef> heads;
     std::string item;
     for (size_t at = 0; at <= spec.size();) {
         const size_t comma = std::min(spec.find(',', at), spec.size());
@@ -306,11 +301,11 @@ std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const
         const int layer = dot == std::string::npos ? -1 : small_whole_number(item.substr(0, dot)), head = dot == std::string::npos ? -1 : small_whole_number(item.substr(dot + 1));
         if (layer < 0 || head < 0)
             throw UsageError(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
-        if (layer < 1 || layer > c.layers)
-            throw UsageError(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.layers) + " layers, counted from 1");
-        if (head < 1 || head > c.heads)
-            throw UsageError(flag + ": " + item + ": " + c.name + " has " + std::to_string(c.heads) + " heads per layer, counted from 1");
-        const core::model::HeadRef ref{layer - 1, head - 1};
+        if (layer < 1 || layer > layers)
+            throw UsageError(flag + ": " + item + ": " + name + " has " + std::to_string(layers) + " layers, counted from 1");
+        if (head < 1 || head > heads_per_layer)
+            throw UsageError(flag + ": " + item + ": " + name + " has " + std::to_string(heads_per_layer) + " heads per layer, counted from 1");
+        const core::heads::HeadRef ref{layer - 1, head - 1};
         if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
     }
     return heads;

@@ -2,6 +2,7 @@
 // --export-attention and --bench-model on a model directory (or attnviz's own .safetensors).
 #pragma once
 
+#include "core/heads/head.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/tokenizer/tokenizer.h"
 
@@ -21,15 +22,19 @@ struct ModelInput {
     core::model::Tokenizer tokenizer; // empty when the model has none
 };
 
-// The model's tokenizer, or an empty one when its directory has none.
-core::model::Tokenizer tokenizer_of(const core::model::OpenedModel& m);
 // --text through the model's tokenizer, else --sequence "ids"; checked against the model.
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
+// --sequence "ids" for a model of `vocab` ids named `name` (core::model::parse_ids). Throws
+// UsageError "--sequence: …" naming the word that is no id, or for no ids at all.
+std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name);
 // A whole number of 1 to 6 digits, or -1.
 int small_whole_number(const std::string& s);
-// "L.H,L.H", layers and heads from 1, into heads from 0. Throws UsageError naming `flag`, the item
-// and, for one out of range, the model's layers or heads.
-std::vector<core::model::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
+// "L.H,L.H", layers and heads from 1, into heads from 0, for a model `name` of `layers` layers of
+// `heads` heads. Throws UsageError naming `flag`, the item and, for one out of range, the model's
+// layers or heads.
+std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads, const std::string& name);
+// --ablate-mode's value: zero or mean, else UsageError.
+core::heads::Ablation ablation_of(const std::string& text);
 
 // (rows, cols) row-major as [[…], …], floats as %.9g and null for a non-finite one.
 void append_matrix(std::string& s, const float* p, long rows, long cols);

@@ -7,7 +7,10 @@
 
 #include "app/cli_flags.h"
 #include "app/cli_model.h"
-#include "core/model/probes.h"
+#include "core/heads/rollout.h"
+#include "core/heads/scores.h"
+#include "core/model/head_importance.h"
+#include "core/model/input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,19 +63,12 @@ ProbeOptions parse(int argc, const char* const* argv) {
 
 // [SECTION] modes ---------------------------------------------------------------------------------
 
-// m ids that are no special token, twice, after the model's BOS (config.json's, else the tokenizer's,
-// else its [CLS]) where it has one.
+// --probe M: core::model::probe_ids for the model.
 ModelInput probe_input(const ProbeOptions& o, const core::model::OpenedModel& m) {
-    const core::model::ModelConfig& c = m.model->config();
     ModelInput in;
-    in.tokenizer = tokenizer_of(m);
-    const core::model::Tokenizer& tok = in.tokenizer;
-    std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok.bos_id(), tok.eos_id(), tok.unk_id(), tok.pad_id(), tok.cls_id(), tok.sep_id(), tok.mask_id()};
-    for (int id = 0; id < tok.vocab_size(); ++id)
-        if (tok.is_special(id)) exclude.push_back(id);
-    const int bos = c.bos_token_id >= 0 ? c.bos_token_id : tok.bos_id() >= 0 ? tok.bos_id() : tok.cls_id();
+    in.tokenizer = core::model::tokenizer_of(m);
     try {
-        in.ids = core::model::probe_sequence(o.probe, o.seed, c.vocab, exclude, bos >= 0 ? std::optional<int>(bos) : std::nullopt);
+        in.ids = core::model::probe_ids(m.model->config(), in.tokenizer, o.probe, o.seed);
     } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--probe: ") + e.what());
     }
@@ -84,22 +80,13 @@ ModelInput input_of(const ProbeOptions& o, const core::model::OpenedModel& m) {
     return o.probe_given ? probe_input(o, m) : model_input(m, o.text_given, o.text, o.sequence);
 }
 
-nlohmann::ordered_json score_json(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
-
 int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = input_of(o, m);
     core::model::ForwardOptions fo;
     fo.logits = core::model::Logits::none;
     const core::model::ForwardResult r = m.model->forward(in.ids, fo);
-    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r, core::model::score_index(in.ids));
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (int l = 0; l < r.layers; ++l)
-        for (int h = 0; h < r.heads; ++h) {
-            const core::model::HeadScores& s = scores[static_cast<size_t>(l * r.heads + h)];
-            rows.push_back({{"layer", l + 1}, {"head", h + 1}, {"previous", score_json(s.previous)}, {"duplicate", score_json(s.duplicate)},
-                            {"induction", score_json(s.induction)}, {"entropy", s.entropy}});
-        }
-    out << rows.dump() << "\n";
+    const std::vector<core::heads::HeadScores> scores = core::model::all_head_scores(r, core::heads::score_index(in.ids));
+    out << head_scores_json(scores, r.heads) << "\n";
     return 0;
 }
 

@@ -1,5 +1,6 @@
 // app/cli_train.cpp — --train prints one JSON line every 50 steps and saves the model;
-// --forward loads one and prints its logits and attention for a sequence.
+// --forward loads one and prints its logits and attention for a sequence, with --ablate's heads
+// knocked out in its own float64 forward.
 //
 // [SECTION] flags
 // [SECTION] --train
@@ -8,6 +9,7 @@
 #include "app/cli_flags.h"
 #include "app/options.h"
 
+#include "app/cli_model.h"
 #include "app/cli_train_text.h"
 
 #include "core/io/tensor.h"
@@ -35,8 +37,9 @@ using core::train::TrainConfig;
 struct TrainOptions {
     bool forward = false;
     TrainConfig config;
-    std::string out, model_file, sequence;
-    bool sequence_given = false;
+    std::string out, model_file, sequence, ablate;
+    bool sequence_given = false, ablate_given = false, ablation_given = false;
+    core::heads::Ablation ablation = core::heads::Ablation::zero;
 };
 
 double real(const std::string& flag, const std::string& text) {
@@ -71,6 +74,8 @@ TrainOptions parse(int argc, const char* const* argv) {
             train_given = true;
         } else if (a == "--forward") { o.forward = true; o.model_file = value_of(i); }
         else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
+        else if (a == "--ablate") { o.ablate = value_of(i); o.ablate_given = true; }
+        else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i)); o.ablation_given = true; }
         else if (a == "--out") o.out = value_of(i);
         else if (a == "--mlp") mlp = true;
         else if (a == "--float64") float64 = true;
@@ -80,12 +85,13 @@ TrainOptions parse(int argc, const char* const* argv) {
         else throw UsageError("unknown option " + a);
     }
     if (train_given == o.forward) throw UsageError("give either --train TASK or --forward FILE");
+    if (o.ablation_given && !o.ablate_given) throw UsageError("--ablate-mode goes with --ablate");
     if (o.forward) {
-        if (!model_flags.empty() || mlp || float64 || !o.out.empty()) throw UsageError("--forward takes only --sequence");
+        if (!model_flags.empty() || mlp || float64 || !o.out.empty()) throw UsageError("--forward takes only --sequence, --ablate and --ablate-mode");
         if (!o.sequence_given) throw UsageError("--forward needs --sequence \"3 1 4 …\"");
         return o;
     }
-    if (o.sequence_given) throw UsageError("--sequence goes with --forward");
+    if (o.sequence_given || o.ablate_given) throw UsageError(std::string(o.ablate_given ? "--ablate" : "--sequence") + " goes with --forward");
     if (o.out.empty()) throw UsageError("--train needs --out M.safetensors");
     TrainConfig& c = o.config;
     c.model.mlp = mlp;
@@ -111,17 +117,11 @@ TrainOptions parse(int argc, const char* const* argv) {
 
 // [SECTION] --train -------------------------------------------------------------------------------
 
-std::string progress_line(int step, const core::train::StepResult& last, const core::train::Evaluation& e, double seconds) {
+std::string progress_line(int step, const core::train::StepResult& last, const core::train::Evaluation& e, int heads, double seconds) {
     std::ostringstream s;
     s << std::setprecision(6) << "{\"step\": " << step << ", \"loss\": " << e.loss << ", \"accuracy\": " << e.accuracy
       << ", \"steps_per_s\": " << (seconds > 0 ? step / seconds : 0.0) << ", \"seconds\": " << seconds
-      << ", \"train_loss\": " << last.loss << ", \"lr\": " << last.lr << ", \"heads\": [";
-    for (size_t i = 0; i < e.heads.size(); ++i) {
-        const core::train::HeadScores& h = e.heads[i];
-        s << (i ? ", " : "") << "{\"layer\": " << h.layer + 1 << ", \"head\": " << h.head + 1 << ", \"previous\": " << h.previous
-          << ", \"induction\": " << h.induction << ", \"copy\": " << h.copy << "}";
-    }
-    s << "]}\n";
+      << ", \"train_loss\": " << last.loss << ", \"lr\": " << last.lr << ", \"heads\": " << head_scores_json(e.heads, heads) << "}\n";
     return s.str();
 }
 
@@ -134,7 +134,7 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
         last = trainer.step();
         if (step % 50 == 0 || step == o.config.steps) {
             const core::train::Evaluation e = trainer.evaluate();
-            out << progress_line(step, last, e, std::chrono::duration<double>(clock::now() - start).count()) << std::flush;
+            out << progress_line(step, last, e, o.config.model.H, std::chrono::duration<double>(clock::now() - start).count()) << std::flush;
         }
     }
     core::train::SavedModel saved{trainer.model(), o.config.task, o.config.init, o.config.seed, trainer.steps_done()};
@@ -150,16 +150,8 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
 // [SECTION] --forward -----------------------------------------------------------------------------
 
 std::vector<int> parse_sequence(const std::string& text, const core::train::ModelConfig& m, const std::string& path) {
-    std::istringstream in(text);
-    std::vector<int> tokens;
-    for (std::string word; in >> word;) {
-        const std::string why = "--sequence: \"" + word + "\" is not a token id of " + path + " (0 … " + std::to_string(m.vocab - 1) + ")";
-        char* end = nullptr;
-        const long v = std::strtol(word.c_str(), &end, 10);
-        if (*end != '\0' || word.size() > 6 || v < 0 || v >= m.vocab) throw UsageError(why);
-        tokens.push_back(static_cast<int>(v));
-    }
-    if (tokens.empty() || static_cast<int>(tokens.size()) > m.T)
+    const std::vector<int> tokens = sequence_ids(text, m.vocab, path);
+    if (static_cast<int>(tokens.size()) > m.T)
         throw UsageError("--sequence has " + std::to_string(tokens.size()) + " tokens; " + path + " takes 1 to " + std::to_string(m.T));
     return tokens;
 }
@@ -182,8 +174,10 @@ int run_forward(const TrainOptions& o, std::ostream& out) {
     batch.tokens = parse_sequence(o.sequence, m, o.model_file);
     batch.t = static_cast<int>(batch.tokens.size());
     batch.targets.assign(batch.tokens.size(), -1);
+    core::heads::Knockouts knockouts{{}, o.ablation};
+    if (o.ablate_given) knockouts.heads = parse_head_list("--ablate", o.ablate, m.L, m.H, o.model_file);
     core::train::Workspace ws;
-    core::train::forward_all(saved.model, batch, ws);
+    core::train::forward_all(saved.model, batch, ws, o.ablate_given ? &knockouts : nullptr);
     std::ostringstream s;
     s << std::setprecision(17) << "{\"logits\": ";
     write_matrix(s, core::train::ConstMatrixMap(ws.logits.data(), ws.logits.rows(), ws.logits.cols()));

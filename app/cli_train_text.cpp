@@ -90,40 +90,25 @@ std::string load_average() {
 
 double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
-void heads_json(std::ostream& s, const std::vector<core::train::TextHeadScores>& heads) {
-    s << "[";
-    for (std::size_t i = 0; i < heads.size(); ++i) {
-        const core::train::TextHeadScores& h = heads[i];
-        s << (i ? ", " : "") << "{\"layer\": " << h.layer + 1 << ", \"head\": " << h.head + 1 << ", \"previous\": " << h.previous
-          << ", \"duplicate\": " << h.duplicate << ", \"induction\": " << h.induction << "}";
-    }
-    s << "]";
-}
-
-std::string evaluation_json(const core::train::TextEvaluation& e) {
+std::string evaluation_json(const core::train::TextEvaluation& e, int heads) {
     std::ostringstream s;
     s << std::setprecision(5) << "{\"held_out_tokens\": " << e.tokens << ", \"held_out_loss\": " << e.loss
       << ", \"unigram_loss\": " << e.unigram_loss << ", \"bits_per_byte\": " << e.bits_per_byte
       << ", \"unigram_bits_per_byte\": " << e.unigram_bits_per_byte << ", \"repeat_first_loss\": " << e.repeat_first_loss
       << ", \"repeat_second_loss\": " << e.repeat_second_loss << ", \"text_heads\": ";
-    heads_json(s, e.text_heads);
-    s << ", \"repeat_heads\": ";
-    heads_json(s, e.repeat_heads);
+    s << head_scores_json(e.text_heads, heads) << ", \"repeat_heads\": " << head_scores_json(e.repeat_heads, heads);
     s << "}";
     return s.str();
 }
 
-// The head with the highest `score` among `heads`, as "L.H": score (layers and heads from 1).
-template <class Score>
-std::string best_head(const std::vector<core::train::TextHeadScores>& heads, Score score) {
-    const core::train::TextHeadScores* best = &heads.front();
-    for (const core::train::TextHeadScores& h : heads)
-        if (score(h) > score(*best)) best = &h;
+// The head with the highest `score` among `scores`, as {"L.H": score} (layers and heads from 1).
+std::string best_head_json(const std::vector<core::heads::HeadScores>& scores, core::heads::Score score, int heads) {
+    const int k = core::heads::best_head(scores, score);
+    if (k < 0) return "null";
     std::ostringstream s;
-    s << std::setprecision(3) << "\"" << best->layer + 1 << "." << best->head + 1 << "\": " << score(*best);
-    return "{" + s.str() + "}";
+    s << std::setprecision(3) << "{\"" << k / heads + 1 << "." << k % heads + 1 << "\": " << *core::heads::score_value(scores[static_cast<std::size_t>(k)], score) << "}";
+    return s.str();
 }
-
 // [SECTION] the run -------------------------------------------------------------------------------
 
 // Continues from the model in `dir`, which must have this run's sizes and the same tokenizer (the
@@ -159,6 +144,7 @@ int run(const TextOptions& o, std::ostream& out) {
     if (!o.init.empty()) start_from_dir(trainer, o.init);
     out << "{\"parameters\": " << trainer.layout().total << "}\n" << std::flush;
     const double tokens_per_step = static_cast<double>(o.config.batch) * o.config.model.n_ctx;
+    const int H = o.config.model.n_head;
     for (int step = 1; step <= o.config.steps; ++step) {
         const core::train::TextStep r = trainer.step();
         if (step % o.log_every == 0 || step == o.config.steps) {
@@ -168,16 +154,16 @@ int run(const TextOptions& o, std::ostream& out) {
                 << ", \"lr\": " << r.lr << ", \"grad_norm\": " << r.grad_norm << ", \"seconds\": " << seconds
                 << ", \"cpu_seconds\": " << cpu_seconds() - cpu0 << ", \"tokens_per_s\": " << step * tokens_per_step / (seconds - bpe_seconds)
                 << ", \"load_average\": " << load_average()
-                << ", \"previous\": " << best_head(e.text_heads, [](const auto& h) { return h.previous; })
-                << ", \"duplicate\": " << best_head(e.repeat_heads, [](const auto& h) { return h.duplicate; })
-                << ", \"induction\": " << best_head(e.repeat_heads, [](const auto& h) { return h.induction; }) << "}\n" << std::flush;
+                << ", \"previous\": " << best_head_json(e.text_heads, core::heads::Score::previous, H)
+                << ", \"duplicate\": " << best_head_json(e.repeat_heads, core::heads::Score::duplicate, H)
+                << ", \"induction\": " << best_head_json(e.repeat_heads, core::heads::Score::induction, H) << "}\n" << std::flush;
         }
     }
     const double train_seconds = wall(), train_cpu = cpu_seconds() - cpu0;
     const core::train::TextEvaluation e = trainer.evaluate(0);
     core::train::save_gpt2_dir(o.out, trainer.saved(), trainer.corpus().bpe.tokenizer_json());
     out << "{\"done\": \"" << o.out << "\", \"steps\": " << trainer.steps_done() << ", \"seconds\": " << train_seconds
-        << ", \"cpu_seconds\": " << train_cpu << ", \"evaluation\": " << evaluation_json(e) << "}\n" << std::flush;
+        << ", \"cpu_seconds\": " << train_cpu << ", \"evaluation\": " << evaluation_json(e, H) << "}\n" << std::flush;
     return 0;
 }
 

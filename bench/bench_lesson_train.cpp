@@ -10,6 +10,7 @@
 #include "core/train/knockouts.h"
 #include "core/train/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,12 +38,9 @@ double cpu_seconds() {
 }
 
 // The best head by `score` of the scores published with the checkpoint, as a knock-out.
-template <class Score>
-Knockouts best(const SessionView& v, Score score) {
-    int k = 0;
-    for (size_t i = 1; i < v.heads.size(); ++i)
-        if (score(v.heads[i]) > score(v.heads[static_cast<size_t>(k)])) k = static_cast<int>(i);
-    return Knockouts{{{k / v.config.model.H, k % v.config.model.H}}, KnockoutMode::zero};
+Knockouts best(const SessionView& v, core::heads::Score score) {
+    const int k = std::max(0, core::heads::best_head(v.heads, score));
+    return Knockouts{{{k / v.config.model.H, k % v.config.model.H}}, core::heads::Ablation::zero};
 }
 
 void run_once(bool float32) {
@@ -66,8 +64,8 @@ void run_once(bool float32) {
             const Model model = session.checkpoint(static_cast<int>(measured) - 1);
             const Batch repeat = held_out_sequences(v.config).repeat;
             accuracy = evaluate(model, repeat).accuracy;
-            evaluate(model, repeat, best(v, [](const HeadScores& h) { return h.previous; }));
-            evaluate(model, repeat, best(v, [](const HeadScores& h) { return h.induction; }));
+            evaluate(model, repeat, best(v, core::heads::Score::previous));
+            evaluate(model, repeat, best(v, core::heads::Score::induction));
             if (accuracy >= 0.9) {
                 step = v.checkpoint_steps.back();
                 break;

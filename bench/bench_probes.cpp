@@ -11,7 +11,10 @@
 // (L, H, t, t) float32 as a forward gives it; the tokens are the probe of t / 2 ids repeated.
 // Wall-clock time (UseRealTime): the helper thread's work counts. Run from the build directory:
 //   ./attnviz_bench_probes               ATTNVIZ_THREADS=1 ./attnviz_bench_probes
-#include "core/model/probes.h"
+#include "core/heads/probe.h"
+#include "core/heads/rollout.h"
+#include "core/heads/scores.h"
+#include "core/model/head_importance.h"
 
 #include <benchmark/benchmark.h>
 
@@ -37,9 +40,9 @@ std::vector<float> causal_attention(int L, int H, int t) {
 void scores(benchmark::State& state) {
     const int t = static_cast<int>(state.range(0)), L = static_cast<int>(state.range(1)), H = static_cast<int>(state.range(2));
     const std::vector<float> a = causal_attention(L, H, t);
-    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    const core::heads::ScoreIndex index = core::heads::score_index(core::heads::probe_sequence(t / 2, 1, 50257));
     for (auto _ : state) {
-        std::vector<core::model::HeadScores> s = core::model::all_head_scores(a.data(), L, H, index);
+        std::vector<core::heads::HeadScores> s = core::heads::all_head_scores(a.data(), L, H, index);
         benchmark::DoNotOptimize(s.data());
     }
 }
@@ -54,9 +57,9 @@ void forward_scores(benchmark::State& state) {
     const std::vector<float> maps = causal_attention(L, H, t);
     r.attention.assign(maps.begin(), maps.end());
     r.entropy.assign(static_cast<size_t>(L) * H * t, 1.0f);
-    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    const core::heads::ScoreIndex index = core::heads::score_index(core::heads::probe_sequence(t / 2, 1, 50257));
     for (auto _ : state) {
-        std::vector<core::model::HeadScores> s = core::model::all_head_scores(r, index);
+        std::vector<core::heads::HeadScores> s = core::model::all_head_scores(r, index);
         benchmark::DoNotOptimize(s.data());
     }
 }
@@ -65,10 +68,10 @@ BENCHMARK(forward_scores)->Args({1024, 12, 12})->Unit(benchmark::kMillisecond)->
 void rollout_layer(benchmark::State& state) {
     const int t = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1));
     const std::vector<float> a = causal_attention(1, H, t);
-    core::model::MatrixF R = core::model::mean_over_heads(a.data(), H, t);
+    core::model::MatrixF R = core::heads::mean_over_heads(a.data(), H, t);
     for (auto _ : state) {
         core::model::MatrixF next = R;
-        core::model::rollout_layer(core::model::mean_over_heads(a.data(), H, t), next, true);
+        core::heads::rollout_layer(core::heads::mean_over_heads(a.data(), H, t), next, true);
         benchmark::DoNotOptimize(next.data());
     }
 }
@@ -77,10 +80,10 @@ BENCHMARK(rollout_layer)->Args({1024, 12})->Unit(benchmark::kMillisecond)->UseRe
 void one_head(benchmark::State& state) {
     const int t = static_cast<int>(state.range(0));
     const std::vector<float> a = causal_attention(1, 1, t);
-    const core::model::ScoreIndex index = core::model::score_index(core::model::probe_sequence(t / 2, 1, 50257));
+    const core::heads::ScoreIndex index = core::heads::score_index(core::heads::probe_sequence(t / 2, 1, 50257));
     const Eigen::Map<const core::model::MatrixF> A(a.data(), t, t);
     for (auto _ : state) {
-        core::model::HeadScores s = core::model::head_scores(A, index);
+        core::heads::HeadScores s = core::heads::head_scores(A, index);
         benchmark::DoNotOptimize(s.entropy);
     }
 }
@@ -90,7 +93,7 @@ void rollout(benchmark::State& state) {
     const int t = static_cast<int>(state.range(0)), L = static_cast<int>(state.range(1)), H = static_cast<int>(state.range(2));
     const std::vector<float> a = causal_attention(L, H, t);
     for (auto _ : state) {
-        core::model::MatrixF R = core::model::rollout(a.data(), L, H, t);
+        core::model::MatrixF R = core::heads::rollout(a.data(), L, H, t);
         benchmark::DoNotOptimize(R.data());
     }
 }

@@ -7,6 +7,8 @@
    header: panels share what they must through ui/view.h.
 3. core/ includes nothing of ui/ or app/, ui/ nothing of app/, and app/ no panel: app/ reaches
    the panels through ui/ui.h.
+4. core/model/ (the real checkpoints) and core/train/ (the tiny transformer) stand side by side:
+   neither includes the other, and core/heads/, the analysis of heads both use, includes neither.
 
 Usage: include_rules.py [SOURCE_DIR]   (exit 0, or 1 with one line per broken rule)
 """
@@ -105,6 +107,22 @@ def panel_of(root, header):
     return stem
 
 
+# (folder, folders it must not include, why)
+SIDE_BY_SIDE = (
+    ("core/model/", ("core/train/",), "core/model/ and core/train/ stand side by side; what both need goes below them"),
+    ("core/train/", ("core/model/",), "core/model/ and core/train/ stand side by side; what both need goes below them"),
+    ("core/heads/", ("core/model/", "core/train/"), "core/heads/ lies below core/model/ and core/train/"),
+)
+
+
+def folder_problem(path, inc):
+    posix = path.replace(os.sep, "/")
+    for folder, banned, why in SIDE_BY_SIDE:
+        if posix.startswith(folder) and inc.startswith(banned):
+            return f"{posix}: includes {inc}; {why}"
+    return None
+
+
 def broken_rules(root):
     problems = []
     graph = {}
@@ -124,6 +142,8 @@ def broken_rules(root):
                 problems.append(f"{path}: includes {inc}; ui/ knows nothing of app/")
             elif top == "app" and panel_header:
                 problems.append(f"{path}: includes {inc}; app/ reaches the panels through ui/ui.h")
+            elif folder_problem(path, inc):
+                problems.append(folder_problem(path, inc))
     for component in loops(graph):
         problems.append("include loop: " + " -> ".join(cycle_in(graph, component)) + f" ({len(component)} files)")
     return problems

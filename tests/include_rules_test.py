@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """include_rules.py on small made-up trees: a clean one passes; a loop, a panel including another
-panel's header, core/ including ui/, and app/ including a panel each fail with their message."""
+panel's header, core/ including ui/, app/ including a panel, core/model/ including core/train/ (and
+back) and core/heads/ including either each fail with their message."""
 import os
 import subprocess
 import sys
@@ -28,6 +29,9 @@ CLEAN = {
     "ui/panels/heatmap.h": ["ui/view.h"], "ui/panels/heatmap.cpp": ["ui/panels/heatmap.h"],
     "ui/panel_table.cpp": ["ui/panels/lesson.h", "ui/panels/heatmap.h"],
     "app/main.cpp": ["ui/view.h"],
+    "core/heads/scores.h": ["core/a.h"], "core/heads/scores.cpp": ["core/heads/scores.h"],
+    "core/model/forward.h": ["core/heads/scores.h"], "core/model/forward.cpp": ["core/model/forward.h"],
+    "core/train/model.h": ["core/heads/scores.h"], "core/train/model.cpp": ["core/train/model.h"],
 }
 
 
@@ -49,6 +53,14 @@ def main():
               "ui/panels/lesson.cpp: includes ui/panels/heatmap.h, another panel's header"),
         check("core/ including ui/", {"core/b.cpp": ["core/b.h", "ui/view.h"]}, "core/b.cpp: includes ui/view.h; core/ knows nothing"),
         check("app/ including a panel", {"app/main.cpp": ["ui/panels/heatmap.h"]}, "app/main.cpp: includes ui/panels/heatmap.h; app/ reaches"),
+        check("core/model/ including core/train/", {"core/model/forward.cpp": ["core/model/forward.h", "core/train/model.h"]},
+              "core/model/forward.cpp: includes core/train/model.h; core/model/ and core/train/ stand side by side"),
+        check("core/train/ including core/model/", {"core/train/model.cpp": ["core/train/model.h", "core/model/forward.h"]},
+              "core/train/model.cpp: includes core/model/forward.h; core/model/ and core/train/ stand side by side"),
+        check("core/heads/ including core/model/", {"core/heads/scores.cpp": ["core/heads/scores.h", "core/model/forward.h"]},
+              "core/heads/scores.cpp: includes core/model/forward.h; core/heads/ lies below"),
+        check("core/heads/ including core/train/", {"core/heads/scores.h": ["core/train/model.h"]},
+              "core/heads/scores.h: includes core/train/model.h; core/heads/ lies below"),
     ]
     return 0 if all(results) else 1
 

@@ -2,7 +2,8 @@
 // gives the trainer's own logits and attention; the model attnviz ships is found with the assets.
 #include "core/assets.h"
 #include "core/model/format/checkpoint.h"
-#include "core/model/probes.h"
+#include "core/heads/probe.h"
+#include "core/heads/scores.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/train/gpt2_file.h"
 #include "core/train/text_trainer.h"
@@ -64,21 +65,21 @@ struct Best {
 };
 
 // Every head's scores, layer by layer.
-std::vector<core::model::HeadScores> head_scores(const core::model::OpenedModel& m, const std::vector<int>& ids) {
+std::vector<core::heads::HeadScores> head_scores(const core::model::OpenedModel& m, const std::vector<int>& ids) {
     const core::model::ForwardResult r = m.model->forward(ids);
-    return core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
 }
 
 Best best_heads(const core::model::OpenedModel& m, const std::vector<int>& ids) {
     const core::model::ForwardResult r = m.model->forward(ids);
-    const std::vector<core::model::HeadScores> scores = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+    const std::vector<core::heads::HeadScores> scores = core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
     Best b;
     auto keep = [](const std::optional<double>& v, double& best, std::pair<int, int>& where, int l, int h) {
         if (v && *v > best) { best = *v; where = {l, h}; }
     };
     for (int l = 0; l < r.layers; ++l)
         for (int h = 0; h < r.heads; ++h) {
-            const core::model::HeadScores& s = scores[static_cast<std::size_t>(l * r.heads + h)];
+            const core::heads::HeadScores& s = scores[static_cast<std::size_t>(l * r.heads + h)];
             keep(s.previous, b.previous, b.previous_head, l, h);
             keep(s.duplicate, b.duplicate, b.duplicate_head, l, h);
             keep(s.induction, b.induction, b.induction_head, l, h);
@@ -145,7 +146,7 @@ TEST_CASE("Bundled model: core/model's head scores find its previous-token heads
     // well above every other head's
     CHECK(twice.duplicate > 0.35);
     CHECK(twice.duplicate_head != twice.induction_head);
-    const std::vector<core::model::HeadScores> scores = head_scores(opened, tok.encode_ids(sentence + " " + sentence));
+    const std::vector<core::heads::HeadScores> scores = head_scores(opened, tok.encode_ids(sentence + " " + sentence));
     const int heads = opened.model->config().heads;
     for (int k = 0; k < static_cast<int>(scores.size()); ++k) {
         CAPTURE(k);
@@ -155,7 +156,7 @@ TEST_CASE("Bundled model: core/model's head scores find its previous-token heads
             CHECK(scores[static_cast<std::size_t>(k)].duplicate.value_or(1.0) < 0.6 * twice.duplicate);
     }
     // the probe: 50 random ids twice after BOS, as --heads --probe 50 --seed 1 runs it
-    const Best probe = best_heads(opened, core::model::probe_sequence(50, 1, opened.model->config().vocab, {eos}, eos));
+    const Best probe = best_heads(opened, core::heads::probe_sequence(50, 1, opened.model->config().vocab, {eos}, eos));
     CAPTURE(probe.induction);
     CHECK(probe.induction > 0.15);
 }

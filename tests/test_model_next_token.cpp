@@ -3,7 +3,7 @@
 // prompt's loss, BERT's [MASK] rows, stacked copies, and what it refuses.
 #include "core/model/format/checkpoint.h"
 #include "core/model/next_token.h"
-#include "core/model/probes.h"
+#include "core/heads/compare.h"
 #include "tests/checkpoint_fixtures.h"
 
 #include <doctest/doctest.h>
@@ -59,7 +59,7 @@ TEST_CASE("next tokens: the top ids, their probabilities and the loss equal the 
         }
         if (m.model->causal()) {
             REQUIRE(nt.loss.has_value());
-            CHECK(*nt.loss == doctest::Approx(*core::model::prompt_loss(full.logits, ids)).epsilon(1e-12));
+            CHECK(*nt.loss == doctest::Approx(*core::heads::prompt_loss(full.logits, ids)).epsilon(1e-12));
             // Three stacked copies of the hidden states: three equal losses (up to float32 rounding: the
             // product's kernel takes rows in fours, and 3 · 9 rows group otherwise than 9).
             MatrixF stacked(3 * bare.hidden.rows(), bare.hidden.cols());

@@ -2,7 +2,12 @@
 // from a layer against full ablated forwards, its progress and cancel, and the query–key view of a
 // real head's captured q and k. The numbers against NumPy are in tests/probes_numpy_test.py.
 #include "core/model/format/checkpoint.h"
-#include "core/model/probes.h"
+#include "core/heads/compare.h"
+#include "core/heads/qk_view.h"
+#include "core/heads/rollout.h"
+#include "core/heads/scores.h"
+#include "core/model/head_importance.h"
+#include "core/model/ops.h"
 #include "tests/checkpoint_fixtures.h"
 
 #include <doctest/doctest.h>
@@ -18,7 +23,7 @@ namespace {
 double loss_without_head(const core::model::Model& model, const std::vector<int>& ids, int l, int h) {
     ForwardOptions o;
     o.ablate = {{l, h}};
-    return *core::model::prompt_loss(model.forward(ids, o).logits, ids);
+    return *core::heads::prompt_loss(model.forward(ids, o).logits, ids);
 }
 
 } // namespace
@@ -37,7 +42,7 @@ TEST_CASE("model probes: head importance's reruns from a layer equal full forwar
         });
         CHECK(seen.size() == static_cast<size_t>(c.layers * c.heads));
         CHECK(seen.back() == c.layers * c.heads);
-        CHECK(imp.loss == doctest::Approx(*core::model::prompt_loss(m.model->forward(ids).logits, ids)).epsilon(1e-12));
+        CHECK(imp.loss == doctest::Approx(*core::heads::prompt_loss(m.model->forward(ids).logits, ids)).epsilon(1e-12));
         double largest = 0.0;
         for (int l = 0; l < c.layers; ++l)
             for (int h = 0; h < c.heads; ++h) {
@@ -108,12 +113,14 @@ TEST_CASE("model probes: the forward's own entropies and rollout equal the probe
         o.rollout = true;
         const core::model::ForwardResult r = m.model->forward(ids, o);
         const int t = static_cast<int>(ids.size());
-        const core::model::MatrixF want = core::model::rollout(r.attention.data(), r.layers, r.heads, t);
+        const core::model::MatrixF want = core::heads::rollout(r.attention.data(), r.layers, r.heads, t, &core::model::ops::product);
         REQUIRE(r.rollout.rows() == t);
         CHECK((r.rollout - want).cwiseAbs().maxCoeff() == 0.0f); // the same products in the same order
-        const core::model::ScoreIndex index = core::model::score_index(ids);
+        const core::model::MatrixF eigen = core::heads::rollout(r.attention.data(), r.layers, r.heads, t); // Eigen's products
+        CHECK((r.rollout - eigen).cwiseAbs().maxCoeff() < 1e-6f);
+        const core::heads::ScoreIndex index = core::heads::score_index(ids);
         const auto from_softmax = core::model::all_head_scores(r, index);
-        const auto from_maps = core::model::all_head_scores(r.attention.data(), r.layers, r.heads, index);
+        const auto from_maps = core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, index);
         REQUIRE(from_softmax.size() == from_maps.size());
         double spread = 0.0;
         for (size_t k = 0; k < from_maps.size(); ++k) {
@@ -172,7 +179,7 @@ TEST_CASE("model probes: the query-key view of a captured head keeps the model's
         const core::model::ForwardResult r = m.model->forward(ids, o);
         const int l = c.layers - 1, h = c.heads - 1, t = static_cast<int>(ids.size());
         const auto& cap = r.captures[static_cast<size_t>(l * c.heads + h)];
-        const core::model::QKView v = core::model::query_key_view(cap.q.cast<double>(), cap.k.cast<double>());
+        const core::heads::QKView v = core::heads::query_key_view(cap.q.cast<double>(), cap.k.cast<double>());
         const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), t, t); // (t, t)
         for (int i = 0; i < t; ++i) {
             const int visible = c.causal ? i + 1 : t;

@@ -1,6 +1,10 @@
 // Head scores, the probe sequence, rollout, the query–key view, the Jensen–Shannon divergence and the
 // prompt loss: on matrices worked by hand, and against NumPy references written here.
-#include "core/model/probes.h"
+#include "core/heads/compare.h"
+#include "core/heads/probe.h"
+#include "core/heads/qk_view.h"
+#include "core/heads/rollout.h"
+#include "core/heads/scores.h"
 
 #include "core/io/npy.h"
 #include "core/random.h"
@@ -16,7 +20,7 @@
 namespace {
 
 using core::Matrix;
-using core::model::MatrixF;
+using core::heads::MatrixF;
 
 void write_npy(const std::string& path, const Matrix& m) {
     core::io::Tensor t;
@@ -66,7 +70,7 @@ TEST_CASE("probes: the four scores of a hand-made head, worked by hand") {
                                  {0.2, 0.5, 0.3, 0, 0},
                                  {0.1, 0.6, 0.2, 0.1, 0},
                                  {0.2, 0.2, 0.2, 0.2, 0.2}});
-    const core::model::HeadScores s = core::model::head_scores(A, core::model::score_index(ids));
+    const core::heads::HeadScores s = core::heads::head_scores(A, core::heads::score_index(ids));
     REQUIRE(s.previous);
     REQUIRE(s.duplicate);
     REQUIRE(s.induction);
@@ -79,7 +83,7 @@ TEST_CASE("probes: the four scores of a hand-made head, worked by hand") {
 
     // The same map in float gives the same scores to float precision.
     const MatrixF Af = A.cast<float>();
-    const core::model::HeadScores f = core::model::head_scores(Af, core::model::score_index(ids));
+    const core::heads::HeadScores f = core::heads::head_scores(Af, core::heads::score_index(ids));
     CHECK(*f.induction == doctest::Approx(*s.induction).epsilon(1e-6));
     CHECK(f.entropy == doctest::Approx(s.entropy).epsilon(1e-6));
 }
@@ -88,23 +92,23 @@ TEST_CASE("probes: a token seen three times sums its earlier copies; no repeat l
     // 3 3 3: row 2 has duplicate key 1 and no induction key (j must be < i and ≥ 2); row 3 has
     // duplicate keys 1, 2 and induction key 2.
     const Matrix A = core::rows({{1.0, 0, 0}, {0.3, 0.7, 0}, {0.1, 0.3, 0.6}});
-    const core::model::HeadScores s = core::model::head_scores(A, core::model::score_index({3, 3, 3}));
+    const core::heads::HeadScores s = core::heads::head_scores(A, core::heads::score_index({3, 3, 3}));
     CHECK(*s.duplicate == doctest::Approx((0.3 + (0.1 + 0.3)) / 2));
     CHECK(*s.induction == doctest::Approx(0.3));
     CHECK(*s.previous == doctest::Approx((0.3 + 0.3) / 2));
 
-    const core::model::HeadScores none = core::model::head_scores(A, core::model::score_index({1, 2, 3}));
+    const core::heads::HeadScores none = core::heads::head_scores(A, core::heads::score_index({1, 2, 3}));
     CHECK_FALSE(none.duplicate.has_value());
     CHECK_FALSE(none.induction.has_value());
     CHECK(none.previous.has_value());
-    const core::model::HeadScores one = core::model::head_scores(core::rows({{1.0}}), core::model::score_index({4}));
+    const core::heads::HeadScores one = core::heads::head_scores(core::rows({{1.0}}), core::heads::score_index({4}));
     CHECK_FALSE(one.previous.has_value());
     CHECK(one.entropy == 0.0);
-    CHECK_THROWS_AS(core::model::head_scores(A, core::model::score_index({1, 2})), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::head_scores(A, core::heads::score_index({1, 2})), std::invalid_argument);
 }
 
 TEST_CASE("probes: the probe is m distinct ids twice after BOS, the draw NumPy's default_rng gives") {
-    const std::vector<int> ids = core::model::probe_sequence(25, 7, 50, {0, 49, 13}, 49);
+    const std::vector<int> ids = core::heads::probe_sequence(25, 7, 50, {0, 49, 13}, 49);
     REQUIRE(ids.size() == 51);
     CHECK(ids[0] == 49);
     for (int k = 0; k < 25; ++k) {
@@ -114,17 +118,17 @@ TEST_CASE("probes: the probe is m distinct ids twice after BOS, the draw NumPy's
         CHECK(ids[static_cast<size_t>(1 + k)] != 49);
         for (int j = 0; j < k; ++j) CHECK(ids[static_cast<size_t>(1 + j)] != ids[static_cast<size_t>(1 + k)]);
     }
-    CHECK(core::model::probe_sequence(25, 7, 50, {0, 49, 13}, 49) == ids);
-    CHECK(core::model::probe_sequence(25, 8, 50, {0, 49, 13}, 49) != ids);
-    CHECK(core::model::probe_sequence(3, 1, 64).size() == 6);
-    CHECK_THROWS_AS(core::model::probe_sequence(48, 1, 50, {0, 49, 13}), std::invalid_argument);
-    CHECK_THROWS_AS(core::model::probe_sequence(0, 1, 50), std::invalid_argument);
+    CHECK(core::heads::probe_sequence(25, 7, 50, {0, 49, 13}, 49) == ids);
+    CHECK(core::heads::probe_sequence(25, 8, 50, {0, 49, 13}, 49) != ids);
+    CHECK(core::heads::probe_sequence(3, 1, 64).size() == 6);
+    CHECK_THROWS_AS(core::heads::probe_sequence(48, 1, 50, {0, 49, 13}), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::probe_sequence(0, 1, 50), std::invalid_argument);
 
     // Scores on the probe: a perfect induction head (row i of the repeat looks at i − m + 1).
     const int m = 25, t = 51;
     Matrix A = Matrix::Zero(t, t);
     for (int i = 0; i < t; ++i) A(i, i >= m + 1 ? i - m + 1 : i) = 1.0;
-    const core::model::HeadScores s = core::model::head_scores(A, core::model::score_index(ids));
+    const core::heads::HeadScores s = core::heads::head_scores(A, core::heads::score_index(ids));
     CHECK(*s.induction == doctest::Approx(1.0));
     CHECK(*s.duplicate == doctest::Approx(0.0));
 
@@ -151,7 +155,7 @@ TEST_CASE("probes: scores and rollout equal a NumPy reference, causal and bidire
         std::vector<int> ids;
         for (int i = 0; i < t; ++i) ids.push_back(static_cast<int>(rng.next_double() * 12)); // many repeats
         write_ids(dir + "/" + tag + "_ids.npy", ids);
-        const core::model::ScoreIndex index = core::model::score_index(ids);
+        const core::heads::ScoreIndex index = core::heads::score_index(ids);
         std::vector<Matrix> means;
         Matrix scores(L * H, 4); // (L·H, 4): previous, duplicate, induction, entropy
         for (int l = 0; l < L; ++l) {
@@ -159,16 +163,16 @@ TEST_CASE("probes: scores and rollout equal a NumPy reference, causal and bidire
             for (int h = 0; h < H; ++h) {
                 heads.push_back(random_attention(rng, t, causal, 1.0 + 2.0 * h));
                 write_npy(dir + "/" + tag + "_A" + std::to_string(l) + std::to_string(h) + ".npy", heads.back());
-                const core::model::HeadScores s = core::model::head_scores(heads.back(), index);
+                const core::heads::HeadScores s = core::heads::head_scores(heads.back(), index);
                 scores.row(l * H + h) << *s.previous, *s.duplicate, *s.induction, s.entropy;
             }
-            means.push_back(core::model::mean_over_heads(std::vector<core::model::AttentionRefD>(heads.begin(), heads.end())));
+            means.push_back(core::heads::mean_over_heads(std::vector<core::heads::AttentionRefD>(heads.begin(), heads.end())));
         }
         write_npy(dir + "/" + tag + "_scores.npy", scores);
-        write_npy(dir + "/" + tag + "_rollout.npy", core::model::rollout(means));
+        write_npy(dir + "/" + tag + "_rollout.npy", core::heads::rollout(means));
         std::vector<MatrixF> means_f;
         for (const Matrix& m : means) means_f.push_back(m.cast<float>());
-        write_npy(dir + "/" + tag + "_rollout_f.npy", core::model::rollout(means_f).cast<double>());
+        write_npy(dir + "/" + tag + "_rollout_f.npy", core::heads::rollout(means_f).cast<double>());
     }
     test_python::run_or_skip(
         "import numpy as np, sys\n"
@@ -205,7 +209,7 @@ TEST_CASE("probes: the query-key view's moves leave every softmax row and every 
     const int t = 9, d = 6;
     const Matrix Q = rng.normal(t, d) * 3.0 + Matrix::Constant(t, d, 2.0); // (t, d)
     const Matrix K = rng.normal(t, d) * 0.5 - Matrix::Constant(t, d, 1.0); // (t, d)
-    const core::model::QKView v = core::model::query_key_view(Q, K);
+    const core::heads::QKView v = core::heads::query_key_view(Q, K);
     CHECK((causal_softmax(v.queries, v.keys) - causal_softmax(Q, K)).cwiseAbs().maxCoeff() <= 1e-12);
     // The translation alone changes q·k by q_i·c in row i; α and 1/α change nothing more.
     const Matrix shifted = K.rowwise() + v.key_shift;
@@ -217,13 +221,13 @@ TEST_CASE("probes: the query-key view's moves leave every softmax row and every 
     // The plane of query 4 and its top key keeps their dot product exactly.
     Eigen::Index top = 0;
     causal_softmax(Q, K).row(4).maxCoeff(&top);
-    const core::model::QKView p = core::model::query_key_view(Q, K, core::model::QKPlane::query_and_key, 4, static_cast<int>(top));
+    const core::heads::QKView p = core::heads::query_key_view(Q, K, core::heads::QKPlane::query_and_key, 4, static_cast<int>(top));
     CHECK(p.query_points.row(4).dot(p.key_points.row(top)) == doctest::Approx(p.queries.row(4).dot(p.keys.row(top))).epsilon(1e-12));
     CHECK((p.basis.transpose() * p.basis - Eigen::Matrix2d::Identity()).cwiseAbs().maxCoeff() <= 1e-12);
     CHECK(p.variance_kept > 0.0);
     CHECK(p.variance_kept <= v.variance_kept + 1e-12); // no plane keeps more than the principal one
-    CHECK_THROWS_AS(core::model::query_key_view(Q, K, core::model::QKPlane::query_and_key, 9, 0), std::invalid_argument);
-    CHECK_THROWS_AS(core::model::query_key_view(Q, Matrix(t, d + 1)), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::query_key_view(Q, K, core::heads::QKPlane::query_and_key, 9, 0), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::query_key_view(Q, Matrix(t, d + 1)), std::invalid_argument);
 
     const std::string dir = test_python::temp_dir();
     write_npy(dir + "/q.npy", v.queries);
@@ -249,7 +253,7 @@ TEST_CASE("probes: the query-key view's moves leave every softmax row and every 
 TEST_CASE("probes: Jensen-Shannon divergence per row, and the loss on a prompt, by hand") {
     const Matrix P = core::rows({{1.0, 0.0}, {0.5, 0.5}, {0.2, 0.2}, {0.0, 0.0}});
     const Matrix Q = core::rows({{0.0, 1.0}, {0.5, 0.5}, {0.9, 0.1}, {0.5, 0.5}});
-    const Eigen::VectorXd js = core::model::js_divergence_rows(P, Q);
+    const Eigen::VectorXd js = core::heads::js_divergence_rows(P, Q);
     CHECK(js(0) == doctest::Approx(std::log(2.0)));
     CHECK(js(1) == doctest::Approx(0.0));
     // Row 3: P scaled to (½, ½) against (0.9, 0.1); M = (0.7, 0.3).
@@ -257,27 +261,27 @@ TEST_CASE("probes: Jensen-Shannon divergence per row, and the loss on a prompt, 
     const double kl_q = 0.9 * std::log(0.9 / 0.7) + 0.1 * std::log(0.1 / 0.3);
     CHECK(js(2) == doctest::Approx(0.5 * (kl_p + kl_q)));
     CHECK(std::isnan(js(3)));
-    CHECK_THROWS_AS(core::model::js_divergence_rows(P, Matrix(3, 2)), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::js_divergence_rows(P, Matrix(3, 2)), std::invalid_argument);
 
     // Logits of 3 tokens over a vocabulary of 3; tokens 2 0 1: row 1 scores 0, row 2 scores 1.
     const Matrix logits = core::rows({{1.0, 2.0, 0.0}, {0.0, 0.0, 3.0}, {5.0, 5.0, 5.0}});
     const double row1 = std::log(std::exp(1.0) + std::exp(2.0) + 1.0) - 1.0;
     const double row2 = std::log(2.0 + std::exp(3.0)) - 0.0;
-    const std::optional<double> loss = core::model::prompt_loss(logits, {2, 0, 1});
+    const std::optional<double> loss = core::heads::prompt_loss(logits, {2, 0, 1});
     REQUIRE(loss);
     CHECK(*loss == doctest::Approx((row1 + row2) / 2));
     const MatrixF logits_f = logits.cast<float>();
-    CHECK(*core::model::prompt_loss(logits_f, {2, 0, 1}) == doctest::Approx(*loss).epsilon(1e-6));
-    CHECK_FALSE(core::model::prompt_loss(logits.topRows(1), {2}).has_value());
-    CHECK_THROWS_AS(core::model::prompt_loss(logits, {2, 0, 3}), std::invalid_argument);
-    CHECK_THROWS_AS(core::model::prompt_loss(logits, {2, 0}), std::invalid_argument);
+    CHECK(*core::heads::prompt_loss(logits_f, {2, 0, 1}) == doctest::Approx(*loss).epsilon(1e-6));
+    CHECK_FALSE(core::heads::prompt_loss(logits.topRows(1), {2}).has_value());
+    CHECK_THROWS_AS(core::heads::prompt_loss(logits, {2, 0, 3}), std::invalid_argument);
+    CHECK_THROWS_AS(core::heads::prompt_loss(logits, {2, 0}), std::invalid_argument);
 }
 
 TEST_CASE("probes: a forward's (layers, heads, t, t) attention gives each head's scores and the rollout of its layers' means") {
     core::NumpyRng rng(5);
     const int L = 2, H = 3, t = 70;
-    const std::vector<int> ids = core::model::probe_sequence(t / 2, 2, 40);
-    const core::model::ScoreIndex index = core::model::score_index(ids);
+    const std::vector<int> ids = core::heads::probe_sequence(t / 2, 2, 40);
+    const core::heads::ScoreIndex index = core::heads::score_index(ids);
     std::vector<float> stack;                       // (L, H, t, t)
     std::vector<MatrixF> heads, means;
     for (int l = 0; l < L; ++l) {
@@ -285,16 +289,16 @@ TEST_CASE("probes: a forward's (layers, heads, t, t) attention gives each head's
             heads.push_back(random_attention(rng, t, true, 2.0).cast<float>());
             stack.insert(stack.end(), heads.back().data(), heads.back().data() + heads.back().size());
         }
-        means.push_back(core::model::mean_over_heads(std::vector<core::model::AttentionRefF>(heads.end() - H, heads.end())));
+        means.push_back(core::heads::mean_over_heads(std::vector<core::heads::AttentionRefF>(heads.end() - H, heads.end())));
     }
-    const std::vector<core::model::HeadScores> all = core::model::all_head_scores(stack.data(), L, H, index);
+    const std::vector<core::heads::HeadScores> all = core::heads::all_head_scores(stack.data(), L, H, index);
     REQUIRE(all.size() == static_cast<size_t>(L * H));
     for (int k = 0; k < L * H; ++k) {
-        const core::model::HeadScores one = core::model::head_scores(heads[static_cast<size_t>(k)], index);
+        const core::heads::HeadScores one = core::heads::head_scores(heads[static_cast<size_t>(k)], index);
         CHECK(*all[static_cast<size_t>(k)].previous == *one.previous);
         CHECK(*all[static_cast<size_t>(k)].duplicate == *one.duplicate);
         CHECK(*all[static_cast<size_t>(k)].induction == *one.induction);
         CHECK(all[static_cast<size_t>(k)].entropy == one.entropy);
     }
-    CHECK((core::model::rollout(stack.data(), L, H, t) - core::model::rollout(means)).cwiseAbs().maxCoeff() == 0.0f);
+    CHECK((core::heads::rollout(stack.data(), L, H, t) - core::heads::rollout(means)).cwiseAbs().maxCoeff() == 0.0f);
 }

@@ -199,8 +199,7 @@ TEST_CASE("train: a short run on the previous-token task lowers the held-out los
     const Evaluation after = trainer.evaluate();
     CHECK(after.loss < 0.5 * before.loss);
     double best_previous = 0;
-    for (const HeadScores& h : after.heads)
-        if (h.layer == 0) best_previous = std::max(best_previous, h.previous);
+    for (int h = 0; h < trainer.config().model.H; ++h) best_previous = std::max(best_previous, *after.heads[static_cast<size_t>(h)].previous); // layer 1
     CHECK(best_previous > 0.5);
 }
 
@@ -248,8 +247,11 @@ TEST_CASE("train: every task trains and scores its heads, down to the smallest v
             Trainer trainer(c);
             CHECK(std::isfinite(trainer.step().loss));
             for (const HeadScores& h : trainer.evaluate().heads) {
-                CHECK(h.previous >= 0.0);
-                CHECK(h.copy <= 1.0 + 1e-12);
+                CHECK(*h.previous >= 0.0);
+                CHECK(*h.copy <= 1.0 + 1e-12);
+                CHECK(h.entropy >= 0.0);
+                CHECK(h.entropy <= std::log(T) + 1e-9); // at most uniform over the t keys
+                CHECK_FALSE(h.duplicate);
             }
         }
     }

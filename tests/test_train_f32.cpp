@@ -93,7 +93,7 @@ TEST_CASE("train f32: knock-outs in float32 give the double pass's logits, zero 
     ws32.resize(m, batch.B, batch.t);
     intact32.resize(m, batch.B, batch.t);
     forward_f32(model, params, batch, 0, intact32);
-    for (const KnockoutMode mode : {KnockoutMode::zero, KnockoutMode::mean}) {
+    for (const core::heads::Ablation mode : {core::heads::Ablation::zero, core::heads::Ablation::mean}) {
         const Knockouts k{{{0, 1}, {1, 3}}, mode};
         Workspace ws;
         const LossSum s = forward_all(model, batch, ws, &k);
@@ -105,7 +105,7 @@ TEST_CASE("train f32: knock-outs in float32 give the double pass's logits, zero 
         for (size_t i = 0; i < ws32.logits.size(); ++i) moved = std::max(moved, static_cast<double>(std::abs(ws32.logits[i] - intact32.logits[i])));
         CHECK(moved > 1e-3);
     }
-    const Knockouts bad{{{0, 4}}, KnockoutMode::zero};
+    const Knockouts bad{{{0, 4}}, core::heads::Ablation::zero};
     CHECK_THROWS_WITH_AS(forward_f32(model, params, batch, 0, ws32, &bad), doctest::Contains("no head 1.5"), std::invalid_argument);
 }
 

@@ -46,7 +46,7 @@ TEST_CASE("train knock-outs: zero equals a W_O without the head's rows; mean put
 
     Workspace intact, knocked, reference;
     forward_all(model, batch, intact);
-    const Knockouts zero{{{1, 0}}, KnockoutMode::zero};
+    const Knockouts zero{{{1, 0}}, core::heads::Ablation::zero};
     forward_all(model, batch, knocked, &zero);
     Model without = model;
     without.tensor(without.layout.layers[1].W_O).topRows(dk).setZero(); // head 1's rows of (H·d_head, D)
@@ -54,7 +54,7 @@ TEST_CASE("train knock-outs: zero equals a W_O without the head's rows; mean put
     CHECK((knocked.logits - reference.logits).cwiseAbs().maxCoeff() <= 1e-12);
     CHECK((knocked.logits - intact.logits).cwiseAbs().maxCoeff() > 1e-3);
 
-    const Knockouts mean{{{0, 1}}, KnockoutMode::mean};
+    const Knockouts mean{{{0, 1}}, core::heads::Ablation::mean};
     forward_all(model, batch, knocked, &mean);
     for (int b = 0; b < batch.B; ++b) {
         const core::Matrix y = intact.layers[0].y.block(b * m.T, dk, m.T, dk); // (t, d_head) of the intact run
@@ -65,14 +65,14 @@ TEST_CASE("train knock-outs: zero equals a W_O without the head's rows; mean put
     }
     CHECK((knocked.logits - intact.logits).cwiseAbs().maxCoeff() > 1e-3);
 
-    const Knockouts bad{{{2, 0}}, KnockoutMode::zero};
+    const Knockouts bad{{{2, 0}}, core::heads::Ablation::zero};
     CHECK_THROWS_WITH_AS(forward_all(model, batch, knocked, &bad), doctest::Contains("no head 3.1"), std::invalid_argument);
 }
 
 TEST_CASE("train knock-outs: the default repeat run has an induction head in layer 2 and needs its layer-1 previous-token head") {
     const Trainer& run = default_repeat_run();
     const ModelConfig& m = run.config().model;
-    const std::vector<core::model::HeadScores> scores = probe_scores(run.model(), m.T / 2, 1);
+    const std::vector<core::heads::HeadScores> scores = probe_scores(run.model(), m.T / 2, 1);
     REQUIRE(scores.size() == static_cast<size_t>(m.L * m.H));
     int best_induction = 0, best_previous = 0;
     for (int i = 0; i < m.L * m.H; ++i) {
@@ -89,7 +89,7 @@ TEST_CASE("train knock-outs: the default repeat run has an induction head in lay
     const Batch& repeat = run.held_out_repeat();
     const double intact = evaluate(run.model(), repeat).accuracy;
     CHECK(intact >= 0.8);
-    for (const KnockoutMode mode : {KnockoutMode::zero, KnockoutMode::mean}) {
+    for (const core::heads::Ablation mode : {core::heads::Ablation::zero, core::heads::Ablation::mean}) {
         const double without = evaluate(run.model(), repeat, Knockouts{{{0, best_previous}}, mode}).accuracy;
         CAPTURE(best_previous);
         CAPTURE(without);

@@ -36,14 +36,7 @@ void next(Ui& ui) {
 }
 
 // The index of the best head (layer-major) by `score` in the grid's scores.
-template <class Score>
-int best(Ui& ui, Score score) {
-    const auto& heads = train(ui).shown.heads;
-    int k = 0;
-    for (size_t i = 1; i < heads.size(); ++i)
-        if (score(heads[i]) > score(heads[static_cast<size_t>(k)])) k = static_cast<int>(i);
-    return k;
-}
+int best(Ui& ui, core::heads::Score score) { return core::heads::best_head(train(ui).shown.heads, score); }
 
 std::string head_item(const char* kind, int k, int H) { return std::string("train.") + kind + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
 
@@ -129,7 +122,7 @@ void solve(Ui& ui, const std::string& id) {
         pick(order.back());
         CHECK(ui.shows("previous-token score", "Lesson"));
     } else if (id == "find-induction") {
-        const int k = best(ui, [](const core::train::HeadScores& h) { return h.induction; });
+        const int k = best(ui, core::heads::Score::induction);
         CHECK(k / H == 1); // layer 2
         ui.click(ui.item(head_item("open", k, H)));
         ui.frames(3); // a new tab shows a frame after it is first submitted
@@ -144,7 +137,7 @@ void solve(Ui& ui, const std::string& id) {
     } else if (id == "break-it") {
         ui.click(ui.item("train.restore_all"));
         ui.frame();
-        const int k = best(ui, [](const core::train::HeadScores& h) { return h.previous; });
+        const int k = best(ui, core::heads::Score::previous);
         CHECK(k / H == 0); // layer 1
         ui.click(ui.item(head_item("knock", k, H)));
         ui.frames(2);

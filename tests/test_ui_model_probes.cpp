@@ -7,6 +7,10 @@
 #include "headless.h"
 #include "tests/model_ui.h"
 
+#include "core/heads/compare.h"
+#include "core/heads/probe.h"
+#include "core/heads/qk_view.h"
+#include "core/heads/rollout.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
 #include "ui/panels/model_grid.h"
@@ -27,7 +31,7 @@
 namespace {
 
 using headless::Ui;
-using core::model::HeadScores;
+using core::heads::HeadScores;
 
 using model_ui::ModelWorkspace;
 using model_ui::tiny;
@@ -38,7 +42,7 @@ using model_ui::until_run;
 std::vector<HeadScores> core_scores(const std::string& dir, const std::vector<int>& ids) {
     const auto opened = core::model::open_model(dir);
     const core::model::ForwardResult r = opened.model->forward(ids);
-    return core::model::all_head_scores(r.attention.data(), r.layers, r.heads, core::model::score_index(ids));
+    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
 }
 
 void check_same(const std::optional<double>& a, const std::optional<double>& b) {
@@ -81,7 +85,7 @@ struct Direct {
 Direct direct(const core::model::Model& model, const std::vector<int>& ids, std::vector<core::model::HeadRef> ablate,
               core::model::Ablation how) {
     const core::model::ForwardResult r = forward(model, ids, std::move(ablate), how);
-    return {top10(r, static_cast<int>(ids.size()) - 1), *core::model::prompt_loss(r.logits, ids)};
+    return {top10(r, static_cast<int>(ids.size()) - 1), *core::heads::prompt_loss(r.logits, ids)};
 }
 
 // Position i's ten most likely ids (lower id on a tie) and their softmax probabilities, from logits.
@@ -176,7 +180,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head scores on the prompt and t
     const auto opened = own_model();
     const int bos = opened.model->config().bos_token_id;
     REQUIRE(bos >= 0);
-    const std::vector<int> probe = core::model::probe_sequence(6, 7, opened.model->config().vocab, {bos, 50256}, bos);
+    const std::vector<int> probe = core::heads::probe_sequence(6, 7, opened.model->config().vocab, {bos, 50256}, bos);
     REQUIRE(m.shown->scored_ids == probe);
     CHECK(m.shown->ids == prompt_ids); // the panels still show the prompt
     const std::vector<HeadScores> expected = core_scores(tiny("gpt2"), probe);
@@ -320,7 +324,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the rollout map and the head vi
     const std::vector<int> ids = encoded_prompt();
     const core::model::ForwardResult r = opened.model->forward(ids);
     const int t = static_cast<int>(ids.size());
-    const core::model::MatrixF R = core::model::rollout(r.attention.data(), r.layers, r.heads, t);
+    const core::model::MatrixF R = core::heads::rollout(r.attention.data(), r.layers, r.heads, t);
     const auto& map = v.state<ui::ModelRolloutView>();
     for (int i : {0, t / 2, t - 1})
         for (int j : {0, i}) {
@@ -363,8 +367,8 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selec
     const auto& qk = v.state<ui::ModelQKView>();
     REQUIRE(qk.layer == 1);
     REQUIRE(qk.head == 1);
-    const core::model::QKView pca = core::model::query_key_view(Q, K, core::model::QKPlane::principal);
-    CHECK(qk.plane.view.plane == core::model::QKPlane::principal);
+    const core::heads::QKView pca = core::heads::query_key_view(Q, K, core::heads::QKPlane::principal);
+    CHECK(qk.plane.view.plane == core::heads::QKPlane::principal);
     CHECK(qk.plane.view.variance_kept == doctest::Approx(pca.variance_kept).epsilon(1e-4));
     CHECK(std::abs(qk.plane.view.query_points(t - 1, 0)) == doctest::Approx(std::abs(pca.query_points(t - 1, 0))).epsilon(1e-3));
     CHECK(ui.shows("keeps"));
@@ -375,8 +379,8 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selec
     const float* a = r.attention_of(1, 1) + static_cast<std::ptrdiff_t>(t - 1) * t;
     const int top = static_cast<int>(std::max_element(a, a + t) - a);
     CHECK(qk.plane.top_key == top);
-    const core::model::QKView qplane = core::model::query_key_view(Q, K, core::model::QKPlane::query_and_key, t - 1, top);
-    CHECK(qk.plane.view.plane == core::model::QKPlane::query_and_key);
+    const core::heads::QKView qplane = core::heads::query_key_view(Q, K, core::heads::QKPlane::query_and_key, t - 1, top);
+    CHECK(qk.plane.view.plane == core::heads::QKPlane::query_and_key);
     CHECK(qk.plane.view.variance_kept == doctest::Approx(qplane.variance_kept).epsilon(1e-4));
     const double in_plane = qk.plane.view.query_points.row(t - 1).dot(qk.plane.view.key_points.row(top));
     CHECK(in_plane == doctest::Approx(qk.plane.view.queries.row(t - 1).dot(qk.plane.view.keys.row(top))).epsilon(1e-6));

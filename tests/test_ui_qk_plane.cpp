@@ -1,8 +1,8 @@
 // The query arrow's query–key plane for d_k > 2, driven headless: the plane and the variance it
-// states are core::model::query_key_view's, hovering a query draws its lines, a click selects it.
+// states are core::heads::query_key_view's, hovering a query draws its lines, a click selects it.
 #include "headless.h"
 
-#include "core/model/probes.h"
+#include "core/heads/qk_view.h"
 #include "ui/panels/query_arrow.h"
 
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@ using headless::Ui;
 
 namespace {
 
-std::string kept(const core::model::QKView& v) {
+std::string kept(const core::heads::QKView& v) {
     char text[64];
     std::snprintf(text, sizeof text, "keeps %.1f %% of the variance", 100.0 * v.variance_kept);
     return text;
@@ -46,8 +46,8 @@ TEST_CASE("ui: for d_k = 8 the query arrow shows the query–key plane the core 
     const ui::ArrowView& av = ui.st().view.state<ui::ArrowView>();
     REQUIRE(av.plane_kind == ui::ArrowPlane::principal);
 
-    const core::model::QKView expected = core::model::query_key_view(ui.head().Q, ui.head().K);
-    CHECK(av.qk.view.plane == core::model::QKPlane::principal);
+    const core::heads::QKView expected = core::heads::query_key_view(ui.head().Q, ui.head().K);
+    CHECK(av.qk.view.plane == core::heads::QKPlane::principal);
     CHECK((av.qk.view.basis - expected.basis).cwiseAbs().maxCoeff() < 1e-12);
     CHECK((av.qk.view.query_points - expected.query_points).cwiseAbs().maxCoeff() < 1e-12);
     CHECK((av.qk.view.key_points - expected.key_points).cwiseAbs().maxCoeff() < 1e-12);
@@ -74,7 +74,7 @@ TEST_CASE("ui: for d_k = 8 the query arrow shows the query–key plane the core 
     pick_plane(ui, 1);
     ui.frame();
     REQUIRE(av.plane_kind == ui::ArrowPlane::query_and_key);
-    const core::model::QKView pair = core::model::query_key_view(ui.head().Q, ui.head().K, core::model::QKPlane::query_and_key, 3, top);
+    const core::heads::QKView pair = core::heads::query_key_view(ui.head().Q, ui.head().K, core::heads::QKPlane::query_and_key, 3, top);
     CHECK(av.qk.top_key == top);
     CHECK((av.qk.view.basis - pair.basis).cwiseAbs().maxCoeff() < 1e-12);
     CHECK(ui.shows("plane: the query and its top key", "Query arrow"));

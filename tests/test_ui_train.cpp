@@ -77,7 +77,7 @@ TEST_CASE("ui train: the grid labels every head with its scores and stars the be
     const auto& heads = t.shown.heads;
     const auto best = std::max_element(heads.begin(), heads.end(), [](const auto& a, const auto& b) { return a.induction < b.induction; });
     char text[16];
-    std::snprintf(text, sizeof text, "%.2f*", best->induction);
+    std::snprintf(text, sizeof text, "%.2f*", *best->induction);
     CHECK(ui.shows(text + 1, panel)); // ".43*": without the leading 0
 }
 
@@ -166,8 +166,8 @@ TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accura
     ui.click(ui.item("train.knock.0.1"));
     ui.frame();
     REQUIRE(t.knockouts.heads.size() == 1u);
-    CHECK(t.knockouts.heads[0] == core::train::HeadId{0, 1});
-    core::train::Knockouts one{{{0, 1}}, core::train::KnockoutMode::zero};
+    CHECK(t.knockouts.heads[0] == core::heads::HeadRef{0, 1});
+    core::heads::Knockouts one{{{0, 1}}, core::heads::Ablation::zero};
     const double without = core::train::evaluate(model, repeat, one).accuracy;
     CHECK(t.measured.without.accuracy == without);
     std::snprintf(text, sizeof text, "repeat accuracy %.2f with 1 knocked out · %.2f intact", without, intact);
@@ -175,10 +175,10 @@ TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accura
     CHECK(ui.shows("in", panel)); // the head's button now puts it back
 
     // Mean mode, then a second head: both follow at once.
-    t.knockouts.mode = core::train::KnockoutMode::mean; // as the combo sets it
+    t.knockouts.ablation = core::heads::Ablation::mean; // as the combo sets it
     ui.click(ui.item("train.knock.1.0"));
     ui.frame();
-    core::train::Knockouts two{{{0, 1}, {1, 0}}, core::train::KnockoutMode::mean};
+    core::heads::Knockouts two{{{0, 1}, {1, 0}}, core::heads::Ablation::mean};
     CHECK(t.measured.without.accuracy == core::train::evaluate(model, repeat, two).accuracy);
     CHECK(t.measured.without.loss == core::train::evaluate(model, repeat, two).loss);
 

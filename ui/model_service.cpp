@@ -1,6 +1,7 @@
 #include "ui/model_service.h"
 
 #include "core/assets.h"
+#include "core/model/input.h"
 #include "ui/view.h"
 
 #include <algorithm>
@@ -120,15 +121,9 @@ std::vector<int> ModelService::probe_ids() const {
     const auto tok = session.tokenizer();
     if (!opened || !tok) return {};
     const core::model::ModelConfig& c = opened->model->config();
-    // As --heads --probe: no special token among the random ids; the model's BOS, else the tokenizer's, else [CLS].
-    std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok->bos_id(), tok->eos_id(), tok->unk_id(), tok->pad_id(), tok->cls_id(), tok->sep_id(), tok->mask_id()};
-    for (int id = 0; id < tok->vocab_size(); ++id)
-        if (tok->is_special(id)) exclude.push_back(id);
-    const int bos = c.bos_token_id >= 0 ? c.bos_token_id : tok->bos_id() >= 0 ? tok->bos_id() : tok->cls_id();
     const int m = std::clamp(probe_m, 1, std::max(1, (c.context - 1) / 2));
     try {
-        return core::model::probe_sequence(m, static_cast<std::uint64_t>(std::max(0, probe_seed)), c.vocab, exclude,
-                                           bos >= 0 ? std::optional<int>(bos) : std::nullopt);
+        return core::model::probe_ids(c, *tok, m, static_cast<std::uint64_t>(std::max(0, probe_seed))); // as --heads --probe
     } catch (const std::invalid_argument&) {
         return {}; // fewer ids than m in the vocabulary: the prompt is scored
     }
@@ -168,28 +163,6 @@ int ModelService::query_position() const {
 const char* score_name(int score) {
     static const char* names[] = {"previous", "duplicate", "induction", "entropy"};
     return score >= 0 && score < score_count ? names[score] : "";
-}
-
-std::optional<double> score_value(const core::model::HeadScores& s, int score) {
-    switch (score) {
-    case score_previous: return s.previous;
-    case score_duplicate: return s.duplicate;
-    case score_induction: return s.induction;
-    case score_entropy: return s.entropy;
-    default: return std::nullopt;
-    }
-}
-
-int best_head(const std::vector<core::model::HeadScores>& scores, int score) {
-    int best = -1;
-    double best_value = 0.0;
-    for (std::size_t i = 0; i < scores.size(); ++i) {
-        const std::optional<double> v = score_value(scores[i], score);
-        if (!v) continue;
-        const bool better = score == score_entropy ? *v < best_value : *v > best_value;
-        if (best < 0 || better) best = static_cast<int>(i), best_value = *v;
-    }
-    return best;
 }
 
 std::string bundled_model_dir() {

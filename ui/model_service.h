@@ -89,13 +89,11 @@ struct ModelService {
     bool has_attention() const { return shown && shown->t() > 0 && shown->layers() > 0; }
 };
 
-// The four head scores by number, in the order the grid and the table show them.
+// The four head scores by number, in the order the grid and the table show them: the first four of
+// core::heads::Score (the fifth, copy, is the tiny model's alone).
 enum HeadScore { score_previous, score_duplicate, score_induction, score_entropy, score_count };
-const char* score_name(int score);  // "previous" …
-std::optional<double> score_value(const core::model::HeadScores& s, int score);
-// The index (layer · heads + head) of the best head of `score` (the highest, but the lowest entropy:
-// the sharpest head), -1 when no head has that score.
-int best_head(const std::vector<core::model::HeadScores>& scores, int score);
+const char* score_name(int score); // "previous" …
+inline core::heads::Score score_of(int score) { return static_cast<core::heads::Score>(score); }
 
 // The bundled model's directory (assets/models/NAME/ with a config.json), or "" when none ships.
 std::string bundled_model_dir();

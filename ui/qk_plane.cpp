@@ -45,7 +45,7 @@ struct Fit {
     }
 };
 
-Fit fit_points(const core::model::QKView& view, const ImRect& r) {
+Fit fit_points(const core::heads::QKView& view, const ImRect& r) {
     double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
     for (const core::Matrix* m : {&view.query_points, &view.key_points})
         for (Eigen::Index k = 0; k < m->rows(); ++k) {
@@ -85,7 +85,7 @@ void place_labels(ImDrawList* draw, QKPlaneView& pv, std::vector<PointLabel>& la
 } // namespace
 
 std::string qk_plane_name(const QKPlaneView& pv) {
-    return pv.view.plane == core::model::QKPlane::principal ? "plane: principal components 1 and 2"
+    return pv.view.plane == core::heads::QKPlane::principal ? "plane: principal components 1 and 2"
                                                             : "plane: the query and its top key";
 }
 
@@ -99,11 +99,11 @@ std::string qk_plane_kept(const QKPlaneView& pv) {
 // [SECTION] Drawing
 //-----------------------------------------------------------------------------
 
-void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::model::QKPlane plane) {
+void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::heads::QKPlane plane) {
     const int sel = std::clamp(in.selected, 0, static_cast<int>(in.Q.rows()) - 1);
-    if (in.weights_hidden && in.weights_hidden(sel)) plane = core::model::QKPlane::principal;
-    pv.top_key = plane == core::model::QKPlane::query_and_key ? top_key_of(in, sel) : -1;
-    pv.view = core::model::query_key_view(in.Q, in.K, plane, sel, std::max(pv.top_key, 0));
+    if (in.weights_hidden && in.weights_hidden(sel)) plane = core::heads::QKPlane::principal;
+    pv.top_key = plane == core::heads::QKPlane::query_and_key ? top_key_of(in, sel) : -1;
+    pv.view = core::heads::query_key_view(in.Q, in.K, plane, sel, std::max(pv.top_key, 0));
 }
 
 int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {

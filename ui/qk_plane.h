@@ -1,11 +1,11 @@
-// ui/qk_plane.h — one head's queries and keys as points in one plane (core::model::query_key_view):
+// ui/qk_plane.h — one head's queries and keys as points in one plane (core::heads::query_key_view):
 // the keys moved to the queries' mean, α-scaled, projected on the union's first two principal
 // components or on the plane of one query and its top key. Hovering a query draws its lines to the
 // keys, as thick as the head's weights; names that would cover another are left out. Shared by every
 // panel that shows a head of d_k > 2.
 #pragma once
 
-#include "core/model/probes.h"
+#include "core/heads/qk_view.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -18,7 +18,7 @@ namespace ui {
 
 // What the widget keeps between frames, and records for tests.
 struct QKPlaneView {
-    core::model::QKView view;    // the view drawn in the last frame
+    core::heads::QKView view;    // the view drawn in the last frame
     int top_key = -1;            // query_and_key: the key whose plane is shown
     int hovered_query = -1;      // the query whose lines are drawn, or -1
     int lines_drawn = 0;         // how many key lines the hovered query drew
@@ -45,7 +45,7 @@ std::string qk_plane_kept(const QKPlaneView& pv);
 
 // Computes pv.view (and pv.top_key) for this frame. `plane` is the one asked for; query_and_key falls
 // back to principal when the selected query's weights are hidden (its top key would tell them).
-void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::model::QKPlane plane);
+void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::heads::QKPlane plane);
 // Draws pv.view as a `side` × `side` square at the cursor. Returns the query clicked, or -1.
 int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side);
 

@@ -11,7 +11,7 @@
 
 #include "core/decoder.h"
 #include "core/explain.h"
-#include "core/model/probes.h"
+#include "core/heads/scores.h"
 
 #include <algorithm>
 #include <cmath>
@@ -449,7 +449,7 @@ private:
         std::map<std::string, int> ids;
         std::vector<int> seq;
         for (const std::string& t : s_.tokens) seq.push_back(ids.emplace(t, static_cast<int>(ids.size())).first->second);
-        const core::model::HeadScores sc = core::model::head_scores(r_.heads[static_cast<size_t>(h) - 1].weights, core::model::score_index(seq));
+        const core::heads::HeadScores sc = core::heads::head_scores(r_.heads[static_cast<size_t>(h) - 1].weights, core::heads::score_index(seq));
         const std::optional<double>& v = f == "previous" ? sc.previous : f == "duplicate" ? sc.duplicate : sc.induction;
         return v.value_or(0.0);
     }

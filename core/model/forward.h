@@ -15,6 +15,7 @@
 // core::parallel's helpers. It checks `cancel` before each layer and reports each finished layer.
 #pragma once
 
+#include "core/heads/head.h"
 #include "core/model/config.h"
 
 #include <Eigen/Core>
@@ -30,7 +31,7 @@
 
 namespace core::model {
 
-using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using core::heads::MatrixF; // (rows, cols) row-major floats
 
 // std::allocator, but resize() leaves new values unset: zeroing (layers, heads, t, t) maps that the
 // heads then write in full would cost a pass over 604 MB at t = 1024.
@@ -54,14 +55,11 @@ struct UninitialisedAllocator : std::allocator<T> {
 };
 using Floats = std::vector<float, UninitialisedAllocator<float>>;
 
-struct HeadRef {
-    int layer = 0; // from 0
-    int head = 0;  // from 0
-    bool operator==(const HeadRef& o) const { return layer == o.layer && head == o.head; }
-};
+// A head and how a knocked-out head's output (GPT-2's c_proj input, Llama's o_proj's, BERT's
+// attention.output.dense's) becomes: the words core/heads shares with the tiny transformer.
+using core::heads::Ablation;
+using core::heads::HeadRef;
 
-// What an ablated head's output (its slice of the attention output, before the output projection:
-// GPT-2's c_proj, Llama's o_proj, BERT's attention.output.dense) becomes.
 // Which rows of ForwardResult::logits a forward fills.
 enum class Logits {
     all,  // every new position (t_new, vocab)
@@ -69,14 +67,9 @@ enum class Logits {
     none, // no logits; `hidden` alone (see core/model/next_token.h)
 };
 
-enum class Ablation {
-    zero, // 0 at every position
-    mean, // its mean over the positions of this call (the whole sequence for forward())
-};
-
 struct ForwardOptions {
     std::vector<HeadRef> ablate;
-    Ablation ablation = Ablation::zero;
+    Ablation ablation = Ablation::zero; // mean: over the positions of this call (the whole sequence for forward())
     bool attention = true;    // fill ForwardResult::attention
     bool capture_qkv = false; // fill ForwardResult::captures
     bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
@@ -114,7 +107,7 @@ struct ForwardResult {
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
     Floats attention;                  // (layers, heads, t_new, t_total) row-major, 0 where masked
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
-    MatrixF rollout;                   // (t_new, t_total) where asked: core/model/probes.h's rollout of `attention`
+    MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of `attention`
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
 
     // Head (l, h)'s weights: (t_new, t_total) row-major.

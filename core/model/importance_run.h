@@ -1,4 +1,4 @@
-// core/model/importance_run.h — head importance (core/model/probes.h) on a worker thread of its
+// core/model/importance_run.h — head importance (core/heads/) on a worker thread of its
 // own, so that the window's frame never waits for it and the prompt's runs go on beside it.
 //
 // start() runs every head's knock-out on the given ids; a second start() cancels the running one.
@@ -7,7 +7,7 @@
 
 #include "core/model/format/checkpoint.h"
 #include "core/model/latest_wins.h"
-#include "core/model/probes.h"
+#include "core/model/head_importance.h"
 
 #include <atomic>
 #include <condition_variable>

@@ -16,4 +16,8 @@ const Set& active() {
     return *generic();
 }
 
+void product(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index k, Index n) {
+    active().gemm({A, lda, B, ldb, false, C, ldc, m, k, n}, false);
+}
+
 } // namespace core::model::ops

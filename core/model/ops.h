@@ -76,4 +76,7 @@ const Set* x86_64_v4();
 // The build matching core::kernel_build().
 const Set& active();
 
+// C = A · B, single-threaded, on active()'s gemm: core::heads::FloatProduct, for the rollout.
+void product(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index k, Index n);
+
 } // namespace core::model::ops

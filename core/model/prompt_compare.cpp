@@ -1,7 +1,7 @@
 // core/model/prompt_compare.cpp — aligning two token sequences and comparing every head's map on them.
 #include "core/model/prompt_compare.h"
 
-#include "core/model/probes.h"
+#include "core/heads/compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,7 +89,7 @@ Comparison compare_prompts(const ForwardResult& first, const std::vector<int>& f
                     Q(i, j) = B(c.aligned.b[static_cast<std::size_t>(i)], c.aligned.b[static_cast<std::size_t>(j)]);
                 }
             c.difference.push_back(Q - P);
-            Eigen::VectorXd js = n ? js_divergence_rows(P, Q) : Eigen::VectorXd();
+            Eigen::VectorXd js = n ? core::heads::js_divergence_rows(P, Q) : Eigen::VectorXd();
             double sum = 0.0;
             int rows = 0;
             for (Eigen::Index i = 0; i < js.size(); ++i)

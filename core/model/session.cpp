@@ -7,6 +7,8 @@
 #include "core/model/session.h"
 
 #include "core/io/tensor.h"
+#include "core/model/head_importance.h"
+#include "core/model/input.h"
 #include "core/model/next_token.h"
 #include "core/wake.h"
 
@@ -28,26 +30,6 @@ double now_seconds() {
 }
 
 std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
-bool has_tokenizer_files(const OpenedModel& m) {
-    if (m.dir.empty()) return false;
-    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
-    return json.good() || vocab.good();
-}
-
-// Without a tokenizer (attnviz's own trained models) the text is the ids, separated by spaces.
-std::vector<int> ids_of_text(const std::string& text, const OpenedModel& m) {
-    std::istringstream in(text);
-    std::vector<int> ids;
-    for (std::string word; in >> word;) {
-        char* end = nullptr;
-        const long v = std::strtol(word.c_str(), &end, 10);
-        if (*end != '\0' || word.size() > 9 || v < 0 || v >= m.model->config().vocab)
-            throw InputError(m.path + " has no tokenizer: \"" + word + "\" is not a token id (0 … " + std::to_string(m.model->config().vocab - 1) + ")");
-        ids.push_back(static_cast<int>(v));
-    }
-    return ids;
-}
 
 // A causal LM's top tokens after every position and its loss on the prompt, or BERT's at each
 // [MASK]; nothing for a model without an LM head.
@@ -89,7 +71,7 @@ void predict_intact(Snapshot& s, const Model& model, const Tokenizer& tok, const
 void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::atomic<bool>& cancel) {
     if (r.score_ids.empty()) {
         s.scored_ids = s.ids;
-        s.scores = all_head_scores(s.result, score_index(s.ids));
+        s.scores = all_head_scores(s.result, core::heads::score_index(s.ids));
         return;
     }
     ForwardOptions fo;
@@ -101,7 +83,7 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
         model.check_ids(r.score_ids, 0);
         const ForwardResult probe = model.forward(r.score_ids, fo);
         s.scored_ids = r.score_ids;
-        s.scores = all_head_scores(probe, score_index(r.score_ids));
+        s.scores = all_head_scores(probe, core::heads::score_index(r.score_ids));
     } catch (const InputError& e) {
         s.score_error = std::string("The probe: ") + e.what();
     }
@@ -144,8 +126,7 @@ Session::~Session() {
 
 LoadedModel load_model(const std::string& path) {
     auto opened = std::make_shared<OpenedModel>(open_model(path));
-    auto tokenizer = std::make_shared<Tokenizer>();
-    if (has_tokenizer_files(*opened)) *tokenizer = load_tokenizer(opened->dir);
+    auto tokenizer = std::make_shared<Tokenizer>(tokenizer_of(*opened));
     return {std::move(opened), std::move(tokenizer)};
 }
 
@@ -308,12 +289,10 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
     try {
         if (!job.request.ids.empty()) {
             s->ids = job.request.ids;
-        } else if (tok.vocab_size()) {
-            const Encoding e = tok.encode(job.request.text);
+        } else {
+            const Encoding e = encode_prompt(job.request.text, tok, model.config());
             s->ids = e.ids;
             s->special = e.special;
-        } else {
-            s->ids = ids_of_text(job.request.text, *job.model);
         }
         if (s->ids.empty()) return s; // nothing to run: an empty prompt
         model.check_ids(s->ids, 0);

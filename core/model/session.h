@@ -8,10 +8,10 @@
 // Layers, heads and positions count from 0.
 #pragma once
 
+#include "core/heads/scores.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/forward.h"
 #include "core/model/latest_wins.h"
-#include "core/model/probes.h"
 #include "core/model/tokenizer/tokenizer.h"
 
 #include <atomic>
@@ -57,7 +57,7 @@ struct Snapshot {
     std::vector<std::string> labels;  // (t) as a person reads them ("␣cat")
     std::vector<bool> special;        // (t) added by the template or a special token
     ForwardResult result;             // attention (L, H, t, t), hidden (t, D), captures; no logits (see top)
-    MatrixF rollout;                  // (t, t) attention rollout of the attention (core/model/probes.h), taken from the forward
+    MatrixF rollout;                  // (t, t) attention rollout of the attention (core/heads/rollout.h), taken from the forward
     // Top predictions by position: for a causal LM those after each position, for BERT with an MLM
     // head those at each [MASK]; empty elsewhere. (t) lists of at most top_count.
     std::vector<std::vector<Prediction>> top;
@@ -65,7 +65,7 @@ struct Snapshot {
     bool has_loss = false;
     // Every head's scores (layers · heads, layer-major) on `scored_ids`: the request's score_ids,
     // run through a second forward with the same knock-outs, or the run's own ids.
-    std::vector<HeadScores> scores;
+    std::vector<core::heads::HeadScores> scores;
     std::vector<int> scored_ids;
     std::string score_error;     // the probe could not run (past the context): no scores then
     // With knock-outs (request.ablate), the intact model's top predictions and loss on the same ids,

@@ -5,7 +5,8 @@
 // for the panel thread on a click.
 #pragma once
 
-#include "core/model/probes.h"
+#include "core/heads/probe.h"
+#include "core/heads/scores.h"
 #include "core/train/trainer.h"
 
 #include <cstdint>
@@ -29,11 +30,11 @@ struct KnockoutRow {
     TaskScore score;
 };
 // The intact model, each head alone, then each whole layer (layers and heads from 1 in the labels).
-std::vector<KnockoutRow> knockout_table(const Model& model, const Batch& batch, KnockoutMode mode = KnockoutMode::zero);
+std::vector<KnockoutRow> knockout_table(const Model& model, const Batch& batch, core::heads::Ablation mode = core::heads::Ablation::zero);
 
-// The probe of m tokens (core::model::probe_sequence: no BOS, ids from the whole vocabulary) run
+// The probe of m tokens (core::heads::probe_sequence: no BOS, ids from the whole vocabulary) run
 // through the model; its scores per head, layer-major (L·H). 2m must fit the context: 1 ≤ m ≤ T / 2,
 // else std::invalid_argument.
-std::vector<core::model::HeadScores> probe_scores(const Model& model, int m, std::uint64_t seed);
+std::vector<core::heads::HeadScores> probe_scores(const Model& model, int m, std::uint64_t seed);
 
 } // namespace core::train

@@ -220,11 +220,11 @@ void attention_backward(Workspace::LayerCache& c, Workspace& ws, int H, int dk) 
 
 // A knocked-out head's output, (t, dk) per sequence: zero, or each column's mean over the t positions.
 void knock_out(const Knockouts& knockouts, int layer, int B, int t, int dk, Matrix& y) {
-    for (const HeadId& id : knockouts.heads) {
+    for (const core::heads::HeadRef& id : knockouts.heads) {
         if (id.layer != layer) continue;
         for (int b = 0; b < B; ++b) {
             auto block = y.block(b * t, id.head * dk, t, dk);                     // (t, dk)
-            if (knockouts.mode == KnockoutMode::zero) block.setZero();
+            if (knockouts.ablation == core::heads::Ablation::zero) block.setZero();
             else block.rowwise() = block.colwise().mean().eval();
         }
     }
@@ -260,7 +260,7 @@ LossSum cross_entropy(const Matrix& logits, const int* targets, Matrix* dlogits,
 
 void check_knockouts(const ModelConfig& m, const Knockouts* knockouts) {
     if (knockouts)
-        for (const HeadId& id : knockouts->heads)
+        for (const core::heads::HeadRef& id : knockouts->heads)
             if (id.layer < 0 || id.layer >= m.L || id.head < 0 || id.head >= m.H)
                 throw std::invalid_argument("no head " + std::to_string(id.layer + 1) + "." + std::to_string(id.head + 1) + " to knock out in a model of " +
                                             std::to_string(m.L) + " layers of " + std::to_string(m.H) + " heads");

@@ -10,6 +10,7 @@
 //   loss = mean cross-entropy over the scored positions
 #pragma once
 
+#include "core/heads/head.h"
 #include "core/scenario.h" // core::Matrix (row-major)
 #include "core/train/config.h"
 #include "core/train/rng.h"
@@ -102,15 +103,7 @@ struct Workspace {
 
 // Heads whose output y_h = A_h v_h (before W_O) is replaced, for the forward pass only (training never
 // knocks heads out): by zero, or by its mean over the positions of its own sequence.
-enum class KnockoutMode { zero, mean };
-struct HeadId {
-    int layer = 0, head = 0; // 0-based
-    bool operator==(const HeadId& o) const { return layer == o.layer && head == o.head; }
-};
-struct Knockouts {
-    std::vector<HeadId> heads;
-    KnockoutMode mode = KnockoutMode::zero;
-};
+using core::heads::Knockouts;
 
 // Throws std::invalid_argument naming a knocked-out head the model does not have ("no head 3.1 …").
 void check_knockouts(const ModelConfig& m, const Knockouts* knockouts);

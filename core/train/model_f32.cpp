@@ -86,14 +86,14 @@ struct Pass {
 // A knocked-out head's output, (t, d_head) per sequence of y (N, HK): zero, or each column's mean
 // over the sequence's positions.
 void knock_out(const Knockouts& knockouts, int layer, int B, int t, int dk, int HK, float* y) {
-    for (const HeadId& id : knockouts.heads) {
+    for (const core::heads::HeadRef& id : knockouts.heads) {
         if (id.layer != layer) continue;
         for (int b = 0; b < B; ++b) {
             float* block = y + count(b * t, HK) + count(id.head, dk);
             for (int j = 0; j < dk; ++j) {
                 double mean = 0.0;
                 for (int i = 0; i < t; ++i) mean += block[count(i, HK) + static_cast<size_t>(j)];
-                const float value = knockouts.mode == KnockoutMode::zero ? 0.0f : static_cast<float>(mean / t);
+                const float value = knockouts.ablation == core::heads::Ablation::zero ? 0.0f : static_cast<float>(mean / t);
                 for (int i = 0; i < t; ++i) block[count(i, HK) + static_cast<size_t>(j)] = value;
             }
         }

@@ -4,17 +4,20 @@ namespace core::train {
 
 namespace {
 
-double previous_score(const Workspace& ws, int l, int h) {
-    double sum = 0.0;
+// previous and entropy, averaged over the sequences of `ws` (each has t rows).
+void task_scores(const Workspace& ws, int l, int h, HeadScores& s) {
+    double previous = 0.0, entropy = 0.0;
     for (int b = 0; b < ws.B; ++b) {
         const ConstMatrixMap A = ws.attention(l, b, h); // (t, t)
-        for (int i = 1; i < ws.t; ++i) sum += A(i, i - 1);
+        for (int i = 1; i < ws.t; ++i) previous += A(i, i - 1);
+        entropy += core::heads::mean_entropy(A);
     }
-    return sum / (ws.B * (ws.t - 1));
+    s.previous = previous / (ws.B * (ws.t - 1));
+    s.entropy = entropy / ws.B;
 }
 
 // The repeat occupies [o + r, o + 2r); its token at i first appeared at i - r.
-void repeat_scores(const Workspace& ws, const Batch& batch, int l, int h, double& induction, double& copy) {
+void repeat_scores(const Workspace& ws, const Batch& batch, int l, int h, HeadScores& s) {
     double ind = 0.0, cp = 0.0;
     int count = 0;
     for (int b = 0; b < ws.B; ++b) {
@@ -26,8 +29,8 @@ void repeat_scores(const Workspace& ws, const Batch& batch, int l, int h, double
             ++count;
         }
     }
-    induction = count ? ind / count : 0.0;
-    copy = count ? cp / count : 0.0;
+    s.induction = count ? ind / count : 0.0;
+    s.copy = count ? cp / count : 0.0;
 }
 
 } // namespace
@@ -37,10 +40,8 @@ std::vector<HeadScores> head_scores(const ModelConfig& m, const Workspace& task_
     for (int l = 0; l < m.L; ++l) {
         for (int h = 0; h < m.H; ++h) {
             HeadScores s;
-            s.layer = l;
-            s.head = h;
-            s.previous = previous_score(task_ws, l, h);
-            repeat_scores(repeat_ws, repeat_batch, l, h, s.induction, s.copy);
+            task_scores(task_ws, l, h, s);
+            repeat_scores(repeat_ws, repeat_batch, l, h, s);
             out.push_back(s);
         }
     }

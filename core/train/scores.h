@@ -5,20 +5,20 @@
 //            after the earlier occurrence of its token (i → i - r + 1).
 // copy:      on repeat sequences, mean attention mass from a position in the repeat onto the first
 //            occurrence of the segment [o, o + r).
+// entropy:   mean over rows of −Σ_j A[i, j] ln A[i, j], nats.
+// The record is the one the real models' heads fill (core/heads/scores.h); no duplicate score here.
 #pragma once
 
+#include "core/heads/scores.h"
 #include "core/train/model.h"
 
 #include <vector>
 
 namespace core::train {
 
-struct HeadScores {
-    int layer = 0, head = 0; // 0-based
-    double previous = 0.0, induction = 0.0, copy = 0.0;
-};
+using core::heads::HeadScores;
 
-// `task_ws` after a forward pass over sequences of `task_batch` (any task), `repeat_ws` after one over
+// Layer-major (L · H). `task_ws` after a forward pass over sequences of `task_batch` (any task), `repeat_ws` after one over
 // `repeat_batch` (made by the repeat task). Both workspaces cover their whole batch.
 std::vector<HeadScores> head_scores(const ModelConfig& m, const Workspace& task_ws, const Workspace& repeat_ws, const Batch& repeat_batch);
 

@@ -193,16 +193,17 @@ TextStep TextTrainer::step() {
 
 // [SECTION] head scores --------------------------------------------------------------------------
 
-std::vector<TextHeadScores> text_head_scores(const Gpt2Config& c, const Gpt2Activations<float>& acts, const int* tokens) {
+std::vector<core::heads::HeadScores> text_head_scores(const Gpt2Config& c, const Gpt2Activations<float>& acts, const int* tokens) {
     const int B = acts.B, T = acts.T_;
-    std::vector<TextHeadScores> out;
+    std::vector<core::heads::HeadScores> out;
     for (int l = 0; l < c.n_layer; ++l)
         for (int h = 0; h < c.n_head; ++h) {
-            double prev = 0, dup = 0, ind = 0;
+            double prev = 0, dup = 0, ind = 0, entropy = 0;
             long prev_n = 0, dup_n = 0, ind_n = 0;
             for (int b = 0; b < B; ++b) {
                 const float* A = acts.attention(l, b, h); // (T, T)
                 const int* tok = tokens + static_cast<std::size_t>(b) * T;
+                entropy += core::heads::mean_entropy(Eigen::Map<const core::heads::MatrixF>(A, T, T));
                 for (int i = 1; i < T; ++i) {
                     const float* row = A + static_cast<std::size_t>(i) * T;
                     prev += row[i - 1];
@@ -219,12 +220,11 @@ std::vector<TextHeadScores> text_head_scores(const Gpt2Config& c, const Gpt2Acti
                     if (seen_before) { ind += n; ++ind_n; }
                 }
             }
-            TextHeadScores s;
-            s.layer = l;
-            s.head = h;
-            s.previous = prev_n ? prev / static_cast<double>(prev_n) : 0.0;
-            s.duplicate = dup_n ? dup / static_cast<double>(dup_n) : 0.0;
-            s.induction = ind_n ? ind / static_cast<double>(ind_n) : 0.0;
+            core::heads::HeadScores s;
+            if (prev_n) s.previous = prev / static_cast<double>(prev_n);
+            if (dup_n) s.duplicate = dup / static_cast<double>(dup_n);
+            if (ind_n) s.induction = ind / static_cast<double>(ind_n);
+            s.entropy = B ? entropy / B : 0.0;
             out.push_back(s);
         }
     return out;

@@ -11,6 +11,7 @@
 // summed in chunk order, so a seed gives the same run on any number of threads.
 #pragma once
 
+#include "core/heads/scores.h"
 #include "core/train/bpe.h"
 #include "core/train/gpt2.h"
 #include "core/train/gpt2_file.h"
@@ -64,26 +65,23 @@ void draw_window(Rng& rng, const std::vector<int>& ids, int T, WindowMix mix, in
 // the byte offset of invalid UTF-8 in `text`.
 TextCorpus make_text_corpus(const std::string& text, int merges, double held_out);
 
-// What one head does, on windows of text:
+// What each head does on windows of text, in the record the real models' heads fill
+// (core/heads/scores.h), layer-major (n_layer · n_head), pooled over the windows' rows:
 //   previous:  mean weight of position i on i - 1;
 //   duplicate: over the rows whose token occurred before, the mean weight on those earlier copies;
 //   induction: over the rows whose token occurred before (not just before), the mean weight on the
-//              tokens right after those earlier copies.
-struct TextHeadScores {
-    int layer = 0, head = 0; // 0-based
-    double previous = 0, duplicate = 0, induction = 0;
-};
-
-// The scores of every head after a forward pass over `tokens` (acts.B × acts.T_).
-std::vector<TextHeadScores> text_head_scores(const Gpt2Config& c, const Gpt2Activations<float>& acts, const int* tokens);
+//              tokens right after those earlier copies;
+//   entropy:   mean over rows of −Σ_j A[i, j] ln A[i, j], nats.
+// After a forward pass over `tokens` (acts.B × acts.T_).
+std::vector<core::heads::HeadScores> text_head_scores(const Gpt2Config& c, const Gpt2Activations<float>& acts, const int* tokens);
 
 struct TextEvaluation {
     int tokens = 0;            // held-out targets scored
     double loss = 0;           // nats per token on them
     double unigram_loss = 0;   // the same targets under the training text's token frequencies (add-one)
     double bits_per_byte = 0, unigram_bits_per_byte = 0;
-    std::vector<TextHeadScores> text_heads;    // on held-out windows
-    std::vector<TextHeadScores> repeat_heads;  // on random tokens, repeated once
+    std::vector<core::heads::HeadScores> text_heads;    // on held-out windows
+    std::vector<core::heads::HeadScores> repeat_heads;  // on random tokens, repeated once
     double repeat_first_loss = 0, repeat_second_loss = 0; // nats per token on the first copy, the second
 };
 

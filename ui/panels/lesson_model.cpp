@@ -2,6 +2,7 @@
 #include "ui/panels/lesson_model.h"
 
 #include "core/model/format/checkpoint.h"
+#include "core/model/head_importance.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "ui/widgets.h"
 
@@ -24,7 +25,7 @@ int most_tokens(int heads, bool causal) {
     return t;
 }
 
-double previous_of(const core::model::HeadScores& s) { return s.previous.value_or(0.0); }
+double previous_of(const core::heads::HeadScores& s) { return s.previous.value_or(0.0); }
 
 int best_previous(const ModelHeads::Run& r) {
     int best = -1;
@@ -94,7 +95,7 @@ ModelHeads::Run run_model_heads(const std::string& model, const std::string& tex
         r.layers = f.layers;
         r.heads = f.heads;
         for (int id : ids) r.tokens.push_back(tokenizer.token_display(id));
-        r.scores = core::model::all_head_scores(f, core::model::score_index(ids));
+        r.scores = core::model::all_head_scores(f, core::heads::score_index(ids));
         for (int l = 0; l < f.layers; ++l)
             for (int h = 0; h < f.heads; ++h)
                 r.patterns.push_back(Eigen::Map<const core::model::MatrixF>(f.attention_of(l, h), f.t_new, f.t_total).cast<double>());

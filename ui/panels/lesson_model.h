@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/learn/expr.h"
-#include "core/model/probes.h"
+#include "core/heads/scores.h"
 #include "ui/view.h"
 
 #include <future>
@@ -22,7 +22,7 @@ struct ModelHeads {
         bool cut = false;                            // the text had more tokens than the grid draws
         std::vector<std::string> tokens;             // as the tokenizer shows them
         std::vector<core::Matrix> patterns;          // (layers · heads) × (t, t)
-        std::vector<core::model::HeadScores> scores; // (layers · heads)
+        std::vector<core::heads::HeadScores> scores; // (layers · heads)
         std::string error;                           // why the model did not open or run
     };
     std::string model, text; // what `run` (or the job) is of

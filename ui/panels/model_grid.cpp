@@ -41,11 +41,11 @@ void thumbnail(ImDrawList* draw, const float* cells, int side, ImVec2 at, float 
 }
 
 // Each score as one cell's shade (the entropy as 1 − H / ln t, so that dark is sharp everywhere).
-void score_strip(ImDrawList* draw, const core::model::HeadScores& sc, int t, ImVec2 at, float size) {
+void score_strip(ImDrawList* draw, const core::heads::HeadScores& sc, int t, ImVec2 at, float size) {
     const float h = std::max(3.0f, 0.16f * size), w = size / static_cast<float>(score_count);
     const float max_entropy = t > 1 ? std::log(static_cast<float>(t)) : 1.0f;
     for (int k = 0; k < score_count; ++k) {
-        const std::optional<double> value = score_value(sc, k);
+        const std::optional<double> value = core::heads::score_value(sc, score_of(k));
         const float shade = !value ? 0.0f : k == score_entropy ? 1.0f - static_cast<float>(*value) / max_entropy : static_cast<float>(*value);
         const ImVec2 p(at.x + static_cast<float>(k) * w, at.y + size - h);
         draw->AddRectFilled(p, ImVec2(p.x + w, p.y + h), value ? sequential_color(std::clamp(shade, 0.0f, 1.0f)) : ImGui::GetColorU32(ImGuiCol_FrameBg));
@@ -53,10 +53,10 @@ void score_strip(ImDrawList* draw, const core::model::HeadScores& sc, int t, ImV
     }
 }
 
-std::string score_text(const core::model::HeadScores& sc) {
+std::string score_text(const core::heads::HeadScores& sc) {
     std::string text;
     for (int k = 0; k < score_count; ++k) {
-        const std::optional<double> value = score_value(sc, k);
+        const std::optional<double> value = core::heads::score_value(sc, score_of(k));
         char line[64];
         if (value) std::snprintf(line, sizeof line, "\n%-10s %.3f", score_name(k), *value);
         else std::snprintf(line, sizeof line, "\n%-10s -", score_name(k));
@@ -122,7 +122,7 @@ void draw_model_grid_panel(View& v) {
     if (g.serial != s.serial) make_thumbnails(g, s);
     const int L = s.layers(), H = s.heads();
     const bool scored = static_cast<int>(s.scores.size()) == L * H;
-    for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? best_head(s.scores, k) : -1;
+    for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? core::heads::best_head(s.scores, score_of(k)) : -1;
     dim_text(scored ? "Strip: previous, duplicate, induction, sharpness. P D I E: each score's best head."
                     : "No head scores for this run.");
     const float label_w = ImGui::CalcTextSize("L00").x + 0.5f * em(), label_h = ImGui::GetTextLineHeightWithSpacing();

@@ -15,7 +15,7 @@ QKPlaneInput input_of(const ModelQKView& st, const core::model::Snapshot& s, boo
 
 // The head's view for the selected query, remade when the run, head, query or plane changes.
 void update(ModelQKView& st, const core::model::Snapshot& s, int l, int h, int query, bool causal) {
-    const core::model::QKPlane want = st.principal ? core::model::QKPlane::principal : core::model::QKPlane::query_and_key;
+    const core::heads::QKPlane want = st.principal ? core::heads::QKPlane::principal : core::heads::QKPlane::query_and_key;
     if (st.serial == s.serial && st.layer == l && st.head == h && st.query == query && st.plane.view.plane == want) return;
     if (st.serial != s.serial || st.layer != l || st.head != h) {
         const core::model::HeadCapture& c = s.result.captures[static_cast<std::size_t>(l * s.heads() + h)];

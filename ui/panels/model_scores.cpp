@@ -37,7 +37,7 @@ void sequence_choice(View& v, ModelService& m) {
 }
 
 // Heads in the order of the sort: missing scores last either way, ties by head.
-std::vector<int> sorted_heads(const std::vector<core::model::HeadScores>& scores, int column, bool descending) {
+std::vector<int> sorted_heads(const std::vector<core::heads::HeadScores>& scores, int column, bool descending) {
     std::vector<int> order(scores.size());
     std::iota(order.begin(), order.end(), 0);
     if (column == 0) {
@@ -45,7 +45,7 @@ std::vector<int> sorted_heads(const std::vector<core::model::HeadScores>& scores
         return order;
     }
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        const auto x = score_value(scores[static_cast<std::size_t>(a)], column - 1), y = score_value(scores[static_cast<std::size_t>(b)], column - 1);
+        const auto x = core::heads::score_value(scores[static_cast<std::size_t>(a)], score_of(column - 1)), y = core::heads::score_value(scores[static_cast<std::size_t>(b)], score_of(column - 1));
         if (!x || !y) return x.has_value() && !y.has_value();
         return descending ? *x > *y : *x < *y;
     });
@@ -69,7 +69,7 @@ void header_row(View& v) {
     }
 }
 
-void row(View& v, ModelService& m, const core::model::HeadScores& sc, int index, const std::vector<int>& best) {
+void row(View& v, ModelService& m, const core::heads::HeadScores& sc, int index, const std::vector<int>& best) {
     const int H = m.shown->heads(), l = index / H, h = index % H;
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
@@ -78,7 +78,7 @@ void row(View& v, ModelService& m, const core::model::HeadScores& sc, int index,
     remember(v, ("model scores row " + std::to_string(l) + "." + std::to_string(h)).c_str());
     for (int k = 0; k < score_count; ++k) {
         ImGui::TableSetColumnIndex(k + 1);
-        const auto value = score_value(sc, k);
+        const auto value = core::heads::score_value(sc, score_of(k));
         char text[32];
         if (value) std::snprintf(text, sizeof text, "%.3f", *value);
         else std::snprintf(text, sizeof text, "-");
@@ -115,7 +115,7 @@ void draw_model_scores_panel(View& v) {
     take_sort(st);
     header_row(v);
     std::vector<int> best;
-    for (int k = 0; k < score_count; ++k) best.push_back(best_head(s.scores, k));
+    for (int k = 0; k < score_count; ++k) best.push_back(core::heads::best_head(s.scores, score_of(k)));
     st.order = sorted_heads(s.scores, st.sort_column, st.descending);
     for (int index : st.order) row(v, m, s.scores[static_cast<std::size_t>(index)], index, best);
     ImGui::EndTable();

@@ -432,8 +432,8 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     const LessonOverlay& lesson = v.lesson;
     in.weights_hidden = [&lesson](int row) { return lesson.hides("A", row); };
     if (qk)
-        update_qk_plane(av.qk, in, av.plane_kind == ArrowPlane::query_and_key ? core::model::QKPlane::query_and_key
-                                                                                : core::model::QKPlane::principal);
+        update_qk_plane(av.qk, in, av.plane_kind == ArrowPlane::query_and_key ? core::heads::QKPlane::query_and_key
+                                                                                : core::heads::QKPlane::principal);
 
     draw_pin_line(f, v, qk);
     draw_exact_q(f, v);

@@ -6,7 +6,7 @@
 
 namespace ui {
 
-// What the plane shows when d_k > 2: the query–key view (core::model::query_key_view), or two raw dimensions.
+// What the plane shows when d_k > 2: the query–key view (core::heads::query_key_view), or two raw dimensions.
 enum class ArrowPlane { principal, query_and_key, dimensions };
 
 struct ArrowView {

@@ -140,10 +140,9 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
     const std::vector<core::Matrix>& patterns = grid_patterns(t);
     const core::train::ModelConfig& m = t.shown.config.model;
     if (patterns.size() != static_cast<size_t>(m.L * m.H)) return;
-    const std::vector<core::train::HeadScores>& heads = t.shown.heads;
-    const int best[3] = {best_head(heads, [](const auto& h) { return h.previous; }),
-                         best_head(heads, [](const auto& h) { return h.induction; }),
-                         best_head(heads, [](const auto& h) { return h.copy; })};
+    const std::vector<core::heads::HeadScores>& heads = t.shown.heads;
+    const int best[3] = {core::heads::best_head(heads, core::heads::Score::previous), core::heads::best_head(heads, core::heads::Score::induction),
+                         core::heads::best_head(heads, core::heads::Score::copy)};
     // As large as the panel allows, every head and its scores in view: the scores' line sets a
     // head's least width, the layers' rows (title, pattern, scores) share the height.
     const float gap = 0.8f * em(), line = ImGui::GetTextLineHeightWithSpacing();
@@ -175,8 +174,8 @@ void head_grid(TrainView& t, core::Scenario& s, View& v) {
             remember(v, ("train.open." + std::to_string(l) + "." + std::to_string(h)).c_str());
             if (out) cross_out(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
             if (static_cast<size_t>(k) < heads.size() && !facts_hidden(v)) {
-                const core::train::HeadScores& hs = heads[static_cast<size_t>(k)];
-                const double values[3] = {hs.previous, hs.induction, hs.copy};
+                const core::heads::HeadScores& hs = heads[static_cast<size_t>(k)];
+                const double values[3] = {hs.previous.value_or(0.0), hs.induction.value_or(0.0), hs.copy.value_or(0.0)};
                 for (int q = 0; q < 3; ++q) {
                     if (q) ImGui::SameLine(0.0f, 0.3f * em());
                     const bool star = best[q] == k;

@@ -23,7 +23,7 @@ struct TrainView {
     std::vector<core::Matrix> scrub_patterns;
     std::string path = "model.safetensors";
     // Heads knocked out by clicks on the grid, and the repeat accuracy with and without them.
-    core::train::Knockouts knockouts;
+    core::heads::Knockouts knockouts;
     KnockoutMeasure measured;
 
     static core::train::TrainConfig default_config();

@@ -11,34 +11,33 @@ namespace ui {
 namespace {
 
 // The knock-outs of the best head of the grid's scores by `score` (none without scores).
-template <class Score>
-core::train::Knockouts without_best(const core::train::SessionView& shown, core::train::KnockoutMode mode, Score score) {
-    const int k = best_head(shown.heads, score);
-    core::train::Knockouts out{{}, mode};
+core::heads::Knockouts without_best(const core::train::SessionView& shown, core::heads::Ablation mode, core::heads::Score score) {
+    const int k = core::heads::best_head(shown.heads, score);
+    core::heads::Knockouts out{{}, mode};
     if (k >= 0) out.heads.push_back({k / shown.config.model.H, k % shown.config.model.H});
     return out;
 }
 
 // Measures again when anything it reads changed. False: nothing to measure yet.
-bool measure(const core::train::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src) {
+bool measure(const core::heads::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src) {
     const core::train::SessionView& shown = src.shown;
     const int count = static_cast<int>(shown.checkpoint_steps.size());
     if (shown.running && count == 0) return false;
     const int checkpoint = shown.running ? count - 1 : src.checkpoint;
     const int step = shown.running ? shown.checkpoint_steps.back() : shown.step;
-    if (m.step == step && m.checkpoint == checkpoint && m.heads == k.heads && m.mode == k.mode) return true;
+    if (m.step == step && m.checkpoint == checkpoint && m.heads == k.heads && m.ablation == k.ablation) return true;
     const core::train::Model model = checkpoint >= 0 ? src.session.checkpoint(checkpoint) : src.session.saved().model;
     const core::train::Batch repeat = core::train::held_out_sequences(shown.config).repeat;
     m = KnockoutMeasure{};
-    m.step = step, m.checkpoint = checkpoint, m.heads = k.heads, m.mode = k.mode;
+    m.step = step, m.checkpoint = checkpoint, m.heads = k.heads, m.ablation = k.ablation;
     m.intact = core::train::evaluate(model, repeat);
     m.without = core::train::evaluate(model, repeat, k);
-    m.without_previous = core::train::evaluate(model, repeat, without_best(shown, k.mode, [](const auto& h) { return h.previous; }));
-    m.without_induction = core::train::evaluate(model, repeat, without_best(shown, k.mode, [](const auto& h) { return h.induction; }));
+    m.without_previous = core::train::evaluate(model, repeat, without_best(shown, k.ablation, core::heads::Score::previous));
+    m.without_induction = core::train::evaluate(model, repeat, without_best(shown, k.ablation, core::heads::Score::induction));
     return true;
 }
 
-void publish_facts(const core::train::Knockouts& k, const KnockoutMeasure& m, const core::train::SessionView& shown, View& v) {
+void publish_facts(const core::heads::Knockouts& k, const KnockoutMeasure& m, const core::train::SessionView& shown, View& v) {
     const auto& heads = shown.heads;
     core::learn::Facts& f = v.facts;
     f.clear();
@@ -49,20 +48,20 @@ void publish_facts(const core::train::Knockouts& k, const KnockoutMeasure& m, co
     f["without_previous_head"] = m.without_previous.accuracy;
     f["without_induction_head"] = m.without_induction.accuracy;
     const int H = shown.config.model.H;
-    const int prev = best_head(heads, [](const auto& h) { return h.previous; });
-    const int ind = best_head(heads, [](const auto& h) { return h.induction; });
-    if (prev >= 0) f["previous_layer"] = prev / H + 1, f["best_previous"] = heads[static_cast<size_t>(prev)].previous;
-    if (ind >= 0) f["induction_layer"] = ind / H + 1, f["best_induction"] = heads[static_cast<size_t>(ind)].induction;
+    const int prev = core::heads::best_head(heads, core::heads::Score::previous);
+    const int ind = core::heads::best_head(heads, core::heads::Score::induction);
+    if (prev >= 0) f["previous_layer"] = prev / H + 1, f["best_previous"] = *heads[static_cast<size_t>(prev)].previous;
+    if (ind >= 0) f["induction_layer"] = ind / H + 1, f["best_induction"] = *heads[static_cast<size_t>(ind)].induction;
 }
 
 } // namespace
 
-bool knocked(const core::train::Knockouts& k, int layer, int head) {
-    return std::find(k.heads.begin(), k.heads.end(), core::train::HeadId{layer, head}) != k.heads.end();
+bool knocked(const core::heads::Knockouts& k, int layer, int head) {
+    return std::find(k.heads.begin(), k.heads.end(), core::heads::HeadRef{layer, head}) != k.heads.end();
 }
 
-void toggle_knockout(core::train::Knockouts& k, int layer, int head) {
-    const core::train::HeadId id{layer, head};
+void toggle_knockout(core::heads::Knockouts& k, int layer, int head) {
+    const core::heads::HeadRef id{layer, head};
     const auto it = std::find(k.heads.begin(), k.heads.end(), id);
     if (it == k.heads.end()) k.heads.push_back(id);
     else k.heads.erase(it);
@@ -74,9 +73,9 @@ bool facts_hidden(const View& v) {
     return false;
 }
 
-void knockout_line(core::train::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src, View& v) {
+void knockout_line(core::heads::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src, View& v) {
     const core::train::ModelConfig& mc = src.shown.config.model;
-    k.heads.erase(std::remove_if(k.heads.begin(), k.heads.end(), [&](const core::train::HeadId& h) { return h.layer >= mc.L || h.head >= mc.H; }),
+    k.heads.erase(std::remove_if(k.heads.begin(), k.heads.end(), [&](const core::heads::HeadRef& h) { return h.layer >= mc.L || h.head >= mc.H; }),
                   k.heads.end()); // a Reset may have made the model smaller
     if (!measure(k, m, src)) {
         ImGui::TextDisabled("repeat accuracy: measured at the first checkpoint");
@@ -90,10 +89,10 @@ void knockout_line(core::train::Knockouts& k, KnockoutMeasure& m, const Knockout
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("knock out to");
     ImGui::SameLine();
-    int mode = static_cast<int>(k.mode);
+    int mode = static_cast<int>(k.ablation);
     static const char* const modes[] = {"zero", "mean"};
     ImGui::SetNextItemWidth(4.5f * em());
-    if (ImGui::Combo("##knockout_mode", &mode, modes, 2)) k.mode = static_cast<core::train::KnockoutMode>(mode);
+    if (ImGui::Combo("##knockout_mode", &mode, modes, 2)) k.ablation = static_cast<core::heads::Ablation>(mode);
     remember(v, "train.knockout_mode");
     tip("a knocked-out head's output, before W_O: zero, or its mean over the sequence's positions");
     ImGui::SameLine();

@@ -12,21 +12,12 @@
 
 namespace ui {
 
-// The index of the head with the largest `score`, or -1.
-template <class Score>
-int best_head(const std::vector<core::train::HeadScores>& heads, Score score) {
-    int best = -1;
-    for (size_t i = 0; i < heads.size(); ++i)
-        if (best < 0 || score(heads[i]) > score(heads[static_cast<size_t>(best)])) best = static_cast<int>(i);
-    return best;
-}
-
 // The repeat accuracy intact, with the knock-outs and without each score's best head, and what it
 // was measured on, so that it is measured again only when one of those changes.
 struct KnockoutMeasure {
     int step = -1, checkpoint = -2; // checkpoint -1: the live model
-    std::vector<core::train::HeadId> heads;
-    core::train::KnockoutMode mode = core::train::KnockoutMode::zero;
+    std::vector<core::heads::HeadRef> heads;
+    core::heads::Ablation ablation = core::heads::Ablation::zero;
     core::train::TaskScore intact, without;
     core::train::TaskScore without_previous, without_induction;
 };
@@ -39,15 +30,15 @@ struct KnockoutSource {
     int checkpoint;
 };
 
-bool knocked(const core::train::Knockouts& k, int layer, int head);
-void toggle_knockout(core::train::Knockouts& k, int layer, int head);
+bool knocked(const core::heads::Knockouts& k, int layer, int head);
+void toggle_knockout(core::heads::Knockouts& k, int layer, int head);
 
 // Whether an open prediction reads what the knock-outs measure: then the panel keeps its numbers back.
 bool facts_hidden(const View& v);
 
 // Above the grid: the repeat accuracy live, the knock-out mode and a button that restores every
 // head; measures when needed and publishes the facts (core::learn::fact_names) in `v`.
-void knockout_line(core::train::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src, View& v);
+void knockout_line(core::heads::Knockouts& k, KnockoutMeasure& m, const KnockoutSource& src, View& v);
 
 // A knocked-out head's pattern, crossed out.
 void cross_out(ImVec2 a, ImVec2 b);

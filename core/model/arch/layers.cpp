@@ -2,7 +2,7 @@
 #include "core/model/arch/layers.h"
 
 #include "core/io/tensor.h"
-#include "core/model/probes.h"
+#include "core/heads/rollout.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -97,7 +97,7 @@ void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, F
     if (o.rollout) { // R ← Â_l · R while the layer's maps are fresh in the cache
         const std::size_t cells = static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total);
         const float* layer = r.attention.data() + static_cast<std::size_t>(a.layer) * static_cast<std::size_t>(a.heads) * cells;
-        rollout_layer(mean_over_heads(layer, a.heads, r.t_new), r.rollout, a.causal);
+        core::heads::rollout_layer(core::heads::mean_over_heads(layer, a.heads, r.t_new), r.rollout, a.causal, &ops::product);
     }
     if (!cache.keep) {
         std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);

@@ -1,10 +1,10 @@
-// core/model/format/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models.
+// core/model/format/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models
+// (read in core/model/format/trained.cpp).
 #include "core/model/format/checkpoint.h"
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
 #include "core/model/format/weights.h"
-#include "core/train/model_file.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -57,68 +57,6 @@ std::string snapshot_of(const fs::path& entry) {
         if (d.is_directory(tec) && (newest.empty() || when > newest_time)) { newest = d.path(); newest_time = when; }
     }
     return newest.string();
-}
-
-// attnviz's trained model as GPT-2 tensors: W_Q | W_K | W_V side by side are c_attn (D, 3D) with
-// zero biases, W_O is c_proj, W_U (D, V) is an untied lm_head (V, D).
-OpenedModel open_trained(const std::string& path) {
-    const core::train::SavedModel saved = core::train::load_model(path);
-    const core::train::Model& m = saved.model;
-    const core::train::ModelConfig& tc = m.config();
-    const core::train::Layout& lay = m.layout;
-    std::map<std::string, std::pair<Shape, std::vector<float>>> t;
-    auto put = [&](const std::string& name, Shape shape, const Eigen::MatrixXd& v) {
-        std::vector<float> values(static_cast<std::size_t>(v.size()));
-        for (Eigen::Index i = 0; i < v.rows(); ++i)
-            for (Eigen::Index j = 0; j < v.cols(); ++j) values[static_cast<std::size_t>(i * v.cols() + j)] = static_cast<float>(v(i, j));
-        t[name] = {std::move(shape), std::move(values)};
-    };
-    const std::int64_t D = tc.D, V = tc.vocab;
-    auto mat = [&](int id) { return Eigen::MatrixXd(m.tensor(id)); };
-    auto vec = [&](int id) { return Eigen::MatrixXd(m.tensor(id)); };
-    put("wte.weight", {V, D}, mat(lay.W_E));
-    put("wpe.weight", {tc.T, D}, mat(lay.W_pos));
-    for (int l = 0; l < tc.L; ++l) {
-        const core::train::LayerIds& ids = lay.layers[static_cast<std::size_t>(l)];
-        const std::string p = "h." + std::to_string(l) + ".";
-        put(p + "ln_1.weight", {D}, vec(ids.ln1_w));
-        put(p + "ln_1.bias", {D}, vec(ids.ln1_b));
-        Eigen::MatrixXd qkv(D, 3 * D);
-        qkv << mat(ids.W_Q), mat(ids.W_K), mat(ids.W_V);
-        put(p + "attn.c_attn.weight", {D, 3 * D}, qkv);
-        put(p + "attn.c_attn.bias", {3 * D}, Eigen::MatrixXd::Zero(1, 3 * D));
-        put(p + "attn.c_proj.weight", {D, D}, mat(ids.W_O));
-        put(p + "attn.c_proj.bias", {D}, Eigen::MatrixXd::Zero(1, D));
-        if (!tc.mlp) continue;
-        put(p + "ln_2.weight", {D}, vec(ids.ln2_w));
-        put(p + "ln_2.bias", {D}, vec(ids.ln2_b));
-        put(p + "mlp.c_fc.weight", {D, 4 * D}, mat(ids.W_in));
-        put(p + "mlp.c_fc.bias", {4 * D}, vec(ids.b_in));
-        put(p + "mlp.c_proj.weight", {4 * D, D}, mat(ids.W_out));
-        put(p + "mlp.c_proj.bias", {D}, vec(ids.b_out));
-    }
-    put("ln_f.weight", {D}, vec(lay.lnf_w));
-    put("ln_f.bias", {D}, vec(lay.lnf_b));
-    put("lm_head.weight", {V, D}, mat(lay.W_U).transpose());
-    ModelConfig c;
-    c.architecture = "GPT2LMHeadModel";
-    c.name = path;
-    c.vocab = tc.vocab;
-    c.d_model = tc.D;
-    c.layers = tc.L;
-    c.heads = c.kv_heads = tc.H;
-    c.d_head = tc.d_head();
-    c.d_ff = 4 * tc.D;
-    c.context = tc.T;
-    c.activation = "gelu_new";
-    c.mlp = tc.mlp;
-    c.tie_word_embeddings = false;
-    OpenedModel out;
-    out.path = path;
-    out.name = fs::path(path).filename().string();
-    out.weights = Weights::from_memory(std::move(t), path);
-    out.model = build_gpt2(c, out.weights);
-    return out;
 }
 
 } // namespace

@@ -40,6 +40,13 @@ OpenedModel open_model(const std::string& path);
 // Whether a path is attnviz's own trained model (a .safetensors file, not a directory).
 bool is_trained_model_file(const std::string& path);
 
+// attnviz's own trained model (a .safetensors written by --train) as a GPT-2 checkpoint, read from
+// the file itself (core/model/format/trained.cpp): the layout is core/train/model_file.h's, which
+// core/model does not include, as core/train and core/model stand side by side. Throws
+// core::io::FileError "PATH: …" naming the config field or tensor that is wrong: a missing or
+// unexpected tensor, a wrong shape or dtype, a config that does not describe the tensors.
+OpenedModel open_trained(const std::string& path);
+
 // The Hugging Face cache directory from the environment (it may not exist).
 std::string hub_cache_dir();
 

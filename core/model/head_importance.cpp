@@ -1,0 +1,56 @@
+// core/model/head_importance.cpp — head importance, and the head scores of a forward.
+#include "core/model/head_importance.h"
+
+#include "core/model/next_token.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace core::model {
+
+std::vector<core::heads::HeadScores> all_head_scores(const ForwardResult& r, const core::heads::ScoreIndex& index) {
+    if (r.t_new != r.t_total || r.t_new != index.t || r.attention.empty())
+        throw std::invalid_argument("head scores: the forward ran " + std::to_string(r.t_new) + " of " + std::to_string(r.t_total) +
+                                    " positions with" + (r.attention.empty() ? "out" : "") + " attention, for " + std::to_string(index.t) + " tokens");
+    const bool entropies = r.entropy.size() * static_cast<size_t>(std::max(r.t_new, 1)) == r.attention.size();
+    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, index, entropies ? r.entropy.data() : nullptr);
+}
+
+HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,
+                               const std::function<void(int done, int total)>& progress) {
+    const ModelConfig& c = model.config();
+    if (!model.causal() || !c.lm_head)
+        throw InputError(c.name + ": head importance measures the next-token loss, and " + c.architecture + " does not predict the next token");
+    if (ids.size() < 2) throw InputError("head importance needs at least 2 tokens, to predict the second from the first");
+    std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
+    ForwardOptions o;
+    o.attention = false;
+    o.logits = Logits::none;
+    o.cancel = cancel;
+    o.residuals = &residuals;
+    HeadImportance out;
+    out.loss = prompt_losses(model, model.forward(ids, o).hidden, ids)[0];
+    out.delta.resize(c.layers, c.heads);
+    o.residuals = nullptr;
+    // A layer's knock-outs run as one batch of copies (at most about 2048 rows at once), each copy
+    // zeroing one head, so that each layer above is read once per batch rather than once per head.
+    const int t = static_cast<int>(ids.size()), batch = std::clamp(2048 / t, 1, c.heads);
+    for (int l = 0; l < c.layers; ++l) {
+        o.resume_layer = l;
+        o.resume_from = &residuals[static_cast<size_t>(l)];
+        for (int h0 = 0; h0 < c.heads; h0 += batch) {
+            o.copies.clear();
+            for (int h = h0; h < std::min(c.heads, h0 + batch); ++h) o.copies.push_back({{l, h}});
+            const std::vector<double> losses = prompt_losses(model, model.forward(ids, o).hidden, ids);
+            for (int h = h0; h < std::min(c.heads, h0 + batch); ++h) {
+                out.delta(l, h) = losses[static_cast<size_t>(h - h0)] - out.loss;
+                if (progress) progress(l * c.heads + h + 1, c.layers * c.heads);
+                if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace core::model

@@ -1,0 +1,50 @@
+// core/model/input.cpp — prompts, written-out ids and the probe as token ids.
+#include "core/model/input.h"
+
+#include "core/heads/probe.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace core::model {
+
+Tokenizer tokenizer_of(const OpenedModel& m) {
+    if (m.dir.empty()) return {};
+    std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
+    return json.good() || vocab.good() ? load_tokenizer(m.dir) : Tokenizer{};
+}
+
+std::vector<int> parse_ids(const std::string& text, int vocab, const std::string& name) {
+    std::istringstream in(text);
+    std::vector<int> ids;
+    for (std::string word; in >> word;) {
+        char* end = nullptr;
+        const long v = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || word.size() > 9 || v < 0 || v >= vocab)
+            throw InputError("\"" + word + "\" is not a token id of " + name + " (0 … " + std::to_string(vocab - 1) + ")");
+        ids.push_back(static_cast<int>(v));
+    }
+    return ids;
+}
+
+Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const ModelConfig& c) {
+    if (tok.vocab_size()) return tok.encode(text);
+    Encoding e;
+    e.ids = parse_ids(text, c.vocab, c.name);
+    for (int id : e.ids) e.tokens.push_back(std::to_string(id));
+    e.offsets.assign(e.ids.size(), {0, 0});
+    e.special.assign(e.ids.size(), false);
+    return e;
+}
+
+std::vector<int> probe_ids(const ModelConfig& c, const Tokenizer& tok, int m, std::uint64_t seed) {
+    std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok.bos_id(), tok.eos_id(), tok.unk_id(), tok.pad_id(), tok.cls_id(), tok.sep_id(), tok.mask_id()};
+    for (int id = 0; id < tok.vocab_size(); ++id)
+        if (tok.is_special(id)) exclude.push_back(id);
+    const int bos = c.bos_token_id >= 0 ? c.bos_token_id : tok.bos_id() >= 0 ? tok.bos_id() : tok.cls_id();
+    return core::heads::probe_sequence(m, seed, c.vocab, exclude, bos >= 0 ? std::optional<int>(bos) : std::nullopt);
+}
+
+} // namespace core::model

@@ -1,0 +1,32 @@
+// core/model/input.h — one path from what a person gives to token ids, for the command line and the
+// window alike: a prompt (through the tokenizer, or as ids for a model without one), ids written out
+// (--sequence), and the probe that brings out induction heads.
+#pragma once
+
+#include "core/model/format/checkpoint.h"
+#include "core/model/tokenizer/tokenizer.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+// The model's tokenizer (tokenizer.json, else vocab.json + merges.txt), or an empty one when its
+// directory has none (attnviz's trained models).
+Tokenizer tokenizer_of(const OpenedModel& m);
+
+// Token ids written out, separated by white space, for a model of `vocab` ids named `name`. Throws
+// InputError "\"WORD\" is not a token id of NAME (0 … V−1)". No words, no ids.
+std::vector<int> parse_ids(const std::string& text, int vocab, const std::string& name);
+
+// A prompt as ids: the tokenizer's encoding, or without a tokenizer the ids written out (their
+// tokens the ids as text).
+Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const ModelConfig& c);
+
+// The probe for a model: m random ids that are no special token, twice, after the model's BOS
+// (config.json's, else the tokenizer's, else its [CLS]) where it has one; core::heads::probe_sequence
+// draws them. Throws std::invalid_argument when fewer than m ordinary ids exist.
+std::vector<int> probe_ids(const ModelConfig& c, const Tokenizer& tok, int m, std::uint64_t seed);
+
+} // namespace core::model
