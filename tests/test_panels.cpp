@@ -2,6 +2,7 @@
 // and nothing else decides which panels exist.
 #include "headless.h"
 
+#include "ui/model_service.h"
 #include "ui/panel_table.h"
 #include "ui/workspace_table.h"
 #include "ui/workspaces.h"
@@ -13,6 +14,17 @@
 #include <string>
 
 using headless::Ui;
+
+namespace {
+
+// The bundled model in the session, without the switch to the Model workspace that opening it from
+// the window makes: the live model's panels wait for a model.
+void with_a_model(Ui& ui) {
+    std::string error;
+    REQUIRE(ui.st().view.state<ui::ModelService>().session.open(ui::bundled_model_dir(), error));
+}
+
+} // namespace
 
 TEST_CASE("panel table: ids and titles are unique, and find_panel finds each row") {
     std::set<std::string> ids, titles;
@@ -39,6 +51,7 @@ TEST_CASE("panel table: each row's menu item opens or closes exactly that panel'
     for (const ui::PanelSpec& p : ui::panel_table()) {
         INFO(std::string(p.id));
         Ui ui;
+        with_a_model(ui);
         ui.frames(2);
         const std::vector<const ui::PanelSpec*> explore = headless::panels_open_at_start();
         const bool open_at_start = std::find(explore.begin(), explore.end(), &p) != explore.end();
@@ -58,6 +71,7 @@ TEST_CASE("panel table: each row's menu item opens or closes exactly that panel'
 TEST_CASE("workspaces: every panel a workspace lists opens exactly at its place, inside the window, covering only its own place") {
     for (core::Scenario s : {core::preset_three_tokens(), core::preset_eight_heads()}) {
         Ui ui(s);
+        with_a_model(ui);
         for (const ui::WorkspaceSpec& w : ui::workspace_table()) {
             INFO(std::string(w.id));
             REQUIRE(ui.app().set_workspace(w.id));

@@ -223,3 +223,38 @@ TEST_CASE("model panels: the command line's model is read in the background; its
     CHECK(m.session.model_path() == tiny("gpt2"));
     CHECK(ui.st().view.status == m.open_error);
 }
+
+TEST_CASE("model panels: with no model open the workspace is one start; its first button opens the bundled model and the panels come") {
+    Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    v.request_workspace = "model";
+    ui.frames(4);
+    REQUIRE(ui.app().workspace() == "model");
+    const char* panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions", "model_steps", "model_scores", "model_importance"};
+    for (const char* id : panels) {
+        CAPTURE(id);
+        CHECK_FALSE(v.open[id]);
+    }
+    CHECK(v.open["model"]);
+    CHECK_FALSE(ui.shows("No model is open."));
+    CHECK(ui.shows("Open a model to type a sentence"));
+    for (const char* item : {"model open bundled", "model open cache", "model open folder"}) {
+        CAPTURE(item);
+        CHECK(v.items.count(item) == 1);
+    }
+    ui.click(ui.item("model open cache"));
+    ui.frames(2);
+    CHECK(m.show_chooser); // the chooser lists the cache
+    m.show_chooser = false;
+    ui.frames(2);
+    ui.click(ui.item("model open bundled"));
+    until_run(ui);
+    REQUIRE(m.session.has_model());
+    CHECK(m.session.model_name() == std::filesystem::path(ui::bundled_model_dir()).filename().string());
+    for (const char* id : panels) {
+        CAPTURE(id);
+        CHECK(v.open[id]);
+    }
+    CHECK_FALSE(ui.shows("Open a model to type a sentence"));
+}

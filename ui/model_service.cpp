@@ -66,10 +66,15 @@ void ModelService::open_in_background(const std::string& path, View& v) {
 
 void ModelService::show(View& v, Source s) {
     v.open["model"] = true;
-    for (const char* id : model_panels) v.open[id] = s == Source::model;
+    for (const char* id : model_panels) v.open[id] = s == Source::model && session.has_model();
     for (const char* id : file_panels) v.open[id] = s == Source::file;
     if (s == Source::file)
         for (const char* id : model_on_request) v.open[id] = false;
+}
+
+void ModelService::close_model_panels(View& v) {
+    for (const char* id : model_panels) v.open[id] = false;
+    for (const char* id : model_on_request) v.open[id] = false;
 }
 
 ModelService::Source ModelService::source(const View& v) {
@@ -87,6 +92,7 @@ void ModelService::show_in_workspace(View& v, Source s) {
 void ModelService::follow_source(View& v) {
     if (wanted && v.request_workspace.empty()) show(v, *std::exchange(wanted, std::nullopt));
     else if (source(v) == Source::file) show(v, Source::file);
+    else if (!session.has_model()) close_model_panels(v); // they wait for a model: the start shows alone
     const auto qk = v.open.find("model_qk");
     want_qkv = qk != v.open.end() && qk->second;
 }

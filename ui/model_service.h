@@ -70,8 +70,10 @@ struct ModelService {
     std::future<core::model::LoadedModel> loading;
     std::string loading_path;
 
-    // Opens the panels of `s` and closes the other source's.
+    // Opens the panels of `s` and closes the other source's; a live model's wait until one is open
+    // (follow_source closes them while none is: the source panel's start view is alone).
     void show(View& v, Source s);
+    void close_model_panels(View& v);
     // show(), and the Model workspace with `s` shown once the switch there is done (the switch
     // brings the workspace's own open panels back).
     void show_in_workspace(View& v, Source s);

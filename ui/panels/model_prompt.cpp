@@ -169,16 +169,25 @@ void file_state() {
                        "and a query's top keys. Choose \"Live model\" to type a prompt instead.");
 }
 
-void empty_state(View& v) {
+// With no model open, the one start: the bundled model, the Hugging Face cache, or a folder. The
+// other panels wait until a model is open (ModelService::show).
+void start_view(View& v) {
+    ModelService& m = v.state<ModelService>();
     ImGui::TextWrapped("Open a model to type a sentence and see every layer and head of its attention.");
     const std::string bundled = bundled_model_dir();
-    if (!bundled.empty()) {
-        if (ImGui::Button("Open the bundled model")) v.state<ModelService>().open(bundled, v);
-        remember(v, "model open bundled");
-        ImGui::SameLine();
-    }
-    if (ImGui::Button("Open model…")) ask_model(v);
-    if (!v.state<ModelService>().open_error.empty()) error_text(v.state<ModelService>().open_error);
+    const ImVec2 wide(-FLT_MIN, 0);
+    ImGui::BeginDisabled(bundled.empty());
+    if (ImGui::Button("Open the bundled model", wide)) m.open(bundled, v);
+    remember(v, "model open bundled");
+    ImGui::EndDisabled();
+    tip(bundled.empty() ? "This build ships no model" : ("The small model attnviz ships: " + std::filesystem::path(bundled).filename().string()).c_str());
+    if (ImGui::Button("Open from the cache…", wide)) ask_model(v);
+    remember(v, "model open cache");
+    tip("A model the Hugging Face cache holds (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub)");
+    if (ImGui::Button("Choose a folder…", wide)) ask_model_file(v);
+    remember(v, "model open folder");
+    tip("A model's folder: pick its config.json or model.safetensors; or attnviz's own trained .safetensors");
+    if (!m.open_error.empty()) error_text(m.open_error);
 }
 
 // The model's name and what it is on one line, cut to the panel (all of it in the tooltip), and
@@ -264,7 +273,7 @@ void draw_model_prompt_panel(View& v) {
         return;
     }
     if (!m.session.has_model()) {
-        empty_state(v);
+        start_view(v);
         return;
     }
     header(v);
