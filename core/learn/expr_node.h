@@ -1,5 +1,6 @@
 // core/learn/expr_node.h — the syntax tree of a lesson expression, for the files that read it
-// (the parser and evaluator in expr.cpp, the describer in expr_describe.cpp). Not for the UI.
+// (the parser in expr_parse.cpp, the evaluator in expr.cpp, the describer in expr_describe.cpp).
+// Not for the UI.
 #pragma once
 
 #include <memory>
@@ -18,5 +19,10 @@ struct Node {
     std::vector<std::shared_ptr<const Node>> kids; // index: matrix, row, col (null = ':' or absent)
 };
 using NodePtr = std::shared_ptr<const Node>;
+
+// The tree of `text`; throws ExprError naming the column.
+NodePtr parse_expression(const std::string& text);
+// Whether `name` is one of fact_names().
+bool is_fact_name(const std::string& name);
 
 } // namespace core::learn
