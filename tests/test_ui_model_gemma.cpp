@@ -4,7 +4,7 @@
 #include "headless.h"
 #include "tests/model_ui.h"
 
-#include "core/model/probes.h"
+#include "core/model/head_importance.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
 #include "ui/panels/model_head_view.h"
