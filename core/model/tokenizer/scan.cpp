@@ -175,6 +175,17 @@ bool Scanner::skip_nested() {
     return false;
 }
 
+namespace {
+
+// The character a one-letter escape stands for: \b \f \n \r \t, and \" \\ \/ themselves.
+char escaped_char(char e) {
+    static constexpr char letters[] = "bfnrt", values[] = "\b\f\n\r\t";
+    const char* at = e ? std::strchr(letters, e) : nullptr;
+    return at ? values[at - letters] : e;
+}
+
+} // namespace
+
 std::string unescape(std::string_view raw) {
     std::string out;
     out.reserve(raw.size());
@@ -184,24 +195,17 @@ std::string unescape(std::string_view raw) {
             continue;
         }
         const char e = raw[++i];
-        switch (e) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-            char32_t c = static_cast<char32_t>(hex4(raw.data() + i + 1, raw.data() + raw.size()));
-            i += 4;
-            if (c >= 0xD800 && c <= 0xDBFF) {
-                c = 0x10000 + ((c - 0xD800) << 10) + (static_cast<char32_t>(hex4(raw.data() + i + 3, raw.data() + raw.size())) - 0xDC00);
-                i += 6;
-            }
-            text::append_utf8(out, c);
-            break;
+        if (e != 'u') {
+            out += escaped_char(e);
+            continue;
         }
-        default: out += e; // \" \\ \/
+        char32_t c = static_cast<char32_t>(hex4(raw.data() + i + 1, raw.data() + raw.size()));
+        i += 4;
+        if (c >= 0xD800 && c <= 0xDBFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (static_cast<char32_t>(hex4(raw.data() + i + 3, raw.data() + raw.size())) - 0xDC00);
+            i += 6;
         }
+        text::append_utf8(out, c);
     }
     return out;
 }
