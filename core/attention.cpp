@@ -54,6 +54,11 @@ void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width) {
     for (Eigen::Index j = count; j < width; ++j) row[j] = 0.0;
 }
 
+double logit(const Scenario& s, double score) {
+    const double x = score * s.score_factor();
+    return s.softcap > 0.0 ? s.softcap * std::tanh(x / s.softcap) : x;
+}
+
 void compute_into(const Scenario& s, Result& r) {
     require_valid(s);
     const kernels::Set& k = kernels::active();
@@ -64,7 +69,7 @@ void compute_into(const Scenario& s, Result& r) {
     // Pass 1: the embeddings attention sees (none when Q, K and V are given).
     r.X_in = s.X; // (n, d_model), or (0, 0) when direct
     if (s.positional == Positional::sinusoidal) r.X_in += sinusoidal_positions(s.n(), s.d_model());
-    r.score_divisor = s.scale ? std::sqrt(static_cast<double>(d_k)) : 1.0;
+    r.score_factor = s.score_factor();
 
     // Every buffer keeps its storage when the sizes are those of the last call; every entry of
     // every buffer is written below.
@@ -91,8 +96,8 @@ void compute_into(const Scenario& s, Result& r) {
             k.matmul(r.X_in.data(), w.W_V.data(), hr.V.data(), n, d_model, d_v, parallel); // (n, d_v)
         }
         if (s.pin && s.pin->head == static_cast<int>(h)) hr.Q.row(s.pin->row) = s.pin->q.transpose();
-        // Passes 3-5, a block of query rows at a time: scores = Q Kᵀ; scaled = scores / divisor
-        // with −∞ where masked; weights = row-wise softmax with exact 0 where masked; output = weights V.
+        // Passes 3-5, a block of query rows at a time: scores = Q Kᵀ; scaled = scores · factor,
+        // soft-capped, with −∞ where masked; weights = row-wise softmax with exact 0 where masked; output = weights V.
         kernels::AttendArgs a{};
         a.Q = hr.Q.data();
         a.K = hr.K.data();
@@ -100,8 +105,10 @@ void compute_into(const Scenario& s, Result& r) {
         a.n = n;
         a.d_k = d_k;
         a.d_v = d_v;
-        a.inv_divisor = 1.0 / r.score_divisor;
+        a.factor = r.score_factor;
+        a.softcap = s.softcap;
         a.causal = s.causal;
+        a.window = s.window;
         a.scores = hr.scores.data();
         a.scaled = hr.scaled.data();
         a.weights = hr.weights.data();

@@ -2,7 +2,9 @@
 //
 //   X_in = X (+ sinusoidal positions)                       (n, d_model)
 //   per head h:  Q = X_in W_Q   K = X_in W_K   V = X_in W_V
-//                scores = Q Kᵀ,  scaled = scores / √d_k, masked (j > i) = −∞ when causal
+//                scores = Q Kᵀ,  scaled = scores · factor (1/√d_k, 1 or a given one),
+//                soft-capped to cap · tanh(scaled / cap) when a cap is set,
+//                masked = −∞ (j > i when causal; |i − j| ≥ window with a sliding window)
 //                weights = softmax(scaled) row by row,  output = weights V
 //   concat = [output_1 … output_H]                          (n, H·d_v)
 //   output = concat W_O, or concat when there is no W_O
@@ -17,7 +19,7 @@ struct HeadResult {
     Matrix K;       // (n, d_k)
     Matrix V;       // (n, d_v)
     Matrix scores;  // (n, n)    Q Kᵀ
-    Matrix scaled;  // (n, n)    scores / √d_k (or not, when scale is off); −∞ where masked
+    Matrix scaled;  // (n, n)    scores · factor, soft-capped if set; −∞ where masked
     Matrix weights; // (n, n)    softmax of each row of `scaled`; exactly 0 where masked
     Matrix output;  // (n, d_v)  weights V
 };
@@ -27,7 +29,7 @@ struct Result {
     std::vector<HeadResult> heads; // one per head
     Matrix concat;                 // (n, H·d_v)
     Matrix output;                 // (n, d_model) with W_O, else (n, H·d_v)
-    double score_divisor = 1.0;    // √d_k when scaling, else 1
+    double score_factor = 1.0;     // what scores are multiplied by: 1/√d_k, 1 or the scenario's factor
 };
 
 // Throws ScenarioError when the scenario is invalid.
@@ -35,8 +37,26 @@ Result compute(const Scenario& s);
 // Recomputes into `out`, reusing its storage (the frame loop calls this every frame).
 void compute_into(const Scenario& s, Result& out);
 
+// The keys query i sees: lo ≤ j < hi.
+struct KeyRange {
+    Eigen::Index lo, hi;
+};
+inline KeyRange visible_keys(const Scenario& s, Eigen::Index i) {
+    const Eigen::Index n = s.n(), w = s.window;
+    const Eigen::Index hi = s.causal ? i + 1 : (w > 0 && i + w < n ? i + w : n);
+    return {w > 0 && i - w + 1 > 0 ? i - w + 1 : 0, hi};
+}
 // True when entry (i, j) is hidden from query i.
-inline bool is_masked(const Scenario& s, Eigen::Index i, Eigen::Index j) { return s.causal && j > i; }
+inline bool is_masked(const Scenario& s, Eigen::Index i, Eigen::Index j) {
+    const KeyRange r = visible_keys(s, i);
+    return j < r.lo || j >= r.hi;
+}
+// True when the sliding window (not the causal mask) hides key j from query i.
+inline bool outside_window(const Scenario& s, Eigen::Index i, Eigen::Index j) {
+    return s.window > 0 && (i - j >= s.window || (!s.causal && j - i >= s.window));
+}
+// A score as the softmax takes it: times the score factor, then soft-capped (cap · tanh(x / cap)).
+double logit(const Scenario& s, double score);
 
 // The positional encoding of "Attention is all you need": PE(p, 2i) = sin(p / 10000^(2i/d)),
 // PE(p, 2i+1) = cos(p / 10000^(2i/d)), with p counted from 0.

@@ -1,6 +1,7 @@
 #include "core/decoder.h"
 
 #include <cmath>
+#include <limits>
 
 namespace core {
 
@@ -25,7 +26,7 @@ DecodeStep Decoder::step() {
     out.t = i + 1;
     out.token = scenario_.tokens[i];
     out.kv_rows_without_cache = i + 1;
-    const double divisor = scenario_.scale ? std::sqrt(static_cast<double>(scenario_.d_k())) : 1.0;
+    const Eigen::Index first = visible_keys(scenario_, i).lo; // the sliding window's first key
     const Eigen::Index d_v = scenario_.d_v();
     Eigen::RowVectorXd concat(static_cast<Eigen::Index>(scenario_.heads.size()) * d_v); // (H·d_v)
     for (size_t h = 0; h < scenario_.heads.size(); ++h) {
@@ -45,7 +46,9 @@ DecodeStep Decoder::step() {
             q = scenario_.pin->q.transpose();
         const auto keys = k_cache_[h].topRows(i + 1);                  // (t, d_k)
         const auto values = v_cache_[h].topRows(i + 1);                // (t, d_v)
-        Vector scores = (keys * q.transpose()) / divisor;              // (t)
+        Vector scores = keys * q.transpose();                          // (t)
+        for (Eigen::Index j = 0; j < scores.size(); ++j)
+            scores[j] = j < first ? -std::numeric_limits<double>::infinity() : logit(scenario_, scores[j]);
         softmax_prefix(scores.data(), scores.size(), scores.size());
         concat.segment(static_cast<Eigen::Index>(h) * d_v, d_v).noalias() = scores.transpose() * values;
         out.weights.push_back(std::move(scores));

@@ -151,7 +151,26 @@ bool set_cell(Scenario& s, Which which, int head, int r, int c, double value) {
 }
 
 void set_causal(Scenario& s, bool causal) { s.causal = causal; }
-void set_scale(Scenario& s, bool scale) { s.scale = scale; }
+void set_scale(Scenario& s, ScoreScale scale) { s.scale = scale; }
+
+bool set_scale_factor(Scenario& s, double factor) {
+    if (!check_scale_factor(factor, "scale").empty()) return false;
+    s.scale = ScoreScale::custom;
+    s.scale_factor = factor;
+    return true;
+}
+
+bool set_window(Scenario& s, int window) {
+    if (window < 0) return false;
+    s.window = window;
+    return true;
+}
+
+bool set_softcap(Scenario& s, double cap) {
+    if (!check_softcap(cap, "softcap").empty()) return false;
+    s.softcap = cap;
+    return true;
+}
 
 //-----------------------------------------------------------------------------
 // [SECTION] Widths

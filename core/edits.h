@@ -43,9 +43,15 @@ const Matrix* matrix_of(const Scenario& s, Which which, int head);
 // Sets entry (r, c) of that matrix to `value`; false, and nothing changes, when the matrix or the
 // entry does not exist or `value` is not acceptable (is_acceptable_value: finite, within ±1e6).
 bool set_cell(Scenario& s, Which which, int head, int r, int c, double value);
-// The causal mask (scores above the diagonal become −∞) and the division of scores by √d_k.
+// The causal mask (scores above the diagonal become −∞) and what scores are multiplied by.
 void set_causal(Scenario& s, bool causal);
-void set_scale(Scenario& s, bool scale);
+void set_scale(Scenario& s, ScoreScale scale);
+// The custom score factor (and scale = custom); false, and nothing changes, unless 0 < factor ≤ 1e6.
+bool set_scale_factor(Scenario& s, double factor);
+// The sliding window's width (0 = off); false, and nothing changes, when negative.
+bool set_window(Scenario& s, int window);
+// The logit soft-cap (0 = off); false, and nothing changes, unless 0 ≤ cap ≤ 1e6.
+bool set_softcap(Scenario& s, double cap);
 
 // [SECTION] Widths, clamped to 1 … Limits::max_dim. Columns are added or dropped at the end.
 void set_d_model(Scenario& s, int d_model); // X columns, W_Q/W_K/W_V rows, W_O columns

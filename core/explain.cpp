@@ -35,7 +35,72 @@ std::string dot_products(const Matrix& Q, const Matrix& K, Eigen::Index i, Eigen
     return out;
 }
 
+// "/ √2", "× 0.0625", or "" when scores are not scaled.
+std::string scale_text(const Scenario& s) {
+    if (s.scale == ScoreScale::inv_sqrt_d_k) return "/ √" + format_number(static_cast<double>(s.d_k()));
+    if (s.scale == ScoreScale::custom) return "× " + format_significant(s.scale_factor);
+    return {};
+}
+
+// Key j's scaled score: "4 / √2 = 2.828", then the soft-cap "→ 50·tanh(2.828 / 50) = 2.825".
+std::string scaled_line(const Scenario& s, const HeadResult& hr, Eigen::Index i, Eigen::Index j) {
+    std::string out;
+    double x = hr.scores(i, j);
+    if (s.scale != ScoreScale::none) {
+        x *= s.score_factor();
+        out = format_number(hr.scores(i, j)) + " " + scale_text(s) + " = " + format_number(x);
+    }
+    if (s.softcap > 0.0) {
+        const std::string cap = format_significant(s.softcap);
+        out += (out.empty() ? "" : " → ") + cap + "·tanh(" + format_number(x) + " / " + cap + ") = " + format_number(hr.scaled(i, j));
+    }
+    return out;
+}
+
+// Why key j is hidden from query i, for the line of its scaled score.
+std::string masked_line(const Scenario& s, Eigen::Index i, Eigen::Index j) {
+    const std::string& qi = s.tokens[static_cast<std::size_t>(i)];
+    const std::string& kj = s.tokens[static_cast<std::size_t>(j)];
+    if (!outside_window(s, i, j)) return "masked (k_" + kj + " comes after q_" + qi + "): −∞";
+    return "outside the sliding window (k_" + kj + " is " + std::to_string(std::abs(i - j)) + " positions " +
+           (j < i ? "before" : "after") + " q_" + qi + ", the window is " + std::to_string(s.window) + "): −∞";
+}
+
+// The rules of the row's scaled scores: "scores / √2, soft-capped: 50·tanh(x / 50), causal mask, sliding window of 3: keys 2 … 4";
+// empty for the articles' rules (1/√d_k or none, causal or not), which the lines show as they are.
+std::string setup_line(const Scenario& s, Eigen::Index i) {
+    if (s.scale != ScoreScale::custom && s.softcap == 0.0 && s.window == 0) return {};
+    std::string out = s.scale == ScoreScale::none ? "scores not scaled" : "scores " + scale_text(s);
+    if (s.scale == ScoreScale::custom) out += " (instead of / √" + format_number(static_cast<double>(s.d_k())) + ")";
+    if (s.softcap > 0.0) {
+        const std::string cap = format_significant(s.softcap);
+        out += ", soft-capped: " + cap + "·tanh(x / " + cap + ") keeps them within ±" + cap;
+    }
+    if (s.causal) out += ", causal mask";
+    if (s.window > 0) {
+        const KeyRange keys = visible_keys(s, i);
+        out += ", sliding window of " + std::to_string(s.window) + ": keys " + std::to_string(keys.lo + 1) + " … " +
+               std::to_string(keys.hi) + " visible";
+    }
+    return out;
+}
+
 } // namespace
+
+std::string logit_formula(const Scenario& s, const std::string& scores) {
+    std::string x = s.scale == ScoreScale::none ? scores : scores + " " + scale_text(s);
+    if (s.softcap > 0.0) {
+        const std::string cap = format_significant(s.softcap);
+        return cap + "·tanh(" + x + " / " + cap + ")";
+    }
+    return s.scale == ScoreScale::none ? scores + " (not scaled)" : x;
+}
+
+std::string mask_description(const Scenario& s) {
+    const std::string window = s.window > 0 ? "outside a sliding window of " + std::to_string(s.window) : "";
+    if (s.causal) return "masked: −∞ above the diagonal" + (window.empty() ? "" : " and " + window);
+    return window.empty() ? "" : "masked: −∞ " + window;
+}
 
 std::string format_number(double x) {
     if (std::isinf(x)) return x > 0 ? "∞" : "−∞";
@@ -77,6 +142,7 @@ RowExplanation explain_row(const Scenario& s, const Result& r, int i) {
         title << "query \"" << qi << "\" (row " << i + 1 << ") · d_k = " << s.d_k();
         if (s.pin && s.pin->head == static_cast<int>(h) && s.pin->row == i) title << " · q pinned by the query arrow";
         he.title = title.str();
+        he.setup = setup_line(s, i);
 
         // Exponentials: plain e^s when small enough to read, otherwise relative to the row maximum,
         // which is what the softmax computes anyway and leaves the weights unchanged.
@@ -92,7 +158,6 @@ RowExplanation explain_row(const Scenario& s, const Result& r, int i) {
             if (!is_masked(s, i, j)) sum += std::exp(hr.scaled(i, j) - shift);
         const std::string sum_text = format_significant(sum);
 
-        const std::string divisor = s.scale ? "√" + format_number(static_cast<double>(s.d_k())) : "";
         for (Eigen::Index j = 0; j < n; ++j) {
             KeyLine k;
             k.key = static_cast<int>(j);
@@ -100,12 +165,11 @@ RowExplanation explain_row(const Scenario& s, const Result& r, int i) {
             const std::string& kj = s.tokens[j];
             k.score = "q_" + qi + " · k_" + kj + " = " + dot_products(hr.Q, hr.K, i, j) + " = " + format_number(hr.scores(i, j));
             if (k.masked) {
-                k.scaled = "masked (k_" + kj + " comes after q_" + qi + "): −∞";
+                k.scaled = masked_line(s, i, j);
                 k.exp = "e^−∞ = 0";
                 k.weight = "w_" + kj + " = 0 (masked)";
             } else {
-                if (s.scale)
-                    k.scaled = format_number(hr.scores(i, j)) + " / " + divisor + " = " + format_number(hr.scaled(i, j));
+                k.scaled = scaled_line(s, hr, i, j);
                 const double ex = std::exp(hr.scaled(i, j) - shift);
                 const std::string exponent = shift != 0.0
                     ? "(" + format_number(hr.scaled(i, j)) + " − " + format_number(shift) + ")"
@@ -141,7 +205,9 @@ std::string to_text(const RowExplanation& e) {
     for (size_t h = 0; h < e.heads.size(); ++h) {
         const HeadExplanation& he = e.heads[h];
         if (h) out << "\n";
-        out << he.title << "\n\n1. Scores\n";
+        out << he.title << "\n";
+        if (!he.setup.empty()) out << he.setup << "\n";
+        out << "\n1. Scores\n";
         for (const KeyLine& k : he.keys) {
             out << "  " << k.score;
             if (!k.scaled.empty()) out << "    " << k.scaled;

@@ -17,15 +17,18 @@ namespace core {
 
 struct KeyLine {
     int key = 0;          // 0-based key index j
-    bool masked = false;  // j > i under the causal mask: weight exactly 0
+    bool masked = false;  // hidden by the causal mask or the sliding window: weight exactly 0
     std::string score;    // "q_sat · k_the = 2·2 + 2·0 = 4"
-    std::string scaled;   // "4 / √2 = 2.828" (empty when scaling is off)
+    std::string scaled;   // "4 / √2 = 2.828", "4 × 0.0625 = 0.25", "… → 50·tanh(2.828 / 50) = 2.825"
+                          // (empty when nothing scales or caps the score)
     std::string exp;      // "e^2.828 ≈ 16.92"
     std::string weight;   // "w_the = 16.92 / 90.61 = 0.187"
 };
 
 struct HeadExplanation {
     std::string title;           // "Head 1 · query "sat" (row 3) · d_k = 2"
+    std::string setup;           // "scores × 0.0625 (instead of / √2), soft-capped: …, sliding window of 3: keys 2 … 4 visible";
+                                 // empty unless a custom scale, a soft-cap or a window is set
     std::vector<KeyLine> keys;   // one per key, masked ones included
     std::string shift_note;      // set when exponentials are shown after subtracting the row maximum
     std::string exp_sum;         // "Σ ≈ 90.61"
@@ -41,6 +44,12 @@ struct RowExplanation {
 
 RowExplanation explain_row(const Scenario& s, const Result& r, int row);
 std::string to_text(const RowExplanation& e);
+
+// The scaled scores as a formula of `scores` ("QKᵀ"): "QKᵀ / √2", "QKᵀ × 0.0625", "50·tanh(QKᵀ / √2 / 50)",
+// "QKᵀ (not scaled)".
+std::string logit_formula(const Scenario& s, const std::string& scores);
+// "masked: −∞ above the diagonal", "… and outside a sliding window of 3", or "" without a mask.
+std::string mask_description(const Scenario& s);
 
 // Integers plainly ("4", "-2"), everything else to 3 decimals ("2.828", "0.500").
 std::string format_number(double x);

@@ -21,10 +21,12 @@ struct AttendArgs {
     const double* K;     // (n, d_k)
     const double* V;     // (n, d_v)
     Index n, d_k, d_v;
-    double inv_divisor;  // 1/√d_k, or 1
+    double factor;       // 1/√d_k, 1 or the scenario's factor
+    double softcap;      // > 0: scaled scores become softcap · tanh(x / softcap); 0: off
     bool causal;
+    Index window;        // > 0: query i sees keys j with |i − j| < window; 0: every key
     double* scores;      // (n, n)  Q Kᵀ, every entry
-    double* scaled;      // (n, n)  scores · inv_divisor, −∞ where masked
+    double* scaled;      // (n, n)  scores · factor, soft-capped, −∞ where masked
     double* weights;     // (n, n)  softmax of each row of `scaled`, exactly 0 where masked
     double* output;      // (n, d_v) weights V
 };

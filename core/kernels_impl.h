@@ -55,32 +55,52 @@ void matmul(const double* A, const double* B, double* C, Index m, Index k, Index
     for_blocks(blocks_of(m, block), parallel, one);
 }
 
+// The keys query i sees: lo ≤ j < hi (the causal mask ends them at i, the window starts them at
+// i − window + 1 and, without the causal mask, ends them before i + window).
+struct Keys {
+    Index lo, hi;
+};
+Keys visible(const AttendArgs& a, Index i) {
+    const Index w = a.window;
+    const Index hi = a.causal ? i + 1 : (w > 0 && i + w < a.n ? i + w : a.n);
+    return {w > 0 && i - w + 1 > 0 ? i - w + 1 : 0, hi};
+}
+
+// cap · tanh(x / cap) over sc[0..count), in place; the largest entry stays the largest.
+double soft_cap(double* sc, Index count, double cap, double top) {
+    for (Index j = 0; j < count; ++j) sc[j] = cap * std::tanh(sc[j] / cap);
+    return cap * std::tanh(top / cap);
+}
+
 // Rows i0..i1 of `scaled` and `weights` from the same rows of `scores`, still in cache. Three
-// passes over each row, SIMD packets at a time: scale (also finding the maximum), exponentiate
-// relative to the maximum (also summing), normalise. Past the visible keys: −∞ and exact zeros.
+// passes over each row's visible keys, SIMD packets at a time: scale (also finding the maximum),
+// exponentiate relative to the maximum (also summing), normalise; a soft-cap is one more pass
+// after scaling. Outside the visible keys: −∞ and exact zeros.
 void softmax_rows(const AttendArgs& a, Index i0, Index i1) {
     namespace ei = Eigen::internal;
     using Packet = ei::packet_traits<double>::type;
     constexpr Index P = ei::packet_traits<double>::size;
     const double neg_inf = -std::numeric_limits<double>::infinity();
     const Index n = a.n;
-    const Packet inv = ei::pset1<Packet>(a.inv_divisor);
+    const Packet factor = ei::pset1<Packet>(a.factor);
     for (Index i = i0; i < i1; ++i) {
-        const Index visible = a.causal ? i + 1 : n, packed = visible - visible % P;
-        const double* s = a.scores + i * n;
-        double* sc = a.scaled + i * n;
-        double* w = a.weights + i * n;
+        const Keys keys = visible(a, i);
+        const Index count = keys.hi - keys.lo, packed = count - count % P;
+        const double* s = a.scores + i * n + keys.lo;
+        double* sc = a.scaled + i * n + keys.lo;
+        double* w = a.weights + i * n + keys.lo;
         Packet top_p = ei::pset1<Packet>(neg_inf);
         for (Index j = 0; j < packed; j += P) {
-            const Packet x = ei::pmul(ei::ploadu<Packet>(s + j), inv);
+            const Packet x = ei::pmul(ei::ploadu<Packet>(s + j), factor);
             ei::pstoreu(sc + j, x);
             top_p = ei::pmax(top_p, x);
         }
         double top = packed ? ei::predux_max(top_p) : neg_inf;
-        for (Index j = packed; j < visible; ++j) {
-            sc[j] = s[j] * a.inv_divisor;
+        for (Index j = packed; j < count; ++j) {
+            sc[j] = s[j] * a.factor;
             if (sc[j] > top) top = sc[j];
         }
+        if (a.softcap > 0.0) top = soft_cap(sc, count, a.softcap, top);
         // Subtracting the maximum keeps every exponential ≤ 1.
         const Packet top_b = ei::pset1<Packet>(top);
         Packet sum_p = ei::pset1<Packet>(0.0);
@@ -90,25 +110,28 @@ void softmax_rows(const AttendArgs& a, Index i0, Index i1) {
             sum_p = ei::padd(sum_p, e);
         }
         double sum = packed ? ei::predux(sum_p) : 0.0;
-        for (Index j = packed; j < visible; ++j) sum += w[j] = std::exp(sc[j] - top);
+        for (Index j = packed; j < count; ++j) sum += w[j] = std::exp(sc[j] - top);
         const double inv_sum = 1.0 / sum;
         const Packet inv_sum_p = ei::pset1<Packet>(inv_sum);
         for (Index j = 0; j < packed; j += P) ei::pstoreu(w + j, ei::pmul(ei::ploadu<Packet>(w + j), inv_sum_p));
-        for (Index j = packed; j < visible; ++j) w[j] *= inv_sum;
-        fill(sc + visible, n - visible, neg_inf);
-        fill(w + visible, n - visible, 0.0);
+        for (Index j = packed; j < count; ++j) w[j] *= inv_sum;
+        fill(sc - keys.lo, keys.lo, neg_inf);
+        fill(w - keys.lo, keys.lo, 0.0);
+        fill(sc + count, n - keys.hi, neg_inf);
+        fill(w + count, n - keys.hi, 0.0);
     }
 }
 
 // Query rows i0..i1: scores, softmax, output. The block's scores and weights stay in cache
-// between the three steps. Under the causal mask the block's weights are exactly 0 from column
-// i1 on, so the product with V stops there.
+// between the three steps. The block's weights are exactly 0 outside the keys its rows see (before
+// the first row's window, after the last row's causal end), so the product with V covers only those.
 void attend_rows(const AttendArgs& a, Index i0, Index i1) {
     const Index rows = i1 - i0, n = a.n;
     gemm<Eigen::ColMajor>(scores_cache, rows, n, a.d_k, a.Q + i0 * a.d_k, a.d_k, a.K, a.d_k, a.scores + i0 * n, n);
     softmax_rows(a, i0, i1);
-    const Index live = a.causal ? i1 : n;
-    gemm<Eigen::RowMajor>(output_cache, rows, a.d_v, live, a.weights + i0 * n, n, a.V, a.d_v, a.output + i0 * a.d_v, a.d_v);
+    const Index lo = visible(a, i0).lo, hi = visible(a, i1 - 1).hi;
+    gemm<Eigen::RowMajor>(output_cache, rows, a.d_v, hi - lo, a.weights + i0 * n + lo, n, a.V + lo * a.d_v, a.d_v,
+                          a.output + i0 * a.d_v, a.d_v);
 }
 
 // About 512 KiB of one (n, n) matrix per block: big enough for GEMM to run at full speed, small

@@ -80,7 +80,13 @@ bool QueryPin::operator==(const QueryPin& o) const {
 
 bool Scenario::operator==(const Scenario& o) const {
     return tokens == o.tokens && same(X, o.X) && heads == o.heads && same(W_O, o.W_O) &&
-           causal == o.causal && scale == o.scale && positional == o.positional && pin == o.pin && direct == o.direct;
+           causal == o.causal && scale == o.scale && (scale != ScoreScale::custom || scale_factor == o.scale_factor) &&
+           window == o.window && softcap == o.softcap && positional == o.positional && pin == o.pin && direct == o.direct;
+}
+
+double Scenario::score_factor() const {
+    if (scale == ScoreScale::custom) return scale_factor;
+    return scale == ScoreScale::inv_sqrt_d_k ? 1.0 / std::sqrt(static_cast<double>(d_k())) : 1.0;
 }
 
 Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
@@ -96,6 +102,26 @@ Matrix rows(std::initializer_list<std::initializer_list<double>> values) {
 }
 
 bool is_acceptable_value(double v) { return std::isfinite(v) && std::abs(v) <= Limits::max_abs_value; }
+
+namespace {
+
+// `name` is v, NaN or ±infinite, or out of range: "softcap is -2, expected 0 (off) or a number above 0".
+std::string check_positive(double v, const std::string& name, bool zero_allowed) {
+    std::ostringstream out;
+    out << name << " is ";
+    if (std::isnan(v)) out << "NaN";
+    else if (std::isinf(v)) out << (v > 0 ? "infinite" : "-infinite");
+    else if (v > Limits::max_abs_value) out << v << ", more than 1e6";
+    else if (v < 0 || (v == 0 && !zero_allowed)) out << v;
+    else return {};
+    out << (zero_allowed ? ", expected 0 (off) or a number above 0" : ", expected a number above 0");
+    return out.str();
+}
+
+} // namespace
+
+std::string check_scale_factor(double v, const std::string& name) { return check_positive(v, name, false); }
+std::string check_softcap(double v, const std::string& name) { return check_positive(v, name, true); }
 
 namespace {
 
@@ -156,6 +182,9 @@ std::string validate(const Scenario& s) {
         e = "heads has " + std::to_string(s.heads.size()) + " entries, more than the limit of " + std::to_string(Limits::max_heads);
     else e = validate_direct(s);
     if (e.empty() && s.pin) e = validate_pin(s);
+    if (e.empty() && s.window < 0) e = "window is " + std::to_string(s.window) + ", expected 0 (off) or a width of at least 1";
+    if (e.empty() && s.scale == ScoreScale::custom) e = check_scale_factor(s.scale_factor, "scale");
+    if (e.empty()) e = check_softcap(s.softcap, "softcap");
     return e;
 }
 

@@ -37,6 +37,10 @@ struct Head {
 
 enum class Positional { none, sinusoidal };
 
+// What scores are multiplied by before the softmax: nothing, 1/√d_k (the articles), or a factor a
+// model gives instead (Gemma's query_pre_attn_scalar^−½, GPT-2's 1/(√d_k·(layer+1))).
+enum class ScoreScale { none, inv_sqrt_d_k, custom };
+
 // The query arrow pins one row's query to a vector the user dragged or typed in.
 struct QueryPin {
     int head = 0;
@@ -51,7 +55,13 @@ struct Scenario {
     std::vector<Head> heads;         // at least one
     Matrix W_O;                      // (heads * d_v, d_model), or empty for "no output projection"
     bool causal = false;
-    bool scale = true;               // divide scores by sqrt(d_k)
+    ScoreScale scale = ScoreScale::inv_sqrt_d_k;
+    double scale_factor = 1.0;       // the factor when scale is custom: > 0
+    // Sliding window: query i sees key j only when |i − j| < window (with the causal mask, the last
+    // `window` keys up to i, as Mistral and Gemma have it); 0 = no window.
+    int window = 0;
+    // Logit soft-cap: scaled scores become softcap · tanh(score / softcap) before the mask; 0 = off.
+    double softcap = 0.0;
     Positional positional = Positional::none;
     std::optional<QueryPin> pin;
     // Q, K and V are the inputs (heads[h].Q/K/V); X and the W's are empty, and W_O, if any, is
@@ -62,6 +72,8 @@ struct Scenario {
     int d_model() const { return static_cast<int>(X.cols()); } // 0 when direct
     int d_k() const { return heads.empty() ? 0 : static_cast<int>(direct ? heads[0].Q.cols() : heads[0].W_Q.cols()); }
     int d_v() const { return heads.empty() ? 0 : static_cast<int>(direct ? heads[0].V.cols() : heads[0].W_V.cols()); }
+    // What Q·K is multiplied by: 1, 1/√d_k or scale_factor.
+    double score_factor() const;
     bool operator==(const Scenario& o) const;
     bool operator!=(const Scenario& o) const { return !(*this == o); }
 };
@@ -81,5 +93,9 @@ void require_valid(const Scenario& s);
 Matrix rows(std::initializer_list<std::initializer_list<double>> values);
 // Whether one entry can be stored in a matrix: finite and within the limits.
 bool is_acceptable_value(double v);
+// Empty when `v` can be the custom score factor (finite, > 0, within ±1e6) or the soft-cap (also 0:
+// off), else why not ("softcap is NaN"); `name` starts the message.
+std::string check_scale_factor(double v, const std::string& name);
+std::string check_softcap(double v, const std::string& name);
 
 } // namespace core

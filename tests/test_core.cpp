@@ -37,7 +37,7 @@ void check_against_reference(const core::Scenario& s, double tol) {
     const auto X = reference::grid(s.X);
     reference::Grid concat(s.n());
     for (size_t h = 0; h < s.heads.size(); ++h) {
-        const auto ref = reference::attention_head(X, s.heads[h], s.causal, s.scale);
+        const auto ref = reference::attention_head(X, s.heads[h], s.causal, s.scale == core::ScoreScale::inv_sqrt_d_k);
         check_close(r.heads[h].Q, ref.Q, tol);
         check_close(r.heads[h].K, ref.K, tol);
         check_close(r.heads[h].V, ref.V, tol);
@@ -61,7 +61,7 @@ TEST_CASE("the cat sat: Q, K, V, QKᵀ, scaled scores, A and Z as printed") {
     check_close(h.K, rows({{2, 0}, {0, 1}, {2, 1}}), 1e-12);
     check_close(h.V, rows({{1, 0}, {0, 2}, {1, 2}}), 1e-12);
     check_close(h.scores, rows({{2, 0, 2}, {2, 2, 4}, {4, 2, 6}}), 1e-12);
-    CHECK(r.score_divisor == doctest::Approx(1.414).epsilon(1e-3));
+    CHECK(r.score_factor == doctest::Approx(1 / 1.414).epsilon(1e-3));
     check_close(h.scaled, rows({{1.414, 0.000, 1.414}, {1.414, 1.414, 2.828}, {2.828, 1.414, 4.243}}), 1e-3);
     check_close(h.weights, rows({{0.446, 0.108, 0.446}, {0.164, 0.164, 0.673}, {0.187, 0.045, 0.768}}), 1e-3);
     check_close(h.output, rows({{0.892, 1.108}, {0.836, 1.673}, {0.955, 1.627}}), 1e-3);
@@ -91,7 +91,7 @@ TEST_CASE("matches the plain-loop reference to 1e-12") {
     SUBCASE("the cat sat, causal, unscaled") {
         core::Scenario s = core::preset_three_tokens();
         s.causal = true;
-        s.scale = false;
+        s.scale = core::ScoreScale::none;
         check_against_reference(s, 1e-12);
     }
     SUBCASE("NumPy example") { check_against_reference(core::preset_numpy_random(), 1e-12); }
@@ -118,7 +118,7 @@ TEST_CASE("multi-head, with and without W_O, against loops") {
 
 TEST_CASE("softmax stays finite with scores of ±1e4, rows sum to 1, masked weights are exactly 0") {
     core::Scenario s = core::preset_three_tokens();
-    s.scale = false;
+    s.scale = core::ScoreScale::none;
     s.X = rows({{100, 0}, {0, 100}, {-100, 100}});
     s.heads[0].W_Q = rows({{1, 0}, {0, 1}});
     s.heads[0].W_K = rows({{1, 0}, {0, 1}}); // scores are ±1e4 and 2e4
@@ -233,7 +233,7 @@ TEST_CASE("KV-cache decoding equals the causal computation") {
         const int n = 1 + int(seed * 7 % 13), heads = 1 + int(seed % 3);
         core::Scenario s = core::random_scenario(core::Shape{}.with_tokens(n).with_d_model(3 + int(seed % 4)).with_d_k(2 + int(seed % 3)).with_d_v(1 + int(seed % 5)).with_heads(heads).with_W_O(seed % 2 == 0), seed);
         if (seed % 3 == 0) s.positional = core::Positional::sinusoidal;
-        s.scale = seed % 4 != 1;
+        s.scale = seed % 4 != 1 ? core::ScoreScale::inv_sqrt_d_k : core::ScoreScale::none;
         CAPTURE(seed);
         core::Scenario causal = s;
         causal.causal = true;
@@ -322,7 +322,7 @@ namespace {
 bool identical(const Matrix& a, const Matrix& b) { return a.rows() == b.rows() && a.cols() == b.cols() && a == b; }
 
 bool identical(const core::Result& a, const core::Result& b) {
-    if (a.heads.size() != b.heads.size() || a.score_divisor != b.score_divisor) return false;
+    if (a.heads.size() != b.heads.size() || a.score_factor != b.score_factor) return false;
     for (size_t h = 0; h < a.heads.size(); ++h) {
         const core::HeadResult &x = a.heads[h], &y = b.heads[h];
         if (!identical(x.Q, y.Q) || !identical(x.K, y.K) || !identical(x.V, y.V) || !identical(x.scores, y.scores) ||
@@ -345,7 +345,7 @@ TEST_CASE("every kernel build matches the plain-loop reference, on one thread an
     core::Scenario big = core::random_scenario(core::Shape{}.with_tokens(300).with_d_model(16).with_d_k(12).with_d_v(10).with_heads(2).with_W_O(), 21);
     core::Scenario big_causal = big;
     big_causal.causal = true;
-    big_causal.scale = false;
+    big_causal.scale = core::ScoreScale::none;
     for (const std::string& build : core::kernel_builds()) {
         CAPTURE(build);
         REQUIRE(core::use_kernel_build(build));

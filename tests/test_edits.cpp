@@ -242,9 +242,9 @@ TEST_CASE("set_cell edits the given Q, K and V of a direct scenario, and no X or
 TEST_CASE("the causal and scale switches change the weights as the articles say") {
     core::Scenario s = core::preset_three_tokens();
     edits::set_causal(s, true);
-    edits::set_scale(s, false);
+    edits::set_scale(s, core::ScoreScale::none);
     CHECK(s.causal);
-    CHECK_FALSE(s.scale);
+    CHECK(s.scale == core::ScoreScale::none);
     const core::Result r = core::compute(s);
     CHECK(r.heads[0].weights(0, 1) == 0.0); // "the" may not look at the later "cat"
     CHECK(r.heads[0].weights(0, 0) == doctest::Approx(1.0));
@@ -252,7 +252,7 @@ TEST_CASE("the causal and scale switches change the weights as the articles say"
     CHECK(r.heads[0].scores(2, 1) == doctest::Approx(2.0));
     CHECK(r.heads[0].scaled(2, 1) == doctest::Approx(2.0));
     edits::set_causal(s, false);
-    edits::set_scale(s, true);
+    edits::set_scale(s, core::ScoreScale::inv_sqrt_d_k);
     CHECK(core::compute(s).heads[0].scaled(2, 1) == doctest::Approx(r.heads[0].scores(2, 1) / std::sqrt(2.0)));
 }
 

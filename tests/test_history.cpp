@@ -59,16 +59,16 @@ TEST_CASE("ui: the Causal and Scale switches change the weights, and undo takes 
     CHECK(ui.scenario().causal);
     CHECK(ui.head().weights(0, 1) == 0.0); // "the" no longer sees "cat"
     ui.click(ui.item("scale"));
-    CHECK_FALSE(ui.scenario().scale);
+    CHECK(ui.scenario().scale == core::ScoreScale::none);
     CHECK(ui.head().scaled(2, 1) == doctest::Approx(2.0)); // q_sat · k_cat, not divided by √2
 
     ui.key('Z', true);
-    CHECK(ui.scenario().scale);
+    CHECK(ui.scenario().scale == core::ScoreScale::inv_sqrt_d_k);
     CHECK(ui.scenario().causal);
     ui.key('Z', true);
     CHECK(ui.scenario() == start);
     CHECK(ui.head().weights(0, 1) == doctest::Approx(0.108).epsilon(1e-2));
     ui.key('Z', true, true);
     CHECK(ui.scenario().causal);
-    CHECK(ui.scenario().scale);
+    CHECK(ui.scenario().scale == core::ScoreScale::inv_sqrt_d_k);
 }

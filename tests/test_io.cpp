@@ -39,7 +39,7 @@ TEST_CASE("the three-token article's file reads as the worked example") {
     // causal and scale may be left out; tokens default to t1, t2, …
     const core::Scenario s = core::io::parse_scenario(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})");
     CHECK(s.tokens == std::vector<std::string>{"t1"});
-    CHECK(s.scale);
+    CHECK(s.scale == core::ScoreScale::inv_sqrt_d_k);
     CHECK_FALSE(s.causal);
 }
 
@@ -48,7 +48,7 @@ TEST_CASE("save then load gives back the same scenario, doubles exact") {
     for (core::Scenario s : {core::preset_three_tokens(), core::preset_numpy_random(), core::preset_it_sentence(),
                              core::random_scenario(core::Shape{}.with_tokens(5).with_d_model(3).with_d_k(2).with_d_v(4).with_heads(3).with_W_O(), 99)}) {
         s.causal = true;
-        s.scale = false;
+        s.scale = core::ScoreScale::none;
         s.positional = core::Positional::sinusoidal;
         s.tokens[0] = "quote \" and ünïcode";
         s.pin = core::QueryPin{static_cast<int>(s.heads.size()) - 1, 1, core::Vector::Constant(s.d_k(), 0.1)};

@@ -17,7 +17,7 @@ const std::map<std::string, std::function<void(core::Scenario&)>>& act_solutions
     static const std::map<std::string, std::function<void(core::Scenario&)>> m = {
         {"every-token/check-steer", [](core::Scenario& s) { s.pin->q = core::Vector::Map(std::vector<double>{-0.4, 1.8}.data(), 2); }},
         {"worked-example/check-mask", [](core::Scenario& s) { s.causal = true; }},
-        {"step-by-step/check-unscaled", [](core::Scenario& s) { s.scale = false; }},
+        {"step-by-step/check-unscaled", [](core::Scenario& s) { s.scale = core::ScoreScale::none; }},
     };
     return m;
 }

@@ -2,6 +2,7 @@
 // gemma-3-4b-it read with Gemma2Config's and Gemma3TextConfig's defaults, and the tiny fixtures'
 // KV cache past their sliding windows. Their numbers against a NumPy reference are in
 // tests/model_numpy_test.py and tests/probes_numpy_test.py.
+#include "core/attention.h"
 #include "core/io/tensor.h"
 #include "core/model/config.h"
 #include "core/model/format/checkpoint.h"
@@ -140,9 +141,25 @@ TEST_CASE("gemma forward: one token at a time on the KV cache past the sliding w
     }
 }
 
-TEST_CASE("gemma head in the editor: a soft-capped head is refused in one line until the editor can show it") {
+TEST_CASE("gemma head in the editor: every head opens with the model's window, soft-cap and score scale; A equals the model's to 1e-6") {
     NEED_CHECKPOINTS();
-    const auto m = core::model::open_model(fixtures::checkpoints() + "/gemma2");
-    CHECK_THROWS_WITH_AS(core::model::head_scenario(*m.model, {2, 9}, {1, 0}, {"a", "b"}), doctest::Contains("soft-caps its scores"),
-                         core::model::InputError);
+    for (const std::string name : {"gemma2", "gemma3_text", "gemma3"}) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const auto& c = m.model->config();
+        const std::vector<int> ids = {2, 9, 40, 7, 7, 300, 12, 5}; // longer than the window of 3
+        const core::model::ForwardResult r = m.model->forward(ids);
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                CAPTURE(l);
+                CAPTURE(h);
+                const core::Scenario s = core::model::head_scenario(*m.model, ids, {l, h}, std::vector<std::string>(ids.size(), "t"));
+                CHECK(s.window == c.sliding_window[static_cast<std::size_t>(l)]);
+                CHECK(s.softcap == c.attn_logit_softcapping); // 50 for Gemma 2; Gemma 3 applies none
+                CHECK(s.score_factor() == doctest::Approx(1.0 / std::sqrt(c.query_pre_attn_scalar)).epsilon(1e-15));
+                const core::Result res = core::compute(s);
+                const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), r.t_new, r.t_total); // (t, t)
+                CHECK((res.heads[0].weights - A.cast<double>()).cwiseAbs().maxCoeff() < 1e-6);
+            }
+    }
 }

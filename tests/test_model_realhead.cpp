@@ -69,10 +69,10 @@ TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2
     NEED_CHECKPOINTS();
     const std::vector<int> eight = {4, 9, 6, 2, 8, 9, 6, 3};
     // Qwen3 (q_norm, k_norm, heads wider than hidden / heads), Phi-3 (fused, partial rotary) and
-    // Phi-4-mini (longrope); the sliding Qwen3's and Phi-3's windows (3 and 4) hold the whole text.
+    // Phi-4-mini (longrope); eight tokens are more than the sliding Qwen3's and Phi-3's windows (3 and 4).
     for (const auto& [name, ids] : std::vector<std::pair<std::string, std::vector<int>>>{
              {"gpt2", eight}, {"llama_gqa", eight}, {"qwen2", eight}, {"bert", eight}, {"qwen3", eight},
-             {"qwen3_sliding", {4, 9, 6}}, {"phi3", {4, 9, 6, 2}}, {"phi4_mini", {4, 9, 6, 2, 8, 9}}}) {
+             {"qwen3_sliding", eight}, {"phi3", eight}, {"phi4_mini", {4, 9, 6, 2, 8, 9}}}) {
         CAPTURE(name);
         const std::string dir = checkpoints() + "/" + name;
         const auto m = core::model::open_model(dir);
@@ -87,7 +87,7 @@ TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2
                 const core::Scenario s = core::model::head_scenario(*m.model, ids, {l, h}, labels(dir, ids));
                 CHECK(s.direct);
                 CHECK(s.causal == c.causal);
-                CHECK(s.scale);
+                CHECK(s.scale == core::ScoreScale::inv_sqrt_d_k);
                 CHECK(s.n() == last + 1);
                 CHECK(s.d_k() == c.d_head);
                 CHECK(s.tokens == labels(dir, ids));
@@ -120,7 +120,7 @@ TEST_CASE("real head in the editor: GQA heads of one group share K and V; RoPE i
     CHECK(again.heads[0].K.row(0).norm() == doctest::Approx(again.heads[0].K.row(1).norm()).epsilon(1e-5)); // a rotation keeps the norm
 }
 
-TEST_CASE("real head in the editor: GPT-2's inverse-layer scaling is kept; a sliding window longer than the text works, a shorter one is refused") {
+TEST_CASE("real head in the editor: GPT-2's inverse-layer scaling is the scenario's score factor, Q stays the model's q") {
     NEED_CHECKPOINTS();
     namespace fs = std::filesystem;
     const std::string dir = fixtures::temp_dir() + "/gpt2_inverse";
@@ -130,22 +130,45 @@ TEST_CASE("real head in the editor: GPT-2's inverse-layer scaling is kept; a sli
     std::ofstream(dir + "/config.json") << config.dump();
     const auto m = core::model::open_model(dir);
     const std::vector<int> ids = {4, 9, 6, 2, 8};
-    const ForwardResult r = m.model->forward(ids);
+    ForwardOptions o;
+    o.capture_qkv = true;
+    const ForwardResult r = m.model->forward(ids, o);
     const core::Scenario s = core::model::head_scenario(*m.model, ids, {1, 1}, std::vector<std::string>(5, "t"));
     CHECK(weights_gap(s, r, 1, 1) < 1e-6);
+    CHECK(s.scale == core::ScoreScale::custom);
+    CHECK(s.scale_factor == doctest::Approx(1.0 / (std::sqrt(static_cast<double>(s.d_k())) * 2.0)).epsilon(1e-15));
+    const auto& q = r.captures[static_cast<std::size_t>(1 * r.heads + 1)].q; // (t, d_head)
+    CHECK((s.heads[0].Q - q.cast<double>()).cwiseAbs().maxCoeff() == 0.0);
     const ForwardResult plain = core::model::open_model(checkpoints() + "/gpt2").model->forward(ids);
     CHECK(std::abs(plain.attention_of(1, 1)[4 * 5] - r.attention_of(1, 1)[4 * 5]) > 1e-4); // the setting matters
 
-    const auto mistral = core::model::open_model(checkpoints() + "/mistral"); // a window of 3 positions
-    const ForwardResult short_run = mistral.model->forward({5, 9, 2});
-    CHECK(weights_gap(core::model::head_scenario(*mistral.model, {5, 9, 2}, {0, 1}, {"a", "b", "c"}), short_run, 0, 1) < 1e-6);
-    CHECK_THROWS_WITH_AS(core::model::head_scenario(*mistral.model, {5, 9, 2, 7}, {0, 1}, {"a", "b", "c", "d"}),
-                         doctest::Contains("sees only the last 3 positions"), core::model::InputError);
     const auto gpt2 = core::model::open_model(checkpoints() + "/gpt2");
     CHECK_THROWS_WITH_AS(core::model::head_scenario(*gpt2.model, {1, 2}, {2, 0}, {"a", "b"}), doctest::Contains("layer 3 head 1 is not in"),
                          core::model::InputError);
     CHECK_THROWS_AS(core::model::head_scenario(*gpt2.model, {1, 2}, {0, 0}, {"a"}), core::model::InputError);
     CHECK_THROWS_AS(core::model::head_scenario(gpt2.model->config(), gpt2.model->forward({1, 2}), {0, 0}, {"a", "b"}), core::model::InputError);
+}
+
+TEST_CASE("real head in the editor: Mistral's sliding window of 3 on 9 tokens, every head, A equals the model's to 1e-6") {
+    NEED_CHECKPOINTS();
+    const std::string dir = checkpoints() + "/mistral";
+    const auto m = core::model::open_model(dir);
+    const auto& c = m.model->config();
+    const std::vector<int> ids = {5, 9, 2, 7, 4, 9, 6, 3, 8};
+    const ForwardResult r = m.model->forward(ids);
+    for (int l = 0; l < c.layers; ++l)
+        for (int h = 0; h < c.heads; ++h) {
+            CAPTURE(l);
+            CAPTURE(h);
+            const core::Scenario s = core::model::head_scenario(*m.model, ids, {l, h}, labels(dir, ids));
+            CHECK(s.window == 3);
+            CHECK(s.causal);
+            CHECK(weights_gap(s, r, l, h) < 1e-6);
+            // Without the window the editor's map is another one: the window is what makes it equal.
+            core::Scenario full = s;
+            full.window = 0;
+            CHECK(weights_gap(full, r, l, h) > 1e-3);
+        }
 }
 
 TEST_CASE("decode steps: one token per step equals attnviz --generate, each new row the full recompute's last") {

@@ -159,6 +159,34 @@ bool find_marker(const json& v, const std::string& marker, std::string& where) {
     fail("invalid JSON: " + number + " is too large for a double (" + place + ")");
 }
 
+// "scale": true (1/√d_k), false (none) or the factor itself; "window": a whole width, 0 = off;
+// "softcap": 0 (off) or the cap.
+void read_score_rules(const json& root, Scenario& s) {
+    if (root.contains("scale") && root["scale"].is_number()) {
+        s.scale = ScoreScale::custom;
+        s.scale_factor = root["scale"].get<double>();
+        if (auto e = check_scale_factor(s.scale_factor, "scale"); !e.empty()) fail(e);
+    } else if (root.contains("scale") && !root["scale"].is_boolean()) {
+        fail("scale is " + type_name(root["scale"]) + ", expected true, false or a factor above 0");
+    } else {
+        s.scale = read_bool(root, "scale", true) ? ScoreScale::inv_sqrt_d_k : ScoreScale::none;
+    }
+    if (root.contains("window")) {
+        const json& w = root["window"];
+        if (!w.is_number_integer())
+            fail("window is " + (w.is_number() ? w.dump() : type_name(w)) + ", expected a whole number (0: no window)");
+        const auto width = w.get<long long>();
+        if (width < 0 || width > (1LL << 30)) fail("window is " + w.dump() + ", expected 0 (off) or a width from 1 to 2^30");
+        s.window = static_cast<int>(width);
+    }
+    if (root.contains("softcap")) {
+        const json& c = root["softcap"];
+        if (!c.is_number()) fail("softcap is " + type_name(c) + ", expected 0 (off) or a number above 0");
+        s.softcap = c.get<double>();
+        if (auto e = check_softcap(s.softcap, "softcap"); !e.empty()) fail(e);
+    }
+}
+
 const char* const projection_names[] = {"W_Q", "W_K", "W_V"};
 const char* const direct_names[] = {"Q", "K", "V"};
 
@@ -282,7 +310,7 @@ Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
         fail("invalid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
     }
     if (!root.is_object()) fail("the file is " + type_name(root) + ", expected a JSON object");
-    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "heads", "W_O", "causal", "scale", "positional", "pin"}, "");
+    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "heads", "W_O", "causal", "scale", "window", "softcap", "positional", "pin"}, "");
 
     Scenario s;
     s.direct = root.contains("Q") || root.contains("K") || root.contains("V") || heads_are_direct(root);
@@ -327,7 +355,7 @@ Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
     }
     if (root.contains("W_O")) s.W_O = one_matrix(root["W_O"], "W_O", base_dir);
     s.causal = read_bool(root, "causal", false);
-    s.scale = read_bool(root, "scale", true);
+    read_score_rules(root, s);
     if (root.contains("positional")) {
         const json& p = root["positional"];
         if (p == "none") s.positional = Positional::none;
@@ -401,7 +429,10 @@ std::string to_json_text(const Scenario& s) {
         out += "  \"pin\": {\"head\": " + std::to_string(s.pin->head) + ", \"row\": " + std::to_string(s.pin->row) +
                ", \"q\": " + row_json(s.pin->q.data(), s.pin->q.size()) + "},\n";
     out += std::string("  \"causal\": ") + (s.causal ? "true" : "false") + ",\n";
-    out += std::string("  \"scale\": ") + (s.scale ? "true" : "false") + "\n}\n";
+    if (s.window > 0) out += "  \"window\": " + std::to_string(s.window) + ",\n";
+    if (s.softcap > 0.0) out += "  \"softcap\": " + json_number(s.softcap) + ",\n";
+    const std::string scale = s.scale == ScoreScale::custom ? json_number(s.scale_factor) : s.scale == ScoreScale::inv_sqrt_d_k ? "true" : "false";
+    out += "  \"scale\": " + scale + "\n}\n";
     return out;
 }
 

@@ -8,7 +8,8 @@
 // Q, K and V given directly: "Q", "K", "V" (or "heads": [{"Q": …, "K": …, "V": …}, …]) instead of X
 // and the W's. Any matrix may name a file instead: "X": "emb.npy", "W_Q": {"file": "l3.safetensors",
 // "tensor": "attn.q_proj.weight", "transpose": true}; "tokens": "tokens.txt" (see core/io/arrays.h).
-// Optional: "tokens" (default t1, t2, …), "causal" (false), "scale" (true),
+// Optional: "tokens" (default t1, t2, …), "causal" (false), "scale" (true: 1/√d_k; false: none; a
+// number: that factor), "window" (0: none; a sliding window's width), "softcap" (0: none; the cap),
 // "positional" ("none" or "sinusoidal"), "pin" ({"head": 0, "row": 2, "q": [x, y]}, 0-based).
 #pragma once
 

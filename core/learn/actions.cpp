@@ -113,7 +113,7 @@ void apply_causal(const Actions& a, StepState& st, std::vector<ActionProblem>&) 
 }
 
 void apply_scale(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
-    if (a.scale) st.scenario.scale = *a.scale;
+    if (a.scale) st.scenario.scale = *a.scale ? ScoreScale::inv_sqrt_d_k : ScoreScale::none;
 }
 
 void apply_head(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {

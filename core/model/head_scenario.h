@@ -18,11 +18,11 @@ namespace core::model {
 // [SECTION] a head in the editor
 
 // Head `head` of a forward run with capture_qkv on a fresh cache (t_new = t_total = t), as a single-
-// head direct scenario named by `tokens` (t). Causal as the model is. The head's score factor goes
-// into the scenario's √d_k switch where it is 1/√d_head, and into Q otherwise (GPT-2's
-// scale_attn_by_inverse_layer_idx divides by layer + 1 as well; scale_attn_weights off keeps the
-// raw scores). Throws InputError when the editor cannot hold the head: a sliding window shorter
-// than the sequence, more than core::Limits' tokens or width, a value past ±1e6.
+// head direct scenario named by `tokens` (t), with the head's q, k and v unchanged and the model's
+// rules: causal as the model is, the layer's sliding window, the attention-logit soft-cap and the
+// score factor (1/√d_head; GPT-2's scale_attn_weights off keeps the raw scores and
+// scale_attn_by_inverse_layer_idx divides by layer + 1 as well). Throws InputError when the editor
+// cannot hold the head: more than core::Limits' tokens or width, a value past ±1e6.
 core::Scenario head_scenario(const ModelConfig& config, const ForwardResult& run, HeadRef head, const std::vector<std::string>& tokens);
 
 // Runs `ids` with capture_qkv and builds the scenario of `head` (the other heads are not kept).

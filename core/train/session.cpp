@@ -46,7 +46,7 @@ core::Scenario head_scenario(const Model& model, const Batch& example, int layer
     h.W_V = model.tensor(id.W_V).middleCols(head * dk, dk);
     s.heads = {h};
     s.causal = true;
-    s.scale = true;
+    s.scale = core::ScoreScale::inv_sqrt_d_k;
     return s;
 }
 

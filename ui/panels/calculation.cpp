@@ -39,7 +39,9 @@ void section(const char* title, const char* tooltip) {
 
 void head_block(const core::HeadExplanation& he, int winner, const CalculationCache& c) {
     ImGui::Indent(0.8f * em());
-    section("1. Scores", "Each score is the dot product of the query with one key, then divided by √d_k (if scaling is on).");
+    if (!he.setup.empty()) ImGui::TextWrapped("%s", he.setup.c_str()); // a window, a soft-cap or another factor
+    section("1. Scores", "Each score is the dot product of the query with one key, then multiplied by the score factor (1/√d_k "
+                         "when scaling is on) and soft-capped if a cap is set. Keys the causal mask or the window hide get −∞.");
     {
         NumberFont mono;
         // Score and scaled score side by side when both fit, else the scaled one under its score.

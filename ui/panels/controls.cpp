@@ -6,6 +6,9 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
+#include <type_traits>
 
 namespace ui {
 
@@ -59,20 +62,66 @@ void numpy_draw_controls(core::Scenario& s, View& v) {
     core::Scenario next = core::numpy_random_qkv(p.seed, p.n, p.d);
     next.causal = s.causal;
     next.scale = s.scale;
+    next.scale_factor = s.scale_factor;
+    next.window = s.window;
+    next.softcap = s.softcap;
     core::edits::replace_scenario(s, std::move(next));
     nd.params = p;
+}
+
+// A number typed into a box of `width` em, applied on Enter; `apply` refuses what it cannot take
+// (the message then says why, and nothing changes).
+// The box shows 6 significant digits: Enter on them unchanged keeps the exact value.
+template <class T, class Apply>
+void number_box(const char* label, const char* id, T shown, float width, const char* tooltip, View& v, Apply&& apply) {
+    constexpr bool whole = std::is_same<T, int>::value;
+    const char* format = whole ? "%d" : "%.6g";
+    ImGui::SetNextItemWidth(width * em());
+    T typed = shown;
+    auto text = [format](T x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, format, x);
+        return std::string(buf);
+    };
+    if (ImGui::InputScalar(label, whole ? ImGuiDataType_S32 : ImGuiDataType_Double, &typed, nullptr, nullptr, format,
+                           ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll) &&
+        text(typed) != text(shown)) {
+        if (const std::string why = apply(typed); !why.empty()) v.tell(why, true);
+    }
+    remember(v, id);
+    tip(tooltip);
+}
+
+// How scores become logits: the √d_k switch, or a factor of the user's (a model's); the sliding
+// window; the soft-cap.
+void score_rules(core::Scenario& s, View& v) {
+    bool scale = s.scale == core::ScoreScale::inv_sqrt_d_k;
+    if (ImGui::Checkbox("Scale by √d_k", &scale)) core::edits::set_scale(s, scale ? core::ScoreScale::inv_sqrt_d_k : core::ScoreScale::none);
+    remember(v, "scale");
+    tip("Divide every score by √d_k before the softmax, so long vectors do not make the weights one-hot.");
+    ImGui::SameLine(0, em());
+    number_box("factor", "scale_factor", s.score_factor(), 4.5f, "What every score is multiplied by: 1/√d_k when the box is ticked, "
+               "1 when not. Type another factor to use it instead (Gemma's 1/√query_pre_attn_scalar, GPT-2's 1/(√d_k·layer)).",
+               v, [&s](double f) {
+                   return core::edits::set_scale_factor(s, f) ? std::string() : core::check_scale_factor(f, "the score factor");
+               });
+    number_box("window", "window", s.window, 4.5f, "Sliding window: query i sees only keys j with |i − j| < window (with the causal "
+               "mask, the last `window` tokens up to itself, as Mistral and Gemma do). 0: no window.",
+               v, [&s](int w) { return core::edits::set_window(s, w) ? std::string() : "the window must be 0 (off) or a width of at least 1"; });
+    ImGui::SameLine(0, em());
+    number_box("soft-cap", "softcap", s.softcap, 4.5f, "Logit soft-capping: each scaled score x becomes cap · tanh(x / cap) before the "
+               "softmax, so no score passes ±cap (Gemma 2 uses 50). 0: off.",
+               v, [&s](double c) { return core::edits::set_softcap(s, c) ? std::string() : core::check_softcap(c, "the soft-cap"); });
 }
 
 } // namespace
 
 void draw_controls_panel(core::Scenario& s, View& v) {
-    bool causal = s.causal, scale = s.scale;
+    bool causal = s.causal;
     if (ImGui::Checkbox("Causal mask", &causal)) core::edits::set_causal(s, causal);
     remember(v, "causal");
     tip("Each token sees only itself and the tokens before it: scores with j > i become −∞, their weights exactly 0.");
-    if (ImGui::Checkbox("Scale by √d_k", &scale)) core::edits::set_scale(s, scale);
-    remember(v, "scale");
-    tip("Divide every score by √d_k before the softmax, so long vectors do not make the weights one-hot.");
+    score_rules(s, v);
     bool positions = s.positional == core::Positional::sinusoidal;
     if (ImGui::Checkbox("Sinusoidal positions", &positions))
         core::edits::set_positions(s, positions);

@@ -253,10 +253,12 @@ void hover_tooltip(const Frame& f) {
     if (hidden_at(f.hidden, i)) {
         ImGui::TextDisabled("score and weight: %s", reveal_hint);
     } else if (core::is_masked(s, i, j)) {
-        ImGui::TextUnformatted("masked: this key comes after the query");
+        ImGui::TextUnformatted(core::outside_window(s, i, j) ? "masked: this key is outside the sliding window"
+                                                             : "masked: this key comes after the query");
         ImGui::TextUnformatted("score −∞, weight 0");
     } else {
-        ImGui::Text("score%s: %s", s.scale ? " (scaled)" : "", core::format_number(f.hr.scaled(i, j)).c_str());
+        ImGui::Text("score%s: %s", s.scale != core::ScoreScale::none || s.softcap > 0 ? " (scaled)" : "",
+                    core::format_number(f.hr.scaled(i, j)).c_str());
         ImGui::Text("weight: %s", core::format_number(f.hr.weights(i, j)).c_str());
     }
     ImGui::TextDisabled("click to explain this row");

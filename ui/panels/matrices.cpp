@@ -99,14 +99,13 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
                            s.tokens[s.pin->row].c_str());
         tip("Release the pin in the query arrow panel to go back to X · W_Q for that row.");
     }
-    const std::string divisor = "√" + core::format_number(static_cast<double>(s.d_k()));
-    const std::string scaled = s.scale ? "QKᵀ / " + divisor : "QKᵀ (not scaled)";
+    const std::string scaled = core::logit_formula(s, "QKᵀ");
     const MatrixView views[] = {
         {"Q", "Q", s.direct ? "given" : x + " · W_Q", &hr.Q, false, Colors::diverging, false},
         {"K", "K", s.direct ? "given" : x + " · W_K", &hr.K, false, Colors::diverging, false},
         {"V", "V", s.direct ? "given" : x + " · W_V", &hr.V, false, Colors::diverging, false},
         {"QKT", "QKᵀ", "scores q_i · k_j", &hr.scores, true, Colors::diverging, false},
-        {"scaled", scaled, s.causal ? "masked: −∞ above the diagonal" : "", &hr.scaled, true, Colors::diverging, true},
+        {"scaled", scaled, core::mask_description(s), &hr.scaled, true, Colors::diverging, true},
         {"A", "A", "softmax of each row", &hr.weights, true, Colors::weights, true},
         {"Z", "Z", "A · V", &hr.output, false, Colors::diverging, false},
     };
