@@ -452,7 +452,7 @@ TEST_CASE("ui: a thousand random clicks, drags, wheels and keys never leave the 
     {
         Ui ui(core::preset_it_sentence());
         ui.frames(2);
-        std::mt19937 rng(12345);
+        std::mt19937 rng(2026); // a walk that reaches the editing panels in this layout
         auto coord = [&](float max) { return std::uniform_real_distribution<float>(0.0f, max)(rng); };
         const char keys[] = "0123456789.-ea";
         int changes = 0;
