@@ -64,7 +64,7 @@ double row_gap(const std::vector<float>& row, const float* want) {
 
 TEST_CASE("model head: Open in editor shows the selected head in Explore with the model's weights; Ctrl+4 leads back") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "bert", "qwen3", "phi4_mini"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "bert", "qwen3", "phi4_mini", "gemma2", "gemma3"}) { // Gemma: soft-cap, window, scale
         CAPTURE(name);
         Ui ui;
         ui::ModelService& m = open_in_ui(ui, tiny(name), "the cat sat on the mat");
