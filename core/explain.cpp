@@ -96,6 +96,12 @@ std::string logit_formula(const Scenario& s, const std::string& scores) {
     return s.scale == ScoreScale::none ? scores + " (not scaled)" : x;
 }
 
+std::string softmax_argument(const Scenario& s) {
+    if (s.softcap <= 0.0 && s.scale == ScoreScale::inv_sqrt_d_k) return "QKᵀ / √d_k";
+    if (s.softcap <= 0.0 && s.scale == ScoreScale::none) return "QKᵀ";
+    return logit_formula(s, "QKᵀ");
+}
+
 std::string mask_description(const Scenario& s) {
     const std::string window = s.window > 0 ? "outside a sliding window of " + std::to_string(s.window) : "";
     if (s.causal) return "masked: −∞ above the diagonal" + (window.empty() ? "" : " and " + window);

@@ -48,6 +48,9 @@ std::string to_text(const RowExplanation& e);
 // The scaled scores as a formula of `scores` ("QKᵀ"): "QKᵀ / √2", "QKᵀ × 0.0625", "50·tanh(QKᵀ / √2 / 50)",
 // "QKᵀ (not scaled)".
 std::string logit_formula(const Scenario& s, const std::string& scores);
+// What the softmax takes, for a title: the articles' "QKᵀ / √d_k" under the usual rules, else the
+// scenario's own scale and soft-cap ("QKᵀ", "QKᵀ × 0.25", "3·tanh(QKᵀ / √2 / 3)").
+std::string softmax_argument(const Scenario& s);
 // "masked: −∞ above the diagonal", "… and outside a sliding window of 3", or "" without a mask.
 std::string mask_description(const Scenario& s);
 

@@ -162,6 +162,11 @@ TEST_CASE("score rules: the written-out calculation shows the factor, the soft-c
     CHECK(text.find("outside the sliding window") != std::string::npos);
     CHECK(core::logit_formula(s, "QKᵀ") == "3·tanh(QKᵀ × 0.5 / 3)");
     CHECK(core::mask_description(s) == "masked: −∞ above the diagonal and outside a sliding window of 2");
+    CHECK(core::softmax_argument(s) == "3·tanh(QKᵀ × 0.5 / 3)");
+    core::Scenario usual = core::preset_three_tokens();
+    CHECK(core::softmax_argument(usual) == "QKᵀ / √d_k"); // the heatmap's title as it always read
+    core::edits::set_scale(usual, core::ScoreScale::none);
+    CHECK(core::softmax_argument(usual) == "QKᵀ");
     // The articles' rules add no line: --explain prints what it printed before.
     CHECK(core::explain_row(core::preset_three_tokens(), core::compute(core::preset_three_tokens()), 2).heads[0].setup.empty());
 }

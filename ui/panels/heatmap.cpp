@@ -121,7 +121,7 @@ double draw_toolbar(const core::Scenario& s, const core::Result& r, View& v, Hea
     const int head = v.selected_head;
     const core::HeadResult& hr = r.heads[head];
     if (r.heads.size() > 1) ImGui::Text("A, head %d of %d", head + 1, static_cast<int>(r.heads.size()));
-    else ImGui::TextUnformatted("A = softmax(QKᵀ / √d_k)");
+    else ImGui::Text("A = softmax(%s)", core::softmax_argument(s).c_str());
     {
         const double figure_top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
         const std::string title = r.heads.size() > 1 ? "Attention weights A, head " + std::to_string(head + 1) : "Attention weights A";
