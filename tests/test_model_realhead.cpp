@@ -70,9 +70,11 @@ TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2
     const std::vector<int> eight = {4, 9, 6, 2, 8, 9, 6, 3};
     // Qwen3 (q_norm, k_norm, heads wider than hidden / heads), Phi-3 (fused, partial rotary) and
     // Phi-4-mini (longrope); eight tokens are more than the sliding Qwen3's and Phi-3's windows (3 and 4).
-    for (const auto& [name, ids] : std::vector<std::pair<std::string, std::vector<int>>>{
+    for (const auto& run : std::vector<std::pair<std::string, std::vector<int>>>{
              {"gpt2", eight}, {"llama_gqa", eight}, {"qwen2", eight}, {"bert", eight}, {"qwen3", eight},
              {"qwen3_sliding", eight}, {"phi3", eight}, {"phi4_mini", {4, 9, 6, 2, 8, 9}}}) {
+        const std::string& name = run.first; // a structured binding cannot be captured in C++17 (CAPTURE)
+        const std::vector<int>& ids = run.second;
         CAPTURE(name);
         const std::string dir = checkpoints() + "/" + name;
         const auto m = core::model::open_model(dir);
