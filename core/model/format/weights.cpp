@@ -1,4 +1,5 @@
-// core/model/format/weights.cpp — safetensors shards mapped with mmap, tensors converted as used.
+// core/model/format/weights.cpp — safetensors shards and other formats' files mapped with mmap;
+// tensors read in place, a block of rows at a time.
 #include "core/model/format/weights.h"
 
 #include "core/io/safetensors.h"
@@ -27,20 +28,13 @@ std::string directory_of(const std::string& path) {
     return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-float half_to_float(std::uint16_t h) {
-    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-    std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits;
-    if (exponent == 0x1f) bits = sign | 0x7f800000u | (mantissa << 13); // inf, NaN
-    else if (exponent != 0) bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-    else if (mantissa == 0) bits = sign;
-    else { // subnormal: normalise
-        exponent = 113;
-        while (!(mantissa & 0x400u)) { mantissa <<= 1; --exponent; }
-        bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+// Where a safetensors dtype holds weights: its type, or null.
+const char* unreadable_dtype(DType d, WeightType& type) {
+    if (d == DType::f32) type = WeightType::f32;
+    else if (d == DType::f16) type = WeightType::f16;
+    else if (d == DType::bf16) type = WeightType::bf16;
+    else return core::io::dtype_name(d);
+    return nullptr;
 }
 
 std::string plain_file_name(const std::string& name, const std::string& path) {
@@ -58,7 +52,54 @@ struct Weights::Mapping {
     ~Mapping() {
         if (base && base != MAP_FAILED) munmap(base, size);
     }
+    const unsigned char* bytes() const { return static_cast<const unsigned char*>(base); }
 };
+
+// `path` mapped read-only; null when it cannot be opened. Throws FileError for a file that is not
+// regular or cannot be mapped.
+std::unique_ptr<Weights::Mapping> Weights::map_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    struct stat st {};
+    auto m = std::make_unique<Weights::Mapping>();
+    m->path = path;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { ::close(fd); throw FileError(path + ": not a regular file"); }
+    m->size = static_cast<std::size_t>(st.st_size);
+    if (m->size > 0) m->base = mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (m->base == MAP_FAILED) throw FileError(path + ": cannot be memory-mapped");
+    return m;
+}
+
+namespace {
+
+// Checks one tensor of a mapped file and sets its row size; FileError otherwise.
+void check_mapped(const MappedTensor& e, std::size_t size, const std::string& where, std::int64_t& row_bytes) {
+    const BlockShape b = block_shape(e.type);
+    const std::string shape = core::io::shape_text(e.shape);
+    std::int64_t total = 1;
+    for (const std::int64_t d : e.shape) {
+        if (d <= 0 || total > (std::int64_t{1} << 40) / d) throw FileError(where + " has shape " + shape + ", empty or too large");
+        total *= d;
+    }
+    const std::int64_t rows = e.shape.empty() ? 1 : e.shape[0], row = total / rows;
+    if (row % b.values != 0)
+        throw FileError(where + " of type " + type_name(e.type) + " has shape " + shape + ": its rows of " + std::to_string(row) +
+                        " values are not whole blocks of " + std::to_string(b.values));
+    row_bytes = row / b.values * b.bytes;
+    const auto bytes = static_cast<std::uint64_t>(row_bytes) * static_cast<std::uint64_t>(rows);
+    if (e.offset > size || bytes > size - e.offset)
+        throw FileError(where + " lies past the file's end (" + std::to_string(e.offset) + " + " + std::to_string(bytes) + " bytes; the file has " +
+                        std::to_string(size) + ")");
+    if (!e.row_order.empty() && static_cast<std::int64_t>(e.row_order.size()) != rows) throw FileError(where + "'s row order does not have one entry per row");
+    std::vector<bool> seen(e.row_order.size());
+    for (const std::int32_t r : e.row_order) {
+        if (r < 0 || r >= rows || seen[static_cast<std::size_t>(r)]) throw FileError(where + "'s row order is not a permutation of its rows");
+        seen[static_cast<std::size_t>(r)] = true;
+    }
+}
+
+} // namespace
 
 std::map<std::string, std::string> parse_shard_index(const std::string& text, const std::string& path) {
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -104,27 +145,20 @@ std::shared_ptr<Weights> Weights::open(const std::string& path) {
 }
 
 void Weights::map_shard(const std::string& shard, const std::string& index_path) {
-    const int fd = ::open(shard.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    std::unique_ptr<Mapping> m = map_file(shard);
+    if (!m) {
         if (!index_path.empty()) throw FileError(index_path + ": names the shard " + shard + ", which is missing");
         throw FileError(shard + ": cannot be opened");
     }
-    struct stat st {};
-    auto m = std::make_unique<Mapping>();
-    m->path = shard;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { ::close(fd); throw FileError(shard + ": not a regular file"); }
-    m->size = static_cast<std::size_t>(st.st_size);
-    if (m->size > 0) m->base = mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (m->base == MAP_FAILED) throw FileError(shard + ": cannot be memory-mapped");
-    const char* bytes = static_cast<const char*>(m->base);
+    const char* bytes = reinterpret_cast<const char*>(m->bytes());
     const core::io::SafetensorsHeader h = core::io::parse_safetensors_header(bytes ? bytes : "", m->size, shard);
     file_bytes_ += m->size;
     for (const core::io::SafetensorsEntry& e : h.entries) {
         auto t = std::make_unique<Tensor>();
         t->shape_ = e.shape;
-        t->dtype_ = e.dtype;
-        t->bytes_ = reinterpret_cast<const unsigned char*>(bytes) + e.begin;
+        t->unreadable_ = unreadable_dtype(e.dtype, t->type_);
+        t->bytes_ = m->bytes() + e.begin;
+        t->row_bytes_ = t->row_values() * static_cast<std::int64_t>(core::io::dtype_size(e.dtype));
         t->where_ = shard + ": tensor \"" + e.name + "\"";
         std::string name = e.name;
         for (const char* old : {"LayerNorm.gamma", "LayerNorm.beta"}) {
@@ -137,6 +171,30 @@ void Weights::map_shard(const std::string& shard, const std::string& index_path)
     mappings_.push_back(std::move(m));
 }
 
+std::shared_ptr<Weights> Weights::open_mapped(
+    const std::string& path, const std::function<std::vector<MappedTensor>(const unsigned char* bytes, std::size_t size)>& parse) {
+    std::shared_ptr<Weights> w(new Weights());
+    w->path_ = path;
+    std::unique_ptr<Mapping> m = map_file(path);
+    if (!m) throw FileError(path + ": cannot be opened");
+    static const unsigned char empty = 0;
+    const unsigned char* bytes = m->bytes() ? m->bytes() : &empty;
+    for (MappedTensor& e : parse(bytes, m->size)) {
+        auto t = std::make_unique<Tensor>();
+        t->where_ = path + ": tensor \"" + e.name + "\"";
+        check_mapped(e, m->size, t->where_, t->row_bytes_);
+        if (w->tensors_.count(e.name)) throw FileError(t->where_ + " appears twice");
+        t->shape_ = std::move(e.shape);
+        t->type_ = e.type;
+        t->bytes_ = bytes + e.offset;
+        t->row_order_ = std::move(e.row_order);
+        w->tensors_.emplace(e.name, std::move(t));
+    }
+    w->file_bytes_ = m->size;
+    w->mappings_.push_back(std::move(m));
+    return w;
+}
+
 std::shared_ptr<Weights> Weights::from_memory(std::map<std::string, std::pair<Shape, std::vector<float>>> tensors, const std::string& path) {
     std::shared_ptr<Weights> w(new Weights());
     w->path_ = path;
@@ -144,6 +202,8 @@ std::shared_ptr<Weights> Weights::from_memory(std::map<std::string, std::pair<Sh
         auto t = std::make_unique<Tensor>();
         t->shape_ = value.first;
         t->owned_ = std::move(value.second);
+        t->bytes_ = reinterpret_cast<const unsigned char*>(t->owned_.data());
+        t->row_bytes_ = t->row_values() * 4;
         t->where_ = path + ": tensor \"" + name + "\"";
         w->file_bytes_ += t->owned_.size() * sizeof(float);
         w->tensors_.emplace(name, std::move(t));
@@ -169,8 +229,7 @@ const Weights::Tensor& Weights::require(const std::string& name, const Shape& sh
     const Tensor& t = *it->second;
     if (t.shape_ != shape)
         throw FileError(t.where_ + " has shape " + core::io::shape_text(t.shape_) + ", the config needs " + core::io::shape_text(shape));
-    if (t.bytes_ && t.dtype_ != DType::f32 && t.dtype_ != DType::f16 && t.dtype_ != DType::bf16)
-        throw FileError(t.where_ + " has dtype " + core::io::dtype_name(t.dtype_) + "; attnviz reads weights in F32, F16 and BF16");
+    if (t.unreadable_) throw FileError(t.where_ + " has dtype " + t.unreadable_ + "; attnviz reads weights in F32, F16 and BF16");
     return t;
 }
 
@@ -180,27 +239,28 @@ std::int64_t Weights::Tensor::count() const {
     return n;
 }
 
+std::int64_t Weights::Tensor::row_values() const {
+    std::int64_t n = 1;
+    for (std::size_t i = 1; i < shape_.size(); ++i) n *= shape_[i];
+    return n;
+}
+
+void Weights::Tensor::rows(std::int64_t first, std::int64_t count, float* dst) const {
+    const std::int64_t n = row_values();
+    for (std::int64_t r = 0; r < count; ++r) {
+        const std::int64_t stored = row_order_.empty() ? first + r : row_order_[static_cast<std::size_t>(first + r)];
+        dequantize(type_, bytes_ + stored * row_bytes_, dst + r * n, n);
+    }
+}
+
 const float* Weights::Tensor::data() const {
     std::call_once(converted_, [this] {
-        if (!bytes_) { data_ = owned_.data(); return; }
-        const auto n = static_cast<std::size_t>(count());
-        if (dtype_ == DType::f32 && reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0) {
+        if (type_ == WeightType::f32 && row_order_.empty() && reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0) {
             data_ = reinterpret_cast<const float*>(bytes_); // in place
             return;
         }
-        owned_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const unsigned char* p = bytes_ + i * core::io::dtype_size(dtype_);
-            if (dtype_ == DType::f32) std::memcpy(&owned_[i], p, 4);
-            else {
-                const auto bits = static_cast<std::uint16_t>(p[0] | (p[1] << 8));
-                if (dtype_ == DType::f16) owned_[i] = half_to_float(bits);
-                else {
-                    const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
-                    std::memcpy(&owned_[i], &wide, 4);
-                }
-            }
-        }
+        owned_.resize(static_cast<std::size_t>(count()));
+        rows(0, shape_.empty() ? 1 : shape_[0], owned_.data());
         data_ = owned_.data();
     });
     return data_;

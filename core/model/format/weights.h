@@ -1,15 +1,17 @@
 // core/model/format/weights.h — a checkpoint's tensors, memory-mapped and read in place.
 //
-// One model.safetensors, or model.safetensors.index.json and the shards its weight_map names.
-// Opening reads only the headers. F32 tensors are used where they lie in the mapping; F16 and BF16
-// ones are converted to float32 the first time a forward uses them, and kept. Names end as
-// transformers renames them on load: an older checkpoint's "LayerNorm.gamma" / ".beta" are found
-// as "LayerNorm.weight" / ".bias".
+// One model.safetensors, or model.safetensors.index.json and the shards its weight_map names, or
+// (open_mapped) a file of another format whose reader gives the tensor table. Opening reads only
+// the headers. Every tensor stays as it lies in the mapping, in its own type (blocks.h): the
+// products read rows of it as float32, a panel at a time. Names end as transformers renames them
+// on load: an older checkpoint's "LayerNorm.gamma" / ".beta" are found as "LayerNorm.weight" / ".bias".
 #pragma once
 
 #include "core/io/tensor.h"
+#include "core/model/format/blocks.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,12 +26,25 @@ using Shape = std::vector<std::int64_t>;
 // Throws core::io::FileError "PATH: …".
 std::map<std::string, std::string> parse_shard_index(const std::string& text, const std::string& path);
 
+struct MappedTensor {                     // one tensor of a mapped file
+    std::string name;                     // as the architecture asks for it (the reader translates names)
+    Shape shape;                          // row-major, outermost first (GGUF's ne reversed)
+    WeightType type = WeightType::f32;
+    std::uint64_t offset = 0;             // of its first byte from the file's start
+    std::vector<std::int32_t> row_order;  // empty: identity; else row r of the tensor is stored row row_order[r]
+};
+
 class Weights {
 public:
     // `path` is a model.safetensors or a model.safetensors.index.json. Throws core::io::FileError
     // naming the file (and the tensor): truncated, corrupt header, a shard missing, a tensor the
     // index names but its shard lacks.
     static std::shared_ptr<Weights> open(const std::string& path);
+    // Maps `path`, calls parse(bytes, size) for the table, checks every tensor lies inside the file,
+    // that its row is a whole number of blocks and its row_order a permutation (FileError naming
+    // the file and tensor otherwise).
+    static std::shared_ptr<Weights> open_mapped(
+        const std::string& path, const std::function<std::vector<MappedTensor>(const unsigned char* bytes, std::size_t size)>& parse);
     // Tensors held in memory (attnviz's own trained models, converted).
     static std::shared_ptr<Weights> from_memory(std::map<std::string, std::pair<Shape, std::vector<float>>> tensors, const std::string& path);
     ~Weights();
@@ -39,9 +54,9 @@ public:
     bool has(const std::string& name) const { return tensors_.count(name) != 0; }
     const Shape& shape(const std::string& name) const;
     const std::string& path() const { return path_; }
-    std::uint64_t file_bytes() const { return file_bytes_; } // the safetensors files' sizes
+    std::uint64_t file_bytes() const { return file_bytes_; } // the mapped files' sizes
 
-    // A tensor checked to exist with `shape` and a float dtype; throws FileError "FILE: tensor
+    // A tensor checked to exist with `shape` and a type of blocks.h; throws FileError "FILE: tensor
     // "NAME" …" otherwise. The handle stays valid as long as this Weights.
     class Tensor;
     const Tensor& require(const std::string& name, const Shape& shape) const;
@@ -52,6 +67,7 @@ private:
     Weights() = default;
     void map_shard(const std::string& shard, const std::string& index_path);
     struct Mapping;
+    static std::unique_ptr<Mapping> map_file(const std::string& path);
     std::string path_;
     std::vector<std::unique_ptr<Mapping>> mappings_;
     std::map<std::string, std::unique_ptr<Tensor>> tensors_;
@@ -60,19 +76,28 @@ private:
 
 class Weights::Tensor {
 public:
-    // The float32 values, row-major (converted on first use for F16/BF16; thread-safe).
-    const float* data() const;
+    WeightType type() const { return type_; }
     const Shape& shape() const { return shape_; }
     std::int64_t count() const;
+    // Product of shape[1:] (1 for a 1-D tensor).
+    std::int64_t row_values() const;
+    // Rows first … first+count−1 of the tensor seen as (shape[0], row_values()) row-major, as
+    // float32 into dst (count · row_values() floats). Honours row_order. Thread-safe.
+    void rows(std::int64_t first, std::int64_t count, float* dst) const;
+    // The float32 values, row-major: F32 in place, else converted whole on first use (thread-safe).
+    const float* data() const;
 
 private:
     friend class Weights;
     Shape shape_;
-    core::io::DType dtype_ = core::io::DType::f32;
-    const unsigned char* bytes_ = nullptr; // in the mapping
+    WeightType type_ = WeightType::f32;
+    const char* unreadable_ = nullptr;     // a safetensors dtype attnviz takes no weights in
+    const unsigned char* bytes_ = nullptr; // in the mapping (or owned_ for a tensor in memory)
+    std::int64_t row_bytes_ = 0;           // stored bytes per row
+    std::vector<std::int32_t> row_order_;  // empty: identity
     std::string where_;                    // "FILE: tensor \"NAME\""
     mutable std::once_flag converted_;
-    mutable std::vector<float> owned_;     // converted or copied values
+    mutable std::vector<float> owned_;     // converted or in-memory values
     mutable const float* data_ = nullptr;
 };
 

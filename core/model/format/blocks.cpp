@@ -1,0 +1,150 @@
+// core/model/format/blocks.cpp — dequantizing ggml's blocks: the layouts of ggml-common.h, the
+// arithmetic of ggml-quants.c's dequantize_row_* (same operations in the same order, so the same bits).
+#include "core/model/format/blocks.h"
+
+#include <cstring>
+
+namespace core::model {
+
+namespace {
+
+std::uint16_t u16(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+float f16(const unsigned char* p) { return half_to_float(u16(p)); }
+
+// Q8_0: d (f16), then 32 signed bytes: value = q · d.
+void block_q8_0(const unsigned char* b, float* y) {
+    const float d = f16(b);
+    for (int j = 0; j < 32; ++j) y[j] = static_cast<float>(static_cast<std::int8_t>(b[2 + j])) * d;
+}
+
+// Q4_0: d (f16), then 16 bytes: value j is the low nibble of byte j, value j + 16 its high
+// nibble, both offset by 8.
+void block_q4_0(const unsigned char* b, float* y) {
+    const float d = f16(b);
+    const unsigned char* q = b + 2;
+    for (int j = 0; j < 16; ++j) {
+        y[j] = static_cast<float>((q[j] & 0x0f) - 8) * d;
+        y[j + 16] = static_cast<float>((q[j] >> 4) - 8) * d;
+    }
+}
+
+// The K-quants' 8 sub-block scales and mins, 6 bits each in 12 bytes: sub-blocks 0–3 in the low
+// 6 bits of bytes 0–3 (scale) and 4–7 (min); sub-blocks 4–7 in the nibbles of bytes 8–11, their
+// top 2 bits in the top 2 bits of bytes 0–3 (scale) and 4–7 (min).
+void scale_min(int j, const unsigned char* s, int& scale, int& min) {
+    if (j < 4) {
+        scale = s[j] & 63;
+        min = s[j + 4] & 63;
+    } else {
+        scale = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
+        min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+// Q4_K: d, dmin (f16), 12 bytes of scales, 128 bytes of nibbles. Each 64 values: 32 low nibbles
+// (sub-block 2i), then the same bytes' 32 high nibbles (sub-block 2i+1): value = d·sc·q − dmin·m.
+// Q5_K (qh non-null) adds a fifth bit: bit 2i (low nibbles) or 2i+1 (high) of qh[l].
+void block_k4(const unsigned char* b, const unsigned char* qh, const unsigned char* qs, float* y) {
+    const float d = f16(b), dmin = f16(b + 2);
+    const unsigned char* scales = b + 4;
+    for (int i = 0; i < 4; ++i, qs += 32, y += 64) {
+        for (int half = 0; half < 2; ++half) {
+            int sc, m;
+            scale_min(2 * i + half, scales, sc, m);
+            const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+            const int shift = 4 * half, bit = 2 * i + half;
+            for (int l = 0; l < 32; ++l) {
+                const int q = ((qs[l] >> shift) & 0x0f) + (qh && ((qh[l] >> bit) & 1) ? 16 : 0);
+                y[32 * half + l] = d1 * static_cast<float>(q) - m1;
+            }
+        }
+    }
+}
+
+// Q6_K: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 signed scales, d (f16). Each 128
+// values: four runs of 32 (low nibbles of ql[0..31], of ql[32..63], high nibbles of each) whose
+// highs are bit pairs 0, 2, 4, 6 of qh[l]; value = d · scale[16-value sub-block] · (q − 32).
+void block_q6_K(const unsigned char* b, float* y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const auto* sc = reinterpret_cast<const std::int8_t*>(b + 192);
+    const float d = f16(b + 208);
+    for (int n = 0; n < 2; ++n, ql += 64, qh += 32, sc += 8, y += 128)
+        for (int l = 0; l < 32; ++l)
+            for (int run = 0; run < 4; ++run) {
+                const int low = (ql[l + 32 * (run & 1)] >> (4 * (run >> 1))) & 0x0f;
+                const int q = (low | (((qh[l] >> (2 * run)) & 3) << 4)) - 32;
+                y[l + 32 * run] = d * static_cast<float>(sc[l / 16 + 2 * run]) * static_cast<float>(q);
+            }
+}
+
+} // namespace
+
+float half_to_float(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits;
+    if (exponent == 0x1f) bits = sign | 0x7f800000u | (mantissa << 13); // inf, NaN
+    else if (exponent != 0) bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    else if (mantissa == 0) bits = sign;
+    else { // subnormal: normalise
+        exponent = 113;
+        while (!(mantissa & 0x400u)) { mantissa <<= 1; --exponent; }
+        bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+BlockShape block_shape(WeightType t) {
+    switch (t) {
+    case WeightType::f32: return {1, 4};
+    case WeightType::f16: return {1, 2};
+    case WeightType::bf16: return {1, 2};
+    case WeightType::q8_0: return {32, 34};
+    case WeightType::q4_0: return {32, 18};
+    case WeightType::q4_K: return {256, 144};
+    case WeightType::q5_K: return {256, 176};
+    case WeightType::q6_K: return {256, 210};
+    }
+    return {1, 4};
+}
+
+const char* type_name(WeightType t) {
+    switch (t) {
+    case WeightType::f32: return "F32";
+    case WeightType::f16: return "F16";
+    case WeightType::bf16: return "BF16";
+    case WeightType::q8_0: return "Q8_0";
+    case WeightType::q4_0: return "Q4_0";
+    case WeightType::q4_K: return "Q4_K";
+    case WeightType::q5_K: return "Q5_K";
+    case WeightType::q6_K: return "Q6_K";
+    }
+    return "?";
+}
+
+void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t n) {
+    const BlockShape s = block_shape(t);
+    switch (t) {
+    case WeightType::f32: std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); return;
+    case WeightType::f16:
+        for (std::int64_t i = 0; i < n; ++i) dst[i] = f16(src + 2 * i);
+        return;
+    case WeightType::bf16: // the top half of a float32
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::uint32_t wide = static_cast<std::uint32_t>(u16(src + 2 * i)) << 16;
+            std::memcpy(dst + i, &wide, 4);
+        }
+        return;
+    default: break;
+    }
+    for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) {
+        if (t == WeightType::q8_0) block_q8_0(src, dst);
+        else if (t == WeightType::q4_0) block_q4_0(src, dst);
+        else if (t == WeightType::q4_K) block_k4(src, nullptr, src + 16, dst);
+        else if (t == WeightType::q5_K) block_k4(src, src + 16, src + 48, dst);
+        else block_q6_K(src, dst);
+    }
+}
+
+} // namespace core::model

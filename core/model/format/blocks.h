@@ -1,0 +1,31 @@
+// core/model/format/blocks.h — the storage types of weights and their blocks, as ggml lays them out.
+//
+// A tensor row is a run of blocks; each block holds block_shape(t).values values in
+// block_shape(t).bytes bytes, little-endian. F32, F16 and BF16 are blocks of one value.
+#pragma once
+
+#include <cstdint>
+
+namespace core::model {
+
+enum class WeightType { f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K };
+
+struct BlockShape {
+    int values;
+    int bytes;
+};
+
+// f32 {1,4} f16 {1,2} bf16 {1,2} q8_0 {32,34} q4_0 {32,18} q4_K {256,144} q5_K {256,176} q6_K {256,210}
+BlockShape block_shape(WeightType t);
+
+// ggml's names: "F32" "F16" "BF16" "Q8_0" "Q4_0" "Q4_K" "Q5_K" "Q6_K".
+const char* type_name(WeightType t);
+
+// n values (a multiple of block_shape(t).values) from the blocks at src into dst, as ggml's
+// dequantize_row_* computes them, to the bit.
+void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t n);
+
+// IEEE half (binary16) bits to float32, exactly.
+float half_to_float(std::uint16_t h);
+
+} // namespace core::model
