@@ -2,11 +2,13 @@
 // states are core::heads::query_key_view's, hovering a query draws its lines, a click selects it.
 #include "headless.h"
 
+#include "core/edits.h"
 #include "core/heads/qk_view.h"
 #include "ui/panels/query_arrow.h"
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 
 using headless::Ui;
@@ -94,4 +96,66 @@ TEST_CASE("ui: for d_k = 8 the query arrow shows the query–key plane the core 
     CHECK(av.plane_kind == ui::ArrowPlane::dimensions);
     CHECK(ui.shows("dim 1", "Query arrow"));
     CHECK_FALSE(ui.shows("plane: principal components", "Query arrow"));
+}
+
+namespace {
+
+// The plane's view equals the core's principal view of the focused head as it is now.
+void check_principal_view(Ui& ui) {
+    const ui::ArrowView& av = ui.st().view.state<ui::ArrowView>();
+    const core::heads::QKView expected = core::heads::query_key_view(ui.head().Q, ui.head().K);
+    REQUIRE(av.qk.view.basis.rows() == expected.basis.rows());
+    CHECK((av.qk.view.query_points - expected.query_points).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((av.qk.view.key_points - expected.key_points).cwiseAbs().maxCoeff() < 1e-12);
+}
+
+} // namespace
+
+TEST_CASE("ui: the query–key plane keeps its view and names while nothing changes, and remakes them when a token, d_k or the plane does") {
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(6).with_width(8), 5));
+    ui.frames(2);
+    const ui::ArrowView& av = ui.st().view.state<ui::ArrowView>();
+    const int views = av.qk.views_made, dots = av.qk.layout.made;
+    REQUIRE(views >= 1);
+    ui.frames(5); // nothing changes: nothing is remade
+    CHECK(av.qk.views_made == views);
+    CHECK(av.qk.layout.made == dots);
+    check_principal_view(ui);
+
+    // A token's embedding: a new view, its query elsewhere.
+    const ImVec2 before = av.qk.query_dots[2];
+    REQUIRE(core::edits::set_cell(ui.st().scenario, core::edits::Which::X, 0, 2, 1, 3.0));
+    ui.frame();
+    CHECK(av.qk.views_made == views + 1);
+    CHECK(av.qk.layout.made == dots + 1);
+    check_principal_view(ui);
+    CHECK(std::hypot(av.qk.query_dots[2].x - before.x, av.qk.query_dots[2].y - before.y) > 1.0f);
+
+    // A token's name: the new names on screen.
+    REQUIRE(core::edits::rename_token(ui.st().scenario, 4, "zebra"));
+    ui.frame();
+    CHECK(ui.shows("q_zebra", "Query arrow"));
+    CHECK(ui.shows("k_zebra", "Query arrow"));
+
+    // d_k: the view of the narrower queries and keys.
+    core::edits::set_d_k(ui.st().scenario, 5);
+    ui.frame();
+    REQUIRE(ui.head().Q.cols() == 5);
+    CHECK(av.qk.view.basis.rows() == 5);
+    check_principal_view(ui);
+
+    // Another selected query leaves the principal view as it was; its plane with its top key is new.
+    const int settled = av.qk.views_made;
+    ui.st().view.selected_row = 3;
+    ui.frames(2);
+    CHECK(av.qk.views_made == settled);
+    pick_plane(ui, 1);
+    ui.frame();
+    REQUIRE(av.plane_kind == ui::ArrowPlane::query_and_key);
+    CHECK(av.qk.views_made == settled + 1);
+    const int top = top_key(ui.head(), 3);
+    const core::heads::QKView pair = core::heads::query_key_view(ui.head().Q, ui.head().K, core::heads::QKPlane::query_and_key, 3, top);
+    CHECK((av.qk.view.basis - pair.basis).cwiseAbs().maxCoeff() < 1e-12);
+    ui.frames(3);
+    CHECK(av.qk.views_made == settled + 1);
 }

@@ -56,29 +56,23 @@ Fit fit_points(const core::heads::QKView& view, const ImRect& r) {
     return Fit{r.GetCenter(), (lo_x + hi_x) / 2, (lo_y + hi_y) / 2, r.GetWidth() / span};
 }
 
-// A point's name, drawn right of it.
-struct PointLabel {
-    ImVec2 at;
-    ImU32 colour;
-    std::string text;
-    bool strong; // the selected or hovered query, the selected query's top key: always named
-};
-
-// The strong labels first, each moved down a line while it covers one drawn before; then the others
-// in order wherever they cover none (none of them when `others` is false): names never overlap.
-void place_labels(ImDrawList* draw, QKPlaneView& pv, std::vector<PointLabel>& labels, bool others) {
-    std::stable_partition(labels.begin(), labels.end(), [](const PointLabel& l) { return l.strong; });
-    pv.label_boxes.clear();
+// The strong names first (the selected or hovered query, the selected query's top key), each moved
+// down a line while it covers one placed before; then the others in order wherever they cover none
+// (none of them when `others` is false): names never overlap.
+void arrange_names(QKPlaneLayout& lay, std::vector<QKPlaneLayout::Name>& names, bool others) {
+    std::stable_partition(names.begin(), names.end(), [](const QKPlaneLayout::Name& l) { return l.strong; });
+    lay.names.clear(), lay.boxes.clear();
     const float pad = 0.1f * em();
-    for (const PointLabel& l : labels) {
+    for (QKPlaneLayout::Name& l : names) {
         if (!l.strong && !others) break;
         const ImVec2 size = ImGui::CalcTextSize(l.text.c_str());
         ImRect box(ImVec2(l.at.x - pad, l.at.y), ImVec2(l.at.x + size.x + pad, l.at.y + size.y));
-        const auto covers = [&] { return std::any_of(pv.label_boxes.begin(), pv.label_boxes.end(), [&](const ImRect& b) { return b.Overlaps(box); }); };
+        const auto covers = [&] { return std::any_of(lay.boxes.begin(), lay.boxes.end(), [&](const ImRect& b) { return b.Overlaps(box); }); };
         if (!l.strong && covers()) continue;
         for (int k = 0; l.strong && k < 3 && covers(); ++k) box.Translate(ImVec2(0, size.y));
-        pv.label_boxes.push_back(box);
-        draw->AddText(ImVec2(l.at.x, box.Min.y), l.colour, l.text.c_str());
+        lay.boxes.push_back(box);
+        l.at.y = box.Min.y;
+        lay.names.push_back(std::move(l));
     }
 }
 
@@ -102,82 +96,119 @@ std::string qk_plane_kept(const QKPlaneView& pv) {
 void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::heads::QKPlane plane) {
     const int sel = std::clamp(in.selected, 0, static_cast<int>(in.Q.rows()) - 1);
     if (in.weights_hidden && in.weights_hidden(sel)) plane = core::heads::QKPlane::principal;
-    pv.top_key = plane == core::heads::QKPlane::query_and_key ? top_key_of(in, sel) : -1;
+    const bool pair = plane == core::heads::QKPlane::query_and_key;
+    const QKPlaneSource source{&in.Q, in.version, pair ? sel : -1, plane};
+    if (source == pv.source) return;
+    pv.source = source;
+    pv.top_key = pair ? top_key_of(in, sel) : -1;
     pv.view = core::heads::query_key_view(in.Q, in.K, plane, sel, std::max(pv.top_key, 0));
+    ++pv.views_made;
 }
 
-int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
+namespace {
+
+// Beyond max_points of a kind, every stride-th is drawn (as a square: 4 vertices), so that one
+// window's draw list stays within ImGui's 16-bit indices; the strong ones always are.
+int stride_of(int count) { return count > max_points ? (count + max_points - 1) / max_points : 1; }
+bool shown(int index, int stride, bool strong) { return strong || index % stride == 0; }
+
+// The dots from the square's corner, when the view or the side changed since they were placed.
+void place_dots(QKPlaneView& pv, float side) {
+    QKPlaneLayout& lay = pv.layout;
+    if (lay.view == pv.views_made && lay.side == side) return;
+    lay.view = pv.views_made, lay.side = side, lay.hovered = -2; // the names follow the dots
+    const Fit fit = fit_points(pv.view, ImRect(ImVec2(0, 0), ImVec2(side, side)));
+    const auto place = [&fit](const core::Matrix& points, std::vector<ImVec2>& at) {
+        at.resize(static_cast<size_t>(points.rows()));
+        for (Eigen::Index i = 0; i < points.rows(); ++i) at[static_cast<size_t>(i)] = fit.at(points(i, 0), points(i, 1));
+    };
+    place(pv.view.query_points, lay.query_at);
+    place(pv.view.key_points, lay.key_at);
+    lay.origin = fit.at(0, 0);
+    ++lay.made;
+}
+
+// The names, when the dots, the font, the selection or the hovered query changed since they were placed.
+void place_names(QKPlaneView& pv, const QKPlaneInput& in, int sel, int sel_top, int h) {
+    QKPlaneLayout& lay = pv.layout;
+    if (lay.hovered == h && lay.selected == sel && lay.selected_top == sel_top && lay.font == em()) return;
+    lay.hovered = h, lay.selected = sel, lay.selected_top = sel_top, lay.font = em();
     const int n_q = static_cast<int>(in.Q.rows()), n_k = static_cast<int>(in.K.rows());
-    const int sel = std::clamp(in.selected, 0, n_q - 1);
+    const float right = 0.22f * em() + 2, up = 0.5f * em();
+    std::vector<QKPlaneLayout::Name> names;
+    for (int j = 0; j < n_k; ++j) {
+        const ImVec2 c = lay.key_at[static_cast<size_t>(j)];
+        if (shown(j, stride_of(n_k), j == sel_top)) names.push_back({ImVec2(c.x + right, c.y - up), "k_" + in.tokens[static_cast<size_t>(j)], false, j == sel_top});
+    }
+    for (int i = 0; i < n_q; ++i) {
+        const ImVec2 c = lay.query_at[static_cast<size_t>(i)];
+        if (shown(i, stride_of(n_q), i == sel || i == h)) names.push_back({ImVec2(c.x + right, c.y - up), "q_" + in.tokens[static_cast<size_t>(i)], true, i == sel || i == h});
+    }
+    arrange_names(lay, names, n_q + n_k <= max_labelled);
+}
 
-    const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    pv.rect = ImRect(p0, ImVec2(p0.x + side, p0.y + side));
-    ImGui::InvisibleButton("qk_plane", ImVec2(side, side));
-    const bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
-    const Fit fit = fit_points(pv.view, pv.rect);
-    pv.query_dots.resize(static_cast<size_t>(n_q));
-    pv.key_dots.resize(static_cast<size_t>(n_k));
-    for (int i = 0; i < n_q; ++i) pv.query_dots[static_cast<size_t>(i)] = fit.at(pv.view.query_points(i, 0), pv.view.query_points(i, 1));
-    for (int j = 0; j < n_k; ++j) pv.key_dots[static_cast<size_t>(j)] = fit.at(pv.view.key_points(j, 0), pv.view.key_points(j, 1));
-
-    // The query under the mouse: the nearest within 0.8 em.
-    pv.hovered_query = -1;
+// The query under the mouse: the nearest within 0.8 em.
+int query_under_mouse(const QKPlaneView& pv) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     float best = 0.8f * em();
-    if (hovered)
-        for (int i = 0; i < n_q; ++i) {
-            const float d = std::hypot(mouse.x - pv.query_dots[static_cast<size_t>(i)].x, mouse.y - pv.query_dots[static_cast<size_t>(i)].y);
-            if (d <= best) best = d, pv.hovered_query = i;
-        }
-
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->PushClipRect(pv.rect.Min, pv.rect.Max, true);
-    draw->AddRectFilled(pv.rect.Min, pv.rect.Max, plane_rgb);
-    const ImVec2 o = fit.at(0, 0);
-    draw->AddLine(ImVec2(pv.rect.Min.x, o.y), ImVec2(pv.rect.Max.x, o.y), IM_COL32(255, 255, 255, 50));
-    draw->AddLine(ImVec2(o.x, pv.rect.Min.y), ImVec2(o.x, pv.rect.Max.y), IM_COL32(255, 255, 255, 50));
-
-    // The hovered query's lines, as thick and opaque as its weights (none while they are a secret).
-    pv.lines_drawn = 0;
-    const int h = pv.hovered_query;
-    if (h >= 0 && !(in.weights_hidden && in.weights_hidden(h))) {
-        const double top = in.weights.row(h).maxCoeff() > 0 ? in.weights.row(h).maxCoeff() : 1.0;
-        for (int j = 0; j < n_k; ++j) {
-            if (in.masked && in.masked(h, j)) continue;
-            const float w = static_cast<float>(in.weights(h, j) / top);
-            if (n_k > max_points && w < 0.01f) continue; // thousands of invisible lines would overflow the draw list
-            draw->AddLine(pv.query_dots[static_cast<size_t>(h)], pv.key_dots[static_cast<size_t>(j)], faded(selection_color(), 0.15f + 0.85f * w),
-                          0.5f + 3.0f * w);
-            ++pv.lines_drawn;
-        }
+    int found = -1;
+    for (size_t i = 0; i < pv.query_dots.size(); ++i) {
+        const float d = std::hypot(mouse.x - pv.query_dots[i].x, mouse.y - pv.query_dots[i].y);
+        if (d <= best) best = d, found = static_cast<int>(i);
     }
-    // Beyond max_points of a kind, every stride-th is drawn (as a square: 4 vertices), so that one
-    // window's draw list stays within ImGui's 16-bit indices.
-    const int q_stride = n_q > max_points ? (n_q + max_points - 1) / max_points : 1;
-    const int k_stride = n_k > max_points ? (n_k + max_points - 1) / max_points : 1;
-    const bool sel_shown = !(in.weights_hidden && in.weights_hidden(sel));
-    const int sel_top = sel_shown ? top_key_of(in, sel) : -1; // labelled even among many keys
-    const float r = 0.22f * em();
-    std::vector<PointLabel> labels;
+    return found;
+}
+
+// The hovered query's lines, as thick and opaque as its weights (none while they are a secret).
+void draw_lines(ImDrawList* draw, QKPlaneView& pv, const QKPlaneInput& in) {
+    pv.lines_drawn = 0;
+    const int h = pv.hovered_query, n_k = static_cast<int>(in.K.rows());
+    if (h < 0 || (in.weights_hidden && in.weights_hidden(h))) return;
+    const double top = in.weights.row(h).maxCoeff() > 0 ? in.weights.row(h).maxCoeff() : 1.0;
     for (int j = 0; j < n_k; ++j) {
-        if (j % k_stride && j != sel_top) continue;
+        if (in.masked && in.masked(h, j)) continue;
+        const float w = static_cast<float>(in.weights(h, j) / top);
+        if (n_k > max_points && w < 0.01f) continue; // thousands of invisible lines would overflow the draw list
+        draw->AddLine(pv.query_dots[static_cast<size_t>(h)], pv.key_dots[static_cast<size_t>(j)], faded(selection_color(), 0.15f + 0.85f * w),
+                      0.5f + 3.0f * w);
+        ++pv.lines_drawn;
+    }
+}
+
+void draw_points(ImDrawList* draw, const QKPlaneView& pv, int sel, int sel_top) {
+    const int n_q = static_cast<int>(pv.query_dots.size()), n_k = static_cast<int>(pv.key_dots.size());
+    const int q_stride = stride_of(n_q), k_stride = stride_of(n_k);
+    const float r = 0.22f * em();
+    for (int j = 0; j < n_k; ++j) {
         const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
-        draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
-        labels.push_back({ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(key_rgb, 0.8f), "k_" + in.tokens[static_cast<size_t>(j)], j == sel_top});
+        if (shown(j, k_stride, j == sel_top)) draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
     }
     for (int i = 0; i < n_q; ++i) {
         const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
-        const bool strong = i == sel || i == h;
-        if (i % q_stride && !strong) continue;
+        const bool strong = i == sel || i == pv.hovered_query;
+        if (!shown(i, q_stride, strong)) continue;
         if (q_stride > 1 && !strong)
             draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
         else
             draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), 12);
-        labels.push_back({ImVec2(c.x + r + 2, c.y - em() * 0.5f), faded(selection_color(), strong ? 1.0f : 0.7f), "q_" + in.tokens[static_cast<size_t>(i)], strong});
     }
-    place_labels(draw, pv, labels, n_q + n_k <= max_labelled);
-    draw->PopClipRect();
-    draw->AddRect(pv.rect.Min, pv.rect.Max, IM_COL32(255, 255, 255, 60));
+}
+
+// The names placed for this frame, at the square's corner `p0`.
+void draw_names(ImDrawList* draw, QKPlaneView& pv, ImVec2 p0) {
+    pv.label_boxes.clear();
+    for (const QKPlaneLayout::Name& l : pv.layout.names) {
+        const ImU32 colour = l.query ? faded(selection_color(), l.strong ? 1.0f : 0.7f) : faded(key_rgb, 0.8f);
+        draw->AddText(ImVec2(p0.x + l.at.x, p0.y + l.at.y), colour, l.text.c_str());
+    }
+    for (ImRect b : pv.layout.boxes) {
+        b.Translate(p0);
+        pv.label_boxes.push_back(b);
+    }
+}
+
+void plane_tooltip(const QKPlaneView& pv, const QKPlaneInput& in, bool hovered) {
+    const int h = pv.hovered_query;
     if (h >= 0) {
         const int tk = top_key_of(in, h);
         if (in.weights_hidden && in.weights_hidden(h))
@@ -188,7 +219,40 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
     } else if (hovered) {
         ImGui::SetTooltip("circles: queries · squares: keys · hover a query for its weights");
     }
-    return clicked ? h : -1;
+}
+
+} // namespace
+
+int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
+    const int sel = std::clamp(in.selected, 0, static_cast<int>(in.Q.rows()) - 1);
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    pv.rect = ImRect(p0, ImVec2(p0.x + side, p0.y + side));
+    ImGui::InvisibleButton("qk_plane", ImVec2(side, side));
+    const bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
+    place_dots(pv, side);
+    const auto on_screen = [p0](const std::vector<ImVec2>& at, std::vector<ImVec2>& dots) {
+        dots.resize(at.size());
+        for (size_t i = 0; i < at.size(); ++i) dots[i] = ImVec2(p0.x + at[i].x, p0.y + at[i].y);
+    };
+    on_screen(pv.layout.query_at, pv.query_dots);
+    on_screen(pv.layout.key_at, pv.key_dots);
+    pv.hovered_query = hovered ? query_under_mouse(pv) : -1;
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(pv.rect.Min, pv.rect.Max, true);
+    draw->AddRectFilled(pv.rect.Min, pv.rect.Max, plane_rgb);
+    const ImVec2 o(p0.x + pv.layout.origin.x, p0.y + pv.layout.origin.y);
+    draw->AddLine(ImVec2(pv.rect.Min.x, o.y), ImVec2(pv.rect.Max.x, o.y), IM_COL32(255, 255, 255, 50));
+    draw->AddLine(ImVec2(o.x, pv.rect.Min.y), ImVec2(o.x, pv.rect.Max.y), IM_COL32(255, 255, 255, 50));
+    draw_lines(draw, pv, in);
+    const int sel_top = in.weights_hidden && in.weights_hidden(sel) ? -1 : top_key_of(in, sel); // named even among many keys
+    draw_points(draw, pv, sel, sel_top);
+    place_names(pv, in, sel, sel_top, pv.hovered_query);
+    draw_names(draw, pv, p0);
+    draw->PopClipRect();
+    draw->AddRect(pv.rect.Min, pv.rect.Max, IM_COL32(255, 255, 255, 60));
+    plane_tooltip(pv, in, hovered);
+    return clicked ? pv.hovered_query : -1;
 }
 
 } // namespace ui

@@ -10,20 +10,20 @@ namespace ui {
 namespace {
 
 QKPlaneInput input_of(const ModelQKView& st, const core::model::Snapshot& s, bool causal) {
-    return QKPlaneInput{st.Q, st.K, st.weights, s.labels, st.query, [causal](int i, int j) { return causal && j > i; }, {}};
+    return QKPlaneInput{st.Q, st.K, st.weights, s.labels, st.query, [causal](int i, int j) { return causal && j > i; }, {}, st.copies};
 }
 
-// The head's view for the selected query, remade when the run, head, query or plane changes.
+// The head's queries, keys and weights, copied when the run or the head changes; the plane
+// remakes its view when they or the query or the plane do.
 void update(ModelQKView& st, const core::model::Snapshot& s, int l, int h, int query, bool causal) {
-    const core::heads::QKPlane want = st.principal ? core::heads::QKPlane::principal : core::heads::QKPlane::query_and_key;
-    if (st.serial == s.serial && st.layer == l && st.head == h && st.query == query && st.plane.view.plane == want) return;
     if (st.serial != s.serial || st.layer != l || st.head != h) {
         const core::model::HeadCapture& c = s.result.captures[static_cast<std::size_t>(l * s.heads() + h)];
         st.Q = c.q.cast<double>(), st.K = c.k.cast<double>(); // (t, d_head)
         st.weights = Eigen::Map<const core::model::MatrixF>(s.attention(l, h), s.t(), s.t()).cast<double>();
+        st.serial = s.serial, st.layer = l, st.head = h, ++st.copies;
     }
-    st.serial = s.serial, st.layer = l, st.head = h, st.query = query;
-    update_qk_plane(st.plane, input_of(st, s, causal), want);
+    st.query = query;
+    update_qk_plane(st.plane, input_of(st, s, causal), st.principal ? core::heads::QKPlane::principal : core::heads::QKPlane::query_and_key);
 }
 
 } // namespace

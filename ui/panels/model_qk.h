@@ -16,6 +16,7 @@ struct ModelQKView {
     // The head the plane was made for, and its queries, keys and weights (as doubles) on that run.
     long long serial = -1;
     int layer = -1, head = -1, query = -1;
+    long long copies = 0;   // how many times they were copied: the plane's QKPlaneInput::version
     core::Matrix Q, K;      // (t, d_head)
     core::Matrix weights;   // (t, t) rows are queries
 };

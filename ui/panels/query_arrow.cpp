@@ -415,9 +415,9 @@ void draw_notes(const Focus& f) {
 //-----------------------------------------------------------------------------
 
 // The query–key plane of head h, every query a point; a click on one selects its row.
-QKPlaneInput qk_input(const Focus& f) {
+QKPlaneInput qk_input(const Focus& f, long long version) {
     const core::Scenario& s = f.s;
-    return QKPlaneInput{f.hr.Q, f.hr.K, f.hr.weights, s.tokens, f.i, [&s](int i, int j) { return core::is_masked(s, i, j); }, {}};
+    return QKPlaneInput{f.hr.Q, f.hr.K, f.hr.weights, s.tokens, f.i, [&s](int i, int j) { return core::is_masked(s, i, j); }, {}, version};
 }
 
 void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
@@ -428,7 +428,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     Focus f{s, hr, h, i, s.n(), s.tokens[i], hr.Q.row(i).transpose(), hr.output.row(i).transpose(), dims_in(d_k, av.dims),
             dims_in(s.d_v(), av.dims), v.lesson.hides("A", i)};
     const bool qk = d_k > 2 && av.plane_kind != ArrowPlane::dimensions;
-    QKPlaneInput in = qk_input(f);
+    QKPlaneInput in = qk_input(f, v.result_version);
     const LessonOverlay& lesson = v.lesson;
     in.weights_hidden = [&lesson](int row) { return lesson.hides("A", row); };
     if (qk)
