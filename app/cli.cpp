@@ -13,6 +13,7 @@
 #include "app/cli_review.h"
 #include "app/cli_scenario.h"
 #include "app/cli_tokenize.h"
+#include "app/cli_stores.h"
 #include "app/cli_train.h"
 #include "app/monkey.h"
 #include "core/io/formats.h"
@@ -102,12 +103,15 @@ std::string usage_text() {
     "                                               count from 1 in all of these\n"
     "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
     "                                               every head's weights with the tokens, for --attention\n"
+    "       attnviz --list-models                   every model in the Hugging Face cache, Ollama's store,\n"
+    "                                               LM Studio's models folder and llama.cpp's cache as JSON:\n"
+    "                                               name, store, path, format, bytes, quantization\n"
     "       attnviz --bench-model MODEL --tokens N [--reps R]\n"
     "                                               time a forward with attentions on N random ids: the\n"
     "                                               median in ms, threads and peak RSS as JSON\n"
     "MODEL is a model directory in the Hugging Face layout (config.json, model.safetensors or its index\n"
-    "and shards, tokenizer.json), a Hugging Face cache snapshot or models--ORG--NAME folder, or attnviz's\n"
-    "own trained .safetensors. These architectures run:\n" + core::model::supported_architectures() + ".\n"
+    "and shards, tokenizer.json), a Hugging Face cache snapshot or models--ORG--NAME folder, an Ollama\n"
+    "NAME:TAG in its store (as --list-models names it), or attnviz's own trained .safetensors. These architectures run:\n" + core::model::supported_architectures() + ".\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
@@ -309,6 +313,7 @@ const OwnMode own_modes[] = {
     {wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
     {wants_train_mode, run_train_mode},
     {wants_tokenize_mode, run_tokenize_mode},
+    {wants_list_models_mode, run_list_models_mode},
 };
 
 // The window, --screenshot and --bench-frames: their files are checked before any window opens.

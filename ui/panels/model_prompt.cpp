@@ -7,6 +7,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/tensor.h"
+#include "core/model/format/stores.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>
@@ -25,9 +26,9 @@ constexpr double progress_after = 0.1; // seconds: a faster forward shows no pro
 // What the Open model window lists, read when it opens.
 struct ModelChooser {
     bool listed = false;
-    std::string hub;
-    std::vector<core::model::CachedModel> cached;
-    core::model::CachedModel bundled; // the model attnviz ships (no snapshot when none does)
+    core::model::StorePlaces places;
+    core::model::ModelListing listing;
+    core::model::StoredModel bundled; // the model attnviz ships (no path when none does)
     std::string typed; // a directory typed or pasted
 };
 
@@ -61,41 +62,69 @@ std::uint64_t directory_bytes(const std::string& dir) {
     return total;
 }
 
-// One row: the model's name (its folder in a tooltip), its size and an Open button.
-void model_row(View& v, int row, const core::model::CachedModel& e, const std::string& item) {
+// `text` cut in the middle to `width`, keeping more of its end: the file's name at the end of a path.
+std::string fit_middle(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::vector<std::size_t> starts; // where each character begins
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+    for (std::size_t keep = starts.size() - 1; keep > 0; --keep) {
+        const std::size_t front = keep / 3;
+        const std::string cut = text.substr(0, starts[front]) + "…" + text.substr(starts[starts.size() - (keep - front)]);
+        if (ImGui::CalcTextSize(cut.c_str()).x <= width) return cut;
+    }
+    return "…";
+}
+
+// One row: the model's name (its path in a tooltip), where it is, its quantization, size and an Open button.
+void model_row(View& v, int row, const core::model::StoredModel& e, const std::string& item) {
     ImGui::PushID(row);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(e.name.c_str());
-    tip(e.snapshot.c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(size_text(e.bytes).c_str());
+    ImGui::TextUnformatted(fit_middle(e.name, ImGui::GetContentRegionAvail().x).c_str());
+    tip((e.name + "\n" + e.path).c_str());
+    for (const std::string& cell : {e.store, e.quantization, size_text(e.bytes)}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(fit_text(cell, ImGui::GetContentRegionAvail().x).c_str());
+    }
     ImGui::TableNextColumn();
     ImGui::BeginDisabled(!e.complete);
-    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(e.snapshot, v)) v.state<ModelService>().show_chooser = false;
+    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(e.path, v)) v.state<ModelService>().show_chooser = false;
     remember(v, item.c_str());
     ImGui::EndDisabled();
     if (!e.complete) tip("This snapshot has no config.json or no weights.");
     ImGui::PopID();
 }
 
-// The bundled model first, then the Hugging Face cache's.
+std::string places_text(const core::model::StorePlaces& p) {
+    std::string lm;
+    for (const auto& d : p.lm_studio) lm += (lm.empty() ? "" : ", ") + d;
+    return "The Hugging Face cache: " + p.hub + " (HF_HUB_CACHE, else HF_HOME/hub)\nOllama: " + p.ollama + " (OLLAMA_MODELS)\nLM Studio: " + lm +
+           "\nllama.cpp: " + p.llama_cpp + " (LLAMA_CACHE)";
+}
+
+// The bundled model first, then the stores' models; a line for each file of a store that could not be read.
 void models_table(View& v, ModelChooser& c) {
-    const int rows = static_cast<int>(c.cached.size()) + (c.bundled.snapshot.empty() ? 0 : 1);
-    if (c.cached.empty()) dim_text("No models in the Hugging Face cache (" + c.hub + "; HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub).");
-    else dim_text("The Hugging Face cache: " + c.hub);
+    const auto& models = c.listing.models;
+    const int rows = static_cast<int>(models.size()) + (c.bundled.path.empty() ? 0 : 1);
+    dim_text(models.empty() ? "No models in the Hugging Face cache, Ollama, LM Studio or llama.cpp."
+                            : std::to_string(models.size()) + " models in the Hugging Face cache, Ollama, LM Studio and llama.cpp.");
+    tip(places_text(c.places).c_str());
+    for (const std::string& p : c.listing.problems) error_text(p);
     if (rows == 0) return;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY;
     const float height = std::min(14.0f, 1.6f * static_cast<float>(rows) + 1.8f) * em();
-    if (!ImGui::BeginTable("models", 3, flags, ImVec2(0, height))) return;
+    if (!ImGui::BeginTable("models", 5, flags, ImVec2(0, height))) return;
     ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, 6 * em());
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, 4 * em());
+    ImGui::TableSetupColumn("Where", ImGuiTableColumnFlags_WidthFixed, 6.5f * em());
+    ImGui::TableSetupColumn("Weights", ImGuiTableColumnFlags_WidthFixed, 5.5f * em());
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed, 4.5f * em());
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, 3 * em());
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableHeadersRow();
     int row = 0;
-    if (!c.bundled.snapshot.empty()) model_row(v, row++, c.bundled, "model chooser bundled");
-    for (std::size_t i = 0; i < c.cached.size(); ++i) model_row(v, row++, c.cached[i], "model cached " + std::to_string(i));
+    if (!c.bundled.path.empty()) model_row(v, row++, c.bundled, "model chooser bundled");
+    for (std::size_t i = 0; i < models.size(); ++i) model_row(v, row++, models[i], "model cached " + std::to_string(i));
     ImGui::EndTable();
 }
 
@@ -107,16 +136,15 @@ void chooser_window(View& v) {
         return;
     }
     if (!c.listed) {
-        c.hub = core::model::hub_cache_dir();
-        c.cached = core::model::list_cached_models(c.hub);
+        c.places = core::model::store_places();
+        c.listing = core::model::list_models(c.places);
         const std::string dir = bundled_model_dir();
         c.bundled = {};
-        if (!dir.empty())
-            c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled with attnviz)", dir, "bundled", directory_bytes(dir), true};
+        if (!dir.empty()) c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled)", "attnviz", dir, "safetensors", directory_bytes(dir), "", true};
         c.listed = true;
     }
     // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
-    ImGui::SetNextWindowSize(ImVec2(40 * em(), 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ImVec2(46 * em(), 0), ImGuiCond_Appearing);
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowFocus(); // in front of the panels while it is open
     if (!ImGui::Begin("Open model", &m.show_chooser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
@@ -129,9 +157,9 @@ void chooser_window(View& v) {
         m.show_chooser = false;
         ask_model_file(v);
     }
-    tip("config.json or model.safetensors in a model's directory, or attnviz's own trained .safetensors");
+    tip("config.json or model.safetensors in a model's directory, a .gguf file, or attnviz's own trained .safetensors");
     ImGui::SetNextItemWidth(-8 * em());
-    const bool enter = ImGui::InputTextWithHint("##dir", "or type a model directory", &c.typed, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = ImGui::InputTextWithHint("##dir", "or type a model directory, a file or an Ollama NAME:TAG", &c.typed, ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button("Open##dir") || enter) && !c.typed.empty() && m.open(c.typed, v)) m.show_chooser = false;
     if (!m.open_error.empty()) error_text(m.open_error);
@@ -181,9 +209,9 @@ void start_view(View& v) {
     remember(v, "model open bundled");
     ImGui::EndDisabled();
     tip(bundled.empty() ? "This build ships no model" : ("The small model attnviz ships: " + std::filesystem::path(bundled).filename().string()).c_str());
-    if (ImGui::Button("Open from the cache…", wide)) ask_model(v);
+    if (ImGui::Button("Open a model on this computer…", wide)) ask_model(v);
     remember(v, "model open cache");
-    tip("A model the Hugging Face cache holds (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub)");
+    tip("A model in the Hugging Face cache, Ollama's store, LM Studio's models folder or llama.cpp's cache");
     if (ImGui::Button("Choose a folder…", wide)) ask_model_file(v);
     remember(v, "model open folder");
     tip("A model's folder: pick its config.json or model.safetensors; or attnviz's own trained .safetensors");
@@ -206,7 +234,7 @@ void header(View& v) {
     ImGui::TextDisabled("%s", fit_text(about, ImGui::GetContentRegionAvail().x).c_str());
     tip(whole.c_str());
     if (ImGui::SmallButton("Open model…")) ask_model(v);
-    tip("A model in the Hugging Face cache, the bundled one, or a directory");
+    tip("A model in the Hugging Face cache, Ollama, LM Studio or llama.cpp, the bundled one, or a directory");
     ImGui::SameLine();
     ImGui::BeginDisabled(!m.has_attention());
     if (ImGui::SmallButton("Save attention…")) save_attention(v);

@@ -4,6 +4,7 @@
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/ollama.h"
 #include "core/model/format/weights.h"
 
 #include <algorithm>
@@ -79,6 +80,14 @@ std::string resolve_model_dir(const std::string& path) {
 }
 
 OpenedModel open_model(const std::string& path) {
+    if (std::error_code ec; !fs::exists(path, ec)) {
+        if (const auto stored = find_ollama_model(path, ollama_store_dir())) {
+            OpenedModel m = open_model(stored->path);
+            m.path = path;
+            m.name = stored->name;
+            return m;
+        }
+    }
     if (is_trained_model_file(path)) return open_trained(path);
     OpenedModel out;
     out.path = path;

@@ -1,0 +1,36 @@
+#include "app/cli_stores.h"
+#include "app/cli_flags.h"
+#include "app/options.h"
+
+#include "core/model/format/stores.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+namespace app {
+
+bool wants_list_models_mode(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--list-models") return true;
+    return false;
+}
+
+int run_list_models_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    return run_reporting_errors(err, [&] {
+        for (int i = 1; i < argc; ++i)
+            if (std::string(argv[i]) != "--list-models") throw UsageError("--list-models takes nothing more, not " + std::string(argv[i]));
+        const core::model::ModelListing listing = core::model::list_models(core::model::store_places());
+        for (const std::string& p : listing.problems) err << "attnviz: " << p << "\n";
+        nlohmann::json models = nlohmann::json::array();
+        for (const auto& m : listing.models)
+            models.push_back({{"name", m.name}, {"store", m.store}, {"path", m.path}, {"format", m.format}, {"bytes", m.bytes},
+                              {"quantization", m.quantization.empty() ? nlohmann::json() : nlohmann::json(m.quantization)},
+                              {"complete", m.complete}});
+        out << nlohmann::json{{"models", models}}.dump(1) << "\n";
+        return 0;
+    });
+}
+
+} // namespace app

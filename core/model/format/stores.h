@@ -1,0 +1,34 @@
+// core/model/format/stores.h — the places people keep models, and every model in them under the name a
+// person knows it by:
+//
+//   the Hugging Face cache   $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub    Qwen/Qwen3-0.6B
+//   Ollama's store           $OLLAMA_MODELS, else ~/.ollama/models: manifests/HOST/NAMESPACE/NAME/TAG name
+//                            the model layer's blob blobs/sha256-HEX                            qwen3:0.6b
+//   LM Studio's models       ~/.lmstudio/models, ~/.cache/lm-studio/models: PUBLISHER/REPO/*.gguf
+//   llama.cpp's cache        $LLAMA_CACHE, else $XDG_CACHE_HOME/llama.cpp, else ~/.cache/llama.cpp
+#pragma once
+
+#include "core/model/format/stored_model.h"
+
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+struct StorePlaces {
+    std::string hub, ollama, llama_cpp;
+    std::vector<std::string> lm_studio;
+};
+
+// The places from the environment (they may not exist).
+StorePlaces store_places();
+
+struct ModelListing {
+    std::vector<StoredModel> models;   // by store, then name
+    std::vector<std::string> problems; // one line each, "FILE: what is wrong" (a bad manifest, a missing blob)
+};
+
+// Every model in those places; a place that does not exist adds nothing.
+ModelListing list_models(const StorePlaces& places);
+
+} // namespace core::model
