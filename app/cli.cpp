@@ -9,6 +9,7 @@
 #include "app/cli_lessons.h"
 #include "app/cli_model.h"
 #include "app/cli_presets.h"
+#include "app/cli_circuits.h"
 #include "app/cli_probes.h"
 #include "app/cli_review.h"
 #include "app/cli_scenario.h"
@@ -101,6 +102,13 @@ std::string usage_text() {
     "       attnviz --rollout MODEL (--text TEXT | --sequence \"ids\")\n"
     "                                               attention rollout {\"rollout\": (t, t)}; layers and heads\n"
     "                                               count from 1 in all of these\n"
+    "       attnviz --logit-lens MODEL (--text TEXT | --sequence \"ids\") [--top K]\n"
+    "                                               each layer's top tokens through the final norm and head\n"
+    "       attnviz --attribute MODEL (--text TEXT | --sequence \"ids\") --target TOKEN [--vs TOKEN]\n"
+    "               [--position I]                  each head's and MLP's direct share of the logit\n"
+    "       attnviz --patch MODEL --clean TEXT --corrupt TEXT (--answer TOKEN --vs TOKEN | --metric loss)\n"
+    "               [--by head|position]            recovery when a head's output or the stream at a\n"
+    "                                               position comes from the clean run (TOKEN: text or #ID)\n"
     "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
     "                                               every head's weights with the tokens, for --attention\n"
     "       attnviz --list-models                   every model in the Hugging Face cache, Ollama's store,\n"
@@ -309,6 +317,7 @@ struct OwnMode {
     int (*run)(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 };
 const OwnMode own_modes[] = {
+    {wants_circuits_mode, run_circuits_mode},
     {wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
     {wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
     {wants_train_mode, run_train_mode},

@@ -88,7 +88,9 @@ def attend(q, k, v, mask):
 
 def ablated(o, layer, ablate, mode):
     """o (H, t, dh) before the output projection: each head (layer, h) of `ablate` (from 0) set to 0
-    or to its mean over the positions."""
+    or to its mean over the positions; a callable mode(o, layer) returns the heads' outputs instead."""
+    if callable(mode):
+        return mode(o, layer)
     for l, h in ablate:
         if l == layer:
             o[h] = 0.0 if mode == "zero" else o[h].mean(axis=0)

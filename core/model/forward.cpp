@@ -10,6 +10,9 @@
 
 namespace core::model {
 
+std::string head_part(int l, int h) { return "head " + std::to_string(l + 1) + "." + std::to_string(h + 1); }
+std::string mlp_part(int l) { return "MLP " + std::to_string(l + 1); }
+
 void Model::check_ids(const std::vector<int>& ids, int past) const {
     const std::string name = config_.name.empty() ? config_.architecture : config_.name;
     for (std::size_t i = 0; i < ids.size(); ++i)
@@ -59,6 +62,14 @@ void Model::fill_logits(ForwardResult& r, const ForwardOptions& o) const {
     r.logits.resize(rows, config_.vocab);
     FullLogits job{this, &input, &r.logits};
     core::parallel::for_each((config_.vocab + head_block - 1) / head_block, &FullLogits::block, &job);
+}
+
+void Model::apply_final_norm(MatrixF& x) const {
+    const FinalNorm n = final_norm();
+    if (!n.gain) return;
+    const int rows = static_cast<int>(x.rows()), d = static_cast<int>(x.cols());
+    if (n.centre) ops::active().layer_norm(x.data(), x.data(), rows, d, n.gain, n.bias, n.eps);
+    else ops::active().rms_norm(x.data(), x.data(), rows, d, n.gain, n.eps);
 }
 
 int argmax(const float* values, int n) {

@@ -60,6 +60,19 @@ using Floats = std::vector<float, UninitialisedAllocator<float>>;
 using core::heads::Ablation;
 using core::heads::HeadRef;
 
+// The residual stream split into the components that wrote it (core/model/circuits/parts.h reads
+// it): a forward given one keeps every write to the stream up to the input of layer `upto` (layers:
+// after the last), each norm of the stream on the way frozen at the run's scale, so that Σ parts =
+// the stream. A name may repeat ("biases"): the reader sums its parts. One copy, an empty cache, no rerun.
+struct StreamRecord {
+    int upto = 0;
+    std::vector<std::string> names; // (C) "token embedding", "head 1.2" (from 1), "MLP 3", "biases", …
+    std::vector<MatrixF> parts;     // (C) × (t, D)
+};
+// The names of head h of layer l's component and of layer l's MLP's (from 0 here, from 1 in the names).
+std::string head_part(int l, int h);
+std::string mlp_part(int l);
+
 // Which rows of ForwardResult::logits a forward fills.
 enum class Logits {
     all,  // every new position (t_new, vocab)
@@ -89,6 +102,17 @@ struct ForwardOptions {
     // rows, copy-major; resume_from stays (t_new, d_model), the same for every copy. Only for a
     // one-shot forward() without attention or captures.
     std::vector<std::vector<HeadRef>> copies;
+    // Activation patching. `head_outputs`, when given, receives each layer's heads' outputs before the
+    // output projection (after any ablation), (layers) × (t_new, heads · d_head), for one copy. With
+    // `patch_from`, the same from another run at this run's positions, the heads of `patch` in every
+    // copy, and the heads of copies[c] in copy c instead of being ablated, take their output from it
+    // at the positions where `patch_rows` (t_new) is true (empty: every position). With copies,
+    // resume_from may also hold copies · t_new rows, one stream per copy.
+    std::vector<MatrixF>* head_outputs = nullptr;
+    const std::vector<MatrixF>* patch_from = nullptr;
+    std::vector<HeadRef> patch;
+    std::vector<bool> patch_rows;
+    StreamRecord* record = nullptr; // fill the stream's components (one copy, an empty cache, no rerun)
 };
 
 // One head's vectors, as its attention used them: q after RoPE (Llama family), and the k and v of
@@ -179,6 +203,22 @@ public:
     void head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const;
     // r.logits from r.hidden as o.logits asks (all blocks shared between the cores).
     void fill_logits(ForwardResult& r, const ForwardOptions& o) const;
+    // Whether head_input is the identity, so that the logits are linear in the final norm's output
+    // (not BERT's MLM transform).
+    virtual bool linear_head() const { return true; }
+
+    // [SECTION] the final norm, between the stream after the last layer and `hidden`
+    // LayerNorm (centre) or RMSNorm, y = (x − mean) / √(var + eps) · gain + bias, or x / √(mean(x²) + eps) · gain;
+    // no gain: the model has none (BERT, whose layers end in their own norm).
+    struct FinalNorm {
+        bool centre = false;
+        const float* gain = nullptr; // (D) γ, or Gemma's 1 + w
+        const float* bias = nullptr; // (D) β, or null
+        float eps = 0.0f;
+    };
+    virtual FinalNorm final_norm() const { return {}; }
+    // x (rows, D) in place through final_norm(), as the forward does after the last layer.
+    void apply_final_norm(MatrixF& x) const;
 
 private:
     ModelConfig config_;

@@ -57,8 +57,11 @@ public:
 
 private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void embed_parts(const std::vector<int>& ids, const MatrixF& x, const ForwardOptions& o) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
+    void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const;
     MatrixF head_input(const MatrixF& hidden) const override;
+    bool linear_head() const override { return !transform_w_; }
     float eps() const { return static_cast<float>(config().norm_eps); }
 
     std::shared_ptr<const Weights> w_;
@@ -78,12 +81,27 @@ void Bert::embed(const std::vector<int>& ids, int, MatrixF& x) const {
     ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
 }
 
-// Post-LN: x = LayerNorm(x + attention(x)), then x = LayerNorm(x + MLP(x)).
+// The three embeddings through the embeddings' LayerNorm frozen at their sum's scale; the token
+// type's and β as "biases"
+void Bert::embed_parts(const std::vector<int>& ids, const MatrixF&, const ForwardOptions& o) const {
+    const auto t = static_cast<Eigen::Index>(ids.size());
+    const int D = config().d_model;
+    MatrixF words(t, D);                                                               // (t, D)
+    for (Eigen::Index i = 0; i < t; ++i)
+        words.row(i) = Eigen::Map<const Eigen::RowVectorXf>(words_->data() + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D);
+    const MatrixF positions = Eigen::Map<const MatrixF>(positions_->data(), config().context, D).topRows(t); // (t, D)
+    const MatrixF sum = words + positions + Eigen::Map<const Eigen::RowVectorXf>(types_->data(), D).replicate(t, 1);
+    layers::record(o, "token embedding", words);
+    layers::record(o, "position embedding", positions);
+    layers::record_bias(o, types_->data(), static_cast<int>(t), D);
+    layers::freeze_norm(o, 0, sum, emb_ln_w_->data(), emb_ln_b_->data(), eps(), true);
+}
+
+// Post-LN: x = LayerNorm(x + attention(x)), then x = LayerNorm(x + MLP(x)); a record freezes both.
 void Bert::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const ModelConfig& c = config();
     const Block& b = blocks_[static_cast<std::size_t>(l)];
-    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
-    const ops::Set& op = ops::active();
+    const int t = static_cast<int>(x.rows()), D = c.d_model;
     MatrixF q(t, D), k(t, D), v(t, D);                                                 // (t, D) each
     layers::project(x.data(), t, D, D, *b.q_w, Layout::out_in, b.q_b, q.data());
     layers::project(x.data(), t, D, D, *b.k_w, Layout::out_in, b.k_b, k.data());
@@ -92,12 +110,26 @@ void Bert::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, For
     const auto scale = static_cast<float>(inverse_sqrt_head(c, l));
     layers::heads_into_stream({q.data(), D, l, c.heads, c.heads, c.d_head, false, 0, scale}, cache, o, r, *b.o_w, Layout::out_in, b.o_b,
                               x); // x + attention
-    op.layer_norm(x.data(), x.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), eps());
+    if (layers::recording(o, l)) layers::freeze_norm(o, 0, x, b.ln1_w->data(), b.ln1_b->data(), eps(), true);
+    ops::active().layer_norm(x.data(), x.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), eps());
+    mlp(b, l, x, o);
+}
+
+// x = LayerNorm(x + act(x · intermediate.denseᵀ + b) · output.denseᵀ + b)
+void Bert::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
     MatrixF h(t, F);                                                                   // (t, F)
     layers::project(x.data(), t, D, F, *b.in_w, Layout::out_in, b.in_b, h.data());
-    op.activate(h.data(), h.size(), layers::activation_of(c.activation));
+    ops::active().activate(h.data(), h.size(), layers::activation_of(c.activation));
+    const bool recording = layers::recording(o, l);
+    const MatrixF before = recording ? x : MatrixF(); // (t, D)
     layers::project(h.data(), t, F, D, *b.out_w, Layout::out_in, b.out_b, x.data(), true);
-    op.layer_norm(x.data(), x.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), eps());
+    if (recording) {
+        layers::record_write(o, mlp_part(l), before, x, b.out_b);
+        layers::freeze_norm(o, 0, x, b.ln2_w->data(), b.ln2_b->data(), eps(), true);
+    }
+    ops::active().layer_norm(x.data(), x.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), eps());
 }
 
 // The MLM head's transform: LayerNorm(act(dense(hidden))), before the decoder.

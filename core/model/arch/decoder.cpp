@@ -23,7 +23,7 @@ public:
 private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
-    void finish(MatrixF& x) const override;
+    FinalNorm final_norm() const override;
     void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
@@ -105,14 +105,14 @@ void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
 void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
+    if (!layers::recording(o, l)) return mlp(b, x);
+    const MatrixF before = x; // (t, D)
     mlp(b, x);
+    layers::record_write(o, mlp_part(l), before, x, b.down_b);
 }
 
 // model.norm, before lm_head
-void Decoder::finish(MatrixF& x) const {
-    const ModelConfig& c = config();
-    ops::active().rms_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, parts_.norm->data(), static_cast<float>(c.norm_eps));
-}
+Model::FinalNorm Decoder::final_norm() const { return {false, parts_.norm->data(), nullptr, static_cast<float>(config().norm_eps)}; }
 
 } // namespace
 

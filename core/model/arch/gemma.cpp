@@ -43,10 +43,10 @@ public:
 private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
-    void finish(MatrixF& x) const override;
+    FinalNorm final_norm() const override;
     Block block(int l, const Options& o) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
-    void mlp(const Block& b, MatrixF& x) const;
+    void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const;
 
     std::shared_ptr<const Weights> w_;
     std::string prefix_;
@@ -115,13 +115,15 @@ void Gemma::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
     const float scale = static_cast<float>(gemma_score_scale(c, l));
     MatrixF out = MatrixF::Zero(t, D);                                                 // (t, D) the heads' output
+    const std::size_t first = o.record ? o.record->parts.size() : 0;
     layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale, static_cast<float>(c.attn_logit_softcapping)},
                               cache, o, r, *b.o_w, Layout::out_in, b.o_b, out);
+    if (layers::recording(o, l)) layers::freeze_norm(o, first, out, b.post_attention.scale.data(), nullptr, eps, false);
     b.post_attention.apply(out.data(), out.data(), t, eps);
     x += out;
 }
 
-void Gemma::mlp(const Block& b, MatrixF& x) const {
+void Gemma::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const {
     const ModelConfig& c = config();
     const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
     const float eps = static_cast<float>(c.norm_eps);
@@ -134,6 +136,7 @@ void Gemma::mlp(const Block& b, MatrixF& x) const {
     layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, nullptr, a.data());
     b.post_feedforward.apply(a.data(), a.data(), t, eps);
     x += a;
+    if (layers::recording(o, l)) layers::record(o, mlp_part(l), std::move(a));
 }
 
 void Gemma::embed(const std::vector<int>& ids, int, MatrixF& x) const {
@@ -148,12 +151,10 @@ void Gemma::embed(const std::vector<int>& ids, int, MatrixF& x) const {
 void Gemma::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = blocks_[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    mlp(b, x);
+    mlp(b, l, x, o);
 }
 
-void Gemma::finish(MatrixF& x) const {
-    final_norm_.apply(x.data(), x.data(), static_cast<int>(x.rows()), static_cast<float>(config().norm_eps));
-}
+Model::FinalNorm Gemma::final_norm() const { return {false, final_norm_.scale.data(), nullptr, static_cast<float>(config().norm_eps)}; }
 
 // Which layers slide: `layer_types` where given, else Gemma 2's every other layer from the first,
 // or Gemma 3's all but every sliding_window_pattern-th.

@@ -53,8 +53,10 @@ public:
 
 private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
+    void embed_parts(const std::vector<int>& ids, const MatrixF& x, const ForwardOptions& o) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
-    void finish(MatrixF& x) const override;
+    FinalNorm final_norm() const override;
+    void tokens(const std::vector<int>& ids, MatrixF& x) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
 
@@ -89,26 +91,44 @@ void Gpt2::mlp(const Block& b, MatrixF& x) const {
     layers::project(h.data(), t, F, D, *b.proj_w, Layout::in_out, b.proj_b, x.data(), true);
 }
 
+// x's first rows = wte[id]
+void Gpt2::tokens(const std::vector<int>& ids, MatrixF& x) const {
+    const int D = config().d_model;
+    const float* wte = wte_->data();
+    for (int i = 0; i < static_cast<int>(ids.size()); ++i)
+        std::copy_n(wte + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+}
+
 // x = wte[id] + wpe[position]
 void Gpt2::embed(const std::vector<int>& ids, int past, MatrixF& x) const {
     const int D = config().d_model;
-    const float *wte = wte_->data(), *wpe = wpe_->data();
+    const float* wpe = wpe_->data();
+    tokens(ids, x);
     for (int i = 0; i < static_cast<int>(ids.size()); ++i)
-        for (int j = 0; j < D; ++j)
-            x(i, j) = wte[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
+        for (int j = 0; j < D; ++j) x(i, j) += wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
+}
+
+// wte[id] and wpe[position], apart (from position 0: a record has no cache)
+void Gpt2::embed_parts(const std::vector<int>& ids, const MatrixF&, const ForwardOptions& o) const {
+    const auto t = static_cast<Eigen::Index>(ids.size());
+    MatrixF words(t, config().d_model); // (t, D)
+    tokens(ids, words);
+    layers::record(o, "token embedding", std::move(words));
+    layers::record(o, "position embedding", Eigen::Map<const MatrixF>(wpe_->data(), config().context, config().d_model).topRows(t));
 }
 
 void Gpt2::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = blocks_[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    if (config().mlp) mlp(b, x);
+    if (!config().mlp) return;
+    if (!layers::recording(o, l)) return mlp(b, x);
+    const MatrixF before = x; // (t, D)
+    mlp(b, x);
+    layers::record_write(o, mlp_part(l), before, x, b.proj_b);
 }
 
 // ln_f, before the tied head
-void Gpt2::finish(MatrixF& x) const {
-    const ModelConfig& c = config();
-    ops::active().layer_norm(x.data(), x.data(), static_cast<int>(x.rows()), c.d_model, lnf_w_->data(), lnf_b_->data(), static_cast<float>(c.norm_eps));
-}
+Model::FinalNorm Gpt2::final_norm() const { return {true, lnf_w_->data(), lnf_b_->data(), static_cast<float>(config().norm_eps)}; }
 
 } // namespace
 

@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace core::model::layers {
 
@@ -122,15 +123,31 @@ void ablate_heads(float* context, int t, int heads, int d_head, int layer, const
     }
 }
 
+// The heads `refs` of `layer` in context (t, heads · d_head) take o.patch_from's values at the rows
+// o.patch_rows marks.
+void patch_heads(float* context, int t, int heads, int d_head, int layer, const std::vector<HeadRef>& refs, const ForwardOptions& o) {
+    const MatrixF& from = (*o.patch_from)[static_cast<std::size_t>(layer)]; // (t, heads · d_head)
+    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(heads) * d_head;
+    for (const HeadRef& ref : refs) {
+        if (ref.layer != layer || ref.head < 0 || ref.head >= heads) continue;
+        for (int i = 0; i < t; ++i)
+            if (o.patch_rows.empty() || o.patch_rows[static_cast<std::size_t>(i)])
+                std::copy_n(from.data() + i * row + ref.head * d_head, d_head, context + i * row + ref.head * d_head);
+    }
+}
+
 } // namespace
 
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o) {
     const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(t) * heads * d_head;
-    ablate_heads(context, t, heads, d_head, layer, o.ablate, o.ablation);
-    for (std::size_t c = 0; c < o.copies.size(); ++c) {
+    const std::size_t copies = std::max<std::size_t>(1, o.copies.size());
+    for (std::size_t c = 0; c < copies; ++c) {
         float* copy = context + static_cast<std::ptrdiff_t>(c) * size;
-        if (c > 0) ablate_heads(copy, t, heads, d_head, layer, o.ablate, o.ablation);
-        ablate_heads(copy, t, heads, d_head, layer, o.copies[c], o.ablation);
+        ablate_heads(copy, t, heads, d_head, layer, o.ablate, o.ablation);
+        if (o.patch_from) patch_heads(copy, t, heads, d_head, layer, o.patch, o);
+        if (o.copies.empty()) continue;
+        if (o.patch_from) patch_heads(copy, t, heads, d_head, layer, o.copies[c], o);
+        else ablate_heads(copy, t, heads, d_head, layer, o.copies[c], o.ablation);
     }
 }
 
@@ -158,17 +175,31 @@ void repeat_rows(MatrixF& x, int t) {
     for (Eigen::Index c = 1; c * t < x.rows(); ++c) x.middleRows(c * t, t) = x.topRows(t);
 }
 
-// The first layer to run: 0, or o.resume_layer with each copy's t rows of x (copies · t, D) set to
-// *o.resume_from (which must be (t, D), with no cached positions before it). Throws InputError
-// otherwise.
+// The first layer to run: 0, or o.resume_layer with x (copies · t, D) set to *o.resume_from, which
+// must be (t, D) (then repeated into each copy) or x's shape, with no cached positions before it.
+// Throws InputError otherwise.
 int first_layer(const ForwardOptions& o, MatrixF& x, int t, int past, int layers) {
     if (!o.resume_from) return 0;
-    if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || o.resume_from->rows() != t || o.resume_from->cols() != x.cols())
+    const Eigen::Index rows = o.resume_from->rows();
+    if (o.resume_layer < 0 || o.resume_layer >= layers || past != 0 || (rows != t && rows != x.rows()) || o.resume_from->cols() != x.cols())
         throw InputError("a rerun from layer " + std::to_string(o.resume_layer + 1) + " needs an empty cache and the stream of the same " +
                          std::to_string(t) + " positions");
-    x.topRows(t) = *o.resume_from;
-    repeat_rows(x, t);
+    x.topRows(rows) = *o.resume_from;
+    if (rows == t) repeat_rows(x, t);
     return o.resume_layer;
+}
+
+// Throws InputError when a record or a patch does not fit the call (ForwardOptions).
+void check_circuit_options(const ForwardOptions& o, const ModelConfig& c, int t, int past) {
+    if (o.record && (!o.copies.empty() || past > 0 || o.resume_from))
+        throw InputError("the stream's components are recorded in a one-shot forward of one copy from the embeddings");
+    if (o.head_outputs && !o.copies.empty()) throw InputError("the heads' outputs are kept for one copy");
+    if (!o.patch_from) return;
+    const Eigen::Index width = static_cast<Eigen::Index>(c.heads) * c.d_head;
+    bool fits = o.patch_from->size() == static_cast<std::size_t>(c.layers) && past == 0 &&
+                (o.patch_rows.empty() || o.patch_rows.size() == static_cast<std::size_t>(t));
+    for (const MatrixF& m : *o.patch_from) fits = fits && (m.size() == 0 || (m.rows() == t && m.cols() == width));
+    if (!fits) throw InputError("a patch needs every layer's heads' outputs for the same " + std::to_string(t) + " positions");
 }
 
 // Before layer l runs: x (t, D) into o.residuals[l], where asked.
@@ -214,6 +245,7 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
         r.entropy.assign(rows, 0.0f);
     }
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
+    if (o.head_outputs) o.head_outputs->assign(static_cast<std::size_t>(c.layers), MatrixF());
 }
 
 // Before each layer: throws Cancelled when asked to stop.
@@ -239,11 +271,13 @@ ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, co
     const int t = static_cast<int>(ids.size()), past = cache.length;
     CacheRollback rollback{cache, past};
     ForwardResult r;
+    check_circuit_options(o, c, t, past);
     start_result(r, c, o, past, t);
     MatrixF x(t * copies_of(o, cache), c.d_model); // (copies · t, D) the residual stream
     const int first = first_layer(o, x, t, past, c.layers);
     if (!o.resume_from) {
         embed(ids, past, x);
+        if (o.record) embed_parts(ids, x, o);
         repeat_rows(x, t);
     }
     for (int l = first; l < c.layers; ++l) {
@@ -253,11 +287,31 @@ ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, co
         report(o, l + 1, c.layers);
     }
     rollback.commit(past + t);
-    finish(x);
+    apply_final_norm(x);
     r.hidden = std::move(x);
     fill_logits(r, o);
     return r;
 }
+
+namespace {
+
+// Each head's write, context (t, H·dh) with only head h's columns through W_o, as "head l.h"; b_o
+// as "biases".
+void record_heads(const HeadsArgs& a, const ForwardOptions& o, const MatrixF& context, const Tensor& W_o, Layout layout, const Tensor* b_o,
+                  int D) {
+    const int t = static_cast<int>(context.rows()), width = static_cast<int>(context.cols());
+    MatrixF alone(t, width); // (t, H·dh)
+    for (int h = 0; h < a.heads; ++h) {
+        alone.setZero();
+        alone.middleCols(h * a.d_head, a.d_head) = context.middleCols(h * a.d_head, a.d_head);
+        MatrixF part(t, D); // (t, D)
+        project(alone.data(), t, width, D, W_o, layout, nullptr, part.data());
+        record(o, head_part(a.layer, h), std::move(part));
+    }
+    if (b_o) record_bias(o, b_o->data(), t, D);
+}
+
+} // namespace
 
 void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, const Tensor& W_o,
                        Layout layout, const Tensor* b_o, MatrixF& x) {
@@ -265,11 +319,53 @@ void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions&
     MatrixF context(t, width); // (t, H·d_head)
     attend_heads(a, cache, o, r, context.data());
     ablate(context.data(), r.t_new, a.heads, a.d_head, a.layer, o);
+    if (o.head_outputs) (*o.head_outputs)[static_cast<std::size_t>(a.layer)] = context;
+    if (recording(o, a.layer)) record_heads(a, o, context, W_o, layout, b_o, static_cast<int>(x.cols()));
     project(context.data(), t, width, static_cast<int>(x.cols()), W_o, layout, b_o, x.data(), true);
 }
 
 std::string layer_name(const std::string& prefix, int l, const std::string& rest) {
     return prefix + std::to_string(l) + "." + rest;
+}
+
+void LayerStack::embed_parts(const std::vector<int>& ids, const MatrixF& x, const ForwardOptions& o) const {
+    record(o, "token embedding", x.topRows(static_cast<Eigen::Index>(ids.size())));
+}
+
+bool recording(const ForwardOptions& o, int l) { return o.record && l < o.record->upto; }
+
+void record(const ForwardOptions& o, const std::string& name, MatrixF part) {
+    o.record->names.push_back(name);
+    o.record->parts.push_back(std::move(part));
+}
+
+void record_bias(const ForwardOptions& o, const float* b, int t, int d) {
+    record(o, "biases", Eigen::Map<const Eigen::RowVectorXf>(b, d).replicate(t, 1));
+}
+
+void record_write(const ForwardOptions& o, const std::string& name, const MatrixF& before, const MatrixF& after, const Tensor* b) {
+    MatrixF part = after - before; // (t, D)
+    if (b) {
+        part.rowwise() -= Eigen::Map<const Eigen::RowVectorXf>(b->data(), part.cols());
+        record_bias(o, b->data(), static_cast<int>(part.rows()), static_cast<int>(part.cols()));
+    }
+    record(o, name, std::move(part));
+}
+
+void freeze_norm(const ForwardOptions& o, std::size_t first, const MatrixF& x, const float* gain, const float* bias, float eps, bool centre) {
+    const Eigen::Index t = x.rows(), d = x.cols();
+    const Eigen::Map<const Eigen::RowVectorXf> g(gain, d);
+    for (Eigen::Index i = 0; i < t; ++i) {
+        const Eigen::RowVectorXd row = x.row(i).cast<double>();
+        const double mean = centre ? row.mean() : 0.0;
+        const auto scale = static_cast<float>(1.0 / std::sqrt((row.array() - mean).square().mean() + eps));
+        for (std::size_t c = first; c < o.record->parts.size(); ++c) {
+            auto p = o.record->parts[c].row(i);
+            if (centre) p.array() -= p.mean();
+            p = p.cwiseProduct(g) * scale;
+        }
+    }
+    if (bias) record_bias(o, bias, static_cast<int>(t), static_cast<int>(d));
 }
 
 } // namespace core::model::layers

@@ -41,21 +41,35 @@ struct HeadsArgs {
 void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context);
 
 // Sets each ablated head of `layer` in context (copies · t, heads · d_head) to zero or its mean over
-// its copy's rows.
+// its copy's rows, and each patched head to o.patch_from's rows (ForwardOptions::patch).
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o);
 
 // x (t, D) += heads · W_o (+ b): attend_heads, then ablate, then the output projection of the
-// context (t, heads · d_head), W_o stored as `layout`.
+// context (t, heads · d_head), W_o stored as `layout`; with o.record each head's write and b.
 void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, const Tensor& W_o,
                        Layout layout, const Tensor* b_o, MatrixF& x);
 
 std::string layer_name(const std::string& prefix, int l, const std::string& rest);
 
+// [SECTION] the stream's components (ForwardOptions::record)
+// Whether the writes of layer l go into o.record.
+bool recording(const ForwardOptions& o, int l);
+// A component `part` (t, D) named `name` into o.record.
+void record(const ForwardOptions& o, const std::string& name, MatrixF part);
+// b (D) on each of t rows, as "biases".
+void record_bias(const ForwardOptions& o, const float* b, int t, int d);
+// A write to the stream: after − before (t, D), less its bias b (D) or null, which is recorded apart.
+void record_write(const ForwardOptions& o, const std::string& name, const MatrixF& before, const MatrixF& after, const Tensor* b);
+// A norm of the stream frozen at the run's scale: the components from `first` on, whose sum x (t, D)
+// the norm takes, centred (a LayerNorm: centre) and times each row's 1/σ (1/rms) of x and gain (D);
+// bias (D) or null joins as "biases".
+void freeze_norm(const ForwardOptions& o, std::size_t first, const MatrixF& x, const float* gain, const float* bias, float eps, bool centre);
+
 // A model that is embeddings, a stack of layers and what follows them. extend() runs the frame that
 // every architecture shares: the ids checked, the cache readied and the result sized; the residual
 // stream x (copies · t, D) embedded (not on a rerun from a layer) and copied into the other copies;
-// each layer, with cancel, residuals and progress around it; the cache committed; finish(x); the
-// logits. Each architecture gives the three parts in its own file, with its own names.
+// each layer, with cancel, residuals and progress around it; the cache committed; the final norm
+// (Model::final_norm); the logits. Each architecture gives the parts in its own file, with its own names.
 class LayerStack : public Model {
 public:
     using Model::Model;
@@ -73,8 +87,8 @@ protected:
     // Layer l on the stream x (copies · t, D), appending its keys and values to the cache and, where
     // asked, its attention and captures to r.
     virtual void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const = 0;
-    // The stream after the last layer, in place (a final norm); nothing by default.
-    virtual void finish(MatrixF& x) const { (void)x; }
+    // The embeddings x (t, D) of `ids` as components into o.record: by default one, "token embedding".
+    virtual void embed_parts(const std::vector<int>& ids, const MatrixF& x, const ForwardOptions& o) const;
 };
 
 } // namespace core::model::layers
