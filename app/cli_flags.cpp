@@ -2,6 +2,7 @@
 #include "app/cli_flags.h"
 
 #include "app/options.h"
+#include "core/error_text.h"
 #include "core/io/tensor.h"
 #include "core/model/forward.h"
 #include "core/model/tokenizer/tokenizer.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <ostream>
 
 namespace app {
@@ -48,6 +50,8 @@ int run_reporting_errors(std::ostream& err, const std::function<int()>& mode) {
         err << "attnviz: " << e.what() << "\n";
     } catch (const core::io::FileError& e) {
         err << "attnviz: " << e.what() << "\n";
+    } catch (const std::bad_alloc& e) {
+        err << "attnviz: " << core::error_text(e) << "\n";
     }
     return 2;
 }

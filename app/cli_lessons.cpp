@@ -1,5 +1,6 @@
 #include "app/cli_lessons.h"
 
+#include "core/error_text.h"
 #include "core/learn/lesson_load.h"
 #include "core/learn/session.h"
 
@@ -22,7 +23,7 @@ int run_lesson_mode(const Options& o, std::ostream& out, std::ostream& err) {
             << lesson.count("challenge") << " challenges)\n";
         return 0;
     } catch (const std::exception& e) {
-        err << "attnviz: " << e.what() << "\n";
+        err << "attnviz: " << core::error_text(e) << "\n";
         return 2;
     }
 }
@@ -36,7 +37,7 @@ bool lesson_loads(const Options& o, std::ostream& err) {
         }
         return true;
     } catch (const std::exception& e) {
-        err << "attnviz: " << e.what() << "\n";
+        err << "attnviz: " << core::error_text(e) << "\n";
         return false;
     }
 }

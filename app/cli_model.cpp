@@ -7,6 +7,7 @@
 #include "app/cli_model.h"
 
 #include "app/cli_flags.h"
+#include "core/error_text.h"
 #include "app/options.h"
 
 #include "core/io/safetensors.h"
@@ -360,7 +361,7 @@ bool model_opens(const Options& o, std::ostream& err) {
         core::model::open_model(o.model); // the headers only: the tokenizer is read with the window open
         return true;
     } catch (const std::exception& e) {
-        err << "attnviz: " << e.what() << "\n";
+        err << "attnviz: " << core::error_text(e) << "\n";
         return false;
     }
 }

@@ -7,6 +7,7 @@
 #include "app/window_launch.h"
 
 #include "app/cli_scenario.h"
+#include "core/error_text.h"
 #include "core/presets.h"
 
 #define GLFW_INCLUDE_NONE
@@ -41,7 +42,7 @@ void write_settings(const std::string& path, const core::io::Settings& settings)
     try {
         core::io::save_settings(path, settings);
     } catch (const std::exception& e) {
-        std::cerr << "attnviz: warning: settings not saved: " << e.what() << "\n";
+        std::cerr << "attnviz: warning: settings not saved: " << core::error_text(e) << "\n";
     }
 }
 

@@ -9,6 +9,7 @@
 #include "ui/app_files.h"
 
 #include "core/edits.h"
+#include "core/error_text.h"
 #include "core/io/formats.h"
 #include "core/presets.h"
 #include "ui/colour_maps.h"
@@ -298,14 +299,14 @@ void carry_out_requests(App::State& st) {
         try {
             save_scenario_to(st, st.path);
         } catch (const std::exception& e) {
-            v.tell(e.what(), true);
+            v.tell(core::error_text(e), true);
         }
     }
     if (!st.open_path.empty()) {
         try {
             open_scenario_file(st, st.open_path);
         } catch (const std::exception& e) {
-            v.tell(e.what(), true);
+            v.tell(core::error_text(e), true);
         }
         st.open_path.clear();
     }
@@ -444,7 +445,7 @@ bool App::open_file(const std::string& path, std::string& error) {
         open_scenario_file(*state_, path);
         return true;
     } catch (const std::exception& e) {
-        error = e.what();
+        error = core::error_text(e);
         return false;
     }
 }

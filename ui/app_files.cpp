@@ -7,6 +7,7 @@
 #include "ui/app_files.h"
 
 #include "core/edits.h"
+#include "core/error_text.h"
 #include "core/io/formats.h"
 #include "core/io/scenario_io.h"
 #include "ui/file_drop.h"
@@ -88,7 +89,7 @@ void quit_modal(App::State& st) {
             save_scenario_to(st, st.path);
             st.quit = true;
         } catch (const std::exception& e) {
-            st.view.tell(e.what(), true); // stay, so the changes are not lost
+            st.view.tell(core::error_text(e), true); // stay, so the changes are not lost
         }
     }
     if (discard) st.quit = true;

@@ -9,6 +9,7 @@
 #include "ui/file_dialog.h"
 
 #include "ui/widgets.h"
+#include "core/error_text.h"
 
 #include <imgui_stdlib.h>
 
@@ -52,7 +53,7 @@ void accept(FileDialog& d, const std::string& path, core::io::Settings& settings
     try {
         d.request->accept(path);
     } catch (const std::exception& e) {
-        d.browser->set_error(e.what());
+        d.browser->set_error(core::error_text(e));
         d.overwrite.clear();
         d.focus_field = true;
         return;

@@ -6,6 +6,7 @@
 #include "ui/file_drop.h"
 
 #include "core/io/arrays.h"
+#include "core/error_text.h"
 #include "core/io/attention_file.h"
 #include "core/io/formats.h"
 #include "core/io/scenario_io.h"
@@ -79,7 +80,7 @@ void open_scenario_or_ask(App::State& st, const std::string& path) {
     try {
         open_scenario_file(st, path);
     } catch (const std::exception& e) {
-        st.drops.problems.push_back(e.what());
+        st.drops.problems.push_back(core::error_text(e));
     }
 }
 
@@ -149,7 +150,7 @@ void fill(App::State& st, const ArrayOffer& o, const core::edits::MatrixSlot& sl
         st.view.tell(slot.label() + " now holds " + std::filesystem::path(o.path).filename().string(), false);
         core::io::remember_recent_file(st.settings, o.path);
     } catch (const std::exception& e) {
-        st.view.tell(o.path + ": " + e.what(), true);
+        st.view.tell(o.path + ": " + core::error_text(e), true);
     }
 }
 
@@ -200,7 +201,7 @@ void unsaved_modal(App::State& st) {
             save_scenario_to(st, st.path);
             open = d.waiting_scenario;
         } catch (const std::exception& e) {
-            st.view.tell(e.what(), true);
+            st.view.tell(core::error_text(e), true);
         }
         done = true;
     }
@@ -212,7 +213,7 @@ void unsaved_modal(App::State& st) {
         try {
             open_scenario_file(st, open);
         } catch (const std::exception& e) {
-            d.problems.push_back(e.what());
+            d.problems.push_back(core::error_text(e));
         }
     }
     if (done) d.waiting_scenario.clear();

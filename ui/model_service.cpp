@@ -1,6 +1,7 @@
 #include "ui/model_service.h"
 
 #include "core/assets.h"
+#include "core/error_text.h"
 #include "core/model/input.h"
 #include "ui/view.h"
 
@@ -141,7 +142,7 @@ void ModelService::refresh(View& v) {
             session.adopt(loading.get());
             opened(*this, v, true);
         } catch (const std::exception& e) {
-            failed(*this, v, e.what());
+            failed(*this, v, core::error_text(e));
         }
     }
     if (auto newest = session.snapshot(); newest && newest->serial != seen) {

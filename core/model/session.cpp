@@ -7,6 +7,7 @@
 #include "core/model/session.h"
 
 #include "core/io/tensor.h"
+#include "core/error_text.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
 #include "core/model/next_token.h"
@@ -134,7 +135,7 @@ bool Session::open(const std::string& path, std::string& error) {
     try {
         adopt(load_model(path));
     } catch (const std::exception& e) {
-        error = e.what();
+        error = core::error_text(e);
         return false;
     }
     return true;
@@ -308,7 +309,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception& e) {
-        s->error = e.what();
+        s->error = core::error_text(e);
         s->ids.clear();
         s->special.clear();
         return s;

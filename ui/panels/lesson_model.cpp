@@ -1,6 +1,7 @@
 // ui/panels/lesson_model.cpp — see lesson_model.h.
 #include "ui/panels/lesson_model.h"
 
+#include "core/error_text.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/head_importance.h"
 #include "core/model/tokenizer/tokenizer.h"
@@ -101,7 +102,7 @@ ModelHeads::Run run_model_heads(const std::string& model, const std::string& tex
                 r.patterns.push_back(Eigen::Map<const core::model::MatrixF>(f.attention_of(l, h), f.t_new, f.t_total).cast<double>());
     } catch (const std::exception& e) {
         r = ModelHeads::Run{};
-        r.error = e.what();
+        r.error = core::error_text(e);
     }
     return r;
 }

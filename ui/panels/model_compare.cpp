@@ -5,6 +5,7 @@
 // [SECTION] The panel
 #include "ui/panels/model_compare.h"
 #include "ui/model_service.h"
+#include "core/error_text.h"
 
 #include "ui/widgets.h"
 
@@ -61,7 +62,7 @@ void post_compare(core::model::Session& session, std::shared_ptr<CompareShared> 
                 p->labels.push_back(a == bl ? a : a + " → " + bl);
             }
         } catch (const std::exception& e) {
-            p->error = e.what();
+            p->error = core::error_text(e);
         }
         std::lock_guard<std::mutex> lock(shared->mutex);
         shared->published = std::move(p);

@@ -4,6 +4,7 @@
 // [SECTION] The panel
 #include "ui/panels/model_steps.h"
 #include "ui/model_service.h"
+#include "core/error_text.h"
 
 #include "core/edits.h"
 #include "core/model/head_scenario.h"
@@ -100,7 +101,7 @@ void post_open(core::model::Session& session, std::shared_ptr<StepsShared> share
         try {
             made = core::model::head_scenario(*m.model, ids, head, labels, &cancel);
         } catch (const std::exception& e) {
-            error = e.what();
+            error = core::error_text(e);
         }
         std::lock_guard<std::mutex> lock(shared->mutex);
         shared->opened = std::move(made);

@@ -1,6 +1,8 @@
 // core/model/arch/layers.cpp — the shared pieces of the forwards.
 #include "core/model/arch/layers.h"
 
+#include "core/model/memory.h"
+
 #include "core/io/tensor.h"
 #include "core/heads/rollout.h"
 #include "core/parallel.h"
@@ -230,6 +232,7 @@ CacheRollback::~CacheRollback() {
 
 // Sizes r (attention, captures) for a call of t_new positions after `past`.
 void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
+    check_forward_fits(c, o, past, t_new); // before anything is allocated
     r.layers = c.layers;
     r.heads = c.heads;
     r.t_new = t_new;

@@ -1,0 +1,124 @@
+// core/model/memory.cpp — the footprint of a forward and the memory free for it.
+#include "core/model/memory.h"
+
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <unistd.h>
+
+namespace core::model {
+namespace {
+
+constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::max();
+
+// "123", "512M", "4G", "2.5G" → bytes; no_limit for anything else.
+std::uint64_t parse_size(const char* text) {
+    if (!text || !*text) return no_limit;
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (end == text || !(v > 0.0)) return no_limit;
+    double unit = 1.0;
+    switch (*end) {
+    case 'k': case 'K': unit = 1e3; ++end; break;
+    case 'm': case 'M': unit = 1e6; ++end; break;
+    case 'g': case 'G': unit = 1e9; ++end; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b') ++end;
+    return *end ? no_limit : static_cast<std::uint64_t>(v * unit);
+}
+
+// MemAvailable from /proc/meminfo, in bytes.
+std::uint64_t machine_available() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemAvailable:") return kb * 1024;
+    return no_limit;
+}
+
+std::uint64_t read_number(const char* path) {
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max") return no_limit;
+    return parse_size(text.c_str());
+}
+
+// The cgroup's memory.max less its memory.current (cgroup v2), where there is one.
+std::uint64_t cgroup_available() {
+    const std::uint64_t limit = read_number("/sys/fs/cgroup/memory.max");
+    if (limit == no_limit) return no_limit;
+    const std::uint64_t used = read_number("/sys/fs/cgroup/memory.current");
+    return used == no_limit || used > limit ? 0 : limit - used;
+}
+
+std::uint64_t resident_bytes() {
+    std::ifstream in("/proc/self/statm");
+    std::uint64_t size = 0, resident = 0;
+    in >> size >> resident;
+    return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::uint64_t floats(std::uint64_t n) { return n * sizeof(float); }
+
+} // namespace
+
+std::uint64_t free_memory_bytes() {
+    std::uint64_t free = std::min(machine_available(), cgroup_available());
+    const std::uint64_t limit = parse_size(std::getenv("ATTNVIZ_MEMORY_LIMIT"));
+    if (limit != no_limit) {
+        const std::uint64_t held = resident_bytes();
+        free = std::min(free, held > limit ? 0 : limit - held);
+    }
+    return free;
+}
+
+ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
+    const std::uint64_t L = static_cast<std::uint64_t>(c.layers), H = static_cast<std::uint64_t>(c.heads);
+    const std::uint64_t t = static_cast<std::uint64_t>(t_new), total = static_cast<std::uint64_t>(past) + t;
+    const std::uint64_t copies = std::max<std::uint64_t>(1, o.copies.size());
+    const std::uint64_t row = static_cast<std::uint64_t>(c.kv_heads) * static_cast<std::uint64_t>(c.d_head);
+    ForwardFootprint f;
+    if (o.attention) f.maps = floats(L * H * t * total + L * H * t);
+    else f.other += floats(t * total) * static_cast<std::uint64_t>(core::parallel::threads()); // each helper's scratch map
+    f.other += floats(2 * row * total) * L;                                                       // the KV cache
+    if (o.capture_qkv) f.other += floats(L * H * (t + 2 * total) * static_cast<std::uint64_t>(c.d_head));
+    if (o.rollout) f.other += floats(3 * t * total);
+    if (o.logits == Logits::all) f.other += floats(t * static_cast<std::uint64_t>(c.vocab));
+    const std::uint64_t width = static_cast<std::uint64_t>(std::max({c.d_ff * 2, c.d_model * 4, (c.heads + 2 * c.kv_heads) * c.d_head}));
+    f.other += floats(copies * t * (width + 3 * static_cast<std::uint64_t>(c.d_model)));          // the stream and one layer's activations
+    return f;
+}
+
+void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
+    const ForwardFootprint f = forward_footprint(c, o, past, t_new);
+    const std::uint64_t free = free_memory_bytes();
+    if (f.total() <= free) return;
+    std::string what = std::to_string(past + t_new) + " tokens need " + bytes_text(f.total());
+    if (f.maps > 0)
+        what += " (the attention maps of " + std::to_string(c.layers) + " layers × " + std::to_string(c.heads) + " heads take " + bytes_text(f.maps) + ")";
+    throw MemoryError(what + "; " + bytes_text(free) + " is free");
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+    static const char* const units[] = {"bytes", "KB", "MB", "GB", "TB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1000.0 && u < 4) {
+        v /= 1000.0;
+        ++u;
+    }
+    char text[32];
+    if (u == 0) std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
+    else std::snprintf(text, sizeof text, v < 10.0 ? "%.2f %s" : v < 100.0 ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return text;
+}
+
+} // namespace core::model

@@ -1,0 +1,37 @@
+// core/model/memory.h — what a forward will hold, checked against what the machine has before it
+// allocates, so that a prompt too long for memory is one sentence with the figures, not a
+// std::bad_alloc or the kernel's OOM killer.
+#pragma once
+
+#include "core/model/forward.h"
+
+#include <cstdint>
+#include <string>
+
+namespace core::model {
+
+// A request that does not fit: "8192 tokens need 34.4 GB (…); 18.1 GB is free".
+struct MemoryError : InputError {
+    using InputError::InputError;
+};
+
+// What this process may still take: the machine's MemAvailable, lowered by a cgroup's memory.max
+// and by ATTNVIZ_MEMORY_LIMIT (bytes, or with a K/M/G suffix: the most attnviz itself may use, less
+// what it already holds).
+std::uint64_t free_memory_bytes();
+
+// The largest blocks a forward of t_new positions after `past` allocates, in bytes.
+struct ForwardFootprint {
+    std::uint64_t maps = 0;   // the attention kept: (layers, heads, t_new, t_total) floats and its entropies
+    std::uint64_t other = 0;  // KV cache, captures, rollout, logits, activations
+    std::uint64_t total() const { return maps + other; }
+};
+ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o, int past, int t_new);
+
+// Throws MemoryError when forward_footprint exceeds free_memory_bytes().
+void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past, int t_new);
+
+// "51.2 GB", "310 MB", "12 KB": decimal units, three figures.
+std::string bytes_text(std::uint64_t bytes);
+
+} // namespace core::model
