@@ -1,5 +1,5 @@
 // The models of tokenizer.json: BPE (merges by rank, byte fallback, unknown tokens) and WordPiece
-// (greedy longest match with a continuing-subword prefix).
+// (greedy longest match with a continuing-subword prefix); and a GGUF file's SentencePiece BPE by score.
 #include "core/model/tokenizer/parts.h"
 
 #include <algorithm>
@@ -244,6 +244,77 @@ std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token,
     m->unk = std::move(unk_token);
     m->prefix = std::move(prefix);
     m->max_chars = max_chars;
+    return m;
+}
+
+// [SECTION] SentencePiece's BPE by score
+
+namespace {
+
+// llama.cpp's "llama" vocabulary: the adjacent pair whose joined text is a token of the highest score
+// (the leftmost among equals) merges, until no pair's text is a token; a character that is no token
+// falls back to its bytes' <0xXX> tokens, else the unknown token.
+struct ScoredBpe : Model {
+    std::vector<float> scores; // by id
+    int unk = -1;
+
+    int unk_id(const Vocab&) const override { return unk; }
+
+    struct Pair {
+        float score;
+        int left, right, merged;
+        std::size_t bytes;
+        bool operator<(const Pair& o) const { return score != o.score ? score < o.score : left > o.left; }
+    };
+
+    void tokenize(const std::string& word, const Vocab& vocab, std::vector<WordToken>& out) const override {
+        std::vector<Symbol> syms;
+        for (std::size_t i = 0, len = 0; i < word.size(); i += len) {
+            len = std::min(text::utf8_length(static_cast<unsigned char>(word[i])), word.size() - i);
+            const int n = static_cast<int>(syms.size());
+            syms.push_back({vocab.id(std::string_view(word).substr(i, len)), i, i + len, n - 1, n + 1, true});
+        }
+        if (!syms.empty()) syms.back().next = -1;
+        std::priority_queue<Pair> queue;
+        const auto consider = [&](int l, int r) {
+            if (l < 0 || r < 0) return;
+            const Symbol &a = syms[static_cast<std::size_t>(l)], &b = syms[static_cast<std::size_t>(r)];
+            const int id = vocab.id(std::string_view(word).substr(a.b, b.e - a.b));
+            if (id >= 0 && static_cast<std::size_t>(id) < scores.size()) queue.push({scores[static_cast<std::size_t>(id)], l, r, id, b.e - a.b});
+        };
+        for (int i = 0; i + 1 < static_cast<int>(syms.size()); ++i) consider(i, i + 1);
+        while (!queue.empty()) {
+            const Pair p = queue.top();
+            queue.pop();
+            Symbol &l = syms[static_cast<std::size_t>(p.left)], &r = syms[static_cast<std::size_t>(p.right)];
+            if (!l.alive || !r.alive || l.next != p.right || r.e - l.b != p.bytes) continue; // stale
+            l.id = p.merged, l.e = r.e, l.next = r.next, r.alive = false;
+            if (r.next >= 0) syms[static_cast<std::size_t>(r.next)].prev = p.left;
+            consider(l.prev, p.left);
+            consider(p.left, l.next);
+        }
+        for (const Symbol& s : syms)
+            if (s.alive) emit(s, word, vocab, out);
+    }
+
+    void emit(const Symbol& s, const std::string& word, const Vocab& vocab, std::vector<WordToken>& out) const {
+        if (s.id >= 0) return out.push_back({s.id, s.b, s.e});
+        for (std::size_t k = s.b; k < s.e; ++k) {
+            char name[8];
+            std::snprintf(name, sizeof name, "<0x%02X>", static_cast<unsigned char>(word[k]));
+            const int id = vocab.id(name);
+            if (id < 0 && unk < 0) throw TokenizerError("the byte " + std::string(name) + " is not in the vocabulary, nor is an unknown token");
+            out.push_back({id >= 0 ? id : unk, k, k + 1});
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_scored_bpe(std::vector<float> scores, int unk_id) {
+    auto m = std::make_unique<ScoredBpe>();
+    m->scores = std::move(scores);
+    m->unk = unk_id;
     return m;
 }
 

@@ -153,6 +153,8 @@ inline MergeList merge_views(const std::vector<std::pair<std::string, std::strin
     for (const auto& [a, b] : merges) views.emplace_back(a, b);
     return views;
 }
+// SentencePiece's BPE by score (a GGUF file's "llama" vocabulary): scores by id; unk_id -1 for none.
+std::unique_ptr<Model> make_scored_bpe(std::vector<float> scores, int unk_id);
 std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars);
 
 std::unique_ptr<Decoder> make_byte_level_decoder();

@@ -267,8 +267,6 @@ struct PreTokenizerSequence : PreTokenizer {
     }
 };
 
-bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
-
 // [SECTION] decoders
 
 struct ByteLevelDecoder : Decoder {
@@ -437,7 +435,7 @@ std::unique_ptr<PreTokenizer> make_bert_pre_tokenizer() { return std::make_uniqu
 std::unique_ptr<PreTokenizer> make_whitespace() { return std::make_unique<Split>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed, true); }
 std::unique_ptr<PreTokenizer> make_whitespace_split() { return std::make_unique<CharSplit>(text::is_whitespace, SplitBehavior::removed); }
 std::unique_ptr<PreTokenizer> make_digits(bool individual) {
-    return std::make_unique<CharSplit>(is_digit, individual ? SplitBehavior::isolated : SplitBehavior::contiguous);
+    return std::make_unique<CharSplit>(text::is_numeric, individual ? SplitBehavior::isolated : SplitBehavior::contiguous);
 }
 std::unique_ptr<PreTokenizer> make_punctuation(SplitBehavior behavior) { return std::make_unique<CharSplit>(text::is_punctuation, behavior); }
 std::unique_ptr<PreTokenizer> make_pre_tokenizer_sequence(std::vector<std::unique_ptr<PreTokenizer>> steps) {

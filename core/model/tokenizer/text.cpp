@@ -161,6 +161,11 @@ bool is_word_char(char32_t c) {
            k == UTF8PROC_CATEGORY_PC || c == '_';
 }
 
+bool is_numeric(char32_t c) {
+    const auto k = category(c);
+    return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
+}
+
 std::string lowercase(char32_t c) {
     std::string out;
     if (c == 0x130) { // the one full mapping that is longer than one character

@@ -39,6 +39,7 @@ bool is_control(char32_t c);      // a C* category other than \t \n \r
 bool is_combining_mark(char32_t c); // Mn
 bool is_cjk(char32_t c);          // the CJK ideograph blocks BERT spaces out
 bool is_word_char(char32_t c);    // letter, mark, number or connector (\w)
+bool is_numeric(char32_t c);      // Nd, Nl or No, as Rust's char::is_numeric
 std::string lowercase(char32_t c); // full lower-case mapping
 
 enum class Form { nfc, nfd, nfkc, nfkd };

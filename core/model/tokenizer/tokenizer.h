@@ -1,5 +1,5 @@
 // core/model/tokenizer/tokenizer.h — a model's tokenizer: Hugging Face tokenizer.json (BPE byte-level, BPE with
-// Metaspace and byte fallback, WordPiece) or GPT-2's older vocab.json + merges.txt.
+// Metaspace and byte fallback, WordPiece), GPT-2's older vocab.json + merges.txt, or a GGUF file's.
 //
 // The pipeline follows the Hugging Face tokenizers library: added tokens are split out first, the rest
 // is normalised, pre-tokenised into words, each word goes through the model, then the post-processor
@@ -14,6 +14,10 @@
 #include <vector>
 
 namespace core::model {
+
+namespace gguf {
+struct File;
+}
 
 // A tokenizer file that cannot be read, or text that cannot be tokenised: one line naming the file
 // and the place (a JSON pointer, a line, a byte offset).
@@ -76,6 +80,12 @@ Tokenizer parse_tokenizer_json(const std::string& text, const std::string& name)
 Tokenizer load_gpt2_files(const std::string& vocab_json, const std::string& merges_txt);
 Tokenizer parse_gpt2_files(const std::string& vocab_text, const std::string& merges_text, const std::string& vocab_name,
                            const std::string& merges_name);
+
+// The tokenizer in a GGUF file's tokenizer.ggml.* metadata (core/model/tokenizer/gguf.cpp): "gpt2"
+// (byte-level BPE with the pre-tokenizer tokenizer.ggml.pre names) or "llama" (SentencePiece's BPE
+// by score, byte fallback), with BOS and EOS as add_bos_token and add_eos_token say. Throws
+// TokenizerError, or core::io::FileError from the reader's getters, naming the file and the key.
+Tokenizer gguf_tokenizer(const gguf::File& file);
 
 // A token as a person reads it: a byte-level tokenizer's characters back to bytes, "<0x0A>" as its
 // byte, spaces and "▁" as "␣", "##" kept, newlines as \n, control characters and bytes that are not
