@@ -48,6 +48,9 @@ TEST_CASE("model stores: every model in the Hugging Face cache, Ollama, LM Studi
     CHECK(qwen->path == home.qwen_blob);
     CHECK(qwen->format == "gguf");
     CHECK(qwen->bytes == small_gguf(15).size());
+    CHECK(qwen->quantization == "Q4_K_M");
+    CHECK(named(listing.models, "someone/tiny:latest")->quantization == "Q8_0");
+    CHECK(named(listing.models, "unsloth/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q6_K.gguf")->quantization == "Q6_K");
     CHECK(named(listing.models, "unsloth/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q6_K.gguf")->path == home.hub_gguf);
     CHECK(named(listing.models, "lmstudio-community/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf")->path == home.lm_file);
     CHECK(named(listing.models, "ggml-org_gemma-3-1b-it-GGUF_gemma-3-1b-it-Q4_K_M.gguf")->path == home.cpp_file);
@@ -59,6 +62,23 @@ TEST_CASE("model stores: every model in the Hugging Face cache, Ollama, LM Studi
         CHECK((p.find("/library/broken/latest: not an Ollama manifest") != std::string::npos ||
                p.find("/library/gone/latest: its model layer's blob " + home.ollama_dir() + "/blobs/sha256-dd44 is missing") != std::string::npos));
     }
+}
+
+TEST_CASE("model stores: a GGUF file's quantization is general.file_type's name, else its weights' commonest type") {
+    StoreHome home;
+    fixtures::GgufWriter tensors;
+    tensors.put_string("general.architecture", "llama");
+    tensors.tensor("token_embd.weight", {32, 4}, 8, 4 * 34);      // Q8_0: 128 values
+    tensors.tensor("output_norm.weight", {32}, 0, 32 * 4);         // F32: 32
+    tensors.tensor("blk.0.attn_q.weight", {256, 2}, 12, 2 * 144); // Q4_K: 512
+    home.file(".cache/llama.cpp/tensors.gguf", tensors.bytes());
+    home.file(".cache/llama.cpp/bf16.gguf", small_gguf(32));
+    home.file(".cache/llama.cpp/new-type.gguf", small_gguf(99));
+    home.file(".cache/llama.cpp/truncated.gguf", small_gguf(15).substr(0, 30));
+    const auto listing = core::model::list_models(core::model::store_places());
+    std::vector<std::string> got;
+    for (const auto& m : listing.models) got.push_back(m.name + " " + m.quantization);
+    CHECK(got == std::vector<std::string>{"bf16.gguf BF16", "new-type.gguf ", "tensors.gguf Q4_K", "truncated.gguf "});
 }
 
 TEST_CASE("model stores: the places follow the environment, and a place that is not there lists nothing") {
@@ -105,6 +125,7 @@ TEST_CASE("model stores: --list-models prints every model as JSON, each bad mani
     CHECK(qwen["format"] == "gguf");
     CHECK(qwen["bytes"] == small_gguf(15).size());
     CHECK(j["models"][0]["quantization"] == "BF16");
+    CHECK(qwen["quantization"] == "Q4_K_M");
     CHECK(r.err.find("attnviz: " + home.ollama_dir() + "/manifests/registry.ollama.ai/library/broken/latest: not an Ollama manifest") == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);
     const Run bad = run({"--list-models", "extra"});

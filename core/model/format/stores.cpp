@@ -4,7 +4,9 @@
 
 #include "core/io/files.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/format/gguf.h"
 #include "core/model/format/ollama.h"
+#include "core/model/format/weights.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 namespace core::model {
@@ -136,7 +139,49 @@ int store_rank(const std::string& store) {
     return 4;
 }
 
+
+// [SECTION] what a GGUF file's weights are
+
+// llama.cpp's llama_ftype names, by general.file_type.
+std::string file_type_name(std::uint64_t t) {
+    static const std::map<std::uint64_t, const char*> names = {
+        {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},    {7, "Q8_0"},     {8, "Q5_0"},    {9, "Q5_1"},    {10, "Q2_K"},
+        {11, "Q3_K_S"}, {12, "Q3_K_M"}, {13, "Q3_K_L"}, {14, "Q4_K_S"}, {15, "Q4_K_M"},  {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},
+        {19, "IQ2_XXS"}, {20, "IQ2_XS"}, {21, "Q2_K_S"}, {22, "IQ3_XS"}, {23, "IQ3_XXS"}, {24, "IQ1_S"}, {25, "IQ4_NL"}, {26, "IQ3_S"},
+        {27, "IQ3_M"},  {28, "IQ2_S"},  {29, "IQ2_M"},  {30, "IQ4_XS"}, {31, "IQ1_M"},   {32, "BF16"},   {36, "TQ1_0"},  {37, "TQ2_0"},
+        {38, "MXFP4_MOE"}};
+    const auto it = names.find(t);
+    return it == names.end() ? "" : it->second;
+}
+
+// The ggml type most of the tensors' values have.
+std::string commonest_type(const gguf::File& f) {
+    std::map<std::uint32_t, double> values;
+    for (const gguf::TensorInfo& t : f.tensors) {
+        double n = 1;
+        for (const std::int64_t d : t.shape) n *= static_cast<double>(d);
+        values[t.type] += n;
+    }
+    const auto most = std::max_element(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    return most == values.end() ? "" : gguf::ggml_type_name(most->first);
+}
+
 } // namespace
+
+std::string gguf_quantization(const std::string& path) {
+    gguf::File file;
+    try {
+        Weights::open_mapped(path, [&](const unsigned char* bytes, std::size_t size) {
+            file = gguf::parse(bytes, size, path);
+            return std::vector<MappedTensor>{};
+        });
+        const auto type = gguf::find_u64(file, "general.file_type");
+        const std::string named = type ? file_type_name(*type) : "";
+        return named.empty() ? commonest_type(file) : named;
+    } catch (const std::exception&) {
+        return "";
+    }
+}
 
 StorePlaces store_places() {
     const std::string home = env_or("HOME", ".");
@@ -154,6 +199,8 @@ ModelListing list_models(const StorePlaces& places) {
     list_ollama(places.ollama, l.models, l.problems);
     for (const std::string& dir : places.lm_studio) add_gguf_files(dir, "LM Studio", l.models);
     add_gguf_files(places.llama_cpp, "llama.cpp", l.models);
+    for (StoredModel& m : l.models)
+        if (m.format == "gguf") m.quantization = gguf_quantization(m.path);
     std::stable_sort(l.models.begin(), l.models.end(), [](const StoredModel& a, const StoredModel& b) {
         return store_rank(a.store) != store_rank(b.store) ? store_rank(a.store) < store_rank(b.store) : lower(a.name) < lower(b.name);
     });

@@ -31,4 +31,8 @@ struct ModelListing {
 // Every model in those places; a place that does not exist adds nothing.
 ModelListing list_models(const StorePlaces& places);
 
+// What a GGUF file's weights are: general.file_type's name as llama.cpp gives it ("Q4_K_M"), else
+// the ggml type most of its values have ("Q8_0"); "" when the file is no GGUF file attnviz reads.
+std::string gguf_quantization(const std::string& path);
+
 } // namespace core::model
