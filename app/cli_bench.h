@@ -21,7 +21,8 @@ int run_bench_core(const Options& options, std::ostream& out);
 // rank; rss_mb: the peak resident set of the whole run, MiB; first_frame_ms: from the start of the
 // process to the first frame on screen).
 constexpr int bench_frames_warmup = 10;
-// With --model, model_ms: process start to the first frame showing every head of the prompt.
+// With --model, model_ms: process start to the first frame showing every head of the prompt; the
+// timed frames are those from then on.
 std::string bench_frames_json(const Options& options, std::vector<double> frame_ms, double rss_mb, double first_frame_ms, double model_ms = -1.0);
 // The smallest of the sorted `ms` that p % of them do not exceed (nearest rank); 0 when empty.
 double nearest_rank(const std::vector<double>& ms, double p);

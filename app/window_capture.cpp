@@ -136,9 +136,9 @@ int bench_loop(Desktop& d, const Options& options) {
         const ui::App::AttentionFigures figures = d.app->attention_figures();
         if (d.attention && all_thumbnails_ms < 0.0 && figures.thumbnails_done == figures.thumbnails) all_thumbnails_ms = ms_since_process_start();
         if (!options.model.empty() && model_ms < 0.0 && d.app->model_shown()) model_ms = ms_since_process_start();
-        if (++frames_drawn <= warmup) continue;
+        if (++frames_drawn <= warmup || (!options.model.empty() && model_ms < 0.0)) continue; // --model: frames with every head
         frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
-        if (static_cast<int>(frame_ms.size()) < options.frames || (!options.model.empty() && model_ms < 0.0)) continue;
+        if (static_cast<int>(frame_ms.size()) < options.frames) continue;
         if (d.attention) std::cout << attention_bench_json(figures, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
         else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms, model_ms);
         std::cout << std::flush;

@@ -60,4 +60,11 @@ ImU32 signed_colour(double t) {
     return look_up(table, (t + 1.0) / 2.0);
 }
 
+void put_rgba(unsigned char* rgba, ImU32 c) {
+    rgba[0] = static_cast<unsigned char>(c >> IM_COL32_R_SHIFT);
+    rgba[1] = static_cast<unsigned char>(c >> IM_COL32_G_SHIFT);
+    rgba[2] = static_cast<unsigned char>(c >> IM_COL32_B_SHIFT);
+    rgba[3] = 255;
+}
+
 } // namespace ui

@@ -25,5 +25,7 @@ const ColourMaps& colour_maps();
 ImU32 weights_colour(double t);
 // t in [−1, 1] through the signed map; 0 is the middle.
 ImU32 signed_colour(double t);
+// Colour c as a texel's bytes R, G, B, A (ImU32 is ABGR), opaque.
+void put_rgba(unsigned char* rgba, ImU32 c);
 
 } // namespace ui

@@ -32,10 +32,11 @@ struct TextureUploader {
 };
 
 // A texture uploader that keeps no texels, for headless runs and tests: it counts what it is asked.
+// Its ids are not the headless font atlas's (1), so that a draw command tells which it samples.
 struct NullTextureUploader final : TextureUploader {
     int created = 0, released = 0;
     long long rows_written = 0;
-    ImTextureID create(int, int) override { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(++created)); }
+    ImTextureID create(int, int) override { return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(1000 + ++created)); }
     void write_rows(ImTextureID, int, int rows, const unsigned char*) override { rows_written += rows; }
     void release(ImTextureID) override { ++released; }
 };

@@ -76,11 +76,9 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
 void AttentionView::close() {
     stop.store(true);
     if (worker.joinable()) worker.join();
-    if (uploader) {
-        if (atlas) uploader->release(atlas);
-        if (map) uploader->release(map);
-    }
-    atlas = nullptr, uploaded = 0, map = nullptr, map_layer = -1;
+    if (uploader && map) uploader->release(map);
+    atlas.release();
+    uploaded = 0, map = nullptr, map_layer = -1;
     summaries.clear(), done.store(0);
     file.reset(), labels.clear();
     layer = -1, head = 0, mean = false, fit(), selected_row = -1, top.clear();
@@ -104,21 +102,16 @@ void put_texel(unsigned char* p, float w, float top) {
 namespace {
 
 // Puts every thumbnail the worker has finished since the last frame into the atlas. They come in
-// layer order, so one band of rows (a layer) is being filled at a time, and is sent whole.
+// layer order, so one row of the atlas (a layer) is being filled at a time, and is sent whole.
 void upload_thumbnails(AttentionView& st, TextureUploader& textures) {
-    const int heads = st.file->heads(), side = st.thumb_side, width = heads * side;
-    if (!st.atlas) st.atlas = textures.create(width, st.file->layers() * side);
+    const int heads = st.file->heads();
+    st.atlas.reshape(textures, st.file->layers(), heads, st.thumb_side);
     const int ready = st.summarised();
     for (; st.uploaded < ready; ++st.uploaded) {
         const int layer = st.uploaded / heads, head = st.uploaded % heads;
-        if (head == 0) st.atlas_band.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(side) * 4, 0);
         const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(st.uploaded)];
-        const float top = std::max(s.max_weight, 1e-12f); // each thumbnail stretched to its own largest weight
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x)
-                put_texel(&st.atlas_band[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(head * side + x)) * 4],
-                          s.thumb[static_cast<std::size_t>(y) * static_cast<std::size_t>(side) + static_cast<std::size_t>(x)], top);
-        if (head == heads - 1 || st.uploaded + 1 == ready) textures.write_rows(st.atlas, layer * side, side, st.atlas_band.data());
+        st.atlas.put(head, s.thumb.data(), std::max(s.max_weight, 1e-12f), put_texel); // each stretched to its own largest weight
+        if (head == heads - 1 || st.uploaded + 1 == ready) st.atlas.send(layer);
     }
 }
 
@@ -218,10 +211,8 @@ void grid(AttentionView& st) {
             if (ImGui::InvisibleButton("thumb", ImVec2(side, side)) && k < st.uploaded) open_map(st, l, h, false);
             ImGui::PopID();
             if (k < st.uploaded) {
-                const float u = 1.0f / static_cast<float>(f.heads()), w = 1.0f / static_cast<float>(f.layers());
                 draw->ChannelsSetCurrent(0);
-                draw->AddImage(st.atlas, a, b, ImVec2(static_cast<float>(h) * u, static_cast<float>(l) * w),
-                               ImVec2(static_cast<float>(h + 1) * u, static_cast<float>(l + 1) * w));
+                st.atlas.draw(draw, l, h, a, b);
                 draw->ChannelsSetCurrent(1);
                 const core::io::HeadSummary& s = st.summaries[static_cast<std::size_t>(k)];
                 if (s.above_max > core::io::causal_tolerance) draw->AddRect(a, b, IM_COL32(255, 90, 80, 255), 0, 0, 2.0f);

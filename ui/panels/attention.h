@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/io/attention_file.h"
+#include "ui/texture_atlas.h"
 #include "ui/ui.h"
 #include "ui/view.h"
 #include "ui/zoom_map.h"
@@ -50,11 +51,8 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     std::atomic<bool> stop{false};
     std::thread worker;
     TextureUploader* uploader = nullptr; // the one that made the textures below
-    // Every thumbnail in one texture (layers × heads cells of thumb_side texels): a software
-    // rasteriser pays per texture drawn, and 144 of them cost more than the rest of a frame.
-    ImTextureID atlas = nullptr;
+    TextureAtlas atlas;                  // every thumbnail: layers × heads cells of thumb_side texels
     int thumb_side = 0;                  // texels of one thumbnail
-    std::vector<unsigned char> atlas_band; // RGBA of the layer being filled
     int uploaded = 0;                    // thumbnails in the atlas
 
     // Which map: the grid (layer < 0), one head, or a layer's mean over heads.

@@ -58,14 +58,7 @@ void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadR
     for (int first = 0; first < n; first += band) {
         const int rows = std::min(band, n - first);
         for (int i = first; i < first + rows; ++i)
-            for (int j = 0; j < n; ++j) {
-                const ImU32 c = weight_color(s, hr, i, j, top); // ImU32 is ABGR: bytes R, G, B, A in memory order
-                unsigned char* p = &hm.band[(static_cast<size_t>(i - first) * n + j) * 4];
-                p[0] = static_cast<unsigned char>(c >> IM_COL32_R_SHIFT);
-                p[1] = static_cast<unsigned char>(c >> IM_COL32_G_SHIFT);
-                p[2] = static_cast<unsigned char>(c >> IM_COL32_B_SHIFT);
-                p[3] = 255;
-            }
+            for (int j = 0; j < n; ++j) put_rgba(&hm.band[(static_cast<size_t>(i - first) * n + j) * 4], weight_color(s, hr, i, j, top));
         textures.write_rows(hm.texture, first, rows, hm.band.data());
     }
     hm.texture_size = n;

@@ -1,6 +1,7 @@
 #include "ui/panels/model_grid.h"
 #include "ui/model_service.h"
 
+#include "ui/colour_maps.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -31,13 +32,20 @@ void make_thumbnails(ModelGridView& g, const core::model::Snapshot& s) {
         }
 }
 
-void thumbnail(ImDrawList* draw, const float* cells, int side, ImVec2 at, float size) {
-    const float c = size / static_cast<float>(side);
-    for (int i = 0; i < side; ++i)
-        for (int j = 0; j < side; ++j) {
-            const ImVec2 p(at.x + static_cast<float>(j) * c, at.y + static_cast<float>(i) * c);
-            draw->AddRectFilled(p, ImVec2(p.x + c + 0.5f, p.y + c + 0.5f), sequential_color(cells[i * side + j]));
-        }
+void weights_texel(unsigned char* rgba, float w, float top) { put_rgba(rgba, weights_colour(w / top)); }
+
+// The thumbnails into the atlas, when the run or the colour map changed since they were painted.
+void paint_thumbnails(ModelGridView& g, const core::model::Snapshot& s, TextureUploader& textures) {
+    const int map = static_cast<int>(colour_maps().weights);
+    const bool fresh = g.atlas.reshape(textures, s.layers(), s.heads(), g.side);
+    if (!fresh && g.painted == s.serial && g.colour_map == map) return;
+    const std::size_t cell = static_cast<std::size_t>(g.side * g.side);
+    for (int l = 0; l < s.layers(); ++l) {
+        for (int h = 0; h < s.heads(); ++h) g.atlas.put(h, g.thumbs.data() + static_cast<std::size_t>(l * s.heads() + h) * cell, 1.0f, weights_texel);
+        g.atlas.send(l);
+    }
+    g.painted = s.serial, g.colour_map = map;
+    ++g.paintings;
 }
 
 // Each score as one cell's shade (the entropy as 1 − H / ln t, so that dark is sharp everywhere).
@@ -110,7 +118,7 @@ void mark_knocked_out(ImDrawList* draw, ImVec2 at, float size) {
 
 } // namespace
 
-void draw_model_grid_panel(View& v) {
+void draw_model_grid_panel(View& v, TextureUploader& textures) {
     ModelService& m = v.state<ModelService>();
     if (!m.has_attention()) {
         dim_text(m.session.has_model() ? "The grid appears once the prompt has run." : "No model is open.");
@@ -120,6 +128,7 @@ void draw_model_grid_panel(View& v) {
     const core::model::Snapshot& s = *m.shown;
     ModelGridView& g = v.state<ModelGridView>();
     if (g.serial != s.serial) make_thumbnails(g, s);
+    paint_thumbnails(g, s, textures);
     const int L = s.layers(), H = s.heads();
     const bool scored = static_cast<int>(s.scores.size()) == L * H;
     for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? core::heads::best_head(s.scores, score_of(k)) : -1;
@@ -133,6 +142,8 @@ void draw_model_grid_panel(View& v) {
     const float width = label_w + static_cast<float>(H) * (cell + gap);
     const ImVec2 origin(ImGui::GetCursorScreenPos().x + std::max(0.0f, (avail.x - width) / 2), ImGui::GetCursorScreenPos().y); // centred
     ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->ChannelsSplit(2); // the thumbnails in channel 0, under the rest: one draw call for all of them
+    draw->ChannelsSetCurrent(1);
     for (int h = 0; h < H; ++h) {
         const std::string name = "H" + std::to_string(h + 1);
         const float w = ImGui::CalcTextSize(name.c_str()).x;
@@ -155,7 +166,9 @@ void draw_model_grid_panel(View& v) {
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("layer %d, head %d (%s)%s", l + 1, h + 1, m.knockout_mode ? "click to knock it out or in" : "click to show it", scored ? score_text(s.scores[index]).c_str() : "");
             ImGui::PopID();
-            thumbnail(draw, g.thumbs.data() + static_cast<std::ptrdiff_t>(index * static_cast<std::size_t>(g.side * g.side)), g.side, at, cell);
+            draw->ChannelsSetCurrent(0);
+            g.atlas.draw(draw, l, h, at, ImVec2(at.x + cell, at.y + cell));
+            draw->ChannelsSetCurrent(1);
             if (m.knocked_out(l, h)) mark_knocked_out(draw, at, cell);
             if (scored) {
                 score_strip(draw, s.scores[index], static_cast<int>(s.scored_ids.size()), at, cell);
@@ -165,6 +178,7 @@ void draw_model_grid_panel(View& v) {
                 draw->AddRect(ImVec2(at.x - gap / 2, at.y - gap / 2), ImVec2(at.x + cell + gap / 2, at.y + cell + gap / 2), selection_color(), 0, 0, std::max(2.0f, 0.15f * em()));
         }
     }
+    draw->ChannelsMerge();
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + static_cast<float>(L) * (cell + gap)));
     ImGui::Dummy(ImVec2(width, 0));
 }

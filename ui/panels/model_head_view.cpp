@@ -4,6 +4,7 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -38,6 +39,33 @@ void choosers(View& v, ModelHeadView& st, int layers, int heads) {
         ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("head %d", h + 1);
         ImGui::PopID();
+    }
+}
+
+// Where the lines go: from x0 to x1, row i's middle at y0 + (i + ½) · row; only those that cross
+// the visible band top … bottom can be seen.
+struct LineSpan {
+    float x0, x1, y0, row, top, bottom;
+    float y(int i) const { return y0 + (static_cast<float>(i) + 0.5f) * row; }
+};
+
+// Head h's lines (−1: the rollout's) of weight ≥ min_weight from `a` (t, t), those that can be seen.
+void draw_lines(ImDrawList* draw, ModelHeadView& st, const float* a, int h, int heads, int t, const LineSpan& at, int hover_query, int hover_key) {
+    // Rows [first, t) have their middle below the band's top, rows [0, last] above its bottom: a
+    // line from a row above the band is seen only if its key is at or below the top, and so on.
+    const int first = std::clamp(static_cast<int>(std::ceil((at.top - at.y0) / at.row - 0.5f)), 0, t);
+    const int last = std::clamp(static_cast<int>(std::floor((at.bottom - at.y0) / at.row - 0.5f)), -1, t - 1);
+    st.first_seen = first, st.last_seen = last;
+    for (int i = 0; i < t; ++i) {
+        if (hover_query >= 0 && i != hover_query) continue;
+        const int j0 = i < first ? first : 0, j1 = i > last ? last + 1 : t;
+        for (int j = j0; j < j1; ++j) {
+            const float w = a[i * t + j];
+            if (w < ModelHeadView::min_weight || (hover_key >= 0 && j != hover_key)) continue;
+            st.lines.push_back({h, i, j, w});
+            const ImU32 colour = h < 0 ? ImGui::GetColorU32(ImGuiCol_Text, std::min(1.0f, w)) : head_colour(h, heads, std::min(1.0f, w));
+            draw->AddLine(ImVec2(at.x0, at.y(i)), ImVec2(at.x1, at.y(j)), colour, std::max(1.0f, 0.12f * em()));
+        }
     }
 }
 
@@ -91,23 +119,11 @@ void draw_model_head_view_panel(View& v) {
             draw->AddText(ImVec2(side == 0 ? x + label_w - 0.5f * em() - tw : x + 0.5f * em(), origin.y + static_cast<float>(i) * row), colour, text.c_str());
         }
     }
-    const float x0 = origin.x + label_w, x1 = origin.x + width - label_w;
     const bool rollout = st.rollout && s.rollout.rows() == t && s.rollout.cols() == t;
     if (rollout) st.heads = {-1};
-    for (int h : st.heads) {
-        const float* a = rollout ? s.rollout.data() : s.attention(m.layer, h); // (t, t)
-        for (int i = 0; i < t; ++i) {
-            if (hover_query >= 0 && i != hover_query) continue;
-            for (int j = 0; j < t; ++j) {
-                const float w = a[i * t + j];
-                if (w < ModelHeadView::min_weight || (hover_key >= 0 && j != hover_key)) continue;
-                st.lines.push_back({h, i, j, w});
-                const float yi = origin.y + (static_cast<float>(i) + 0.5f) * row, yj = origin.y + (static_cast<float>(j) + 0.5f) * row;
-                const ImU32 colour = h < 0 ? ImGui::GetColorU32(ImGuiCol_Text, std::min(1.0f, w)) : head_colour(h, s.heads(), std::min(1.0f, w));
-                draw->AddLine(ImVec2(x0, yi), ImVec2(x1, yj), colour, std::max(1.0f, 0.12f * em()));
-            }
-        }
-    }
+    const LineSpan span{origin.x + label_w, origin.x + width - label_w, origin.y, row, draw->GetClipRectMin().y, draw->GetClipRectMax().y};
+    for (int h : st.heads)
+        draw_lines(draw, st, rollout ? s.rollout.data() : s.attention(m.layer, h), h, s.heads(), t, span, hover_query, hover_key);
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
     ImGui::Dummy(ImVec2(width, 0));
     ImGui::EndChild();

@@ -13,7 +13,8 @@ namespace ui {
 struct ModelHeadView {
     bool all_heads = false; // every head of the layer, else the selected head only
     bool rollout = false;   // the rollout's lines instead: from the last layer's positions to the input tokens
-    // Recorded each frame, for the tests: the layer and heads drawn and every line (weight ≥ min_weight).
+    // Recorded each frame, for the tests: the layer and heads drawn and every line drawn: those of
+    // weight ≥ min_weight that cross the panel's visible part.
     struct Line {
         int head, query, key; // head −1: a rollout line
         float weight;
@@ -21,6 +22,7 @@ struct ModelHeadView {
     int layer = -1;
     std::vector<int> heads;
     std::vector<Line> lines;
+    int first_seen = 0, last_seen = -1; // the rows from the first whose middle is below the top to the last above the bottom
     static constexpr float min_weight = 0.01f; // fainter lines are not drawn
 };
 
