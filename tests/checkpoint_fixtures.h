@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +26,13 @@ inline const std::string& checkpoints() {
         return std::system(cmd.c_str()) == 0 ? d : std::string();
     }();
     return dir;
+}
+
+// The largest |a − b| over n values.
+inline double max_diff(const float* a, const float* b, std::size_t n) {
+    double d = 0;
+    for (std::size_t i = 0; i < n; ++i) d = std::max(d, std::abs(static_cast<double>(a[i]) - b[i]));
+    return d;
 }
 
 // A copy of checkpoint `name` whose config.json lists `eos` as its end-of-text ids.

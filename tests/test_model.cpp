@@ -34,11 +34,7 @@ std::string config_error(const std::string& text) {
     return "";
 }
 
-double max_diff(const float* a, const float* b, std::size_t n) {
-    double d = 0;
-    for (std::size_t i = 0; i < n; ++i) d = std::max(d, std::abs(static_cast<double>(a[i]) - b[i]));
-    return d;
-}
+using fixtures::max_diff;
 
 } // namespace
 

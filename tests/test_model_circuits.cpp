@@ -72,10 +72,11 @@ TEST_CASE("circuits: after the last layer, the components through the frozen fin
             continue;
         }
         const auto u = m.model->unembedding();
+        Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> W(c.vocab, c.d_model); // (V, D)
+        u.weight->rows(0, c.vocab, W.data());
         for (int i = 0; i < static_cast<int>(ids.size()); ++i) {
             CAPTURE(i);
             const Eigen::MatrixXd rows = core::model::through_final_norm(*m.model, p, i); // (C, D)
-            const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> W(u.weight, c.vocab, c.d_model);
             Eigen::RowVectorXd logits = rows.colwise().sum() * W.cast<double>().transpose(); // (V)
             if (u.bias) logits += Eigen::Map<const Eigen::RowVectorXf>(u.bias, c.vocab).cast<double>();
             const double cap = c.final_logit_softcapping;

@@ -2,7 +2,7 @@
 // greedy decoding.
 #include "core/model/forward.h"
 
-#include "core/model/ops.h"
+#include "core/model/weight_product.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -29,7 +29,7 @@ void Model::head_logits(const float* input, int rows, int v0, int v1, float* out
     const Unembedding u = unembedding();
     if (!u.weight) throw std::logic_error(config_.name + " has no LM head");
     const int width = u.width, n = v1 - v0;
-    ops::active().gemm({input, width, u.weight + static_cast<std::ptrdiff_t>(v0) * width, width, true, out, ldo, rows, width, n}, false);
+    product_columns({input, width, rows, u.weight, Layout::out_in, out, ldo}, v0, v1);
     const float cap = static_cast<float>(config_.final_logit_softcapping);
     if (!u.bias && cap <= 0.0f) return;
     for (int i = 0; i < rows; ++i)

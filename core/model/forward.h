@@ -17,6 +17,7 @@
 
 #include "core/heads/head.h"
 #include "core/model/config.h"
+#include "core/model/format/weights.h"
 
 #include <Eigen/Core>
 
@@ -186,9 +187,9 @@ public:
     void check_ids(const std::vector<int>& ids, int past) const;
 
     // [SECTION] the LM head, on rows of ForwardResult::hidden
-    // logits = head_input(hidden) · weightᵀ + bias, weight (vocab, width) row-major.
+    // logits = head_input(hidden) · weightᵀ + bias, weight (vocab, width) in its stored type.
     struct Unembedding {
-        const float* weight = nullptr; // (vocab, width); null for a bare encoder
+        const Weights::Tensor* weight = nullptr; // (vocab, width); null for a bare encoder
         const float* bias = nullptr;   // (vocab) or null
         int width = 0;
     };

@@ -74,10 +74,14 @@ private:
 // positions (a bidirectional model never extends a cache)
 void Bert::embed(const std::vector<int>& ids, int, MatrixF& x) const {
     const int t = static_cast<int>(ids.size()), D = config().d_model;
-    const float *words = words_->data(), *positions = positions_->data(), *type0 = types_->data();
-    for (int i = 0; i < t; ++i)
-        for (int j = 0; j < D; ++j)
-            x(i, j) = words[static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D + j] + positions[static_cast<std::ptrdiff_t>(i) * D + j] + type0[j];
+    MatrixF positions(t, D), type0(1, D);                                              // (t, D), (1, D)
+    positions_->rows(0, t, positions.data());
+    types_->rows(0, 1, type0.data());
+    for (int i = 0; i < t; ++i) {
+        words_->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+        x.row(i) += positions.row(i);
+        x.row(i) += type0.row(0);
+    }
     ops::active().layer_norm(x.data(), x.data(), t, D, emb_ln_w_->data(), emb_ln_b_->data(), eps());
 }
 
@@ -86,14 +90,14 @@ void Bert::embed(const std::vector<int>& ids, int, MatrixF& x) const {
 void Bert::embed_parts(const std::vector<int>& ids, const MatrixF&, const ForwardOptions& o) const {
     const auto t = static_cast<Eigen::Index>(ids.size());
     const int D = config().d_model;
-    MatrixF words(t, D);                                                               // (t, D)
-    for (Eigen::Index i = 0; i < t; ++i)
-        words.row(i) = Eigen::Map<const Eigen::RowVectorXf>(words_->data() + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D);
-    const MatrixF positions = Eigen::Map<const MatrixF>(positions_->data(), config().context, D).topRows(t); // (t, D)
-    const MatrixF sum = words + positions + Eigen::Map<const Eigen::RowVectorXf>(types_->data(), D).replicate(t, 1);
+    MatrixF words(t, D), positions(t, D), type0(1, D);                                 // (t, D), (t, D), (1, D)
+    for (Eigen::Index i = 0; i < t; ++i) words_->rows(ids[static_cast<std::size_t>(i)], 1, words.row(i).data());
+    positions_->rows(0, t, positions.data());
+    types_->rows(0, 1, type0.data());
+    const MatrixF sum = words + positions + type0.replicate(t, 1);
     layers::record(o, "token embedding", words);
     layers::record(o, "position embedding", positions);
-    layers::record_bias(o, types_->data(), static_cast<int>(t), D);
+    layers::record_bias(o, type0.data(), static_cast<int>(t), D);
     layers::freeze_norm(o, 0, sum, emb_ln_w_->data(), emb_ln_b_->data(), eps(), true);
 }
 

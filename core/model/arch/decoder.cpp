@@ -97,9 +97,8 @@ void Decoder::mlp(const Block& b, MatrixF& x) const {
 // x = embed_tokens[id]; the positions come in by rotation, in each layer
 void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
     const int D = config().d_model;
-    const float* embed = parts_.embed->data();
     for (int i = 0; i < static_cast<int>(ids.size()); ++i)
-        std::copy_n(embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+        parts_.embed->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
 }
 
 void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {

@@ -141,10 +141,9 @@ void Gemma::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) cons
 
 void Gemma::embed(const std::vector<int>& ids, int, MatrixF& x) const {
     const int D = config().d_model;
-    const float* embed = embed_->data();
     for (int i = 0; i < static_cast<int>(ids.size()); ++i) {
-        const float* row = embed + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D;
-        for (int j = 0; j < D; ++j) x(i, j) = row[j] * normalizer_;
+        embed_->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+        x.row(i) *= normalizer_;
     }
 }
 

@@ -94,27 +94,27 @@ void Gpt2::mlp(const Block& b, MatrixF& x) const {
 // x's first rows = wte[id]
 void Gpt2::tokens(const std::vector<int>& ids, MatrixF& x) const {
     const int D = config().d_model;
-    const float* wte = wte_->data();
     for (int i = 0; i < static_cast<int>(ids.size()); ++i)
-        std::copy_n(wte + static_cast<std::ptrdiff_t>(ids[static_cast<std::size_t>(i)]) * D, D, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+        wte_->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
 }
 
 // x = wte[id] + wpe[position]
 void Gpt2::embed(const std::vector<int>& ids, int past, MatrixF& x) const {
-    const int D = config().d_model;
-    const float* wpe = wpe_->data();
+    const int t = static_cast<int>(ids.size());
+    MatrixF positions(t, config().d_model);                                            // (t, D)
+    wpe_->rows(past, t, positions.data());
     tokens(ids, x);
-    for (int i = 0; i < static_cast<int>(ids.size()); ++i)
-        for (int j = 0; j < D; ++j) x(i, j) += wpe[static_cast<std::ptrdiff_t>(past + i) * D + j];
+    x.topRows(t) += positions;
 }
 
 // wte[id] and wpe[position], apart (from position 0: a record has no cache)
 void Gpt2::embed_parts(const std::vector<int>& ids, const MatrixF&, const ForwardOptions& o) const {
     const auto t = static_cast<Eigen::Index>(ids.size());
-    MatrixF words(t, config().d_model); // (t, D)
+    MatrixF words(t, config().d_model), positions(t, config().d_model);               // (t, D) each
     tokens(ids, words);
+    wpe_->rows(0, t, positions.data());
     layers::record(o, "token embedding", std::move(words));
-    layers::record(o, "position embedding", Eigen::Map<const MatrixF>(wpe_->data(), config().context, config().d_model).topRows(t));
+    layers::record(o, "position embedding", std::move(positions));
 }
 
 void Gpt2::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {

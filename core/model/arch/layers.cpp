@@ -13,8 +13,7 @@
 namespace core::model::layers {
 
 void project(const float* x, int t, int in, int out, const Tensor& W, Layout layout, const Tensor* b, float* y, bool accumulate) {
-    ops::Gemm g{x, in, W.data(), layout == Layout::in_out ? out : in, layout == Layout::out_in, y, out, t, in, out, accumulate};
-    ops::active().gemm(g, true);
+    core::model::product({x, in, t, &W, layout, y, out, accumulate});
     if (!b) return;
     const float* bias = b->data();
     for (int i = 0; i < t; ++i) {
@@ -264,7 +263,7 @@ void report(const ForwardOptions& o, int layers_done, int layers) {
 
 Model::Unembedding LayerStack::unembedding() const {
     if (!head_) return {};
-    return {head_->data(), head_bias_ ? head_bias_->data() : nullptr, config().d_model};
+    return {head_, head_bias_ ? head_bias_->data() : nullptr, config().d_model};
 }
 
 ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {

@@ -5,6 +5,7 @@
 #include "core/model/forward.h"
 #include "core/model/ops.h"
 #include "core/model/format/weights.h"
+#include "core/model/weight_product.h"
 
 #include <string>
 #include <vector>
@@ -13,10 +14,10 @@ namespace core::model::layers {
 
 using Tensor = Weights::Tensor;
 
-// How a weight matrix is stored: GPT-2's Conv1D keeps (in, out), nn.Linear keeps (out, in).
-enum class Layout { in_out, out_in };
+using core::model::Layout;
 
-// y (t, out) = x (t, in) · W (+ b) (+ y when accumulate), the product shared between the cores.
+// y (t, out) = x (t, in) · W (+ b) (+ y when accumulate), the product shared between the cores,
+// W in its stored type (weight_product.h).
 void project(const float* x, int t, int in, int out, const Tensor& W, Layout layout, const Tensor* b, float* y,
              bool accumulate = false);
 

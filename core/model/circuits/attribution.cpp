@@ -11,7 +11,11 @@ namespace {
 Eigen::RowVectorXd direction(const Model& model, int id, int vs, double& bias) {
     const Model::Unembedding u = model.unembedding();
     const int D = u.width;
-    auto row = [&](int i) { return Eigen::Map<const Eigen::RowVectorXf>(u.weight + static_cast<std::ptrdiff_t>(i) * D, D).cast<double>(); };
+    auto row = [&](int i) {
+        Eigen::RowVectorXf r(D); // (D)
+        u.weight->rows(i, 1, r.data());
+        return Eigen::RowVectorXd(r.cast<double>());
+    };
     Eigen::RowVectorXd d = row(id);
     bias = u.bias ? u.bias[id] : 0.0;
     if (vs < 0) return d;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -245,24 +246,31 @@ std::int64_t Weights::Tensor::row_values() const {
     return n;
 }
 
-void Weights::Tensor::rows(std::int64_t first, std::int64_t count, float* dst) const {
-    const std::int64_t n = row_values();
+void Weights::Tensor::rows(std::int64_t first, std::int64_t count, float* dst) const { columns(first, count, 0, row_values(), dst); }
+
+void Weights::Tensor::columns(std::int64_t first, std::int64_t count, std::int64_t col0, std::int64_t cols, float* dst) const {
+    const BlockShape b = block_shape(type_);
+    const unsigned char* from = bytes_ + col0 / b.values * b.bytes;
     for (std::int64_t r = 0; r < count; ++r) {
         const std::int64_t stored = row_order_.empty() ? first + r : row_order_[static_cast<std::size_t>(first + r)];
-        dequantize(type_, bytes_ + stored * row_bytes_, dst + r * n, n);
+        dequantize(type_, from + stored * row_bytes_, dst + r * cols, cols);
     }
+}
+
+const float* Weights::Tensor::in_place() const {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0;
+    return type_ == WeightType::f32 && row_order_.empty() && aligned ? reinterpret_cast<const float*>(bytes_) : nullptr;
 }
 
 const float* Weights::Tensor::data() const {
     std::call_once(converted_, [this] {
-        if (type_ == WeightType::f32 && row_order_.empty() && reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0) {
-            data_ = reinterpret_cast<const float*>(bytes_); // in place
-            return;
-        }
+        if ((data_ = in_place())) return;
+        if (shape_.size() > 1) return;
         owned_.resize(static_cast<std::size_t>(count()));
         rows(0, shape_.empty() ? 1 : shape_[0], owned_.data());
         data_ = owned_.data();
     });
+    if (!data_) throw std::logic_error(where_ + " is " + type_name(type_) + ": a matrix not in place is read by rows");
     return data_;
 }
 

@@ -84,7 +84,13 @@ public:
     // Rows first … first+count−1 of the tensor seen as (shape[0], row_values()) row-major, as
     // float32 into dst (count · row_values() floats). Honours row_order. Thread-safe.
     void rows(std::int64_t first, std::int64_t count, float* dst) const;
-    // The float32 values, row-major: F32 in place, else converted whole on first use (thread-safe).
+    // Columns col0 … col0+cols−1 of the same rows into dst (count, cols) row-major; col0 and cols are
+    // whole blocks of the type.
+    void columns(std::int64_t first, std::int64_t count, std::int64_t col0, std::int64_t cols, float* dst) const;
+    // The values where they lie when they are float32 in order and aligned, else null.
+    const float* in_place() const;
+    // The float32 values, row-major: in place, or for a 1-D tensor converted on first use
+    // (thread-safe). A matrix not in place is read by rows() or columns() (std::logic_error).
     const float* data() const;
 
 private:

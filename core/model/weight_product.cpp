@@ -1,0 +1,71 @@
+// core/model/weight_product.cpp — weight panels dequantized into a thread-local buffer, then the
+// float32 kernel.
+#include "core/model/weight_product.h"
+
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace core::model {
+
+namespace {
+
+using ops::Index;
+
+Index stored_rows(const Weights::Tensor& W) { return W.shape().empty() ? 1 : W.shape()[0]; }
+Index depth(const WeightProduct& p) { return p.layout == Layout::out_in ? p.W->row_values() : stored_rows(*p.W); }
+Index width(const WeightProduct& p) { return p.layout == Layout::out_in ? stored_rows(*p.W) : p.W->row_values(); }
+
+// The product of columns c0 … c1−1 with float32 weights w (the whole matrix, as stored).
+ops::Gemm gemm_of(const WeightProduct& p, const float* w, Index c0, Index c1) {
+    const bool transposed = p.layout == Layout::out_in;
+    const Index k = depth(p), ld = transposed ? k : width(p);
+    return {p.x, p.ldx, transposed ? w + c0 * ld : w + c0, ld, transposed, p.y, p.ldy, p.m, k, c1 - c0, p.accumulate};
+}
+
+// One panel: columns c0 … c1−1 dequantized into `panel`, then the float32 kernel on it.
+void panel_product(const WeightProduct& p, Index c0, Index c1) {
+    thread_local std::vector<float> panel;
+    const Index k = depth(p), cols = c1 - c0;
+    panel.resize(static_cast<std::size_t>(k * cols));
+    if (p.layout == Layout::out_in) p.W->rows(c0, cols, panel.data()); // (cols, k)
+    else p.W->columns(0, k, c0, cols, panel.data());                  // (k, cols)
+    const bool transposed = p.layout == Layout::out_in;
+    ops::active().gemm({p.x, p.ldx, panel.data(), transposed ? k : cols, transposed, p.y, p.ldy, p.m, k, cols, p.accumulate}, false);
+}
+
+struct Panels {
+    const WeightProduct* p;
+    Index n, width;
+    static void one(void* context, std::ptrdiff_t i) {
+        const auto& c = *static_cast<Panels*>(context);
+        const Index c0 = i * c.width;
+        WeightProduct part = *c.p;
+        part.y += c0;
+        panel_product(part, c0, std::min(c.n, c0 + c.width));
+    }
+};
+
+} // namespace
+
+Index panel_columns(Index k) { return std::max<Index>(16, 65536 / std::max<Index>(k, 1) / 16 * 16); }
+
+void product_columns(const WeightProduct& p, Index c0, Index c1) {
+    if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
+    const Index step = panel_columns(depth(p));
+    for (Index c = c0; c < c1; c += step) {
+        WeightProduct part = p;
+        part.y += c - c0;
+        panel_product(part, c, std::min(c1, c + step));
+    }
+}
+
+void product(const WeightProduct& p) {
+    const Index n = width(p);
+    if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
+    Panels job{&p, n, panel_columns(depth(p))};
+    core::parallel::for_each((n + job.width - 1) / job.width, &Panels::one, &job);
+}
+
+} // namespace core::model

@@ -1,0 +1,36 @@
+// core/model/weight_product.h — products with a weight matrix as it lies in its file.
+//
+// A float32 weight in place goes straight to the float32 kernel (ops::Gemm). Any other (F16, BF16,
+// ggml's blocks, a row order) is read a panel of output columns at a time: the panel's weights
+// dequantized into a thread-local buffer, then the same kernel on that panel. No whole float32
+// copy of the matrix is ever made.
+#pragma once
+
+#include "core/model/format/weights.h"
+#include "core/model/ops.h"
+
+namespace core::model {
+
+// How a weight matrix is stored: GPT-2's Conv1D keeps (in, out), nn.Linear keeps (out, in).
+enum class Layout { in_out, out_in };
+
+struct WeightProduct {
+    const float* x;           // (m, k) row stride ldx
+    ops::Index ldx, m;
+    const Weights::Tensor* W; // (n, k) for out_in, (k, n) for in_out
+    Layout layout;
+    float* y;                 // (m, n) row stride ldy
+    ops::Index ldy;
+    bool accumulate = false;  // y += instead of y =
+};
+
+// Output columns c0 … c1−1 of the product, on the calling thread; y points at column c0.
+void product_columns(const WeightProduct& p, ops::Index c0, ops::Index c1);
+
+// All n columns, panels shared out across the cores (core::parallel; not from inside for_each).
+void product(const WeightProduct& p);
+
+// Output columns per panel for a depth of k: the panel's float32 weights stay near 256 KB.
+ops::Index panel_columns(ops::Index k);
+
+} // namespace core::model

@@ -1,0 +1,157 @@
+// Products with weights in their stored type (core/model/weight_product.h) against a product in
+// double of the same weights read as float32, and forwards on 16-bit checkpoints against their F32
+// copies (tests/fixtures/make_checkpoints.py writes both).
+#include "core/model/format/checkpoint.h"
+#include "core/model/format/weights.h"
+#include "core/model/weight_product.h"
+#include "tests/checkpoint_fixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <vector>
+
+namespace {
+
+using core::model::Layout;
+using core::model::WeightType;
+using Bytes = std::vector<unsigned char>;
+
+// Random blocks of type t for `values` values: random payload bytes, and each block's f16 scales
+// set to small normal numbers (never NaN or infinity).
+Bytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
+    const auto s = core::model::block_shape(t);
+    Bytes b(static_cast<std::size_t>(values / s.values * s.bytes));
+    for (auto& byte : b) byte = static_cast<unsigned char>(rng() & 0xff);
+    auto half = [&](std::size_t at) { // sign, exponent 10 … 13 (2⁻⁵ … 2⁻²), any mantissa
+        const auto h = static_cast<std::uint16_t>((rng() & 0x83ffu) | ((10u + rng() % 4) << 10));
+        b[at] = static_cast<unsigned char>(h & 0xff);
+        b[at + 1] = static_cast<unsigned char>(h >> 8);
+    };
+    for (std::size_t at = 0; at < b.size(); at += static_cast<std::size_t>(s.bytes)) {
+        if (t == WeightType::f16 || t == WeightType::q8_0 || t == WeightType::q4_0) half(at);
+        if (t == WeightType::bf16) b[at + 1] = static_cast<unsigned char>(0x3c + rng() % 4 + (rng() & 0x80)); // |v| in 2⁻⁷ … 2⁻⁴·2
+        if (t == WeightType::q4_K || t == WeightType::q5_K) { half(at); half(at + 2); }
+        if (t == WeightType::q6_K) half(at + 208);
+        if (t == WeightType::f32) {
+            const float v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            std::memcpy(&b[at], &v, 4);
+        }
+    }
+    return b;
+}
+
+struct Mapped {
+    std::shared_ptr<core::model::Weights> weights;
+    const core::model::Weights::Tensor* W;
+};
+
+// A (rows, cols) tensor of type t, stored in reverse row order, in a mapped file.
+Mapped mapped(WeightType t, std::int64_t rows, std::int64_t cols, std::mt19937& rng) {
+    const Bytes b = random_blocks(t, rows * cols, rng);
+    const std::string file = fixtures::temp_dir() + "/w.bin";
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    std::vector<std::int32_t> order(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) order[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(rows - 1 - r);
+    auto w = core::model::Weights::open_mapped(file, [&](const unsigned char*, std::size_t) {
+        return std::vector<core::model::MappedTensor>{{"w", {rows, cols}, t, 0, order}};
+    });
+    return {w, &w->require("w", {rows, cols})};
+}
+
+// y (m, n) = x (m, k) · W, in double, from W's float32 values (rows()), and Σ |x||w| per entry.
+void reference(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, Layout layout,
+               std::vector<double>& y, std::vector<double>& size) {
+    const std::int64_t rows = W.shape()[0], cols = W.shape()[1];
+    std::vector<float> w(static_cast<std::size_t>(rows * cols)); // (rows, cols)
+    W.rows(0, rows, w.data());
+    const std::int64_t k = layout == Layout::out_in ? cols : rows, n = layout == Layout::out_in ? rows : cols;
+    y.assign(static_cast<std::size_t>(m * n), 0.0);
+    size = y;
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t d = 0; d < k; ++d) {
+                const double a = x[static_cast<std::size_t>(i * k + d)];
+                const double b = w[static_cast<std::size_t>(layout == Layout::out_in ? j * k + d : d * n + j)];
+                y[static_cast<std::size_t>(i * n + j)] += a * b;
+                size[static_cast<std::size_t>(i * n + j)] += std::abs(a * b);
+            }
+}
+
+// The largest |y − ref| / Σ|x||w| over the entries.
+double worst(const std::vector<float>& y, const std::vector<double>& ref, const std::vector<double>& size) {
+    double e = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) e = std::max(e, std::abs(y[i] - ref[i]) / std::max(size[i], 1e-30));
+    return e;
+}
+
+} // namespace
+
+TEST_CASE("weight products: every type, both layouts, several panels, equal a product of the float32 weights to float32 rounding") {
+    std::mt19937 rng(77);
+    for (const WeightType t : {WeightType::f32, WeightType::f16, WeightType::bf16, WeightType::q8_0, WeightType::q4_0, WeightType::q4_K,
+                               WeightType::q5_K, WeightType::q6_K}) {
+        const bool one_value = core::model::block_shape(t).values == 1;
+        for (const Layout layout : {Layout::out_in, Layout::in_out}) {
+            if (layout == Layout::in_out && !one_value) continue; // ggml stores every matrix (out, in)
+            for (const std::int64_t m : {1, 5, 70}) {
+                const std::string type = core::model::type_name(t);
+                CAPTURE(type);
+                CAPTURE(layout == Layout::out_in);
+                CAPTURE(m);
+                // (n, k) = (600, 512) out_in, or (512, 600) in_out: a panel is 128 columns for k = 512.
+                const std::int64_t k = 512, n = 600;
+                const Mapped w = layout == Layout::out_in ? mapped(t, n, k, rng) : mapped(t, k, n, rng);
+                REQUIRE(n > 3 * core::model::panel_columns(k));
+                std::vector<float> x(static_cast<std::size_t>(m * k));          // (m, k)
+                for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+                std::vector<double> ref, size;
+                reference(x, m, *w.W, layout, ref, size);
+                std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f);     // (m, n)
+                core::model::product({x.data(), k, m, w.W, layout, y.data(), n});
+                CHECK(worst(y, ref, size) < 2e-6);
+                // Columns 70 … 469 alone, accumulated onto y: twice the reference there.
+                core::model::product_columns({x.data(), k, m, w.W, layout, y.data() + 70, n, true}, 70, 470);
+                for (std::int64_t i = 0; i < m; ++i)
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        const auto at = static_cast<std::size_t>(i * n + j);
+                        const double want = (j >= 70 && j < 470 ? 2 : 1) * ref[at];
+                        if (std::abs(y[at] - want) > 4e-6 * size[at] + 1e-30) FAIL_CHECK("entry " << i << ", " << j << ": " << y[at] << " not " << want);
+                    }
+            }
+        }
+    }
+}
+
+namespace {
+
+// Logits, hidden states and attention of one forward.
+core::model::ForwardResult run(const std::string& name, const std::vector<int>& ids) {
+    const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    core::model::ForwardOptions o;
+    o.logits = core::model::Logits::all;
+    return m.model->forward(ids, o);
+}
+
+} // namespace
+
+TEST_CASE("weight products: a forward on 16-bit weights equals the forward on their F32 copy, with no matrix converted whole") {
+    NEED_CHECKPOINTS();
+    for (const char* name : {"llama_gqa", "qwen2", "gemma3_text", "phi3", "gpt2_f16", "bert_bf16"}) {
+        CAPTURE(name);
+        const std::vector<int> ids = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5};
+        const core::model::ForwardResult half = run(name, ids), full = run(std::string(name) + "_f32", ids);
+        REQUIRE(half.logits.size() == full.logits.size());
+        REQUIRE(half.logits.size() > 0);
+        CHECK(fixtures::max_diff(half.logits.data(), full.logits.data(), static_cast<std::size_t>(full.logits.size())) < 1e-4);
+        CHECK(fixtures::max_diff(half.hidden.data(), full.hidden.data(), static_cast<std::size_t>(full.hidden.size())) < 1e-4);
+        REQUIRE(half.attention.size() == full.attention.size());
+        CHECK(fixtures::max_diff(half.attention.data(), full.attention.data(), full.attention.size()) < 1e-5);
+        // The architectures read 16-bit matrices by rows: converting one whole is refused.
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        CHECK_THROWS_AS(m.model->unembedding().weight->data(), std::logic_error);
+    }
+}
