@@ -10,6 +10,7 @@
 #include "core/model/circuits/attribution.h"
 #include "core/model/circuits/lens.h"
 #include "core/model/circuits/patching.h"
+#include "core/model/input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -84,13 +85,11 @@ CircuitOptions parse(int argc, const char* const* argv) {
 
 // TOKEN: "#ID", or a text that the tokenizer makes one token.
 int token_of(const std::string& flag, const std::string& text, const core::model::OpenedModel& m, const core::model::Tokenizer& tokenizer) {
-    const int vocab = m.model->config().vocab;
-    if (text.size() > 1 && text[0] == '#') return whole_flag(flag, text.substr(1), 0, vocab - 1);
-    if (tokenizer.vocab_size() == 0) throw UsageError(flag + " \"" + text + "\": " + m.path + " has no tokenizer; give #ID");
-    const std::vector<int> ids = tokenizer.encode_ids(text, false);
-    if (ids.size() != 1)
-        throw UsageError(flag + " \"" + text + "\" is " + std::to_string(ids.size()) + " tokens of the model's vocabulary, not one; give #ID");
-    return ids[0];
+    try {
+        return core::model::token_id(text, tokenizer, m.model->config());
+    } catch (const core::model::InputError& e) {
+        throw UsageError(flag + " " + e.what());
+    }
 }
 
 // a (n0, n1, …) values, row-major, as nested arrays

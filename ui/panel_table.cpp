@@ -9,6 +9,7 @@
 #include "ui/panels/lesson.h"
 #include "ui/panels/help.h"
 #include "ui/panels/matrices.h"
+#include "ui/panels/model_circuits.h"
 #include "ui/panels/model_compare.h"
 #include "ui/panels/model_grid.h"
 #include "ui/panels/model_head_view.h"
@@ -120,6 +121,8 @@ const std::vector<PanelSpec>& panel_table() {
             "How much of each position after the last layer comes from each input token (heads averaged, layer by layer)."),
         row<draw_model_qk_panel>("model_qk", "Query–key view", Menu::view_topics,
             "The selected head's queries and keys in one plane (principal components, or the query and its top key); hover a query for its weights."),
+        row<draw_model_circuits_panel>("model_circuits", "Circuits", Menu::view_topics,
+            "The logit lens, each head's direct share of a token's logit, and what patching each head from the prompt into a corrupted one recovers; on a worker."),
         row<draw_help_panel>("help", "Help", Menu::help),
     };
     return table;

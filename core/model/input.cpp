@@ -29,6 +29,19 @@ std::vector<int> parse_ids(const std::string& text, int vocab, const std::string
     return ids;
 }
 
+int token_id(const std::string& text, const Tokenizer& tok, const ModelConfig& c) {
+    if (text.size() > 1 && text[0] == '#') {
+        const std::vector<int> id = parse_ids(text.substr(1), c.vocab, c.name);
+        if (id.size() == 1) return id[0];
+        throw InputError("\"" + text + "\" is not #ID, one token id of " + c.name);
+    }
+    if (tok.vocab_size() == 0) throw InputError("\"" + text + "\": " + c.name + " has no tokenizer; give #ID");
+    const std::vector<int> ids = tok.encode_ids(text, false);
+    if (ids.size() != 1)
+        throw InputError("\"" + text + "\" is " + std::to_string(ids.size()) + " tokens of " + c.name + "'s vocabulary, not one; give #ID");
+    return ids[0];
+}
+
 Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const ModelConfig& c) {
     if (tok.vocab_size()) return tok.encode(text);
     Encoding e;

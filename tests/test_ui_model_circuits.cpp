@@ -1,0 +1,94 @@
+// The Circuits panel on a fixture checkpoint, headless: the logit lens, an attribution and a head
+// patching map run on a worker and show core's numbers; a map's cell selects its head; a token that
+// is not one says so.
+#include "core/model/circuits/attribution.h"
+#include "core/model/circuits/lens.h"
+#include "core/model/circuits/patching.h"
+#include "tests/model_ui.h"
+#include "ui/panels/model_circuits.h"
+
+#include <doctest/doctest.h>
+
+using model_ui::ModelWorkspace;
+
+namespace {
+
+// Frames until the panel's job has finished and its result is taken.
+const core::model::CircuitsResult& finished(headless::Ui& ui, ui::ModelCircuitsView& st) {
+    ui.frame();
+    for (int k = 0; k < 400 && st.job.running(); ++k) {
+        st.job.wait(0.05);
+        ui.frame();
+    }
+    ui.frames(2);
+    REQUIRE(st.result);
+    return *st.result;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and head patching run on a worker and show core's numbers") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat and the cat");
+    v.open["model_circuits"] = true; // as View ▸ Circuits does
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    const auto opened = own_model();
+    const std::vector<int> ids = encoded_prompt();
+
+    ui.click(ui.item("model circuits run"));
+    const core::model::CircuitsResult& lens = finished(ui, st);
+    CHECK(lens.error.empty());
+    const core::model::LogitLens want = core::model::logit_lens(*opened.model, ids, 3);
+    CHECK(lens.ids == ids);
+    CHECK(lens.lens.top == want.top);
+    CHECK(lens.lens.p == want.p);
+
+    ui.click(ui.item("model circuits Attribution"));
+    ui.type_into(ui.item("model circuits target"), "#5");
+    ui.click(ui.item("model circuits run"));
+    const core::model::Attribution a = finished(ui, st).attribution;
+    const core::model::Attribution a_want = core::model::direct_attribution(*opened.model, ids, 5, -1, static_cast<int>(ids.size()) - 1);
+    CHECK(st.result->error.empty());
+    CHECK(a.logit == doctest::Approx(a_want.logit).epsilon(1e-12));
+    CHECK(a.heads.isApprox(a_want.heads, 1e-12));
+
+    ui.click(ui.item("model circuits Patching"));
+    ui.type_into(ui.item("model circuits vs"), "#7");
+    ui.type_into(ui.item("model circuits corrupt"), "the dog sat on the mat and the cat");
+    ui.click(ui.item("model circuits run"));
+    const core::model::Patching p = finished(ui, st).patching;
+    REQUIRE(st.result->error.empty());
+    const std::vector<int> corrupt = core::model::load_tokenizer(model_ui::tiny("gpt2")).encode_ids("the dog sat on the mat and the cat");
+    const core::model::Patching p_want = core::model::activation_patching(*opened.model, ids, corrupt, {5, 7, false}, core::model::PatchBy::head);
+    REQUIRE(p.recovery.rows() == 2);
+    REQUIRE(p.recovery.cols() == 2);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) {
+            CHECK(p.recovery(l, h) == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
+            ui.move(ui.grid_cell("circuits", l, h)); // hover names the head's recovery
+            ui.frame();
+            CHECK(st.hovered == l * 2 + h);
+            CHECK(st.hovered_value == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
+        }
+    ui.click(ui.grid_cell("circuits", 1, 0));
+    ui.frames(2);
+    CHECK(m.layer == 1);
+    CHECK(m.head == 0);
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: a token that is not one of the vocabulary's is one line, and nothing runs") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat");
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits Attribution"));
+    ui.type_into(ui.item("model circuits target"), "Hello world");
+    ui.click(ui.item("model circuits run"));
+    ui.frames(2);
+    REQUIRE(st.result);
+    CHECK(!st.job.running());
+    CHECK(st.result->error.find("not one") != std::string::npos);
+    CHECK(ui.shows("not one"));
+}

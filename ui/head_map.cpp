@@ -1,0 +1,44 @@
+#include "ui/head_map.h"
+
+#include "ui/grid.h"
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ui {
+
+int draw_head_map(View& v, const char* id, const core::Matrix& d, int& layer, int& head) {
+    const int L = static_cast<int>(d.rows()), H = static_cast<int>(d.cols());
+    const double top = std::max(1e-9, d.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+    const float label_w = ImGui::CalcTextSize("L00").x + 0.4f * em(), label_h = ImGui::GetTextLineHeightWithSpacing(), bar_w = 5 * em();
+    const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
+    const float cell = std::max(1.2f * em(), std::min((avail.x - label_w - bar_w) / static_cast<float>(H), (avail.y - label_h) / static_cast<float>(L)));
+    const ImVec2 origin(p0.x + label_w, p0.y + label_h);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    for (int h = 0; h < H; ++h)
+        cell_text(ImRect(origin.x + static_cast<float>(h) * cell, p0.y, origin.x + static_cast<float>(h + 1) * cell, origin.y), std::to_string(h + 1), text);
+    for (int l = 0; l < L; ++l) {
+        const std::string name = "L" + std::to_string(l + 1);
+        draw->AddText(ImVec2(p0.x, origin.y + (static_cast<float>(l) + 0.5f) * cell - ImGui::GetTextLineHeight() / 2), text, name.c_str());
+        for (int h = 0; h < H; ++h) {
+            const ImVec2 a(origin.x + static_cast<float>(h) * cell, origin.y + static_cast<float>(l) * cell), b(a.x + cell - 1, a.y + cell - 1);
+            draw->AddRectFilled(a, b, std::isfinite(d(l, h)) ? diverging_color(d(l, h) / top) : masked_color());
+            if (l == layer && h == head) draw->AddRect(a, b, selection_color(), 0, 0, 2.0f);
+        }
+    }
+    const ImVec2 size(cell * static_cast<float>(H), cell * static_cast<float>(L));
+    v.grids[id] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::InvisibleButton(id, size);
+    colour_bar(draw, ImVec2(origin.x + size.x + 0.5f * em(), origin.y), size.y, top, true);
+    if (!ImGui::IsItemHovered()) return -1;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const int l = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, L - 1), h = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, H - 1);
+    if (ImGui::IsItemClicked()) layer = l, head = h;
+    return l * H + h;
+}
+
+} // namespace ui

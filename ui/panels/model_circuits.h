@@ -1,0 +1,27 @@
+// ui/panels/model_circuits.h — circuits on the live model, each measured on a worker with progress
+// and Cancel: the logit lens (a layers × positions grid of each layer's top token, coloured by its
+// probability), direct logit attribution of a token at the selected position and activation
+// patching against a corrupted prompt (layer × head maps whose cells select a head).
+#pragma once
+
+#include "core/model/circuits/circuits_job.h"
+#include "ui/view.h"
+
+#include <memory>
+#include <string>
+
+namespace ui {
+
+struct ModelCircuitsView {
+    int kind = 0;                 // what Run measures: 0 the lens, 1 attribution, 2 patching
+    std::string target, vs;       // tokens (text or #ID): the attributed one and the other; patching's answer and other
+    std::string corrupt;          // the corrupted prompt
+    core::model::CircuitsJob job;
+    std::shared_ptr<const core::model::CircuitsResult> result; // the last finished job
+    int hovered = -1;             // the map's cell under the pointer (layer · heads + head), -1: none
+    double hovered_value = 0.0;
+};
+
+void draw_model_circuits_panel(View& v);
+
+} // namespace ui
