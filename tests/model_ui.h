@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace model_ui {
@@ -30,6 +32,16 @@ inline void until_run(headless::Ui& ui) {
         if (m.seen == m.asked && !m.session.progress().running) return;
     }
     FAIL("the model's run did not finish");
+}
+
+// Frames until Open model's listing, read on a worker, is on screen.
+inline void until_listed(headless::Ui& ui) {
+    for (int k = 0; k < 400; ++k) {
+        ui.frame();
+        if (ui.shows("models in the Hugging Face cache")) return ui.frames(2); // "3 models in …", "No models in …"
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    FAIL("the listing of models did not finish");
 }
 
 // A test case's headless UI and its Model workspace (TEST_CASE_FIXTURE): open() opens a fixture

@@ -105,7 +105,7 @@ TEST_CASE("model panels: Open model lists the Hugging Face cache with sizes and 
     ::setenv("HF_HUB_CACHE", hub.c_str(), 1);
     Ui ui;
     ui::ask_model(ui.st().view); // as File ▸ Open model… does
-    ui.frames(3);
+    model_ui::until_listed(ui);
     CHECK(ui.shows("tiny/bert"));
     CHECK(ui.shows("tiny/gpt2"));
     const auto listed = core::model::list_cached_models(hub);

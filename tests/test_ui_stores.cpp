@@ -30,7 +30,7 @@ TEST_CASE("model stores: Open model lists every store's models with their sizes,
     fixtures::add_to_fake_cache(home.dir + "/.cache/huggingface/hub", "tiny/gpt2", model_ui::tiny("gpt2"));
     headless::Ui ui;
     ui::ask_model(ui.st().view);
-    ui.frames(3);
+    model_ui::until_listed(ui);
     for (const char* name : {"qwen3:0.6b", "someone/tiny:latest", "tiny/gpt2", "Qwen/Qwen3-0.6B", "Ollama", "LM Studio", "llama.cpp", "BF16", "Q4_K_M", "Q6_K"}) {
         INFO(name);
         CHECK(ui.shows(name));

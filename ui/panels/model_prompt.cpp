@@ -13,9 +13,11 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 
 namespace ui {
 
@@ -27,7 +29,9 @@ constexpr double progress_after = 0.1; // seconds: a faster forward shows no pro
 struct ModelChooser {
     bool listed = false;
     core::model::StorePlaces places;
+    std::future<core::model::ModelListing> looking; // the listing, read on a worker (GGUF headers take a while)
     core::model::ModelListing listing;
+    bool refit = false; // the listing came: fit the window's height to it once
     core::model::StoredModel bundled; // the model attnviz ships (no path when none does)
     std::string typed; // a directory typed or pasted
 };
@@ -105,6 +109,13 @@ std::string places_text(const core::model::StorePlaces& p) {
 
 // The bundled model first, then the stores' models; a line for each file of a store that could not be read.
 void models_table(View& v, ModelChooser& c) {
+    if (c.looking.valid()) {
+        dim_text("Looking in the Hugging Face cache, Ollama, LM Studio and llama.cpp…");
+        v.motion.wake_after(0.05);
+        if (c.looking.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+        c.listing = c.looking.get();
+        c.refit = true;
+    }
     const auto& models = c.listing.models;
     const int rows = static_cast<int>(models.size()) + (c.bundled.path.empty() ? 0 : 1);
     dim_text(models.empty() ? "No models in the Hugging Face cache, Ollama, LM Studio or llama.cpp."
@@ -137,15 +148,18 @@ void chooser_window(View& v) {
     }
     if (!c.listed) {
         c.places = core::model::store_places();
-        c.listing = core::model::list_models(c.places);
+        c.listing = {};
+        c.looking = std::async(std::launch::async, [places = c.places] { return core::model::list_models(places); });
         const std::string dir = bundled_model_dir();
         c.bundled = {};
         if (!dir.empty()) c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled)", "attnviz", dir, "safetensors", directory_bytes(dir), "", true};
         c.listed = true;
     }
     // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
-    ImGui::SetNextWindowSize(ImVec2(46 * em(), 0), ImGuiCond_Appearing);
-    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    const ImGuiCond fit = c.refit ? ImGuiCond_Always : ImGuiCond_Appearing;
+    c.refit = false;
+    ImGui::SetNextWindowSize(ImVec2(46 * em(), 0), fit);
+    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), fit, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowFocus(); // in front of the panels while it is open
     if (!ImGui::Begin("Open model", &m.show_chooser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
