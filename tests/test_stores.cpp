@@ -5,12 +5,15 @@
 #include "core/model/format/ollama.h"
 #include "core/model/format/stores.h"
 #include "core/io/tensor.h"
+#include "core/model/input.h"
+#include "core/model/tokenizer/tokenizer.h"
 #include "tests/cli_run.h"
 #include "tests/store_home.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -151,4 +154,43 @@ TEST_CASE("model stores: MODEL may be an Ollama NAME:TAG; its blob is what opens
     } catch (const core::io::FileError& e) {
         CHECK(std::string(e.what()).find("nothere:1b") == 0);
     }
+}
+
+TEST_CASE("model stores: a GGUF file's own tokenizer: --tokenize on the file or its Ollama NAME:TAG, and the model's") {
+    StoreHome home;
+    // GPT-2's vocabulary and merges as a GGUF file's tokenizer.ggml.* (the tokenizer alone, no tensors).
+    const nlohmann::json encoder = nlohmann::json::parse(fixtures::read(fixtures::path("gpt2/encoder.json")));
+    std::vector<std::string> tokens(encoder.size()), merges;
+    for (auto it = encoder.begin(); it != encoder.end(); ++it) tokens[it.value().get<std::size_t>()] = it.key();
+    std::istringstream lines(fixtures::read(fixtures::path("gpt2/vocab.bpe")));
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty() && line[0] != '#') merges.push_back(line);
+    std::vector<std::int32_t> types(tokens.size(), 1);
+    types.back() = 3; // <|endoftext|>: control
+    fixtures::GgufWriter w;
+    w.put_string("general.architecture", "gpt2");
+    w.put_string("tokenizer.ggml.model", "gpt2");
+    w.put_string("tokenizer.ggml.pre", "gpt-2");
+    w.put_strings("tokenizer.ggml.tokens", tokens);
+    w.put_i32s("tokenizer.ggml.token_type", types);
+    w.put_strings("tokenizer.ggml.merges", merges);
+    const std::string file = home.file("gpt2.gguf", w.bytes());
+    home.ollama("registry.ollama.ai/library/tiny/latest", "ee55", w.bytes());
+    const std::string text = "The cat's café, 12345 <|endoftext|>!";
+    const std::vector<int> want = core::model::load_gpt2_files(fixtures::path("gpt2/encoder.json"), fixtures::path("gpt2/vocab.bpe")).encode_ids(text);
+    REQUIRE(want.size() > 8);
+    for (const std::string& model : {file, std::string("tiny")}) {
+        INFO(model);
+        const Run r = run({"--tokenize", model, "--text", text});
+        CHECK(r.code == 0);
+        CHECK(nlohmann::json::parse(r.out)["ids"].get<std::vector<int>>() == want);
+    }
+    core::model::OpenedModel m;
+    m.path = file;
+    CHECK(core::model::tokenizer_of(m).encode_ids(text) == want);
+    m.path = home.file("bare.gguf", small_gguf(0)); // no tokenizer.ggml.model: ids are typed
+    CHECK(core::model::tokenizer_of(m).vocab_size() == 0);
+    const Run bare = run({"--tokenize", m.path, "--text", text});
+    CHECK(bare.code == 2);
+    CHECK(bare.err.find(m.path + ": metadata key \"tokenizer.ggml.model\"") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include "core/model/input.h"
 
 #include "core/heads/probe.h"
+#include "core/model/format/stores.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,10 @@
 namespace core::model {
 
 Tokenizer tokenizer_of(const OpenedModel& m) {
+    if (m.dir.empty() && has_gguf_magic(m.path)) {
+        const gguf::File f = read_gguf(m.path);
+        return gguf::find(f, "tokenizer.ggml.model") ? gguf_tokenizer(f) : Tokenizer{};
+    }
     if (m.dir.empty()) return {};
     std::ifstream json(m.dir + "/tokenizer.json"), vocab(m.dir + "/vocab.json");
     return json.good() || vocab.good() ? load_tokenizer(m.dir) : Tokenizer{};

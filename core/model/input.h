@@ -12,8 +12,8 @@
 
 namespace core::model {
 
-// The model's tokenizer (tokenizer.json, else vocab.json + merges.txt), or an empty one when its
-// directory has none (attnviz's trained models).
+// The model's tokenizer (tokenizer.json, else vocab.json + merges.txt; a GGUF file's own), or an
+// empty one when it has none (attnviz's trained models, a GGUF file without tokenizer.ggml.model).
 Tokenizer tokenizer_of(const OpenedModel& m);
 
 // Token ids written out, separated by white space, for a model of `vocab` ids named `name`. Throws

@@ -82,8 +82,7 @@ std::string resolve_model_dir(const std::string& path) {
 OpenedModel open_model(const std::string& path) {
     if (std::error_code ec; !fs::exists(path, ec)) {
         if (const auto stored = find_ollama_model(path, ollama_store_dir())) {
-            OpenedModel m = open_model(stored->path);
-            m.path = path;
+            OpenedModel m = open_model(stored->path); // its path the blob's, for the tokenizer and to open again
             m.name = stored->name;
             return m;
         }

@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -168,13 +170,24 @@ std::string commonest_type(const gguf::File& f) {
 
 } // namespace
 
-std::string gguf_quantization(const std::string& path) {
+bool has_gguf_magic(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
+gguf::File read_gguf(const std::string& path) {
     gguf::File file;
+    Weights::open_mapped(path, [&](const unsigned char* bytes, std::size_t size) {
+        file = gguf::parse(bytes, size, path);
+        return std::vector<MappedTensor>{};
+    });
+    return file;
+}
+
+std::string gguf_quantization(const std::string& path) {
     try {
-        Weights::open_mapped(path, [&](const unsigned char* bytes, std::size_t size) {
-            file = gguf::parse(bytes, size, path);
-            return std::vector<MappedTensor>{};
-        });
+        const gguf::File file = read_gguf(path);
         const auto type = gguf::find_u64(file, "general.file_type");
         const std::string named = type ? file_type_name(*type) : "";
         return named.empty() ? commonest_type(file) : named;

@@ -8,6 +8,7 @@
 //   llama.cpp's cache        $LLAMA_CACHE, else $XDG_CACHE_HOME/llama.cpp, else ~/.cache/llama.cpp
 #pragma once
 
+#include "core/model/format/gguf.h"
 #include "core/model/format/stored_model.h"
 
 #include <string>
@@ -30,6 +31,13 @@ struct ModelListing {
 
 // Every model in those places; a place that does not exist adds nothing.
 ModelListing list_models(const StorePlaces& places);
+
+// Whether the file at `path` begins with GGUF's magic (Ollama's blobs have no extension).
+bool has_gguf_magic(const std::string& path);
+
+// A GGUF file's header, metadata and tensor table, read from its mapping (unmapped after). Throws
+// core::io::FileError naming the file.
+gguf::File read_gguf(const std::string& path);
 
 // What a GGUF file's weights are: general.file_type's name as llama.cpp gives it ("Q4_K_M"), else
 // the ggml type most of its values have ("Q8_0"); "" when the file is no GGUF file attnviz reads.
