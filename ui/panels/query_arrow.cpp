@@ -207,8 +207,8 @@ void draw_dimension_pickers(ArrowView& av, int d_k, int n, View& v) {
         ImGui::SameLine();
     }
     if (qk) {
-        ImGui::TextDisabled("%s", qk_plane_name(av.qk).c_str());
-        ImGui::TextDisabled("%s · d_k = %d, scores use all %d", qk_plane_kept(av.qk).c_str(), d_k, d_k);
+        dim_text(qk_plane_name(av.qk)); // wrapped: a narrow panel cuts nothing off
+        dim_text(qk_plane_kept(av.qk) + " · d_k = " + std::to_string(d_k) + ", scores use all " + std::to_string(d_k));
     } else if (d_k > 2) {
         for (int k = 0; k < 2; ++k) {
             if (k) ImGui::SameLine();
