@@ -18,6 +18,7 @@ namespace {
 const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
 constexpr int max_points = 1024; // of each kind drawn
 constexpr int max_labelled = 512; // queries and keys together; beyond, only the strong ones are named
+constexpr int max_smooth = 256;   // queries drawn as anti-aliased circles
 const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255); // dark on both themes, as the query arrow's plane
 
 ImU32 faded(ImU32 c, float alpha) {
@@ -183,15 +184,20 @@ void draw_points(ImDrawList* draw, const QKPlaneView& pv, int sel, int sel_top) 
         const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
         if (shown(j, k_stride, j == sel_top)) draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
     }
+    // Many queries are plain octagons: an anti-aliased 12-gon is 34 triangles for llvmpipe, this 6.
+    const ImDrawListFlags flags = draw->Flags;
+    const bool plain = n_q > max_smooth;
     for (int i = 0; i < n_q; ++i) {
         const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
         const bool strong = i == sel || i == pv.hovered_query;
         if (!shown(i, q_stride, strong)) continue;
+        draw->Flags = plain && !strong ? flags & ~ImDrawListFlags_AntiAliasedFill : flags;
         if (q_stride > 1 && !strong)
             draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
         else
-            draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), 12);
+            draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), plain && !strong ? 8 : 12);
     }
+    draw->Flags = flags;
 }
 
 // The names placed for this frame, at the square's corner `p0`.
