@@ -49,8 +49,8 @@ struct LineSpan {
     float y(int i) const { return y0 + (static_cast<float>(i) + 0.5f) * row; }
 };
 
-// Head h's lines (−1: the rollout's) of weight ≥ min_weight from `a` (t, t), those that can be seen.
-void draw_lines(ImDrawList* draw, ModelHeadView& st, const float* a, int h, int heads, int t, const LineSpan& at, int hover_query, int hover_key) {
+// Head h's lines (−1: the rollout's) of weight ≥ min_weight from `a` (t, t), those that can be seen, into st.lines.
+void find_lines(ModelHeadView& st, const float* a, int h, int t, const LineSpan& at, int hover_query, int hover_key) {
     // Rows [first, t) have their middle below the band's top, rows [0, last] above its bottom: a
     // line from a row above the band is seen only if its key is at or below the top, and so on.
     const int first = std::clamp(static_cast<int>(std::ceil((at.top - at.y0) / at.row - 0.5f)), 0, t);
@@ -61,12 +61,22 @@ void draw_lines(ImDrawList* draw, ModelHeadView& st, const float* a, int h, int 
         const int j0 = i < first ? first : 0, j1 = i > last ? last + 1 : t;
         for (int j = j0; j < j1; ++j) {
             const float w = a[i * t + j];
-            if (w < ModelHeadView::min_weight || (hover_key >= 0 && j != hover_key)) continue;
-            st.lines.push_back({h, i, j, w});
-            const ImU32 colour = h < 0 ? ImGui::GetColorU32(ImGuiCol_Text, std::min(1.0f, w)) : head_colour(h, heads, std::min(1.0f, w));
-            draw->AddLine(ImVec2(at.x0, at.y(i)), ImVec2(at.x1, at.y(j)), colour, std::max(1.0f, 0.12f * em()));
+            if (w >= ModelHeadView::min_weight && (hover_key < 0 || j == hover_key)) st.lines.push_back({h, i, j, w});
         }
     }
+}
+
+// st.lines, as opaque as their weights. Beyond max_smooth_lines they have no anti-aliased fringe: in a
+// fan of hundreds the fringes were most of llvmpipe's frame (three times the triangles, all slivers).
+void draw_lines(ImDrawList* draw, const ModelHeadView& st, int heads, const LineSpan& at) {
+    const ImDrawListFlags flags = draw->Flags;
+    if (static_cast<int>(st.lines.size()) > ModelHeadView::max_smooth_lines) draw->Flags &= ~ImDrawListFlags_AntiAliasedLines;
+    for (const ModelHeadView::Line& l : st.lines) {
+        const float w = std::min(1.0f, l.weight);
+        const ImU32 colour = l.head < 0 ? ImGui::GetColorU32(ImGuiCol_Text, w) : head_colour(l.head, heads, w);
+        draw->AddLine(ImVec2(at.x0, at.y(l.query)), ImVec2(at.x1, at.y(l.key)), colour, std::max(1.0f, 0.12f * em()));
+    }
+    draw->Flags = flags;
 }
 
 } // namespace
@@ -122,8 +132,8 @@ void draw_model_head_view_panel(View& v) {
     const bool rollout = st.rollout && s.rollout.rows() == t && s.rollout.cols() == t;
     if (rollout) st.heads = {-1};
     const LineSpan span{origin.x + label_w, origin.x + width - label_w, origin.y, row, draw->GetClipRectMin().y, draw->GetClipRectMax().y};
-    for (int h : st.heads)
-        draw_lines(draw, st, rollout ? s.rollout.data() : s.attention(m.layer, h), h, s.heads(), t, span, hover_query, hover_key);
+    for (int h : st.heads) find_lines(st, rollout ? s.rollout.data() : s.attention(m.layer, h), h, t, span, hover_query, hover_key);
+    draw_lines(draw, st, s.heads(), span);
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
     ImGui::Dummy(ImVec2(width, 0));
     ImGui::EndChild();

@@ -24,6 +24,7 @@ struct ModelHeadView {
     std::vector<Line> lines;
     int first_seen = 0, last_seen = -1; // the rows from the first whose middle is below the top to the last above the bottom
     static constexpr float min_weight = 0.01f; // fainter lines are not drawn
+    static constexpr int max_smooth_lines = 64; // more are drawn without anti-aliasing
 };
 
 // Head h of `heads`' colour in the head view (and wherever heads are told apart by colour).
