@@ -178,6 +178,16 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { model = \"austen-gpt2\" }\n").rfind("bad.toml:6: give model and model_text together", 0) == 0);
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { model = \"no-such-model\", model_text = \"hi\" }\n")
               .rfind("bad.toml:6: model \"no-such-model\" is neither a model attnviz ships nor a directory with config.json", 0) == 0);
+    const std::string m = h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\n[step.actions]\nmodel = \"austen-gpt2\"\nmodel_text = \"Emma had a friend\"\n";
+    CHECK(load_error(m + "patch = { corrupt = \"Emma had a house\", answer = \" friend\", vs = \" house\" }\n") == "");
+    CHECK(load_error(m + "patch = { corrupt = \"Emma had a house\", answer = \" garden\", vs = \" house\" }\n")
+          == "bad.toml:9: patch answer \" garden\" is 3 tokens of the model's vocabulary, not one");
+    CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" house\" }\n").rfind("bad.toml:9: patch answer and vs are the same token", 0) == 0);
+    CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\" }\n").rfind("bad.toml:9: ", 0) == 0);
+    CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" friend\", by = \"position\" }\n").rfind("bad.toml:9: unknown patch key \"by\"", 0) == 0);
+    CHECK(load_error(m + "patch = \"x\"\n").rfind("bad.toml:9: \"patch\" must be a table", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { patch = { corrupt = \"x\", answer = \"a\", vs = \"b\" } }\n")
+              .rfind("bad.toml:6: patch needs model and model_text", 0) == 0);
 }
 
 TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and when a later step is opened directly; model names a model directory") {
@@ -211,9 +221,9 @@ TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
     CHECK(l.id == "file");
 }
 
-TEST_CASE("built-in lessons: four, all valid, with their answers computed from the scenario") {
+TEST_CASE("built-in lessons: five, all valid, with their answers computed from the scenario") {
     const std::vector<Lesson> lessons = builtin_lessons();
-    REQUIRE(lessons.size() == 4);
+    REQUIRE(lessons.size() == 5);
     CHECK(lessons[0].id == "worked-example");
     CHECK(lessons[1].id == "step-by-step");
     CHECK(lessons[2].id == "every-token");
@@ -223,13 +233,17 @@ TEST_CASE("built-in lessons: four, all valid, with their answers computed from t
     CHECK(lessons[3].count("predict") == 4);
     CHECK(lessons[3].count("challenge") == 4);
     CHECK(lessons[3].count("question") == 4);
+    CHECK(lessons[4].id == "reading-a-circuit");
+    CHECK(lessons[4].count("predict") == 3);
+    CHECK(lessons[4].count("challenge") == 2);
+    CHECK(lessons[4].count("question") == 5);
     for (const Lesson& l : lessons) {
         const Run r = run({"--lesson", l.id, "--check"});
         CHECK(r.code == 0);
         CHECK(r.err == "");
     }
     const nlohmann::json list = nlohmann::json::parse(run({"--lessons"}).out);
-    REQUIRE(list.size() == 4);
+    REQUIRE(list.size() == 5);
     CHECK(list[2]["id"] == "every-token");
     CHECK(list[2]["steps"] == lessons[2].steps.size());
 
@@ -253,6 +267,13 @@ TEST_CASE("built-in lessons: four, all valid, with their answers computed from t
     CHECK(heads[5]["holds"] == false); // induction(1) on the worked example: no token repeats
     CHECK(heads[7]["id"] == "real-previous");
     CHECK(heads[7]["holds"].is_null()); // the head picked in the window
+    // The fifth lesson's facts come from its grid and circuit maps in the window.
+    const nlohmann::json circuit = nlohmann::json::parse(run({"--lesson", "reading-a-circuit", "--answers"}).out);
+    REQUIRE(circuit.size() == 5);
+    CHECK(circuit[0]["id"] == "find-induction");
+    CHECK(circuit[0]["holds"].is_null());
+    for (int k = 1; k <= 3; ++k) CHECK(circuit[k]["answer"].is_null());
+    CHECK(circuit[4]["goal"] == "picked_recovery >= best_recovery");
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
@@ -263,7 +284,7 @@ TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
     CHECK(r.err.rfind("attnviz: " + path + ":6: highlight A[\"dog\"]: no token \"dog\"", 0) == 0);
     r = run({"--lesson", "no-such-lesson", "--check"});
     CHECK(r.code == 2);
-    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token, heads-that-learn; or give a path to a .toml file)\n");
+    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token, heads-that-learn, reading-a-circuit; or give a path to a .toml file)\n");
     r = run({"--lesson", "/nonexistent/x.toml", "--answers"});
     CHECK(r.err == "attnviz: /nonexistent/x.toml: cannot read the file\n");
     CHECK(run({"--check"}).err == "attnviz: --check needs --lesson ID|FILE (see attnviz --help)\n");

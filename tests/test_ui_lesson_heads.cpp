@@ -2,6 +2,7 @@
 // in the lesson, every prediction right and then wrong, every challenge solved with clicks on the
 // Train panel's grid, every question answered.
 #include "headless.h"
+#include "lesson_walk.h"
 #include "state_home.h"
 
 #include "core/assets.h"
@@ -25,15 +26,8 @@ namespace {
 
 const char* const train_panel = "Train a tiny transformer";
 
-core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
+using lesson_walk::session;
 ui::TrainView& train(Ui& ui) { return ui.st().view.state<ui::TrainView>(); }
-
-void next(Ui& ui) {
-    const int at = session(ui).index();
-    ui.click(ui.item("lesson_next"));
-    ui.frames(2);
-    REQUIRE(session(ui).index() == at + 1);
-}
 
 // The index of the best head (layer-major) by `score` in the grid's scores.
 int best(Ui& ui, core::heads::Score score) { return core::heads::best_head(train(ui).shown.heads, score); }
@@ -46,9 +40,7 @@ void predict(Ui& ui, bool right) {
     CHECK(ui.shows("repeat accuracy: commit your prediction to reveal", train_panel)); // the panel keeps its numbers back
     const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
     REQUIRE(live.has_value());
-    int nearest = 0;
-    for (size_t k = 0; k < p.choices.size(); ++k)
-        if (std::abs(p.choices[k].number - live->number) < std::abs(p.choices[static_cast<size_t>(nearest)].number - live->number)) nearest = static_cast<int>(k);
+    const int nearest = lesson_walk::nearest_choice(p, *live);
     const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
     ui.click(ui.item("lesson_choice_" + std::to_string(k)));
     ui.frames(2);
@@ -67,25 +59,6 @@ void back_to_learn(Ui& ui) {
     ui.click(headless::find_item(ui, "##workspaces", {"workspaces", "◂ Back to Learn"}, ImVec2(0, y), ImVec2(ImGui::GetIO().DisplaySize.x, y)));
     ui.frames(2);
     CHECK(ui.app().workspace() == "learn");
-}
-
-void hold_until_done(Ui& ui) {
-    ui.frames(40); // more than the half second a goal must hold
-    CHECK(session(ui).is_done(session(ui).index()));
-    CHECK(ui.shows("✓ Done", "Lesson"));
-}
-
-void answer_question(Ui& ui, bool right) {
-    const core::learn::Question& q = *session(ui).step().question;
-    for (size_t i = 0; i < q.choices.size(); ++i)
-        if (q.choices[i].correct == right) {
-            ui.click(ui.item("question_choice_" + std::to_string(i)));
-            break;
-        }
-    ui.click(ui.item("question_check"));
-    ui.frames(2);
-    CHECK(ui.shows(right ? "Right." : "Not quite.", "Lesson"));
-    CHECK(session(ui).is_done(session(ui).index()));
 }
 
 void solve(Ui& ui, const std::string& id) {
@@ -143,7 +116,7 @@ void solve(Ui& ui, const std::string& id) {
         ui.frames(2);
         CHECK(t.measured.without.accuracy < 0.5);
     }
-    hold_until_done(ui);
+    lesson_walk::hold_until_done(ui);
 }
 
 // Walks the lesson from its first step to its last with every prediction right or wrong.
@@ -159,9 +132,9 @@ void walk(Ui& ui, bool right) {
         CHECK(ui.shows(step.title, "Lesson"));
         if (step.predict) predict(ui, right);
         if (step.challenge) solve(ui, step.id);
-        if (step.question) answer_question(ui, right);
+        if (step.question) lesson_walk::answer_question(ui, right);
         if (session(ui).index() + 1 == session(ui).size()) break;
-        next(ui);
+        lesson_walk::next(ui);
     }
     CHECK(session(ui).predictions_made() == 4);
     for (const core::learn::Step& s : session(ui).lesson().steps)

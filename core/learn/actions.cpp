@@ -3,6 +3,7 @@
 
 #include "core/assets.h"
 #include "core/explain.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -100,6 +101,34 @@ void read_model(const toml::table& t, Actions& a, const LessonReader& r) {
     a.model_text = text;
 }
 
+// A patch token: a text the model's tokenizer makes one token.
+void check_token(const std::string& model, const std::string& key, const std::string& text, int line, const LessonReader& r) {
+    std::string problem;
+    try {
+        const size_t n = core::model::load_tokenizer(model).encode_ids(text, false).size();
+        if (n != 1) problem = " is " + std::to_string(n) + " tokens of the model's vocabulary, not one";
+    } catch (const std::exception& e) {
+        problem = ": the model's tokenizer does not read (" + std::string(e.what()) + ")";
+    }
+    if (!problem.empty()) r.fail(line, "patch " + key + " \"" + text + "\"" + problem);
+}
+
+// patch = { corrupt = "…", answer = " friend", vs = " house" }, with model and model_text (the clean prompt).
+void read_patch(const toml::table& t, Actions& a, const LessonReader& r) {
+    const toml::node* n = t.get("patch");
+    if (!n) return;
+    const toml::table* p = n->as_table();
+    const int line = LessonReader::line(*n);
+    if (!p) r.fail(line, "\"patch\" must be a table, like patch = { corrupt = \"…\", answer = \" friend\", vs = \" house\" }");
+    if (a.model.empty()) r.fail(line, "patch needs model and model_text: the model and the clean prompt");
+    r.only_keys(*p, {"corrupt", "answer", "vs"}, "patch key");
+    Actions::Patch out{r.string(*p, "corrupt", true, line), r.string(*p, "answer", true, line), r.string(*p, "vs", true, line)};
+    check_token(a.model, "answer", out.answer, line, r);
+    check_token(a.model, "vs", out.vs, line, r);
+    if (out.answer == out.vs) r.fail(line, "patch answer and vs are the same token: their logit difference is always 0");
+    a.patch = std::move(out);
+}
+
 // [SECTION] The rows: apply
 
 void apply_load(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
@@ -191,6 +220,7 @@ const std::vector<ActionKind>& action_kinds() {
         {{"highlight"}, read_highlight, apply_highlight},
         {{"train"}, read_train, apply_train},
         {{"model", "model_text"}, read_model, apply_model},
+        {{"patch"}, read_patch, apply_model},
     };
     return table;
 }

@@ -315,6 +315,8 @@ Expr Expr::parse(const std::string& text) {
 const std::vector<FactName>& fact_names() {
     static const char* const train = "is measured by the Train panel (View ▸ Train a tiny transformer): open it";
     static const char* const grid = "is measured on the head picked in the lesson's grid of the model's heads: pick one";
+    static const char* const maps = "is measured on the lesson's circuit maps of the model: wait for them";
+    static const char* const picked = "is measured on the head picked in the lesson's circuit maps: pick one";
     static const std::vector<FactName> names = {
         {"repeat_accuracy", "the tiny model's repeat accuracy with its heads knocked out", train},
         {"intact_accuracy", "the tiny model's repeat accuracy with every head in place", train},
@@ -327,6 +329,14 @@ const std::vector<FactName>& fact_names() {
         {"without_previous_head", "the repeat accuracy without the best previous-token head", train},
         {"picked_previous", "the previous-token score of the head picked in the model's grid", grid},
         {"model_best_previous", "the best previous-token score of the model's heads", grid},
+        {"picked_induction", "the induction score of the head picked in the model's grid", grid},
+        {"model_best_induction", "the best induction score of the model's heads", grid},
+        {"best_recovery", "the largest recovery of one head's patch", maps},
+        {"recovery_layer", "the layer of the head whose patch recovers most", maps},
+        {"attribution_layer", "the layer of the head that writes most toward the answer", maps},
+        {"lens_layer", "the first layer after which the logit lens ranks the answer first", maps},
+        {"picked_recovery", "the recovery of the picked head's patch", picked},
+        {"picked_attribution", "the picked head's direct attribution to the logit difference", picked},
     };
     return names;
 }

@@ -48,6 +48,11 @@ struct Actions {
     bool train = false;                      // train = true: the Train panel trains its repeat run
     std::string model, model_text;           // model = "DIR" (a model directory), model_text: the text
                                              // its heads are shown on, to pick one (see docs/lessons.md)
+    struct Patch {
+        std::string corrupt;                 // the corrupted prompt; model_text is the clean one
+        std::string answer, vs;              // one token each: the metric is their logit difference
+    };
+    std::optional<Patch> patch;              // patch = { … }: the model's circuit maps instead of its grid
     std::map<std::string, int> lines;        // source line of each key given, for messages
 };
 

@@ -74,6 +74,7 @@ void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
     }
     v.lesson.highlights = lv.pending->highlights;
     if (lv.pending->train) v.request_training = true;
+    lv.model_heads.picked = lv.circuit.picked = -1; // each step's head is picked anew
     lv.pending.reset();
 }
 
@@ -306,7 +307,8 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
     inline_controls(step, s, r, v);
-    if (!step.actions.model.empty()) draw_model_heads(lv.model_heads, step.actions.model, step.actions.model_text, v);
+    if (step.actions.patch) draw_circuit_maps(lv.circuit, step.actions.model, step.actions.model_text, *step.actions.patch, v);
+    else if (!step.actions.model.empty()) draw_model_heads(lv.model_heads, step.actions.model, step.actions.model_text, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
@@ -424,6 +426,7 @@ void publish_lesson_overlay(const core::Scenario& s, const core::Result& r, View
     if (lv.session) {
         core::learn::Facts facts = v.facts_frame >= ImGui::GetFrameCount() - 1 ? v.facts : core::learn::Facts{};
         add_model_facts(lv.model_heads, facts);
+        add_circuit_facts(lv.circuit, facts);
         lv.session->set_facts(std::move(facts));
     }
     LessonOverlay& o = v.lesson;

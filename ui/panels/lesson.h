@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/learn/session.h"
+#include "ui/panels/lesson_circuit.h"
 #include "ui/panels/lesson_model.h"
 #include "ui/view.h"
 
@@ -29,6 +30,7 @@ struct LessonView {
         bool operator==(const SecretKey& o) const { return result_version == o.result_version && step == o.step && committed == o.committed; }
     } secret_key;
     ModelHeads model_heads; // the grid of a model's heads that a step shows, and the head picked
+    CircuitMaps circuit;    // the patching and attribution maps that a step shows, and the head picked
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
 };

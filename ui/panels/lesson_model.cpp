@@ -27,11 +27,12 @@ int most_tokens(int heads, bool causal) {
 }
 
 double previous_of(const core::heads::HeadScores& s) { return s.previous.value_or(0.0); }
+double induction_of(const core::heads::HeadScores& s) { return s.induction.value_or(0.0); }
 
-int best_previous(const ModelHeads::Run& r) {
+int best_by(const ModelHeads::Run& r, double (*score)(const core::heads::HeadScores&)) {
     int best = -1;
     for (size_t k = 0; k < r.scores.size(); ++k)
-        if (best < 0 || previous_of(r.scores[k]) > previous_of(r.scores[static_cast<size_t>(best)])) best = static_cast<int>(k);
+        if (best < 0 || score(r.scores[k]) > score(r.scores[static_cast<size_t>(best)])) best = static_cast<int>(k);
     return best;
 }
 
@@ -131,15 +132,19 @@ void draw_model_heads(ModelHeads& m, const std::string& model, const std::string
                        r.cut ? "the first " : "", static_cast<int>(r.tokens.size()));
     grid(m, r, v);
     if (m.picked < 0) return;
-    const int best = best_previous(r);
-    ImGui::TextWrapped("L%d H%d: previous-token score %.2f; the best of the %d heads: %.2f", m.picked / r.heads + 1, m.picked % r.heads + 1,
-                       previous_of(r.scores[static_cast<size_t>(m.picked)]), r.layers * r.heads, previous_of(r.scores[static_cast<size_t>(best)]));
+    const core::heads::HeadScores& s = r.scores[static_cast<size_t>(m.picked)];
+    const auto best = [&](double (*score)(const core::heads::HeadScores&)) { return score(r.scores[static_cast<size_t>(best_by(r, score))]); };
+    ImGui::TextWrapped("L%d H%d: previous-token score %.2f, induction score %.2f; the best of the %d heads: %.2f and %.2f", m.picked / r.heads + 1,
+                       m.picked % r.heads + 1, previous_of(s), induction_of(s), r.layers * r.heads, best(previous_of), best(induction_of));
 }
 
 void add_model_facts(const ModelHeads& m, core::learn::Facts& f) {
     if (!m.run || m.picked < 0 || m.picked >= static_cast<int>(m.run->scores.size())) return;
-    f["picked_previous"] = previous_of(m.run->scores[static_cast<size_t>(m.picked)]);
-    f["model_best_previous"] = previous_of(m.run->scores[static_cast<size_t>(best_previous(*m.run))]);
+    const core::heads::HeadScores& s = m.run->scores[static_cast<size_t>(m.picked)];
+    f["picked_previous"] = previous_of(s);
+    f["model_best_previous"] = previous_of(m.run->scores[static_cast<size_t>(best_by(*m.run, previous_of))]);
+    f["picked_induction"] = induction_of(s);
+    f["model_best_induction"] = induction_of(m.run->scores[static_cast<size_t>(best_by(*m.run, induction_of))]);
 }
 
 } // namespace ui

@@ -38,7 +38,8 @@ ModelHeads::Run run_model_heads(const std::string& model, const std::string& tex
 // then the grid: a click on a head's pattern picks it (named "lesson.model_head.L.H" from 0).
 void draw_model_heads(ModelHeads& m, const std::string& model, const std::string& text, View& v);
 
-// picked_previous and model_best_previous (core::learn::fact_names), once a head is picked.
+// picked_previous, model_best_previous, picked_induction and model_best_induction
+// (core::learn::fact_names), once a head is picked.
 void add_model_facts(const ModelHeads& m, core::learn::Facts& f);
 
 } // namespace ui

@@ -1,0 +1,162 @@
+// The fifth lesson, "reading a circuit", walked headless on the bundled Austen GPT-2: every
+// prediction right and then wrong while its maps keep the deciding numbers back, both challenges
+// solved by clicking heads, every question answered; the maps' numbers against full forwards.
+#include "headless.h"
+#include "lesson_walk.h"
+#include "state_home.h"
+
+#include "core/assets.h"
+#include "core/learn/lesson_load.h"
+#include "core/model/circuits/patching.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/tokenizer/tokenizer.h"
+#include "ui/panels/lesson.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using headless::Ui;
+using core::learn::Value;
+
+namespace {
+
+using lesson_walk::session;
+ui::LessonView& lesson_view(Ui& ui) { return ui.st().view.state<ui::LessonView>(); }
+
+template <class Job>
+void wait_for(Ui& ui, Job& job) {
+    ui.frame();
+    if (job.valid()) job.wait(); // the worker runs the bundled model
+    ui.frames(2);
+}
+
+std::string head_item(const char* map, int k, int H) { return std::string("lesson.") + map + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
+
+// The circuit maps once done, checked against full forwards of the corrupted prompt with one head
+// patched (core::model::patched_metric) and against the model's own ranking of the answer.
+const ui::CircuitMaps::Run& maps(Ui& ui) {
+    ui::CircuitMaps& m = lesson_view(ui).circuit;
+    wait_for(ui, m.job);
+    REQUIRE(m.run.has_value());
+    REQUIRE(m.run->error.empty());
+    return *m.run;
+}
+
+void check_against_forwards(const ui::CircuitMaps::Run& r, const core::learn::Step& step) {
+    const core::model::OpenedModel m = core::model::open_model(step.actions.model);
+    const core::model::Tokenizer tok = core::model::load_tokenizer(m.dir);
+    const std::vector<int> clean = tok.encode_ids(step.actions.model_text), corrupt = tok.encode_ids(step.actions.patch->corrupt);
+    const core::model::PatchMetric metric{tok.encode_ids(step.actions.patch->answer, false)[0], tok.encode_ids(step.actions.patch->vs, false)[0], false};
+    REQUIRE(r.layers == 4);
+    REQUIRE(r.heads == 4);
+    CHECK(r.clean_metric > 0.0);
+    CHECK(r.corrupt_metric < 0.0);
+    for (const auto& [l, h] : {std::pair{3, 2}, std::pair{0, 1}, std::pair{2, 3}}) {
+        const double patched = core::model::patched_metric(*m.model, clean, corrupt, metric, {{l, h}});
+        CHECK(r.recovery(l, h) == doctest::Approx((patched - r.corrupt_metric) / (r.clean_metric - r.corrupt_metric)).epsilon(1e-4));
+    }
+    // The lens's last row is the model's output: the answer's rank among the real logits.
+    const core::model::ForwardResult f = m.model->forward(clean, {});
+    const auto last = f.logits.row(f.logits.rows() - 1);
+    int rank = 1;
+    for (Eigen::Index j = 0; j < last.size(); ++j) rank += last(j) > last(metric.answer) ? 1 : 0;
+    CHECK(r.lens_rank.back() == rank);
+    CHECK(r.clean_metric == doctest::Approx(last(metric.answer) - last(metric.vs)).epsilon(1e-4));
+}
+
+// Commits the prediction through a choice button: the nearest choice to the live answer, or another.
+// Until then the map the answer reads is grey, with "?" for its numbers.
+void predict(Ui& ui, bool right) {
+    const core::learn::Predict& p = *session(ui).step().predict;
+    const ui::CircuitMaps::Run& r = maps(ui);
+    check_against_forwards(r, session(ui).step());
+    CHECK(ui.shows(ui::reveal_hint, "Lesson"));
+    const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
+    REQUIRE(live.has_value());
+    const std::string shown_before = ui.screen_text("Lesson");
+    const int nearest = lesson_walk::nearest_choice(p, *live);
+    const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
+    ui.click(ui.item("lesson_choice_" + std::to_string(k)));
+    ui.frames(2);
+    REQUIRE(session(ui).committed());
+    CHECK(session(ui).prediction()->correct == right);
+    CHECK(ui.shows(std::string(right ? "✓ Right." : "✗ Not this time.") + " you: " + p.choices[static_cast<size_t>(k)].text(), "Lesson"));
+    CHECK_FALSE(ui.shows(ui::reveal_hint, "Lesson"));
+    char best[16];
+    std::snprintf(best, sizeof best, "%+.2f", r.recovery.maxCoeff());
+    if (p.answer.text() == "best_recovery") {
+        CHECK(shown_before.find(best) == std::string::npos); // kept back, then shown
+        CHECK(ui.shows(best, "Lesson"));
+    }
+}
+
+void pick(Ui& ui, const char* map, int k, int H, int& picked) {
+    ui.click(ui.item(head_item(map, k, H)));
+    ui.frames(2);
+    CHECK(picked == k);
+}
+
+// Picks the head least like the goal first (the goal does not hold), then the one that meets it.
+void solve(Ui& ui, const std::string& id) {
+    if (id == "find-induction") {
+        ui::ModelHeads& m = lesson_view(ui).model_heads;
+        wait_for(ui, m.job);
+        REQUIRE(m.run.has_value());
+        std::vector<int> order(m.run->scores.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return m.run->scores[static_cast<size_t>(a)].induction.value_or(0) < m.run->scores[static_cast<size_t>(b)].induction.value_or(0); });
+        pick(ui, "model_head", order.front(), m.run->heads, m.picked);
+        ui.frames(40);
+        CHECK_FALSE(session(ui).is_done(session(ui).index()));
+        pick(ui, "model_head", order.back(), m.run->heads, m.picked);
+        CHECK(m.run->scores[static_cast<size_t>(order.back())].induction.value() > 0.5);
+        CHECK(ui.shows("induction score", "Lesson"));
+    } else if (id == "pick-best") {
+        ui::CircuitMaps& m = lesson_view(ui).circuit;
+        const ui::CircuitMaps::Run& r = maps(ui);
+        Eigen::Index l = 0, h = 0, wl = 0, wh = 0;
+        r.recovery.maxCoeff(&l, &h);
+        r.recovery.minCoeff(&wl, &wh);
+        pick(ui, "attribution", static_cast<int>(wl * r.heads + wh), r.heads, m.picked); // either map picks
+        ui.frames(40);
+        CHECK_FALSE(session(ui).is_done(session(ui).index()));
+        pick(ui, "recovery", static_cast<int>(l * r.heads + h), r.heads, m.picked);
+        CHECK(l >= 2); // the copy is carried late
+        CHECK(ui.shows("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1) + ": recovery", "Lesson"));
+    }
+    lesson_walk::hold_until_done(ui);
+}
+
+void walk(Ui& ui, bool right) {
+    std::string error;
+    REQUIRE(ui::start_lesson(ui.st().view, "reading-a-circuit", 0, error));
+    ui.frames(3);
+    CHECK(ui.app().workspace() == "learn");
+    while (true) {
+        const core::learn::Step& step = session(ui).step();
+        INFO("step " << session(ui).index() + 1 << " " << step.id << (right ? " right" : " wrong"));
+        CHECK(ui.shows(step.title, "Lesson"));
+        if (step.predict) predict(ui, right);
+        if (step.challenge) solve(ui, step.id);
+        if (step.question) lesson_walk::answer_question(ui, right);
+        if (session(ui).index() + 1 == session(ui).size()) break;
+        lesson_walk::next(ui);
+    }
+    CHECK(session(ui).predictions_made() == 3);
+    for (const core::learn::Step& s : session(ui).lesson().steps)
+        if (s.challenge || s.question) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
+}
+
+} // namespace
+
+TEST_CASE("ui lesson: reading a circuit, on the bundled model, walked with every prediction right and then wrong") {
+    for (const bool right : {true, false}) {
+        StateHome state;
+        Ui ui;
+        ui.frames(2);
+        walk(ui, right);
+    }
+}
