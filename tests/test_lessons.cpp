@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 using namespace core::learn;
@@ -186,6 +187,8 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
     CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\" }\n").rfind("bad.toml:9: ", 0) == 0);
     CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" friend\", by = \"position\" }\n").rfind("bad.toml:9: unknown patch key \"by\"", 0) == 0);
     CHECK(load_error(m + "patch = \"x\"\n").rfind("bad.toml:9: \"patch\" must be a table", 0) == 0);
+    CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" friend\", show = [\"heads\"] }\n")
+          == "bad.toml:9: patch shows \"heads\": give recovery, attribution or lens");
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { patch = { corrupt = \"x\", answer = \"a\", vs = \"b\" } }\n")
               .rfind("bad.toml:6: patch needs model and model_text", 0) == 0);
 }
@@ -267,13 +270,32 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
     CHECK(heads[5]["holds"] == false); // induction(1) on the worked example: no token repeats
     CHECK(heads[7]["id"] == "real-previous");
     CHECK(heads[7]["holds"].is_null()); // the head picked in the window
-    // The fifth lesson's facts come from its grid and circuit maps in the window.
+    // The fifth lesson's patch steps are measured on the bundled model; the heads picked, in the window.
     const nlohmann::json circuit = nlohmann::json::parse(run({"--lesson", "reading-a-circuit", "--answers"}).out);
     REQUIRE(circuit.size() == 5);
     CHECK(circuit[0]["id"] == "find-induction");
     CHECK(circuit[0]["holds"].is_null());
-    for (int k = 1; k <= 3; ++k) CHECK(circuit[k]["answer"].is_null());
     CHECK(circuit[4]["goal"] == "picked_recovery >= best_recovery");
+    CHECK(circuit[4]["holds"].is_null());
+    const Lesson& fifth = lessons[4];
+    const core::learn::Actions& a = fifth.steps[static_cast<size_t>(circuit[1]["step"].get<int>() - 1)].actions;
+    REQUIRE(a.patch);
+    const nlohmann::json patched = nlohmann::json::parse(
+        run({"--patch", a.model, "--clean", a.model_text, "--corrupt", a.patch->corrupt, "--answer", a.patch->answer, "--vs", a.patch->vs}).out);
+    double best = -1e9, best_layer = 0;
+    for (size_t l = 0; l < patched["recovery"].size(); ++l)
+        for (const nlohmann::json& x : patched["recovery"][l])
+            if (x.get<double>() > best) std::tie(best, best_layer) = std::pair{x.get<double>(), static_cast<double>(l + 1)};
+    CHECK(circuit[1]["id"] == "predict-recovery");
+    CHECK(circuit[1]["answer"].get<double>() == doctest::Approx(best).epsilon(1e-9));
+    CHECK(best_layer >= 3); // the copy is carried late
+    CHECK(circuit[2]["answer"].get<double>() >= 3);
+    CHECK(circuit[3]["id"] == "predict-lens");
+    const nlohmann::json lens = nlohmann::json::parse(run({"--logit-lens", a.model, "--text", a.model_text + a.patch->answer, "--top", "1"}).out);
+    int first = 0;
+    for (size_t l = 0; l < lens["rank_next"].size() && !first; ++l)
+        if (lens["rank_next"][l][lens["tokens"].size() - 2] == 1) first = static_cast<int>(l + 1);
+    CHECK(circuit[3]["answer"] == first);
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {

@@ -37,15 +37,15 @@ std::string head_item(const char* map, int k, int H) { return std::string("lesso
 
 // The circuit maps once done, checked against full forwards of the corrupted prompt with one head
 // patched (core::model::patched_metric) and against the model's own ranking of the answer.
-const ui::CircuitMaps::Run& maps(Ui& ui) {
+const core::learn::PatchRun& maps(Ui& ui) {
     ui::CircuitMaps& m = lesson_view(ui).circuit;
     wait_for(ui, m.job);
     REQUIRE(m.run.has_value());
     REQUIRE(m.run->error.empty());
-    return *m.run;
+    return m.run->maps;
 }
 
-void check_against_forwards(const ui::CircuitMaps::Run& r, const core::learn::Step& step) {
+void check_against_forwards(const core::learn::PatchRun& r, const core::learn::Step& step) {
     const core::model::OpenedModel m = core::model::open_model(step.actions.model);
     const core::model::Tokenizer tok = core::model::load_tokenizer(m.dir);
     const std::vector<int> clean = tok.encode_ids(step.actions.model_text), corrupt = tok.encode_ids(step.actions.patch->corrupt);
@@ -71,7 +71,7 @@ void check_against_forwards(const ui::CircuitMaps::Run& r, const core::learn::St
 // Until then the map the answer reads is grey, with "?" for its numbers.
 void predict(Ui& ui, bool right) {
     const core::learn::Predict& p = *session(ui).step().predict;
-    const ui::CircuitMaps::Run& r = maps(ui);
+    const core::learn::PatchRun& r = maps(ui);
     check_against_forwards(r, session(ui).step());
     CHECK(ui.shows(ui::reveal_hint, "Lesson"));
     const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
@@ -116,7 +116,7 @@ void solve(Ui& ui, const std::string& id) {
         CHECK(ui.shows("induction score", "Lesson"));
     } else if (id == "pick-best") {
         ui::CircuitMaps& m = lesson_view(ui).circuit;
-        const ui::CircuitMaps::Run& r = maps(ui);
+        const core::learn::PatchRun& r = maps(ui);
         Eigen::Index l = 0, h = 0, wl = 0, wh = 0;
         r.recovery.maxCoeff(&l, &h);
         r.recovery.minCoeff(&wl, &wh);

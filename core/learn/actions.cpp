@@ -121,8 +121,12 @@ void read_patch(const toml::table& t, Actions& a, const LessonReader& r) {
     const int line = LessonReader::line(*n);
     if (!p) r.fail(line, "\"patch\" must be a table, like patch = { corrupt = \"…\", answer = \" friend\", vs = \" house\" }");
     if (a.model.empty()) r.fail(line, "patch needs model and model_text: the model and the clean prompt");
-    r.only_keys(*p, {"corrupt", "answer", "vs"}, "patch key");
+    r.only_keys(*p, {"corrupt", "answer", "vs", "show"}, "patch key");
     Actions::Patch out{r.string(*p, "corrupt", true, line), r.string(*p, "answer", true, line), r.string(*p, "vs", true, line)};
+    if (p->contains("show")) out.show = r.strings(*p, "show");
+    for (const std::string& view : out.show)
+        if (view != "recovery" && view != "attribution" && view != "lens")
+            r.fail(line, "patch shows \"" + view + "\": give recovery, attribution or lens");
     check_token(a.model, "answer", out.answer, line, r);
     check_token(a.model, "vs", out.vs, line, r);
     if (out.answer == out.vs) r.fail(line, "patch answer and vs are the same token: their logit difference is always 0");

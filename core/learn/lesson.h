@@ -9,6 +9,7 @@
 #include "core/learn/markdown.h"
 #include "core/learn/question.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,8 @@ struct Actions {
     struct Patch {
         std::string corrupt;                 // the corrupted prompt; model_text is the clean one
         std::string answer, vs;              // one token each: the metric is their logit difference
+        std::vector<std::string> show{"recovery", "attribution", "lens"}; // the views shown
+        bool shows(const std::string& view) const { return std::find(show.begin(), show.end(), view) != show.end(); }
     };
     std::optional<Patch> patch;              // patch = { … }: the model's circuit maps instead of its grid
     std::map<std::string, int> lines;        // source line of each key given, for messages

@@ -6,6 +6,8 @@
 // [SECTION] JSON for the command line
 #include "core/learn/session.h"
 
+#include "core/learn/patch_run.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -210,12 +212,31 @@ nlohmann::ordered_json json_value(const Value& v) {
     return v.number;
 }
 
+// What a step's patch measures (every fact but the picked head's), run once for each patch.
+const Facts& patch_facts(const Step& step, std::map<std::string, Facts>& runs) {
+    static const Facts none;
+    if (!step.actions.patch) return none;
+    const std::string key = patch_key(step.actions.model, step.actions.model_text, *step.actions.patch);
+    if (!runs.count(key)) add_patch_facts(run_patch(step.actions.model, step.actions.model_text, *step.actions.patch), -1, runs[key]);
+    return runs.at(key);
+}
+
+// The value of an expression that reads facts, or null while one of them is unknown.
+nlohmann::ordered_json value_with(const Expr& e, const Scenario& s, const Result& r, const Facts& facts) {
+    try {
+        return json_value(e.evaluate(s, r, &facts));
+    } catch (const ExprError&) {
+        return nullptr;
+    }
+}
+
 } // namespace
 
 std::string answers_json(const Lesson& lesson) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     StepState st;
     st.scenario = lesson.start;
+    std::map<std::string, Facts> runs;
     for (size_t k = 0; k < lesson.steps.size(); ++k) {
         const Step& step = lesson.steps[k];
         apply(step.actions, st); // the same walk as opening_state()
@@ -223,13 +244,13 @@ std::string answers_json(const Lesson& lesson) {
         const Result r = compute(st.scenario);
         nlohmann::ordered_json entry = {{"step", k + 1}, {"id", step.id}, {"kind", step.kind}};
         if (step.predict && step.predict->answer.reads_facts()) {
-            entry["answer"] = nullptr; // measured in the window (the Train panel)
+            entry["answer"] = value_with(step.predict->answer, st.scenario, r, patch_facts(step, runs)); // else measured in the window
         } else if (step.predict) {
             entry["answer"] = json_value(step.predict->answer.evaluate(st.scenario, r));
             if (const std::optional<Labelled> n = decisive_numbers(*step.predict, st.scenario, r)) entry["numbers"] = n->text();
         } else if (step.challenge->goal.reads_facts()) {
             entry["goal"] = step.challenge->goal.text();
-            entry["holds"] = nullptr;
+            entry["holds"] = value_with(step.challenge->goal, st.scenario, r, patch_facts(step, runs));
         } else {
             entry["goal"] = step.challenge->goal.text();
             entry["holds"] = step.challenge->goal.evaluate(st.scenario, r).boolean;

@@ -112,6 +112,7 @@ std::optional<Labelled> decisive_numbers(const Predict& p, const Scenario& s, co
 
 // The correct answer of each predict step and the goal of each challenge, evaluated on the state
 // the step opens on when the lesson is followed from its start, as JSON (what --answers prints).
+// A step's patch runs its model here for its facts; the other facts are the window's (null).
 std::string answers_json(const Lesson& lesson);
 // [{"id": …, "title": …, "steps": N}, …] (what --lessons prints).
 std::string lessons_json(const std::vector<Lesson>& lessons);
