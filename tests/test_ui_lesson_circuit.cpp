@@ -130,10 +130,21 @@ void solve(Ui& ui, const std::string& id) {
     lesson_walk::hold_until_done(ui);
 }
 
-void walk(Ui& ui, bool right) {
-    std::string error;
-    REQUIRE(ui::start_lesson(ui.st().view, "reading-a-circuit", 0, error));
+// The Learn menu lists the five lessons; the walk right starts there, the walk wrong from --lesson's call.
+void open_lesson(Ui& ui, bool from_menu) {
+    if (from_menu) {
+        headless::menu_click(ui, "Learn", "Reading a circuit");
+    } else {
+        std::string error;
+        REQUIRE(ui::start_lesson(ui.st().view, "reading-a-circuit", 0, error));
+    }
     ui.frames(3);
+    REQUIRE(lesson_view(ui).session.has_value());
+    CHECK(session(ui).lesson().id == "reading-a-circuit");
+}
+
+void walk(Ui& ui, bool right) {
+    open_lesson(ui, right);
     CHECK(ui.app().workspace() == "learn");
     while (true) {
         const core::learn::Step& step = session(ui).step();
@@ -159,4 +170,15 @@ TEST_CASE("ui lesson: reading a circuit, on the bundled model, walked with every
         ui.frames(2);
         walk(ui, right);
     }
+}
+
+TEST_CASE("ui lesson: the Learn menu lists the five built-in lessons") {
+    StateHome state;
+    Ui ui;
+    ui.frames(2);
+    const float bar_y = 0.5f * ImGui::GetFrameHeight();
+    ui.click(headless::find_item(ui, "##MainMenuBar", {"##menubar", "Learn"}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
+    const std::vector<core::learn::Lesson> lessons = core::learn::builtin_lessons();
+    REQUIRE(lessons.size() == 5);
+    for (const core::learn::Lesson& l : lessons) CHECK(ui.shows(l.title, "##Menu_00"));
 }
