@@ -102,10 +102,10 @@ TEST_CASE("weight products: every type, both layouts, several panels, equal a pr
                 CAPTURE(type);
                 CAPTURE(layout == Layout::out_in);
                 CAPTURE(m);
-                // (n, k) = (600, 512) out_in, or (512, 600) in_out: a panel is 128 columns for k = 512.
+                // (n, k) = (600, 512) out_in, or (512, 600) in_out: several panels and a part of one.
                 const std::int64_t k = 512, n = 600;
                 const Mapped w = layout == Layout::out_in ? mapped(t, n, k, rng) : mapped(t, k, n, rng);
-                REQUIRE(n > 3 * core::model::panel_columns(k));
+                REQUIRE(n > 3 * core::model::panel_columns);
                 std::vector<float> x(static_cast<std::size_t>(m * k));          // (m, k)
                 for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
                 std::vector<double> ref, size;

@@ -49,11 +49,9 @@ struct Panels {
 
 } // namespace
 
-Index panel_columns(Index k) { return std::max<Index>(16, 65536 / std::max<Index>(k, 1) / 16 * 16); }
-
 void product_columns(const WeightProduct& p, Index c0, Index c1) {
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
-    const Index step = panel_columns(depth(p));
+    const Index step = panel_columns;
     for (Index c = c0; c < c1; c += step) {
         WeightProduct part = p;
         part.y += c - c0;
@@ -64,7 +62,7 @@ void product_columns(const WeightProduct& p, Index c0, Index c1) {
 void product(const WeightProduct& p) {
     const Index n = width(p);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
-    Panels job{&p, n, panel_columns(depth(p))};
+    Panels job{&p, n, panel_columns};
     core::parallel::for_each((n + job.width - 1) / job.width, &Panels::one, &job);
 }
 
