@@ -132,17 +132,25 @@ int run_attribute(const CircuitOptions& o, const core::model::OpenedModel& m, st
     return 0;
 }
 
+// A prompt as ids: through the tokenizer, or written out for a model without one (as in the window).
+std::vector<int> prompt_ids(const core::model::OpenedModel& m, const core::model::Tokenizer& tok, const std::string& flag, const std::string& text) {
+    const std::vector<int> ids = core::model::encode_prompt(text, tok, m.model->config()).ids;
+    if (ids.empty()) throw UsageError(flag + " gives no tokens");
+    m.model->check_ids(ids, 0);
+    return ids;
+}
+
 int run_patch(const CircuitOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    const ModelInput clean = model_input(m, true, o.at("--clean"), "");
-    const ModelInput corrupt = model_input(m, true, o.at("--corrupt"), "");
+    const core::model::Tokenizer tok = core::model::tokenizer_of(m);
+    const std::vector<int> clean = prompt_ids(m, tok, "--clean", o.at("--clean")), corrupt = prompt_ids(m, tok, "--corrupt", o.at("--corrupt"));
     core::model::PatchMetric metric;
     metric.loss = o.has("--metric");
     if (!metric.loss) {
-        metric.answer = token_of("--answer", o.at("--answer"), m, clean.tokenizer);
-        metric.vs = token_of("--vs", o.at("--vs"), m, clean.tokenizer);
+        metric.answer = token_of("--answer", o.at("--answer"), m, tok);
+        metric.vs = token_of("--vs", o.at("--vs"), m, tok);
     }
     const bool by_position = o.has("--by") && o.at("--by") == "position";
-    const core::model::Patching p = core::model::activation_patching(*m.model, clean.ids, corrupt.ids, metric,
+    const core::model::Patching p = core::model::activation_patching(*m.model, clean, corrupt, metric,
                                                                      by_position ? core::model::PatchBy::position : core::model::PatchBy::head);
     out << Json{{"clean_metric", p.clean_metric}, {"corrupt_metric", p.corrupt_metric}, {"by", by_position ? "position" : "head"},
                 {"recovery", matrix(p.recovery)}}
