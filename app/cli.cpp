@@ -11,6 +11,7 @@
 #include "app/cli_presets.h"
 #include "app/cli_circuits.h"
 #include "app/cli_probes.h"
+#include "app/cli_qk.h"
 #include "app/cli_review.h"
 #include "app/cli_scenario.h"
 #include "app/cli_tokenize.h"
@@ -110,6 +111,9 @@ std::string usage_text() {
     "       attnviz --patch MODEL --clean TEXT --corrupt TEXT (--answer TOKEN --vs TOKEN | --metric loss)\n"
     "               [--by head|position]            recovery when a head's output or the stream at a\n"
     "                                               position comes from the clean run (TOKEN: text or #ID)\n"
+    "       attnviz --composition MODEL [--kind q|k|v]\n"
+    "                                               composition scores between every pair of heads\n"
+    "                                               {\"kind\", \"scores\": (L, H, L, H)}, null unless l1 < l2\n"
     "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
     "                                               every head's weights with the tokens, for --attention\n"
     "       attnviz --list-models                   every model in the Hugging Face cache, Ollama's store,\n"
@@ -319,6 +323,7 @@ struct OwnMode {
 };
 const OwnMode own_modes[] = {
     {wants_circuits_mode, run_circuits_mode},
+    {wants_qk_mode, run_qk_mode},
     {wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
     {wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
     {wants_train_mode, run_train_mode},

@@ -162,6 +162,8 @@ struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+struct LayerAttention; // core/model/attention_weights.h
+
 class Model {
 public:
     explicit Model(ModelConfig config) : config_(std::move(config)) {}
@@ -220,6 +222,10 @@ public:
     virtual FinalNorm final_norm() const { return {}; }
     // x (rows, D) in place through final_norm(), as the forward does after the last layer.
     void apply_final_norm(MatrixF& x) const;
+
+    // Layer `layer`'s attention weights, head by head, as the circuits read them (each
+    // architecture's own, in arch/).
+    virtual LayerAttention attention_weights(int layer) const = 0;
 
 private:
     ModelConfig config_;

@@ -9,6 +9,7 @@
 //     · word_embeddingsᵀ + cls.predictions.bias  (the decoder tied to the word embeddings)
 // Names with or without the "bert." prefix; LayerNorm.gamma / .beta are read as .weight / .bias.
 #include "core/model/arch/table.h"
+#include "core/model/arch/head_slices.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
 
@@ -63,6 +64,7 @@ private:
     MatrixF head_input(const MatrixF& hidden) const override;
     bool linear_head() const override { return !transform_w_; }
     float eps() const { return static_cast<float>(config().norm_eps); }
+    LayerAttention attention_weights(int l) const override;
 
     std::shared_ptr<const Weights> w_;
     const Tensor *words_, *positions_, *types_, *emb_ln_w_, *emb_ln_b_;
@@ -134,6 +136,17 @@ void Bert::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const
         layers::freeze_norm(o, 0, x, b.ln2_w->data(), b.ln2_b->data(), eps(), true);
     }
     ops::active().layer_norm(x.data(), x.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), eps());
+}
+
+// No norm runs before q, k, v (post-LN); the one before them ends the layer before, or the embeddings.
+LayerAttention Bert::attention_weights(int l) const {
+    const ModelConfig& c = config();
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    LayerAttention a = head_slices::heads_of(c, {b.q_w, b.k_w, b.v_w, b.o_w, b.q_b, b.k_b, b.v_b, Layout::out_in});
+    a.gamma = head_slices::values(l == 0 ? *emb_ln_w_ : *blocks_[static_cast<std::size_t>(l - 1)].ln2_w);
+    a.score_scale = static_cast<float>(inverse_sqrt_head(c, l));
+    a.causal = false;
+    return a;
 }
 
 // The MLM head's transform: LayerNorm(act(dense(hidden))), before the decoder.

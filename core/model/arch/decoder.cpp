@@ -1,6 +1,7 @@
 // core/model/arch/decoder.cpp — the shared decoder layer (decoder.h).
 #include "core/model/arch/decoder.h"
 
+#include "core/model/arch/head_slices.h"
 #include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
 
@@ -27,6 +28,7 @@ private:
     void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
+    LayerAttention attention_weights(int l) const override;
 
     std::shared_ptr<const Weights> w_;
     Parts parts_;
@@ -50,6 +52,25 @@ void Decoder::project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF&
     q = qkv.leftCols(Q);
     k = qkv.middleCols(Q, KV);
     v = qkv.rightCols(KV);
+}
+
+// Phi-3's fused qkv_proj has q, k and v at outputs 0, H·dh and (H + Hkv)·dh.
+LayerAttention Decoder::attention_weights(int l) const {
+    const ModelConfig& c = config();
+    const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
+    const std::int64_t Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    const head_slices::Projections fused{b.qkv_w, b.qkv_w, b.qkv_w, b.o_w, nullptr, nullptr, nullptr, Layout::out_in, 0, Q, Q + KV};
+    LayerAttention a = head_slices::heads_of(c, b.qkv_w ? fused : head_slices::Projections{b.q_w, b.k_w, b.v_w, b.o_w, b.q_b, b.k_b, b.v_b, Layout::out_in});
+    a.norm = head_slices::norm(NormWeights::Kind::rms, *b.ln1, nullptr, c.norm_eps);
+    a.gamma = a.norm.scale;
+    if (b.q_norm) {
+        a.q_norm = head_slices::norm(NormWeights::Kind::rms, *b.q_norm, nullptr, c.norm_eps);
+        a.k_norm = head_slices::norm(NormWeights::Kind::rms, *b.k_norm, nullptr, c.norm_eps);
+    }
+    a.rotation = head_slices::rotation(inv_freq_, c.d_head, rope_scale_);
+    a.score_scale = scales_[static_cast<std::size_t>(l)];
+    a.window = c.sliding_window[static_cast<std::size_t>(l)];
+    return a;
 }
 
 void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {

@@ -1,6 +1,7 @@
 // core/model/arch/gemma.cpp — the Gemma 2 / Gemma 3 decoder (gemma.h).
 #include "core/model/arch/gemma.h"
 
+#include "core/model/arch/head_slices.h"
 #include "core/model/arch/layers.h"
 #include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
@@ -47,6 +48,7 @@ private:
     Block block(int l, const Options& o) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const;
+    LayerAttention attention_weights(int l) const override;
 
     std::shared_ptr<const Weights> w_;
     std::string prefix_;
@@ -90,6 +92,27 @@ Block Gemma::block(int l, const Options& o) const {
         b.qk.emplace_back(get("self_attn.k_norm.weight", {c.d_head}));
     }
     return b;
+}
+
+// Gemma's norms scale by 1 + w: a NormWeights of kind rms with that scale.
+NormWeights rms(const Norm& n, float eps) { return {NormWeights::Kind::rms, n.scale, {}, eps}; }
+
+LayerAttention Gemma::attention_weights(int l) const {
+    const ModelConfig& c = config();
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    const float eps = static_cast<float>(c.norm_eps);
+    LayerAttention a = head_slices::heads_of(c, {b.q_w, b.k_w, b.v_w, b.o_w, b.q_b, b.k_b, b.v_b, Layout::out_in});
+    a.norm = rms(b.input, eps);
+    a.gamma = a.norm.scale;
+    if (!b.qk.empty()) {
+        a.q_norm = rms(b.qk[0], eps);
+        a.k_norm = rms(b.qk[1], eps);
+    }
+    a.window = c.sliding_window[static_cast<std::size_t>(l)];
+    a.rotation = head_slices::rotation(a.window > 0 ? local_freq_ : global_freq_, c.d_head);
+    a.score_scale = static_cast<float>(gemma_score_scale(c, l));
+    a.softcap = static_cast<float>(c.attn_logit_softcapping);
+    return a;
 }
 
 void Gemma::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {

@@ -8,6 +8,7 @@
 // Names with or without the "transformer." prefix; attn.bias / attn.masked_bias are mask buffers
 // and are never read. attnviz's own trained models run here too, converted to these names.
 #include "core/model/arch/table.h"
+#include "core/model/arch/head_slices.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
 
@@ -59,6 +60,7 @@ private:
     void tokens(const std::vector<int>& ids, MatrixF& x) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, MatrixF& x) const;
+    LayerAttention attention_weights(int l) const override;
 
     std::shared_ptr<const Weights> w_;
     const Tensor *wte_, *wpe_, *lnf_w_, *lnf_b_;
@@ -96,6 +98,18 @@ void Gpt2::tokens(const std::vector<int>& ids, MatrixF& x) const {
     const int D = config().d_model;
     for (int i = 0; i < static_cast<int>(ids.size()); ++i)
         wte_->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
+}
+
+// q | k | v are c_attn's outputs 0, D and 2D on; the heads' values go into c_proj.
+LayerAttention Gpt2::attention_weights(int l) const {
+    const ModelConfig& c = config();
+    const Block& b = blocks_[static_cast<std::size_t>(l)];
+    const Tensor *w = b.c_attn_w, *bias = b.c_attn_b;
+    LayerAttention a = head_slices::heads_of(c, {w, w, w, b.c_proj_w, bias, bias, bias, Layout::in_out, 0, c.d_model, 2 * c.d_model});
+    a.norm = head_slices::norm(NormWeights::Kind::layer, *b.ln1_w, b.ln1_b, c.norm_eps);
+    a.gamma = a.norm.scale;
+    a.score_scale = static_cast<float>(gpt2_score_scale(c, l));
+    return a;
 }
 
 // x = wte[id] + wpe[position]

@@ -1,0 +1,18 @@
+// app/cli_qk.h — why heads attend where they do, on the command line: composition scores between
+// heads (core/model/circuits/composition.h).
+#pragma once
+
+#include <iosfwd>
+
+namespace app {
+
+// Whether the arguments ask for --composition.
+bool wants_qk_mode(int argc, const char* const* argv);
+
+// attnviz --composition MODEL [--kind q|k|v]
+//     {"kind", "scores": (L, H, L, H)}, [l₁][h₁][l₂][h₂] the score of head h₁ of layer l₁ into h₂ of
+//     l₂, null unless l₁ < l₂; --kind k by default
+// Returns 0, or 2 after one line "attnviz: …" on `err`.
+int run_qk_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+} // namespace app
