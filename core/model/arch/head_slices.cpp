@@ -7,17 +7,18 @@ namespace core::model::head_slices {
 
 namespace {
 
-// W's value for output `out` and input `in`, W (outs, ins) or (ins, outs) row-major.
+// W's value for output `out` and input `in`, W (outs, ins) or (ins, outs) row-major, read as
+// float32 for the while (Tensor::rows: no kept copy of a 16-bit or quantized matrix).
 struct Linear {
-    const float* w;
+    MatrixF w;
     Layout layout;
-    std::int64_t ins, outs;
-    float at(std::int64_t out, std::int64_t in) const { return layout == Layout::out_in ? w[out * ins + in] : w[in * outs + out]; }
+    float at(std::int64_t out, std::int64_t in) const { return layout == Layout::out_in ? w(out, in) : w(in, out); }
 };
 
 Linear linear(const Tensor& W, Layout layout) {
-    const std::int64_t rows = W.shape()[0], cols = W.shape()[1];
-    return layout == Layout::out_in ? Linear{W.data(), layout, cols, rows} : Linear{W.data(), layout, rows, cols};
+    Linear L{MatrixF(W.shape()[0], W.row_values()), layout};
+    W.rows(0, W.shape()[0], L.w.data());
+    return L;
 }
 
 // heads × (D, dh): outputs first + h·dh … first + h·dh + dh − 1 of W (D inputs), as columns.
@@ -44,8 +45,9 @@ std::vector<MatrixF> to_stream(const Tensor& W, Layout layout, int D, int heads,
 MatrixF bias(const Tensor* b, std::int64_t first, int heads, int dh) {
     if (!b) return {};
     MatrixF out(heads, dh); // (heads, dh)
+    const std::vector<float> all = values(*b);
     for (int h = 0; h < heads; ++h)
-        for (int c = 0; c < dh; ++c) out(h, c) = b->data()[first + h * dh + c];
+        for (int c = 0; c < dh; ++c) out(h, c) = all[static_cast<std::size_t>(first + h * dh + c)];
     return out;
 }
 
@@ -67,7 +69,11 @@ LayerAttention heads_of(const ModelConfig& c, const Projections& p) {
     return a;
 }
 
-std::vector<float> values(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.count()); }
+std::vector<float> values(const Tensor& t) {
+    std::vector<float> out(static_cast<std::size_t>(t.count()));
+    t.rows(0, t.shape()[0], out.data());
+    return out;
+}
 
 NormWeights norm(NormWeights::Kind kind, const Tensor& w, const Tensor* b, double eps) {
     return {kind, values(w), b ? values(*b) : std::vector<float>{}, static_cast<float>(eps)};
