@@ -1,10 +1,14 @@
-// app/cli_qk.cpp — --composition on a checkpoint.
+// app/cli_qk.cpp — --composition and --qk on a checkpoint.
+//
+// [SECTION] flags
+// [SECTION] modes
 #include "app/cli_qk.h"
 #include "app/options.h"
 
 #include "app/cli_flags.h"
+#include "app/cli_model.h"
 #include "core/model/circuits/composition.h"
-#include "core/model/format/checkpoint.h"
+#include "core/model/circuits/qk.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,60 +20,139 @@ namespace app {
 
 namespace {
 
+using Json = nlohmann::ordered_json;
+
+// [SECTION] flags ---------------------------------------------------------------------------------
+
 struct QkOptions {
-    std::string model;
-    core::model::CompositionKind kind = core::model::CompositionKind::k;
-    std::string kind_name = "k";
+    bool qk = false; // --qk, else --composition
+    std::string model, text, sequence, head, kind = "k";
+    bool text_given = false, sequence_given = false, kind_given = false;
+    int query = 0, key = 0; // from 1; 0: not given
 };
+
+void check(const QkOptions& o) {
+    if (o.model.empty()) throw UsageError("give --composition MODEL or --qk MODEL");
+    if (o.kind != "q" && o.kind != "k" && o.kind != "v") throw UsageError("--kind takes q, k or v, not \"" + o.kind + "\"");
+    if (!o.qk) {
+        if (o.text_given || o.sequence_given || !o.head.empty() || o.query || o.key)
+            throw UsageError("--composition reads the weights alone: no --text, --sequence, --head, --query or --key");
+        return;
+    }
+    if (o.kind_given) throw UsageError("--kind goes with --composition");
+    if (o.text_given == o.sequence_given) throw UsageError("--qk needs --text TEXT or --sequence \"ids\" (one of them)");
+    if (o.head.empty() || !o.query) throw UsageError("--qk needs --head L.H and --query I (counting from 1)");
+}
 
 QkOptions parse(int argc, const char* const* argv) {
     QkOptions o;
+    auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--composition") o.model = flag_value(argc, argv, i);
-        else if (a == "--kind") {
-            o.kind_name = flag_value(argc, argv, i);
-            if (o.kind_name != "q" && o.kind_name != "k" && o.kind_name != "v") throw UsageError("--kind takes q, k or v, not \"" + o.kind_name + "\"");
-            o.kind = o.kind_name == "q" ? core::model::CompositionKind::q : o.kind_name == "k" ? core::model::CompositionKind::k : core::model::CompositionKind::v;
-        } else throw UsageError("unknown option " + a + " for --composition");
+        if (a == "--composition" || a == "--qk") {
+            if (!o.model.empty()) throw UsageError("only one of --composition and --qk at a time");
+            o.qk = a == "--qk";
+            o.model = value_of(i);
+        } else if (a == "--kind") { o.kind = value_of(i); o.kind_given = true; }
+        else if (a == "--text") { o.text = value_of(i); o.text_given = true; }
+        else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
+        else if (a == "--head") o.head = value_of(i);
+        else if (a == "--query") o.query = whole_flag(a, value_of(i), 1, 1 << 30);
+        else if (a == "--key") o.key = whole_flag(a, value_of(i), 1, 1 << 30);
+        else throw UsageError("unknown option " + a + " for " + (o.qk ? "--qk" : "--composition"));
     }
+    check(o);
     return o;
 }
 
-int run_composition(const QkOptions& o, std::ostream& out) {
-    const core::model::OpenedModel m = core::model::open_model(o.model);
-    const core::model::CompositionScores s = core::model::composition_scores(*m.model, o.kind);
-    nlohmann::ordered_json scores = nlohmann::ordered_json::array();
+// [SECTION] modes ---------------------------------------------------------------------------------
+
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+int run_composition(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    using core::model::CompositionKind;
+    const CompositionKind kind = o.kind == "q" ? CompositionKind::q : o.kind == "k" ? CompositionKind::k : CompositionKind::v;
+    const core::model::CompositionScores s = core::model::composition_scores(*m.model, kind);
+    Json scores = Json::array();
     for (int l1 = 0; l1 < s.layers; ++l1) {
-        nlohmann::ordered_json writer_layer = nlohmann::ordered_json::array();
+        Json writers = Json::array();
         for (int h1 = 0; h1 < s.heads; ++h1) {
-            nlohmann::ordered_json writer = nlohmann::ordered_json::array();
+            Json readers = Json::array();
             for (int l2 = 0; l2 < s.layers; ++l2) {
-                nlohmann::ordered_json reader_layer = nlohmann::ordered_json::array();
-                for (int h2 = 0; h2 < s.heads; ++h2) {
-                    const double v = s.at(l1, h1, l2, h2);
-                    reader_layer.push_back(std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr));
-                }
-                writer.push_back(std::move(reader_layer));
+                Json layer = Json::array();
+                for (int h2 = 0; h2 < s.heads; ++h2) layer.push_back(number(s.at(l1, h1, l2, h2)));
+                readers.push_back(std::move(layer));
             }
-            writer_layer.push_back(std::move(writer));
+            writers.push_back(std::move(readers));
         }
-        scores.push_back(std::move(writer_layer));
+        scores.push_back(std::move(writers));
     }
-    out << nlohmann::ordered_json{{"kind", o.kind_name}, {"scores", std::move(scores)}}.dump() << "\n";
+    out << Json{{"kind", o.kind}, {"scores", std::move(scores)}}.dump() << "\n";
+    return 0;
+}
+
+// Position `p` (from 1) of `flag` among t tokens, from 0.
+int position(const std::string& flag, int p, int t) {
+    if (p > t) throw UsageError(flag + " " + std::to_string(p) + ": the input has " + std::to_string(t) + " tokens");
+    return p - 1;
+}
+
+// The pairs of one key: components, pairs (C, C), bias, score and the top pairs in words.
+void add_pairs(const core::model::QkAttribution& a, Json& j) {
+    j["key"] = a.key + 1;
+    j["components"] = a.components;
+    Json rows = Json::array();
+    for (Eigen::Index r = 0; r < a.pairs.rows(); ++r) {
+        Json row = Json::array();
+        for (Eigen::Index c = 0; c < a.pairs.cols(); ++c) row.push_back(number(a.pairs(r, c)));
+        rows.push_back(std::move(row));
+    }
+    j["pairs"] = std::move(rows);
+    j["bias"] = number(a.bias);
+    j["score"] = number(a.score);
+    j["top"] = core::model::top_pairs_in_words(a, 3);
+}
+
+int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const core::model::ModelConfig& c = m.model->config();
+    const ModelInput in = model_input(m, o.text_given, o.text, o.sequence);
+    const std::vector<core::heads::HeadRef> heads = parse_head_list("--head", o.head, c.layers, c.heads, c.name);
+    if (heads.size() != 1) throw UsageError("--head takes one head, L.H");
+    const int t = static_cast<int>(in.ids.size()), i = position("--query", o.query, t);
+    const core::model::QkStream s = core::model::qk_stream(*m.model, in.ids, heads[0].layer);
+    const std::vector<int> keys = core::model::visible_keys(s, i);
+    Json j{{"head", o.head}, {"query", o.query}, {"keys", Json::array()}, {"scores", Json::array()}};
+    for (int k : keys) {
+        j["keys"].push_back(k + 1);
+        j["scores"].push_back(number(core::model::qk_attribution(s, heads[0].head, i, k).score));
+    }
+    if (o.key) {
+        const int k = position("--key", o.key, t);
+        if (!s.weights.visible(i, k))
+            throw UsageError("--key " + std::to_string(o.key) + ": query " + std::to_string(o.query) + " does not see it in head " + o.head +
+                             (s.weights.window ? " (a window of " + std::to_string(s.weights.window) + ")" : " (causal)"));
+        add_pairs(core::model::qk_attribution(s, heads[0].head, i, k), j);
+    }
+    out << j.dump() << "\n";
     return 0;
 }
 
 } // namespace
 
 bool wants_qk_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--composition") return true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--composition" || a == "--qk") return true;
+    }
     return false;
 }
 
 int run_qk_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    return run_reporting_errors(err, [&] { return run_composition(parse(argc, argv), out); });
+    return run_reporting_errors(err, [&] {
+        const QkOptions o = parse(argc, argv);
+        const core::model::OpenedModel m = core::model::open_model(o.model);
+        return o.qk ? run_qk(o, m, out) : run_composition(o, m, out);
+    });
 }
 
 } // namespace app
