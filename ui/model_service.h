@@ -41,6 +41,7 @@ struct ModelService {
 
     // The selection, shared by every panel: one head, one query position (-1: the last).
     int layer = 0, head = 0, query = -1;
+    int key = -1;     // the key position of the head map's clicked cell (-1: none), for QK attribution
     int hovered = -1; // the token the pointer is on in the chips or the head view (this frame)
 
     // The sequence the head scores are measured on: the prompt, or the probe (m random ids twice,

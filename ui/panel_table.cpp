@@ -22,6 +22,7 @@
 #include "ui/panels/model_rollout.h"
 #include "ui/panels/model_scores.h"
 #include "ui/panels/model_tokens.h"
+#include "ui/panels/model_why.h"
 #include "ui/panels/order.h"
 #include "ui/panels/query_arrow.h"
 #include "ui/panels/review.h"
@@ -123,6 +124,8 @@ const std::vector<PanelSpec>& panel_table() {
             "The selected head's queries and keys in one plane (principal components, or the query and its top key); hover a query for its weights."),
         row<draw_model_circuits_panel>("model_circuits", "Circuits", Menu::view_topics,
             "The logit lens, each head's direct share of a token's logit, and what patching each head from the prompt into a corrupted one recovers; on a worker."),
+        row<draw_model_why_panel>("model_why", "Why this score", Menu::view_topics,
+            "The head map's clicked cell as a sum over pairs of the stream's components, and which heads write into and read from the selected head."),
         row<draw_help_panel>("help", "Help", Menu::help),
     };
     return table;

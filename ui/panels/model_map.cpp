@@ -94,7 +94,7 @@ void draw_model_map_panel(View& v) {
     if ((input.hovered || input.clicked) && area.Contains(mouse)) {
         const int i = std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
         const int j = std::clamp(static_cast<int>((mouse.x - st.origin.x) / st.cell), 0, t - 1);
-        if (input.clicked) m.query = i;
+        if (input.clicked) m.query = i, m.key = j;
         if (!ImGui::IsItemActive())
             ImGui::SetTooltip("query %s (position %d)\nkey %s (position %d)\nweight %.4f", s.labels[static_cast<std::size_t>(i)].c_str(), i,
                               s.labels[static_cast<std::size_t>(j)].c_str(), j, static_cast<double>(a[i * t + j]));

@@ -1,0 +1,186 @@
+// ui/panels/model_why.cpp — QK attribution of a clicked cell and composition between heads (model_why.h).
+#include "ui/panels/model_why.h"
+#include "ui/model_service.h"
+
+#include "ui/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ui {
+
+namespace {
+
+using core::model::CompositionKind;
+
+// [SECTION] QK attribution ------------------------------------------------------------------------
+
+// Starts the attribution of the cell the map chose, when it changed.
+void ask_qk(ModelService& m, ModelWhyView& st, const QkCell& cell) {
+    if (cell == st.asked) return;
+    st.asked = cell;
+    const std::shared_ptr<const core::model::OpenedModel> opened = m.session.opened();
+    st.qk.start([opened, ids = m.shown->ids, cell](const std::atomic<bool>*) {
+        const core::model::QkStream s = core::model::qk_stream(*opened->model, ids, cell.layer);
+        return QkShown{cell, s.weights.visible(cell.query, cell.key), core::model::qk_attribution(s, cell.head, cell.query, cell.key)};
+    });
+}
+
+// The pairs (C, C) as a diverging map: rows the query's components, columns the key's; hover names one.
+void pairs_map(View& v, const core::model::QkAttribution& a) {
+    const auto C = static_cast<int>(a.pairs.rows());
+    if (C == 0) return;
+    const double top = std::max(1e-12, a.pairs.cwiseAbs().maxCoeff());
+    const float side = std::min(ImGui::GetContentRegionAvail().x, 14 * em());
+    const float cell = std::max(2.0f, side / static_cast<float>(C));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (int r = 0; r < C; ++r)
+        for (int c = 0; c < C; ++c) {
+            const ImVec2 p(origin.x + static_cast<float>(c) * cell, origin.y + static_cast<float>(r) * cell);
+            draw->AddRectFilled(p, ImVec2(p.x + cell, p.y + cell), diverging_color(a.pairs(r, c) / top));
+        }
+    const ImVec2 size(cell * static_cast<float>(C), cell * static_cast<float>(C));
+    v.grids["qk pairs"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
+    ImGui::InvisibleButton("qk pairs", size);
+    if (!ImGui::IsItemHovered()) return;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const int r = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, C - 1), c = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, C - 1);
+    ImGui::SetTooltip("query's %s × key's %s\n%+.4f of %.4f", a.components[static_cast<std::size_t>(r)].c_str(),
+                      a.components[static_cast<std::size_t>(c)].c_str(), a.pairs(r, c), a.score);
+}
+
+void qk_section(View& v, ModelService& m, ModelWhyView& st) {
+    const core::model::Snapshot& s = *m.shown;
+    const int t = s.t(), i = m.query_position(), j = m.key;
+    if (j < 0 || j >= t) return dim_text("Click a cell of the head map: why its query attends to its key.");
+    ask_qk(m, st, QkCell{s.serial, m.layer, m.head, i, j});
+    std::string error;
+    if (std::optional<QkShown> made = st.qk.take(error)) {
+        st.top = core::model::top_pairs_in_words(made->attribution, 6);
+        st.shown = std::move(made);
+    }
+    if (!error.empty()) st.error = error;
+    ImGui::TextWrapped("Why query %d (%s) attends to key %d (%s) in head %d.%d", i + 1, s.labels[static_cast<std::size_t>(i)].c_str(), j + 1,
+                       s.labels[static_cast<std::size_t>(j)].c_str(), m.layer + 1, m.head + 1);
+    if (st.qk.busy()) {
+        v.motion.moving = true;
+        if (ImGui::Button("Cancel##qk")) st.qk.cancel();
+        remember(v, "model why qk cancel");
+        ImGui::SameLine();
+        dim_text("Attributing…");
+    }
+    if (!st.shown || !(st.shown->cell == st.asked)) return;
+    const core::model::QkAttribution& a = st.shown->attribution;
+    ImGui::Text("score %.4f = Σ pairs %.4f + bias %.4f%s", a.score, a.pairs.sum(), a.bias, st.shown->visible ? "" : " (masked: not seen)");
+    tip("The score before the soft-cap and the mask: the query's and the key's components of the stream, their norms frozen at this run's scale.");
+    for (const std::string& line : st.top) ImGui::BulletText("%s", line.c_str());
+    pairs_map(v, a);
+}
+
+// [SECTION] composition ---------------------------------------------------------------------------
+
+// "head 1.2  0.310" for the `count` heads of largest score(l, h), which is NaN where it does not apply.
+template <class Score>
+std::vector<std::string> strongest(int layers, int heads, int count, Score score) {
+    std::vector<std::pair<double, int>> all;
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h)
+            if (std::isfinite(score(l, h))) all.emplace_back(score(l, h), l * heads + h);
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < all.size() && static_cast<int>(k) < count; ++k) {
+        char text[48];
+        std::snprintf(text, sizeof text, "head %d.%d  %.3f", all[k].second / heads + 1, all[k].second % heads + 1, all[k].first);
+        out.emplace_back(text);
+    }
+    return out;
+}
+
+void ask_composition(ModelService& m, ModelWhyView& st) {
+    const std::shared_ptr<const core::model::OpenedModel> opened = m.session.opened();
+    if (!opened || (opened.get() == st.composed_for && st.kind == st.composed_kind)) return;
+    st.composed_for = opened.get();
+    st.composed_kind = st.kind;
+    st.scores.reset();
+    const auto kind = static_cast<CompositionKind>(st.kind);
+    st.composition.start([opened, kind](const std::atomic<bool>* stop) { return core::model::composition_scores(*opened->model, kind, stop); });
+}
+
+// Writers (rows) × readers (columns), one cell per pair of heads; a click selects the reader.
+void composition_map(View& v, ModelService& m, const core::model::CompositionScores& c) {
+    const int n = c.layers * c.heads;
+    double top = 1e-12;
+    for (double x : c.scores) top = std::isfinite(x) ? std::max(top, x) : top;
+    const float cell = std::max(2.0f, std::min(ImGui::GetContentRegionAvail().x, 16 * em()) / static_cast<float>(n));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (int w = 0; w < n; ++w)
+        for (int r = 0; r < n; ++r) {
+            const double x = c.at(w / c.heads, w % c.heads, r / c.heads, r % c.heads);
+            if (!std::isfinite(x)) continue;
+            const ImVec2 p(origin.x + static_cast<float>(r) * cell, origin.y + static_cast<float>(w) * cell);
+            draw->AddRectFilled(p, ImVec2(p.x + cell, p.y + cell), sequential_color(x / top));
+        }
+    const int sel = m.layer * c.heads + m.head;
+    draw->AddRect(ImVec2(origin.x + static_cast<float>(sel) * cell, origin.y), ImVec2(origin.x + static_cast<float>(sel + 1) * cell, origin.y + cell * static_cast<float>(n)),
+                  selection_color());
+    const ImVec2 size(cell * static_cast<float>(n), cell * static_cast<float>(n));
+    v.grids["composition"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
+    ImGui::InvisibleButton("composition map", size);
+    if (!ImGui::IsItemHovered()) return;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const int w = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, n - 1), r = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, n - 1);
+    ImGui::SetTooltip("head %d.%d writes, head %d.%d reads: %.4f", w / c.heads + 1, w % c.heads + 1, r / c.heads + 1, r % c.heads + 1,
+                      c.at(w / c.heads, w % c.heads, r / c.heads, r % c.heads));
+    if (ImGui::IsItemClicked()) m.layer = r / c.heads, m.head = r % c.heads;
+}
+
+void composition_section(View& v, ModelService& m, ModelWhyView& st) {
+    ImGui::SetNextItemWidth(8 * em());
+    ImGui::Combo("composition", &st.kind, "Q-composition\0K-composition\0V-composition\0");
+    remember(v, "model why kind");
+    ask_composition(m, st);
+    std::string error;
+    if (std::optional<core::model::CompositionScores> made = st.composition.take(error)) st.scores = std::move(made);
+    if (!error.empty()) st.error = error;
+    if (st.composition.busy()) {
+        v.motion.moving = true;
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel##composition")) st.composition.cancel();
+        remember(v, "model why composition cancel");
+        ImGui::SameLine();
+        dim_text("Composing…");
+        return;
+    }
+    if (!st.scores) {
+        ImGui::SameLine();
+        if (ImGui::Button("Compute")) st.composed_for = nullptr; // asked again next frame
+        remember(v, "model why compute");
+        return;
+    }
+    const core::model::CompositionScores& c = *st.scores;
+    const int L = m.layer, H = m.head;
+    st.writers = strongest(c.layers, c.heads, 5, [&](int l, int h) { return c.at(l, h, L, H); });
+    st.readers = strongest(c.layers, c.heads, 5, [&](int l, int h) { return c.at(L, H, l, h); });
+    ImGui::Text("Into head %d.%d:", L + 1, H + 1);
+    for (const std::string& s : st.writers) ImGui::BulletText("%s", s.c_str());
+    ImGui::Text("Out of head %d.%d:", L + 1, H + 1);
+    for (const std::string& s : st.readers) ImGui::BulletText("%s", s.c_str());
+    composition_map(v, m, c);
+}
+
+} // namespace
+
+void draw_model_why_panel(View& v) {
+    ModelService& m = v.state<ModelService>();
+    ModelWhyView& st = v.state<ModelWhyView>();
+    if (!m.has_attention()) return dim_text("Run a prompt on a model first.");
+    qk_section(v, m, st);
+    ImGui::Separator();
+    composition_section(v, m, st);
+    if (!st.error.empty()) dim_text(st.error);
+}
+
+} // namespace ui

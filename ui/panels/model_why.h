@@ -1,0 +1,116 @@
+// ui/panels/model_why.h — why a head attends where it does, on the live model: the QK attribution of
+// the head map's clicked cell (the score of query i against key j as a sum over pairs of the stream's
+// components, core/model/circuits/qk.h) and the composition scores between every pair of heads
+// (core/model/circuits/composition.h) as a map, with the selected head's strongest writers and
+// readers. Both run on a thread of their own; a newer request drops the older one.
+#pragma once
+
+#include "core/model/circuits/composition.h"
+#include "core/error_text.h"
+#include "core/model/circuits/qk.h"
+#include "core/wake.h"
+#include "ui/view.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ui {
+
+// One computation on a detached thread: start() drops the one before (its stop is set, its result
+// never taken); take() gives the finished result or its error once, without waiting.
+template <class R>
+struct WhyJob {
+    struct Shared {
+        std::mutex mutex;
+        bool done = false;
+        std::optional<R> result;
+        std::string error;
+        std::atomic<bool> stop{false};
+    };
+    std::shared_ptr<Shared> job;
+
+    void start(std::function<R(const std::atomic<bool>* stop)> work);
+    void cancel() {
+        if (job) job->stop.store(true);
+        job.reset();
+    }
+    bool busy() const { return job != nullptr; }
+    // The result once finished (nothing while it runs, or when it failed: then `error` says why).
+    std::optional<R> take(std::string& error);
+};
+
+struct QkCell {
+    long long serial = -1; // the snapshot's
+    int layer = -1, head = -1, query = -1, key = -1;
+    bool operator==(const QkCell& o) const { return serial == o.serial && layer == o.layer && head == o.head && query == o.query && key == o.key; }
+};
+
+struct QkShown {
+    QkCell cell;
+    bool visible = true; // the head lets the query see the key
+    core::model::QkAttribution attribution;
+};
+
+struct ModelWhyView {
+    QkCell asked;
+    WhyJob<QkShown> qk;
+    std::optional<QkShown> shown;
+    std::vector<std::string> top; // the shown attribution's largest pairs in words (recorded for the tests)
+    int kind = 1;                 // 0 Q-, 1 K-, 2 V-composition
+    const void* composed_for = nullptr; // the opened model the scores are of
+    int composed_kind = -1;
+    WhyJob<core::model::CompositionScores> composition;
+    std::optional<core::model::CompositionScores> scores;
+    // The selected head's strongest writers (into it) and readers (of it): "head 1.2  0.31".
+    std::vector<std::string> writers, readers;
+    std::string error;
+};
+
+void draw_model_why_panel(View& v);
+
+template <class R>
+void WhyJob<R>::start(std::function<R(const std::atomic<bool>* stop)> work) {
+    cancel();
+    job = std::make_shared<Shared>();
+    std::thread([s = job, work = std::move(work)] {
+        std::optional<R> made;
+        std::string error;
+        try {
+            made = work(&s->stop);
+        } catch (const core::model::Cancelled&) {
+            error = "cancelled";
+        } catch (const std::exception& e) {
+            error = core::error_text(e);
+        }
+        {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            s->result = std::move(made);
+            s->error = error;
+            s->done = true;
+        }
+        core::wake();
+    }).detach();
+}
+
+template <class R>
+std::optional<R> WhyJob<R>::take(std::string& error) {
+    const std::shared_ptr<Shared> s = job;
+    if (!s) return std::nullopt;
+    std::optional<R> out;
+    {
+        std::lock_guard<std::mutex> lock(s->mutex);
+        if (!s->done) return std::nullopt;
+        out = std::move(s->result);
+        error = s->error;
+    }
+    job.reset();
+    return out;
+}
+
+} // namespace ui
