@@ -14,6 +14,7 @@
 #include "app/cli_qk.h"
 #include "app/cli_review.h"
 #include "app/cli_scenario.h"
+#include "app/cli_tensor.h"
 #include "app/cli_tokenize.h"
 #include "app/cli_stores.h"
 #include "app/cli_train.h"
@@ -86,6 +87,8 @@ std::string usage_text() {
     "       attnviz --tokenize MODEL --text TEXT    a model's tokenizer (MODEL: a directory with tokenizer.json\n"
     "                                               or vocab.json + merges.txt, a GGUF file, an Ollama\n"
     "                                               NAME:TAG): {\"ids\": [...], \"tokens\": [...]}\n"
+    "       attnviz --tensor MODEL NAME             one weight as attnviz reads it (dequantized, transformers'\n"
+    "                                               row order): {\"name\", \"type\", \"shape\", \"values\"}\n"
     "       attnviz --forward MODEL (--text TEXT | --sequence \"ids\")\n"
     "                                               a checkpoint's ids, tokens, logits (t, vocab) and\n"
     "                                               attention (layers, heads, t, t) as JSON (a bare\n"
@@ -127,7 +130,9 @@ std::string usage_text() {
     "                                               median in ms, threads and peak RSS as JSON\n"
     "MODEL is a model directory in the Hugging Face layout (config.json, model.safetensors or its index\n"
     "and shards, tokenizer.json), a Hugging Face cache snapshot or models--ORG--NAME folder, an Ollama\n"
-    "NAME:TAG in its store (as --list-models names it), or attnviz's own trained .safetensors. These architectures run:\n" + core::model::supported_architectures() + ".\n"
+    "NAME:TAG in its store (as --list-models names it), a GGUF file (llama.cpp, Ollama, LM Studio), or\n"
+    "attnviz's own trained .safetensors. These architectures run:\n" + core::model::supported_architectures() +
+    "; from GGUF: " + core::model::supported_gguf_architectures() + ".\n"
     "       attnviz --export WHAT --format FMT --out PATH [--head H] [FILE]\n"
     "                                               write a matrix, the heatmap or everything to a file:\n"
     "                                               WHAT X W_Q W_K W_V W_O Q K V scores scaled A Z concat\n"
@@ -332,6 +337,7 @@ const OwnMode own_modes[] = {
     {wants_train_mode, run_train_mode},
     {wants_tokenize_mode, run_tokenize_mode},
     {wants_list_models_mode, run_list_models_mode},
+    {wants_tensor_mode, run_tensor_mode},
 };
 
 // The window, --screenshot and --bench-frames: their files are checked before any window opens.

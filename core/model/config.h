@@ -12,14 +12,15 @@ namespace core::model {
 
 // rope_scaling of a rotary config: none, "linear" (positions divided by factor), "llama3" (low
 // frequencies divided by factor, high ones kept, a smooth blend between) or "longrope" (Phi-3: each
-// frequency divided by its short factor, cos and sin times attention_factor).
+// frequency divided by its short factor, cos and sin times attention_factor) or "rope_freqs" (a GGUF
+// file's rope_freqs tensor: each frequency divided by its factor, in short_factor).
 struct RopeScaling {
-    std::string type; // "", "linear", "llama3" or "longrope"
+    std::string type; // "", "linear", "llama3", "longrope" or "rope_freqs"
     double factor = 1.0;
     double low_freq_factor = 1.0;
     double high_freq_factor = 4.0;
     double original_max_position_embeddings = 8192.0;
-    std::vector<double> short_factor; // longrope: rotary_dim / 2 entries
+    std::vector<double> short_factor; // longrope, rope_freqs: rotary_dim / 2 entries
     double attention_factor = 1.0;    // longrope
 };
 
@@ -40,6 +41,10 @@ struct ModelConfig {
     double norm_eps = 1e-5;
     std::string activation;   // gelu_new, gelu, relu, silu, gelu_pytorch_tanh, quick_gelu …
     bool mlp = true;          // false only for attnviz's attention-only trained models
+    // Read from a GGUF file, whose converter changed two layouts: GPT-2's projections stored (out, in)
+    // as nn.Linear keeps them (not Conv1D's (in, out)); Gemma's norm weights stored as 1 + w.
+    bool linear_projections = false;
+    bool norms_plus_one = false;
     // GPT-2
     bool scale_attn_weights = true;
     bool scale_attn_by_inverse_layer_idx = false;

@@ -1,11 +1,13 @@
 // core/model/arch/gemma.cpp — the Gemma 2 / Gemma 3 decoder (gemma.h).
 #include "core/model/arch/gemma.h"
 
+#include "core/model/arch/gguf_names.h"
 #include "core/model/arch/head_slices.h"
 #include "core/model/arch/layers.h"
 #include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
 #include "core/model/format/config_reader.h"
+#include "core/model/format/gguf_model.h"
 
 #include <cmath>
 
@@ -17,12 +19,14 @@ namespace {
 using layers::Layout;
 using Tensor = Weights::Tensor;
 
-// Gemma's RMSNorm multiplies by (1 + weight), added in float32 as the modeling file does.
+// Gemma's RMSNorm multiplies by (1 + weight), added in float32 as the modeling file does (a GGUF
+// file holds 1 + weight already: c.norms_plus_one).
 struct Norm {
     std::vector<float> scale; // (d)
     Norm() = default;
-    explicit Norm(const Tensor& w) : scale(static_cast<std::size_t>(w.count())) {
-        for (std::size_t i = 0; i < scale.size(); ++i) scale[i] = 1.0f + w.data()[i];
+    Norm(const Tensor& w, const ModelConfig& c) : scale(static_cast<std::size_t>(w.count())) {
+        const float one = c.norms_plus_one ? 0.0f : 1.0f;
+        for (std::size_t i = 0; i < scale.size(); ++i) scale[i] = one + w.data()[i];
     }
     // y (rows, d) = x / √(mean(x²) + eps) · (1 + w); x and y may be the same.
     void apply(const float* x, float* y, int rows, float eps) const {
@@ -65,7 +69,7 @@ Gemma::Gemma(const ModelConfig& c, std::shared_ptr<const Weights> w, const Optio
       normalizer_(static_cast<float>(std::sqrt(static_cast<double>(c.d_model)))) {
     embed_ = &w_->require(prefix_ + "embed_tokens.weight", {c.vocab, c.d_model});
     for (int l = 0; l < c.layers; ++l) blocks_.push_back(block(l, o));
-    final_norm_ = Norm(w_->require(prefix_ + "norm.weight", {c.d_model}));
+    final_norm_ = Norm(w_->require(prefix_ + "norm.weight", {c.d_model}), c);
     head_ = c.tie_word_embeddings ? embed_ : &w_->require("lm_head.weight", {c.vocab, c.d_model});
 }
 
@@ -76,8 +80,9 @@ Block Gemma::block(int l, const Options& o) const {
     auto get = [&](const std::string& rest, const Shape& shape) -> const Tensor& {
         return w_->require(layers::layer_name(prefix_ + "layers.", l, rest), shape);
     };
-    Block b{Norm(get("input_layernorm.weight", {D})), Norm(get("post_attention_layernorm.weight", {D})),
-            Norm(get("pre_feedforward_layernorm.weight", {D})), Norm(get("post_feedforward_layernorm.weight", {D})),
+    auto norm = [&](const std::string& rest, std::int64_t d) { return Norm(get(rest, {d}), c); };
+    Block b{norm("input_layernorm.weight", D), norm("post_attention_layernorm.weight", D),
+            norm("pre_feedforward_layernorm.weight", D), norm("post_feedforward_layernorm.weight", D),
             &get("self_attn.q_proj.weight", {Q, D}), &get("self_attn.k_proj.weight", {KV, D}),
             &get("self_attn.v_proj.weight", {KV, D}), &get("self_attn.o_proj.weight", {D, Q}),
             &get("mlp.gate_proj.weight", {F, D}), &get("mlp.up_proj.weight", {F, D}), &get("mlp.down_proj.weight", {D, F})};
@@ -88,8 +93,8 @@ Block Gemma::block(int l, const Options& o) const {
         b.o_b = &get("self_attn.o_proj.bias", {D});
     }
     if (o.qk_norm) {
-        b.qk.emplace_back(get("self_attn.q_norm.weight", {c.d_head}));
-        b.qk.emplace_back(get("self_attn.k_norm.weight", {c.d_head}));
+        b.qk.push_back(norm("self_attn.q_norm.weight", c.d_head));
+        b.qk.push_back(norm("self_attn.k_norm.weight", c.d_head));
     }
     return b;
 }
@@ -236,6 +241,52 @@ void read_text_config(const ConfigReader& r, ModelConfig& c, Version v) {
 
 std::unique_ptr<Model> build(const ModelConfig& config, std::shared_ptr<const Weights> weights, const Options& options) {
     return std::make_unique<Gemma>(config, std::move(weights), options);
+}
+
+namespace {
+
+// Which layers slide: attention.sliding_window_pattern's list where the file has one, else
+// llama.cpp's pattern (Gemma 2 every other layer from the first, Gemma 3 all but every sixth).
+std::vector<int> gguf_windows(const GgufKeys& k, const ModelConfig& c, Version v) {
+    const int w = k.whole("attention.sliding_window", 1, 1LL << 30);
+    std::vector<int> window(static_cast<std::size_t>(c.layers), 0);
+    const gguf::Value* pattern = gguf::find(k.file, k.key("attention.sliding_window_pattern"));
+    if (pattern && (pattern->type != gguf::ValueType::array || pattern->element != gguf::ValueType::boolean ||
+                    pattern->size() != window.size()))
+        k.fail("attention.sliding_window_pattern", "is not a list of " + std::to_string(c.layers) + " bools");
+    const int every = v == Version::gemma2 ? 2 : 6;
+    for (int l = 0; l < c.layers; ++l) {
+        const bool sliding = pattern ? pattern->ints[static_cast<std::size_t>(l)] != 0 : (l + 1) % every != 0;
+        window[static_cast<std::size_t>(l)] = sliding ? w : 0;
+    }
+    return window;
+}
+
+} // namespace
+
+void read_gguf(const GgufKeys& k, ModelConfig& c, Version v) {
+    const bool two = v == Version::gemma2;
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
+    c.activation = "gelu_pytorch_tanh";
+    c.rotary_dim = c.d_head;
+    c.rope_theta = k.real("rope.freq_base", 1e-6, 1e15, two ? 10000.0 : 1000000.0);
+    rotary::read_gguf_scaling(k, c);
+    if (c.rope_scaling.type == "longrope") k.fail("rope.scaling.type", "gives longrope factors; Gemma runs none and linear");
+    c.rope_local_base_freq = two ? 0.0 : k.real("rope.freq_base_swa", 1e-6, 1e15, 10000.0);
+    // llama.cpp's score scale: 1/√(hidden / heads) for the 27B models (46 and 62 layers), else 1/√head_dim.
+    const bool large = c.layers == (two ? 46 : 62);
+    c.query_pre_attn_scalar = large ? static_cast<double>(c.d_model) / c.heads : c.d_head;
+    c.attn_logit_softcapping = two ? k.real("attn_logit_softcapping", 0.0, 1e9, 50.0) : 0.0;
+    c.final_logit_softcapping = k.real("final_logit_softcapping", 0.0, 1e9, two ? 30.0 : 0.0);
+    c.attention_bias = c.o_bias = k.has_tensor("blk.0.attn_q.bias");
+    c.norms_plus_one = true;
+    c.sliding_window = gguf_windows(k, c, v);
+}
+
+std::vector<GgufName> gguf_layer_names() {
+    return gguf_names::with(gguf_names::decoder_layer(), {{"ffn_norm", "pre_feedforward_layernorm"},
+                                                           {"post_attention_norm", "post_attention_layernorm"},
+                                                           {"post_ffw_norm", "post_feedforward_layernorm"}});
 }
 
 } // namespace gemma

@@ -20,11 +20,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace core::model {
 
 class Weights;
 struct ConfigReader;
+struct GgufKeys;
+struct GgufName;
 
 namespace gemma {
 
@@ -33,6 +36,13 @@ enum class Version { gemma2, gemma3 };
 // Gemma2Config's or Gemma3TextConfig's fields (r: the config, or Gemma 3's text_config), with
 // their defaults; which layers slide from layer_types, else the version's rule.
 void read_text_config(const ConfigReader& r, ModelConfig& c, Version v);
+
+// llama.cpp's "gemma2" / "gemma3" files: the keys llama-model.cpp reads for them, its constants
+// where the file has no key (the sliding pattern, Gemma 3's local RoPE base, the score scale), and
+// the norms stored as 1 + w.
+void read_gguf(const GgufKeys& k, ModelConfig& c, Version v);
+// Each layer's tensor names: Gemma's four norms beside the Llama family's projections.
+std::vector<GgufName> gguf_layer_names();
 
 struct Options {
     std::string prefix; // "model.", or the text tower's prefix in a multimodal checkpoint

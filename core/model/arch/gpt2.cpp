@@ -6,11 +6,12 @@
 //               x += act(ln_2(x) · mlp.c_fc.weight + bias) · mlp.c_proj.weight + bias   act = gelu_new
 //   logits = ln_f(x) · wteᵀ (lm_head tied to wte)                             (t, V)
 // Names with or without the "transformer." prefix; attn.bias / attn.masked_bias are mask buffers
-// and are never read. attnviz's own trained models run here too, converted to these names.
+// and are never read. From a GGUF file (linear_projections) the four projections are (out, in). attnviz's own trained models run here too, converted to these names.
 #include "core/model/arch/table.h"
 #include "core/model/arch/head_slices.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
+#include "core/model/format/gguf_model.h"
 
 namespace core::model {
 
@@ -26,22 +27,25 @@ struct Block {
 
 class Gpt2 final : public layers::LayerStack {
 public:
-    Gpt2(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)) {
+    Gpt2(const ModelConfig& c, std::shared_ptr<const Weights> w)
+        : LayerStack(c), w_(std::move(w)), layout_(c.linear_projections ? Layout::out_in : Layout::in_out) {
         const std::int64_t D = c.d_model, F = c.d_ff;
+        // (in, out) as Conv1D stores it, or (out, in)
+        auto matrix = [&](std::int64_t in, std::int64_t out) { return c.linear_projections ? Shape{out, in} : Shape{in, out}; };
         const std::string p = w_->has("transformer.wte.weight") ? "transformer." : "";
         wte_ = &w_->require(p + "wte.weight", {c.vocab, D});
         wpe_ = &w_->require(p + "wpe.weight", {c.context, D});
         for (int l = 0; l < c.layers; ++l) {
             auto name = [&](const std::string& rest) { return layers::layer_name(p + "h.", l, rest); };
             Block b{&w_->require(name("ln_1.weight"), {D}), &w_->require(name("ln_1.bias"), {D}),
-                    &w_->require(name("attn.c_attn.weight"), {D, 3 * D}), &w_->require(name("attn.c_attn.bias"), {3 * D}),
-                    &w_->require(name("attn.c_proj.weight"), {D, D}), &w_->require(name("attn.c_proj.bias"), {D})};
+                    &w_->require(name("attn.c_attn.weight"), matrix(D, 3 * D)), &w_->require(name("attn.c_attn.bias"), {3 * D}),
+                    &w_->require(name("attn.c_proj.weight"), matrix(D, D)), &w_->require(name("attn.c_proj.bias"), {D})};
             if (c.mlp) {
                 b.ln2_w = &w_->require(name("ln_2.weight"), {D});
                 b.ln2_b = &w_->require(name("ln_2.bias"), {D});
-                b.fc_w = &w_->require(name("mlp.c_fc.weight"), {D, F});
+                b.fc_w = &w_->require(name("mlp.c_fc.weight"), matrix(D, F));
                 b.fc_b = &w_->require(name("mlp.c_fc.bias"), {F});
-                b.proj_w = &w_->require(name("mlp.c_proj.weight"), {F, D});
+                b.proj_w = &w_->require(name("mlp.c_proj.weight"), matrix(F, D));
                 b.proj_b = &w_->require(name("mlp.c_proj.bias"), {D});
             }
             blocks_.push_back(b);
@@ -63,6 +67,7 @@ private:
     LayerAttention attention_weights(int l) const override;
 
     std::shared_ptr<const Weights> w_;
+    Layout layout_; // of the four projections
     const Tensor *wte_, *wpe_, *lnf_w_, *lnf_b_;
     std::vector<Block> blocks_;
 };
@@ -74,11 +79,11 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     MatrixF a(t, D);                                                                   // (t, D)
     ops::active().layer_norm(x.data(), a.data(), t, D, b.ln1_w->data(), b.ln1_b->data(), static_cast<float>(c.norm_eps));
     MatrixF qkv(t, 3 * D);                                                             // (t, 3D)
-    layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, Layout::in_out, b.c_attn_b, qkv.data());
+    layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, layout_, b.c_attn_b, qkv.data());
     layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
     const auto scale = static_cast<float>(gpt2_score_scale(c, l));
     layers::heads_into_stream({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, *b.c_proj_w,
-                              Layout::in_out, b.c_proj_b, x);
+                              layout_, b.c_proj_b, x);
 }
 
 // x += c_proj(act(c_fc(ln_2(x))))
@@ -88,9 +93,9 @@ void Gpt2::mlp(const Block& b, MatrixF& x) const {
     MatrixF a(t, D);                                                                   // (t, D)
     ops::active().layer_norm(x.data(), a.data(), t, D, b.ln2_w->data(), b.ln2_b->data(), static_cast<float>(c.norm_eps));
     MatrixF h(t, F);                                                                   // (t, F)
-    layers::project(a.data(), t, D, F, *b.fc_w, Layout::in_out, b.fc_b, h.data());
+    layers::project(a.data(), t, D, F, *b.fc_w, layout_, b.fc_b, h.data());
     ops::active().activate(h.data(), h.size(), layers::activation_of(c.activation));
-    layers::project(h.data(), t, F, D, *b.proj_w, Layout::in_out, b.proj_b, x.data(), true);
+    layers::project(h.data(), t, F, D, *b.proj_w, layout_, b.proj_b, x.data(), true);
 }
 
 // x's first rows = wte[id]
@@ -166,6 +171,23 @@ double gpt2_score_scale(const ModelConfig& c, int layer) {
     double scale = c.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
     if (c.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
     return scale;
+}
+
+// llama.cpp's "gpt2" files: LayerNorm's epsilon, gelu_new (ggml's tanh GELU), the projections (out, in).
+void read_gguf_gpt2(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_epsilon", 1e-30, 1.0, 1e-5);
+    c.activation = "gelu_new";
+    c.linear_projections = true;
+    if (c.kv_heads != c.heads || c.d_head * c.heads != c.d_model) k.fail("attention.head_count", "does not split embedding_length into GPT-2's heads");
+}
+
+const GgufLayout& gpt2_gguf() {
+    static const GgufLayout layout{"gpt2", read_gguf_gpt2, "h.",
+                                   {{"token_embd", "wte"}, {"position_embd", "wpe"}, {"output_norm", "ln_f"}, {"output", "lm_head"}},
+                                   {{"attn_norm", "ln_1"}, {"attn_qkv", "attn.c_attn"}, {"attn_output", "attn.c_proj"},
+                                    {"ffn_norm", "ln_2"}, {"ffn_up", "mlp.c_fc"}, {"ffn_down", "mlp.c_proj"}},
+                                   false};
+    return layout;
 }
 
 std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights) {

@@ -4,7 +4,10 @@
 // Llama has q/k/v/o biases with attention_bias and MLP biases with mlp_bias; Mistral (and Qwen2 with
 // use_sliding_window) attend only to the last sliding_window positions.
 #include "core/model/arch/decoder.h"
+#include "core/model/arch/gguf_names.h"
+#include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
 
 namespace core::model {
 
@@ -34,6 +37,27 @@ void read_llama(const ConfigReader& r, ModelConfig& c) {
     c.o_bias = llama && c.attention_bias;
     c.mlp_bias = llama && r.flag("mlp_bias", false);
     c.sliding_window = read_sliding_window(r, c);
+}
+
+// llama.cpp's "llama" and "qwen2" files: biases where the file has them; RoPE's frequency factors
+// from rope_freqs (Llama 3.1 and 3.2 write their llama3 scaling so), else linear scaling.
+void read_gguf_llama(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-5);
+    c.activation = "silu";
+    c.attention_bias = k.has_tensor("blk.0.attn_q.bias");
+    c.o_bias = k.has_tensor("blk.0.attn_output.bias");
+    c.mlp_bias = k.has_tensor("blk.0.ffn_gate.bias");
+    rotary::read_gguf_scaling(k, c);
+}
+
+const GgufLayout& llama_gguf() {
+    static const GgufLayout layout{"llama", read_gguf_llama, "model.layers.", gguf_names::decoder_globals(), gguf_names::decoder_layer(), true};
+    return layout;
+}
+
+const GgufLayout& qwen2_gguf() {
+    static const GgufLayout layout{"qwen2", read_gguf_llama, "model.layers.", gguf_names::decoder_globals(), gguf_names::decoder_layer(), false};
+    return layout;
 }
 
 std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights) {

@@ -5,7 +5,10 @@
 // to original_max_position_embeddings; one sliding_window on every layer where it is set; no biases;
 // an untied lm_head unless tie_word_embeddings.
 #include "core/model/arch/decoder.h"
+#include "core/model/arch/gguf_names.h"
+#include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
 
 namespace core::model {
 
@@ -15,6 +18,23 @@ void read_phi3(const ConfigReader& r, ModelConfig& c) {
                                 8192, 0, 0, 4096, 1e-5, false, true});
     const int w = r.whole("sliding_window", 1, 1LL << 30, 0);
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), w);
+}
+
+// llama.cpp's "phi3" files: fused attn_qkv and ffn_up (gate | up), RoPE on rope.dimension_count dims,
+// one window where attention.sliding_window is set.
+void read_gguf_phi3(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-5);
+    c.activation = "silu";
+    if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) k.fail("rope.dimension_count", "is not an even number of at least 2");
+    rotary::read_gguf_scaling(k, c);
+    c.sliding_window.assign(static_cast<std::size_t>(c.layers), k.whole("attention.sliding_window", 0, 1LL << 30, 0));
+}
+
+const GgufLayout& phi3_gguf() {
+    static const GgufLayout layout{"phi3", read_gguf_phi3, "model.layers.", gguf_names::decoder_globals(),
+                                   gguf_names::with(gguf_names::decoder_layer(), {{"attn_qkv", "self_attn.qkv_proj"}, {"ffn_up", "mlp.gate_up_proj"}}),
+                                   false};
+    return layout;
 }
 
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights) {

@@ -4,7 +4,10 @@
 // heads); q/k/v/o biases only with attention_bias; a sliding window on the layers layer_types names,
 // or from max_window_layers on, only with use_sliding_window.
 #include "core/model/arch/decoder.h"
+#include "core/model/arch/gguf_names.h"
+#include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
 
 namespace core::model {
 
@@ -31,6 +34,19 @@ void read_qwen3(const ConfigReader& r, ModelConfig& c) {
                                 22016, 32, 128, 32768, 1e-6, false, false});
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     c.sliding_window = qwen3_windows(r, c);
+}
+
+// llama.cpp's "qwen3" files: head_dim is attention.key_length; q/k/v/o biases where the file has them.
+void read_gguf_qwen3(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
+    c.activation = "silu";
+    c.attention_bias = c.o_bias = k.has_tensor("blk.0.attn_q.bias");
+    rotary::read_gguf_scaling(k, c);
+}
+
+const GgufLayout& qwen3_gguf() {
+    static const GgufLayout layout{"qwen3", read_gguf_qwen3, "model.layers.", gguf_names::decoder_globals(), gguf_names::decoder_layer(), false};
+    return layout;
 }
 
 std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights) {

@@ -1,6 +1,8 @@
 // core/model/arch/rotary.cpp — rotary positions (rotary.h).
 #include "core/model/arch/rotary.h"
 
+#include "core/model/format/gguf_model.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -72,6 +74,29 @@ RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
     return s;
 }
 
+void read_gguf_scaling(const GgufKeys& k, ModelConfig& c) {
+    RopeScaling& s = c.rope_scaling;
+    const int half = c.rotary_dim / 2;
+    if (auto factors = k.f32_tensor("rope_freqs.weight", half)) {
+        s.type = "rope_freqs";
+        s.short_factor = std::move(*factors);
+    } else if (auto short_factors = k.f32_tensor("rope_factors_short.weight", half)) {
+        s.type = "longrope";
+        s.short_factor = std::move(*short_factors);
+        s.original_max_position_embeddings = k.whole("rope.scaling.original_context_length", 2, 1 << 30);
+        s.factor = c.context / s.original_max_position_embeddings;
+        s.attention_factor = s.factor <= 1.0 ? 1.0 : std::sqrt(1 + std::log(s.factor) / std::log(s.original_max_position_embeddings));
+        s.attention_factor = k.real("rope.scaling.attn_factor", 1e-6, 1e6, s.attention_factor);
+        c.context = rotary_context(c);
+    } else if (k.has("rope.scaling.type")) {
+        const std::string type = gguf::get_string(k.file, k.key("rope.scaling.type"));
+        if (type == "none") return;
+        if (type != "linear") k.fail("rope.scaling.type", "is \"" + type + "\"; attnviz runs none, linear and a rope_freqs tensor");
+        s.type = "linear";
+        s.factor = k.real("rope.scaling.factor", 1e-6, 1e6, 1.0);
+    }
+}
+
 std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling& s) {
     const int half = dims / 2;
     std::vector<float> inv(static_cast<std::size_t>(half));
@@ -79,7 +104,7 @@ std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling
         double f = 1.0 / std::pow(theta, static_cast<double>(2 * i) / dims);
         if (s.type == "linear") f /= s.factor;
         if (s.type == "llama3") f = llama3_frequency(f, s);
-        if (s.type == "longrope") f /= s.short_factor[static_cast<std::size_t>(i)];
+        if (s.type == "longrope" || s.type == "rope_freqs") f /= s.short_factor[static_cast<std::size_t>(i)];
         inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
     }
     return inv;

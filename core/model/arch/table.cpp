@@ -6,17 +6,17 @@ namespace core::model {
 
 const std::vector<Architecture>& architectures() {
     static const std::vector<Architecture> table = {
-        {"GPT2LMHeadModel", true, read_gpt2, gpt2_score_scale, build_gpt2},
-        {"LlamaForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
-        {"MistralForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
-        {"Qwen2ForCausalLM", true, read_llama, inverse_sqrt_head, build_llama},
-        {"Gemma2ForCausalLM", true, read_gemma2, gemma_score_scale, build_gemma2},
-        {"Gemma3ForCausalLM", true, read_gemma3, gemma_score_scale, build_gemma3},
-        {"Gemma3ForConditionalGeneration", true, read_gemma3_multimodal, gemma_score_scale, build_gemma3_multimodal},
-        {"Qwen3ForCausalLM", true, read_qwen3, inverse_sqrt_head, build_qwen3},
-        {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3},
-        {"BertForMaskedLM", true, read_bert, inverse_sqrt_head, build_bert},
-        {"BertModel", false, read_bert, inverse_sqrt_head, build_bert},
+        {"GPT2LMHeadModel", true, read_gpt2, gpt2_score_scale, build_gpt2, gpt2_gguf},
+        {"LlamaForCausalLM", true, read_llama, inverse_sqrt_head, build_llama, llama_gguf},
+        {"MistralForCausalLM", true, read_llama, inverse_sqrt_head, build_llama, nullptr},
+        {"Qwen2ForCausalLM", true, read_llama, inverse_sqrt_head, build_llama, qwen2_gguf},
+        {"Gemma2ForCausalLM", true, read_gemma2, gemma_score_scale, build_gemma2, gemma2_gguf},
+        {"Gemma3ForCausalLM", true, read_gemma3, gemma_score_scale, build_gemma3, gemma3_gguf},
+        {"Gemma3ForConditionalGeneration", true, read_gemma3_multimodal, gemma_score_scale, build_gemma3_multimodal, nullptr},
+        {"Qwen3ForCausalLM", true, read_qwen3, inverse_sqrt_head, build_qwen3, qwen3_gguf},
+        {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3, phi3_gguf},
+        {"BertForMaskedLM", true, read_bert, inverse_sqrt_head, build_bert, nullptr},
+        {"BertModel", false, read_bert, inverse_sqrt_head, build_bert, nullptr},
     };
     return table;
 }
@@ -30,6 +30,19 @@ const Architecture* find_architecture(const std::string& name) {
 std::string supported_architectures() {
     std::string names;
     for (const Architecture& a : architectures()) names += (names.empty() ? "" : ", ") + std::string(a.name);
+    return names;
+}
+
+const Architecture* find_gguf_architecture(const std::string& gguf_name) {
+    for (const Architecture& a : architectures())
+        if (a.gguf && gguf_name == a.gguf().name) return &a;
+    return nullptr;
+}
+
+std::string supported_gguf_architectures() {
+    std::string names;
+    for (const Architecture& a : architectures())
+        if (a.gguf) names += (names.empty() ? "" : ", ") + std::string(a.gguf().name);
     return names;
 }
 

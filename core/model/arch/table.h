@@ -18,10 +18,30 @@ namespace core::model {
 
 class Weights;
 struct ConfigReader;
+struct GgufKeys;
 
 using ReadConfig = void (*)(const ConfigReader& r, ModelConfig& c);
 using ScoreScale = double (*)(const ModelConfig& c, int layer);
 using BuildModel = std::unique_ptr<Model> (*)(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+
+// How llama.cpp's GGUF files hold an architecture (core/model/format/gguf_model.h opens them).
+struct GgufName {
+    const char* file;  // "attn_q" (of "blk.N.attn_q.weight"), "token_embd"
+    const char* model; // "self_attn.q_proj" (of "model.layers.N.self_attn.q_proj.weight"), "model.embed_tokens"
+};
+struct GgufLayout {
+    const char* name; // general.architecture: "llama"
+    // The architecture's own keys and constants, after the sizes every file has (gguf_model.cpp);
+    // refuses a value with k.fail.
+    void (*read)(const GgufKeys& k, ModelConfig& c);
+    const char* layer_prefix;     // "model.layers."
+    std::vector<GgufName> globals; // tensors outside the layers
+    std::vector<GgufName> layer;   // each layer's
+    // llama.cpp's converter reordered the rows of each head of q_proj and k_proj (LlamaModel's
+    // permute) for its rotary convention; the reader undoes it through MappedTensor::row_order.
+    bool permuted_qk;
+};
+using GgufLayoutOf = const GgufLayout& (*)();
 
 struct Architecture {
     const char* name;  // as config.json's `architectures` has it
@@ -32,6 +52,7 @@ struct Architecture {
     // The factor layer `layer` multiplies q·k by before the softmax.
     ScoreScale score_scale;
     BuildModel build;
+    GgufLayoutOf gguf = nullptr; // the row a GGUF file of general.architecture gguf().name opens
 };
 
 const std::vector<Architecture>& architectures();
@@ -39,6 +60,9 @@ const std::vector<Architecture>& architectures();
 const Architecture* find_architecture(const std::string& name);
 // "GPT2LMHeadModel, LlamaForCausalLM, …" for messages.
 std::string supported_architectures();
+// The row whose GGUF column is `gguf_name` ("llama"), or null; and "gpt2, llama, …" for messages.
+const Architecture* find_gguf_architecture(const std::string& gguf_name);
+std::string supported_gguf_architectures();
 // The score scale of the architecture of `c`; throws InputError when there is no such row.
 double score_scale(const ModelConfig& c, int layer);
 
@@ -64,6 +88,13 @@ std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<co
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
+const GgufLayout& gpt2_gguf();
+const GgufLayout& llama_gguf();
+const GgufLayout& qwen2_gguf();
+const GgufLayout& qwen3_gguf();
+const GgufLayout& phi3_gguf();
+const GgufLayout& gemma2_gguf();
+const GgufLayout& gemma3_gguf();
 std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 
 } // namespace core::model

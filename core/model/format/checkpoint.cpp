@@ -4,6 +4,7 @@
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
 #include "core/model/format/ollama.h"
 #include "core/model/format/weights.h"
 
@@ -88,6 +89,7 @@ OpenedModel open_model(const std::string& path) {
         }
     }
     if (is_trained_model_file(path)) return open_trained(path);
+    if (is_gguf_file(path)) return open_gguf(path);
     OpenedModel out;
     out.path = path;
     out.dir = resolve_model_dir(path);

@@ -1,0 +1,61 @@
+// app/cli_tensor.cpp — attnviz --tensor MODEL NAME (cli_tensor.h).
+#include "app/cli_tensor.h"
+#include "app/cli.h"
+#include "app/cli_flags.h"
+
+#include "core/io/tensor.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/format/weights.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+std::string number(float v) {
+    if (!std::isfinite(v)) return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+    return buf;
+}
+
+// The tensor's values, a row at a time: [v, v, …] row-major.
+void print_tensor(const core::model::Weights::Tensor& t, const std::string& name, std::ostream& out) {
+    std::string shape;
+    for (std::int64_t d : t.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    out << "{\"name\": \"" << name << "\", \"type\": \"" << core::model::type_name(t.type()) << "\", \"shape\": [" << shape
+        << "], \"values\": [";
+    const std::int64_t rows = t.shape().empty() ? 1 : t.shape()[0], width = t.row_values();
+    std::vector<float> row(static_cast<std::size_t>(width)); // (width)
+    for (std::int64_t r = 0; r < rows; ++r) {
+        t.rows(r, 1, row.data());
+        for (std::int64_t j = 0; j < width; ++j) out << (r || j ? ", " : "") << number(row[static_cast<std::size_t>(j)]);
+    }
+    out << "]}\n";
+}
+
+} // namespace
+
+bool wants_tensor_mode(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--tensor") return true;
+    return false;
+}
+
+int run_tensor_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    return run_reporting_errors(err, [&] {
+        if (argc != 4 || std::string(argv[1]) != "--tensor") throw UsageError("--tensor takes MODEL NAME and nothing else");
+        const std::string name = argv[3];
+        const core::model::OpenedModel m = core::model::open_model(argv[2]);
+        if (!m.weights->has(name)) throw core::io::FileError(m.path + ": no tensor \"" + name + "\"");
+        print_tensor(m.weights->require(name, m.weights->shape(name)), name, out);
+        return 0;
+    });
+}
+
+} // namespace app

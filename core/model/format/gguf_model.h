@@ -1,0 +1,45 @@
+// core/model/format/gguf_model.h — a model from a GGUF file of llama.cpp, Ollama or LM Studio.
+//
+// general.architecture picks the row of core/model/arch/table.h whose GGUF column names it; that
+// row reads the hyper-parameters from the metadata ({arch}.block_count, …) through GgufKeys, and
+// its table of names translates the file's tensors ("blk.0.attn_q.weight") to the ones its
+// builder asks for ("model.layers.0.self_attn.q_proj.weight"). The tensors are mapped, not read.
+#pragma once
+
+#include "core/model/format/checkpoint.h"
+#include "core/model/format/gguf.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace core::model {
+
+// The metadata of one architecture, read with checks: a key is given without its "{arch}." prefix,
+// and a bad value is one FileError naming the file and the whole key.
+struct GgufKeys {
+    const gguf::File& file;
+    const unsigned char* bytes; // the mapped file (for small F32 tensors such as rope_freqs)
+    std::string arch;           // "llama"
+
+    std::string key(const char* name) const { return arch + "." + name; }
+    bool has(const char* name) const { return gguf::find(file, key(name)) != nullptr; }
+    [[noreturn]] void fail(const char* name, const std::string& why) const;
+    // A whole number in lo … hi; required, or `fallback` when absent.
+    int whole(const char* name, long long lo, long long hi) const;
+    int whole(const char* name, long long lo, long long hi, int fallback) const;
+    double real(const char* name, double lo, double hi, double fallback) const;
+    bool has_tensor(const std::string& name) const;
+    // A 1-D F32 tensor of `count` values, or nullopt when the file has none of that name.
+    std::optional<std::vector<double>> f32_tensor(const std::string& name, int count) const;
+};
+
+// Whether `path` is a GGUF file: its first four bytes (Ollama's blobs have no extension).
+bool is_gguf_file(const std::string& path);
+
+// Throws core::io::FileError, one line naming the file: an unknown architecture, a tensor of a type
+// attnviz does not read, a missing tensor, a shape that does not match the metadata, or what
+// gguf::parse refuses.
+OpenedModel open_gguf(const std::string& path);
+
+} // namespace core::model
