@@ -1,7 +1,7 @@
 // app/cli_tensor.cpp — attnviz --tensor MODEL NAME (cli_tensor.h).
 #include "app/cli_tensor.h"
-#include "app/cli.h"
 #include "app/cli_flags.h"
+#include "app/options.h"
 
 #include "core/io/tensor.h"
 #include "core/model/format/checkpoint.h"

@@ -4,7 +4,6 @@
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
-#include "core/model/format/gguf_model.h"
 #include "core/model/format/ollama.h"
 #include "core/model/format/weights.h"
 

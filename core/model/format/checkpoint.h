@@ -47,6 +47,16 @@ bool is_trained_model_file(const std::string& path);
 // unexpected tensor, a wrong shape or dtype, a config that does not describe the tensors.
 OpenedModel open_trained(const std::string& path);
 
+// Whether `path` is a GGUF file: a file named .gguf, or whose first four bytes say so (Ollama's blobs
+// have no extension).
+bool is_gguf_file(const std::string& path);
+
+// A GGUF file of llama.cpp, Ollama or LM Studio (core/model/format/gguf_model.cpp): the metadata's
+// hyper-parameters, the tensors mapped in their own types. Throws core::io::FileError, one line
+// naming the file: an unknown architecture, a tensor of a type attnviz does not read, a missing
+// tensor, a shape that does not match the metadata, or what gguf::parse refuses.
+OpenedModel open_gguf(const std::string& path);
+
 // The Hugging Face cache directory from the environment (it may not exist).
 std::string hub_cache_dir();
 

@@ -4,6 +4,7 @@
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/format/config_reader.h"
 #include "core/model/format/weights.h"
 
@@ -165,6 +166,7 @@ std::string model_title(const gguf::File& f, const std::string& path) {
 bool is_gguf_file(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return false;
+    if (std::filesystem::path(path).extension() == ".gguf") return true;
     std::ifstream in(path, std::ios::binary);
     char magic[4] = {};
     return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;

@@ -1,4 +1,5 @@
-// core/model/format/gguf_model.h — a model from a GGUF file of llama.cpp, Ollama or LM Studio.
+// core/model/format/gguf_model.h — a model from a GGUF file of llama.cpp, Ollama or LM Studio
+// (open_gguf, declared in checkpoint.h, is in gguf_model.cpp).
 //
 // general.architecture picks the row of core/model/arch/table.h whose GGUF column names it; that
 // row reads the hyper-parameters from the metadata ({arch}.block_count, …) through GgufKeys, and
@@ -6,7 +7,6 @@
 // builder asks for ("model.layers.0.self_attn.q_proj.weight"). The tensors are mapped, not read.
 #pragma once
 
-#include "core/model/format/checkpoint.h"
 #include "core/model/format/gguf.h"
 
 #include <optional>
@@ -33,13 +33,5 @@ struct GgufKeys {
     // A 1-D F32 tensor of `count` values, or nullopt when the file has none of that name.
     std::optional<std::vector<double>> f32_tensor(const std::string& name, int count) const;
 };
-
-// Whether `path` is a GGUF file: its first four bytes (Ollama's blobs have no extension).
-bool is_gguf_file(const std::string& path);
-
-// Throws core::io::FileError, one line naming the file: an unknown architecture, a tensor of a type
-// attnviz does not read, a missing tensor, a shape that does not match the metadata, or what
-// gguf::parse refuses.
-OpenedModel open_gguf(const std::string& path);
 
 } // namespace core::model

@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""GGUF files against NumPy: the fixtures of make_checkpoints.py written by make_gguf.py in every
+tensor type, read back here with a GGUF reader and dequantizer of this file's own (from the format:
+ggml-common.h's blocks), then
+
+- each weight attnviz reads (`attnviz --tensor`) equals this dequantizer's, bit for bit, in
+  transformers' layout (Llama's q/k rows unpermuted, GPT-2's matrices transposed back, Gemma's
+  norms less one);
+- `attnviz --forward` on each file equals model_numpy_test.py's NumPy forward of those weights to
+  1e-4, with llama.cpp's constants where its files carry no key (Gemma 2's score scale);
+- on F32 files every model tool (--forward, --generate, --heads, --head-importance, --rollout,
+  --export-attention) gives the same numbers as on the safetensors checkpoint, to 1e-4;
+- bad files (truncated, bad magic, version, architecture, tensor type, missing tensor, a shape the
+  metadata contradicts) exit 2 with one line naming the file.
+usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "fixtures"))
+import make_gguf  # noqa: E402  the fixtures' writer: names and layouts only, never its blocks
+import model_numpy_test as ref  # noqa: E402  the NumPy forward passes
+
+attnviz, workdir = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("gguf_numpy_test: FAIL " + message, file=sys.stderr)
+
+
+# ---- a GGUF reader and ggml's dequantizers -------------------------------------------------------
+
+SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def read_value(raw, pos, kind):
+    if kind == 8:
+        n = struct.unpack_from("<Q", raw, pos)[0]
+        return raw[pos + 8:pos + 8 + n].decode(), pos + 8 + n
+    if kind == 9:
+        item, n = struct.unpack_from("<IQ", raw, pos)
+        pos += 12
+        out = []
+        for _ in range(n):
+            v, pos = read_value(raw, pos, item)
+            out.append(v)
+        return out, pos
+    fmt = SCALAR[kind]
+    return struct.unpack_from(fmt, raw, pos)[0], pos + struct.calcsize(fmt)
+
+
+def read_gguf(path):
+    """metadata, {name: (shape outermost first, ggml type, bytes)}"""
+    raw = open(path, "rb").read()
+    version, tensors, keys = struct.unpack_from("<IQQ", raw, 4)
+    pos, meta = 24, {}
+    for _ in range(keys):
+        key, pos = read_value(raw, pos, 8)
+        kind = struct.unpack_from("<I", raw, pos)[0]
+        meta[key], pos = read_value(raw, pos + 4, kind)
+    table = []
+    for _ in range(tensors):
+        name, pos = read_value(raw, pos, 8)
+        dims = struct.unpack_from("<I", raw, pos)[0]
+        ne = struct.unpack_from(f"<{dims}Q", raw, pos + 4)
+        kind, offset = struct.unpack_from("<IQ", raw, pos + 4 + 8 * dims)
+        pos += 4 + 8 * dims + 12
+        table.append((name, tuple(reversed(ne)), kind, offset))
+    align = meta.get("general.alignment", 32)
+    start = pos + (-pos) % align
+    return meta, {n: (shape, kind, raw[start + off:]) for n, shape, kind, off in table}
+
+
+def half(b):
+    return np.frombuffer(b, "<f2").astype(np.float32)
+
+
+def k_scale_min(s):
+    """(8 scales, 8 mins) of a K-quant's 12 bytes: j < 4 the low 6 bits of bytes j and j + 4; else the
+    nibbles of byte j + 4 with the top 2 bits of bytes j − 4 and j."""
+    sc, m = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    for j in range(8):
+        if j < 4:
+            sc[j], m[j] = s[j] & 63, s[j + 4] & 63
+        else:
+            sc[j] = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4)
+            m[j] = (s[j + 4] >> 4) | ((s[j] >> 6) << 4)
+    return sc, m
+
+
+def nibbles_k(qs):
+    """qs[128] → 256 levels: 64-value chunk c is qs[32c:32c+32]'s low nibbles, then its high ones."""
+    return np.concatenate([np.concatenate([qs[32 * c:32 * c + 32] & 15, qs[32 * c:32 * c + 32] >> 4]) for c in range(4)])
+
+
+def dequant_block(kind, b):
+    if kind == 8:  # Q8_0: d, 32 int8
+        return half(b[:2]) * np.frombuffer(b[2:34], np.int8).astype(np.float32)
+    if kind == 2:  # Q4_0: d, 16 bytes, low nibbles first
+        q = np.frombuffer(b[2:18], np.uint8)
+        return half(b[:2]) * (np.concatenate([q & 15, q >> 4]).astype(np.float32) - 8)
+    if kind in (12, 13):  # Q4_K / Q5_K: d, dmin, scales[12], (qh[32],) qs[128]
+        d, dmin = half(b[:2])[0], half(b[2:4])[0]
+        sc, m = k_scale_min(np.frombuffer(b[4:16], np.uint8))
+        qh = np.frombuffer(b[16:48], np.uint8) if kind == 13 else None
+        q = nibbles_k(np.frombuffer(b[48:176] if kind == 13 else b[16:144], np.uint8)).astype(np.float32)
+        if kind == 13:
+            q += 16 * np.concatenate([(qh >> s) & 1 for s in range(8)]).astype(np.float32)
+        return np.concatenate([d * sc[s] * q[32 * s:32 * s + 32] - dmin * m[s] for s in range(8)]).astype(np.float32)
+    if kind == 14:  # Q6_K: ql[128], qh[64], scales int8[16], d
+        ql, qh = np.frombuffer(b[:128], np.uint8), np.frombuffer(b[128:192], np.uint8)
+        sc, d = np.frombuffer(b[192:208], np.int8).astype(np.float32), half(b[208:210])[0]
+        out = np.zeros(256, np.float32)
+        for h in range(2):
+            l, hi = ql[64 * h:64 * h + 64], qh[32 * h:32 * h + 32]
+            parts = [(l[:32] & 15), (l[32:] & 15), (l[:32] >> 4), (l[32:] >> 4)]
+            for k in range(4):
+                q = (parts[k] | (((hi >> (2 * k)) & 3) << 4)).astype(np.float32) - 32
+                idx = 128 * h + 32 * k + np.arange(32)
+                out[idx] = d * sc[idx // 16] * q
+        return out
+    raise ValueError(kind)
+
+
+BLOCK = {8: (32, 34), 2: (32, 18), 12: (256, 144), 13: (256, 176), 14: (256, 210)}
+
+
+def dequantize(shape, kind, data):
+    n = int(np.prod(shape))
+    if kind == 0:
+        a = np.frombuffer(data[:4 * n], "<f4").astype(np.float32)
+    elif kind == 1:
+        a = np.frombuffer(data[:2 * n], "<f2").astype(np.float32)
+    elif kind == 30:
+        a = (np.frombuffer(data[:2 * n], "<u2").astype(np.uint32) << 16).view(np.float32)
+    else:
+        values, size = BLOCK[kind]
+        a = np.concatenate([dequant_block(kind, data[i * size:(i + 1) * size]) for i in range(n // values)])
+    return a.reshape(shape)
+
+
+def unpermute(w, heads):
+    """The inverse of LlamaModel.permute: each head's rows (dh/2, 2) back to (2, dh/2)."""
+    return w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def transformers_weights(c, hf_names, gguf_path):
+    """The fixture's weights as the GGUF file holds them, dequantized here: (held, w), held in
+    transformers' row order (as attnviz holds them), w also in transformers' layout."""
+    arch = make_gguf.ARCHS[c["architectures"][0]]
+    H = c.get("num_attention_heads", c.get("n_head"))
+    KV = c.get("num_key_value_heads", H)
+    _, tensors = read_gguf(gguf_path)
+    held, w = {}, {}
+    for name in hf_names:
+        g = make_gguf.gguf_name(name, arch)
+        if g is None:
+            continue
+        t = dequantize(*tensors[g]).astype(np.float64)
+        if arch == "llama" and (".attn_q." in g or ".attn_k." in g):
+            t = unpermute(t, H if ".attn_q." in g else KV)
+        held[name] = t
+        if arch == "gpt2" and t.ndim == 2 and not g.startswith(("token_embd", "position_embd")):
+            t = t.T
+        if arch.startswith("gemma") and g.endswith("norm.weight"):
+            t = t - 1  # in float64: exact for these values
+        w[name] = t
+    return held, w
+
+
+# ---- the checks ----------------------------------------------------------------------------------
+
+def run(*args):
+    return subprocess.run([attnviz, *args], capture_output=True, text=True)
+
+
+def check_tensors(label, path, w):
+    """attnviz's view of every weight of layer 0 and outside the layers equals ours, bit for bit."""
+    for name, ours in w.items():
+        if ".layers.1." in name or ".h.1." in name or name.startswith("h.1."):
+            continue
+        r = run("--tensor", path, name)
+        if r.returncode != 0:
+            return fail(f"{label}: --tensor {name} exited {r.returncode}: {r.stderr.strip()}")
+        got = json.loads(r.stdout)
+        theirs = np.array(got["values"], np.float32).reshape(got["shape"])
+        if theirs.shape != ours.shape or not np.array_equal(theirs, ours.astype(np.float32)):
+            bad = np.argwhere(theirs != ours.astype(np.float32))[:1] if theirs.shape == ours.shape else "shape"
+            fail(f"{label}: {name} ({got['type']}) differs from the NumPy dequantizer, first at {bad}")
+
+
+def reference_config(c):
+    """The config whose transformers forward a llama.cpp file runs: Gemma 2's score scale is
+    1/√head_dim there (its files carry no query_pre_attn_scalar)."""
+    c = dict(c)
+    if c["architectures"][0] == "Gemma2ForCausalLM":
+        c["query_pre_attn_scalar"] = c["head_dim"]
+    return c
+
+
+def forward_of(c, w, ids):
+    arch = c["architectures"][0]
+    forward = ref.gpt2_forward if arch.startswith("GPT2") else ref.gemma_forward if arch.startswith("Gemma") else ref.llama_forward
+    return forward(reference_config(c), w, list(ids))
+
+
+def check_forward(label, path, c, w, ids):
+    r = run("--forward", path, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{label}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    logits, att = forward_of(c, w, ids)
+    ref.close(f"{label} logits", logits, out["logits"])
+    ref.close(f"{label} attention", att, out["attention"])
+    collect()
+
+
+def collect():
+    """The failures model_numpy_test's close() recorded, as ours."""
+    failures.extend(ref.failures)
+    del ref.failures[:]
+
+
+def same_output(label, gguf, checkpoint, args, keys):
+    a, b = run(*args[0], gguf, *args[1]), run(*args[0], checkpoint, *args[1])
+    if a.returncode != 0 or b.returncode != 0:
+        return fail(f"{label} {args[0][0]}: exit {a.returncode} / {b.returncode}: {a.stderr.strip()} {b.stderr.strip()}")
+    x, y = json.loads(a.stdout), json.loads(b.stdout)
+    for key in keys:
+        ref.close(f"{label} {args[0][0]} {key}", np.asarray(y[key], np.float64), np.asarray(x[key], np.float64))
+    collect()
+
+
+def check_tools(name, gguf, checkpoint, ids):
+    seq = ("--sequence", " ".join(map(str, ids)))
+    same_output(name, gguf, checkpoint, (("--forward",), seq), ("logits", "attention"))
+    same_output(name, gguf, checkpoint, (("--forward",), seq + ("--ablate", "1.1")), ("logits", "attention"))
+    same_output(name, gguf, checkpoint, (("--generate",), seq + ("--tokens", "4")), ("ids",))
+    same_output(name, gguf, checkpoint, (("--rollout",), seq), ("rollout",))
+    for flag in ("--heads", "--head-importance"):
+        a, b = run(flag, gguf, *seq), run(flag, checkpoint, *seq)
+        if a.returncode or b.returncode or not np.allclose(json_numbers(a.stdout), json_numbers(b.stdout), rtol=1e-4, atol=1e-6):
+            fail(f"{name} {flag}: the GGUF file's {a.stdout[:80]!r} against {b.stdout[:80]!r} {a.stderr} {b.stderr}")
+    outs = [os.path.join(workdir, f"{name}_{k}.safetensors") for k in ("gguf", "st")]
+    for model, out in zip((gguf, checkpoint), outs):
+        r = run("--export-attention", model, *seq, "--out", out)
+        if r.returncode:
+            return fail(f"{name} --export-attention: {r.stderr.strip()}")
+    a, b = ref.read_safetensors(outs[0]), ref.read_safetensors(outs[1])
+    for key in b:
+        ref.close(f"{name} --export-attention {key}", b[key], a[key])
+    collect()
+
+
+def json_numbers(text):
+    """Every number of a JSON document, in order."""
+    out = []
+    def walk(v):
+        if isinstance(v, bool) or v is None:
+            return
+        if isinstance(v, (int, float)):
+            out.append(float(v))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+    walk(json.loads(text))
+    return np.array(out)
+
+
+def refused(label, path, expect):
+    r = run("--forward", path, "--sequence", "1 2 3")
+    line = r.stderr.strip()
+    if r.returncode != 2 or "\n" in line or path not in line or expect not in line:
+        fail(f"{label}: exit {r.returncode}, {line!r} (wanted one line naming {path} and {expect!r})")
+
+
+def check_bad_files(good):
+    raw = open(good, "rb").read()
+    meta, tensors = read_gguf(good)
+    def variant(name, data):
+        p = os.path.join(workdir, name + ".gguf")
+        open(p, "wb").write(data)
+        return p
+    refused("truncated", variant("truncated", raw[:len(raw) - 100]), "truncated")
+    refused("bad magic", variant("magic", b"GGUX" + raw[4:]), "bad magic")
+    refused("bad version", variant("version", raw[:4] + struct.pack("<I", 7) + raw[8:]), "version 7")
+    at = raw.index(b"llama", 24)
+    refused("unknown architecture", variant("arch", raw[:at] + b"mamba" + raw[at + 5:]), "architecture \"mamba\"")
+    name = b"blk.0.attn_q.weight"
+    at = raw.index(name) + len(name) + 4 + 16  # n_dims, two dims: then the type
+    refused("unknown tensor type", variant("type", raw[:at] + struct.pack("<I", 24) + raw[at + 4:]), "type I8")
+    at = raw.index(b"blk.0.attn_v.weight")
+    refused("missing tensor", variant("missing", raw[:at] + b"blk.0.attn_x.weight" + raw[at + 19:]), "v_proj")
+    key = b"llama.feed_forward_length"
+    at = raw.index(key) + len(key) + 4
+    refused("shape against the metadata", variant("shape", raw[:at] + struct.pack("<I", 41) + raw[at + 4:]), "needs (24, 41)")
+
+
+def main():
+    os.makedirs(workdir, exist_ok=True)
+    ck = os.path.join(workdir, "checkpoints")
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), ck], check=True)
+    rng = np.random.default_rng(11)
+    small = ("gpt2", "llama_gqa", "qwen2", "llama_sharded", "gemma2", "gemma3_text", "qwen3", "phi3", "phi4_mini",
+             "llama32", "smollm2", "qwen25", "tinyllama")
+    plan = [(n, t) for n in small for t in ("F32", "F16", "BF16", "Q8_0", "Q4_0")]
+    plan += [("llama_wide", t) for t in make_gguf.TYPES]
+    for name, kind in plan:
+        d = os.path.join(ck, name)
+        c, hf = make_gguf.read_checkpoint(d)
+        path = os.path.join(workdir, f"{name}_{kind}.gguf")
+        subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), d, path, kind], check=True)
+        held, w = transformers_weights(c, hf, path)
+        check_tensors(f"{name} {kind}", path, held)
+        check_forward(f"{name} {kind}", path, c, w, rng.integers(0, c["vocab_size"], 9).tolist())
+    v2 = os.path.join(workdir, "qwen3_v2.gguf")
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), os.path.join(ck, "qwen3"), v2, "Q8_0",
+                    "--version", "2"], check=True)
+    c, hf = make_gguf.read_checkpoint(os.path.join(ck, "qwen3"))
+    check_forward("qwen3 v2", v2, c, transformers_weights(c, hf, v2)[1], [3, 1, 4, 1, 5])
+    for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3"):
+        check_tools(name, os.path.join(workdir, f"{name}_F32.gguf"), os.path.join(ck, name), [5, 9, 2, 7, 7, 3])
+    check_bad_files(os.path.join(workdir, "llama_sharded_F32.gguf"))
+    if failures:
+        sys.exit(f"gguf_numpy_test: {len(failures)} failures")
+    print(f"gguf_numpy_test: {len(plan) + 1} GGUF files match the NumPy dequantizer and forward; tools and bad files as expected")
+
+
+if __name__ == "__main__":
+    main()
