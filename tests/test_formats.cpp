@@ -48,7 +48,7 @@ TEST_CASE("formats: one row per extension, a reader for every array format, the 
 
 TEST_CASE("formats: a model folder has a row: a folder opens as a checkpoint, its config.json picks it in the dialog") {
     using core::io::Kind;
-    CHECK(core::io::extensions_of(Kind::checkpoint) == std::vector<std::string>{".safetensors", "config.json"});
+    CHECK(core::io::extensions_of(Kind::checkpoint) == std::vector<std::string>{".safetensors", "config.json", ".gguf"});
     const core::io::FileFilter models = core::io::filter_of(Kind::checkpoint, "Model files");
     CHECK(models.matches("config.json"));
     CHECK(models.matches("model.SAFETENSORS"));
@@ -65,6 +65,8 @@ TEST_CASE("formats: a model folder has a row: a folder opens as a checkpoint, it
     CHECK(core::io::format_of(dir + "/config.json")->name == std::string("Scenarios"));
     CHECK_FALSE(core::io::format_of(dir + "/config.json")->directory());
     CHECK(core::io::opens_as(dir + "/m.safetensors", Kind::checkpoint));
+    CHECK(models.matches("qwen3-0.6b-Q4_K_M.gguf"));
+    CHECK(core::io::format_of(dir + "/m.gguf")->kinds == Kind::checkpoint); // a GGUF file is only a model
     std::system(("rm -rf " + dir).c_str());
 }
 

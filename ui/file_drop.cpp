@@ -86,7 +86,8 @@ void open_scenario_or_ask(App::State& st, const std::string& path) {
 
 void take(App::State& st, const std::string& path) {
     const core::io::Format* format = core::io::format_of(path);
-    if (format && format->directory()) { // a model directory (or a cache entry) opens in the Model panels
+    const bool model_only = format && (format->directory() || format->kinds == core::io::Kind::checkpoint);
+    if (model_only) { // a model directory (or a cache entry, or a GGUF file) opens in the Model panels
         if (!st.view.state<ModelService>().open(path, st.view)) st.drops.problems.push_back(st.view.state<ModelService>().open_error);
         return;
     }

@@ -2,6 +2,7 @@
 
 #include "core/assets.h"
 #include "core/error_text.h"
+#include "core/model/format/checkpoint.h"
 #include "core/model/input.h"
 #include "ui/view.h"
 
@@ -186,7 +187,7 @@ std::string bundled_model_dir() {
 std::string model_path_of_pick(const std::string& picked) {
     std::error_code ec;
     const fs::path p(picked);
-    if (fs::is_directory(p, ec)) return picked;
+    if (fs::is_directory(p, ec) || core::model::is_gguf_file(picked)) return picked;
     const fs::path dir = p.parent_path();
     if (!dir.empty() && fs::exists(dir / "config.json", ec)) return dir.string();
     return picked; // a trained .safetensors, or a path that open_model will name in its error

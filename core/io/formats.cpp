@@ -44,6 +44,7 @@ const std::vector<Format>& formats() {
         {"TSV",             {".tsv"},         array,                                  delimited_arrays, true},
         {"Lessons",         {".toml"},        lesson,                                 nullptr,          false},
         {"Model folders",   {"config.json"},  checkpoint,                             nullptr,          false},
+        {"GGUF models",     {".gguf"},        checkpoint,                             nullptr,          false},
         {"Text",            {".txt"},         labels | review_deck,                   nullptr,          true},
         {"LaTeX",           {".tex"},         0,                                      nullptr,          true},
         {"Markdown",        {".md"},          0,                                      nullptr,          true},
