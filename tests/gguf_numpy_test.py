@@ -7,7 +7,8 @@ ggml-common.h's blocks), then
   transformers' layout (Llama's q/k rows unpermuted, GPT-2's matrices transposed back, Gemma's
   norms less one);
 - `attnviz --forward` on each file equals model_numpy_test.py's NumPy forward of those weights to
-  1e-4, with llama.cpp's constants where its files carry no key (Gemma 2's score scale);
+  1e-4, with llama.cpp's constants where its files carry no key (Gemma 2's score scale), and
+  `--text` goes through the tokenizer inside the file (GPT-2's);
 - on F32 files every model tool (--forward, --generate, --heads, --head-importance, --rollout,
   --export-attention) gives the same numbers as on the safetensors checkpoint, to 1e-4;
 - bad files (truncated, bad magic, version, architecture, tensor type, missing tensor, a shape the
@@ -331,6 +332,9 @@ def main():
     check_forward("qwen3 v2", v2, c, transformers_weights(c, hf, v2)[1], [3, 1, 4, 1, 5])
     for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3"):
         check_tools(name, os.path.join(workdir, f"{name}_F32.gguf"), os.path.join(ck, name), [5, 9, 2, 7, 7, 3])
+    r = run("--forward", os.path.join(workdir, "gpt2_Q8_0.gguf"), "--text", "Hello world")
+    if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids, from the file's tokenizer
+        fail(f"--forward --text through the GGUF file's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")
     check_bad_files(os.path.join(workdir, "llama_sharded_F32.gguf"))
     if failures:
         sys.exit(f"gguf_numpy_test: {len(failures)} failures")
