@@ -2,7 +2,12 @@
 // arithmetic of ggml-quants.c's dequantize_row_* (same operations in the same order, so the same bits).
 #include "core/model/format/blocks.h"
 
+#include "core/kernels.h"
+
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -107,19 +112,26 @@ __attribute__((target("avx2"))) void widen_bf16_avx2(const unsigned char* src, f
     }
     for (; i < n; ++i) dst[i] = bf16(src + 2 * i);
 }
-const bool has_f16c = __builtin_cpu_supports("f16c"), has_avx2 = __builtin_cpu_supports("avx2");
+// x86-64-v3 has AVX2 and F16C, with the OS saving the AVX registers (core::kernel_builds reads cpuid).
+bool has_x86_64_v3() {
+    static const bool has = [] {
+        const std::vector<std::string> builds = core::kernel_builds();
+        return std::find(builds.begin(), builds.end(), "x86-64-v3") != builds.end();
+    }();
+    return has;
+}
 #endif
 
 void widen_bf16(const unsigned char* src, float* dst, std::int64_t n) {
 #if defined(__x86_64__)
-    if (has_avx2) return widen_bf16_avx2(src, dst, n);
+    if (has_x86_64_v3()) return widen_bf16_avx2(src, dst, n);
 #endif
     for (std::int64_t i = 0; i < n; ++i) dst[i] = bf16(src + 2 * i);
 }
 
 void widen_f16(const unsigned char* src, float* dst, std::int64_t n) {
 #if defined(__x86_64__)
-    if (has_f16c) return widen_f16_f16c(src, dst, n);
+    if (has_x86_64_v3()) return widen_f16_f16c(src, dst, n);
 #endif
     for (std::int64_t i = 0; i < n; ++i) dst[i] = f16(src + 2 * i);
 }
