@@ -18,7 +18,7 @@ using namespace core::model::gguf;
 struct Bytes {
     std::vector<unsigned char> b;
     Bytes& raw(std::uint64_t v, int n) {
-        for (int i = 0; i < n; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+        for (int i = 0; i < n; ++i) b.push_back(static_cast<unsigned char>(i < 8 ? v >> (8 * i) : 0)); // n > 8: zeros after v
         return *this;
     }
     Bytes& u32(std::uint32_t v) { return raw(v, 4); }
