@@ -77,6 +77,45 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and 
     CHECK(m.head == 0);
 }
 
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: patching by position on the loss draws core's layer × position map; a cell names its recovery and selects its layer") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat");
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits Patching"));
+    ui.frame();
+    ui.click(ui.item("model circuits By position"));
+    ui.click(ui.item("model circuits Loss"));
+    ui.frame();
+    ui.type_into(ui.item("model circuits corrupt"), "the dog sat on the mat");
+    ui.click(ui.item("model circuits run"));
+    const core::model::CircuitsResult& r = finished(ui, st);
+    REQUIRE(r.error.empty());
+    const auto opened = own_model();
+    const std::vector<int> corrupt = core::model::load_tokenizer(model_ui::tiny("gpt2")).encode_ids("the dog sat on the mat");
+    const core::model::Patching want = core::model::activation_patching(*opened.model, encoded_prompt(), corrupt, {0, 0, true}, core::model::PatchBy::position);
+    CHECK(r.patching.by == core::model::PatchBy::position);
+    CHECK(r.patching.metric.loss);
+    CHECK(r.patching.clean_metric == doctest::Approx(want.clean_metric).epsilon(1e-12));
+    REQUIRE(r.patching.recovery.rows() == want.recovery.rows());
+    REQUIRE(r.patching.recovery.cols() == static_cast<int>(corrupt.size()));
+    const int t = static_cast<int>(corrupt.size());
+    for (int l = 0; l < want.recovery.rows(); ++l)
+        for (int i = 0; i < t; ++i) {
+            CHECK(r.patching.recovery(l, i) == doctest::Approx(want.recovery(l, i)).epsilon(1e-12));
+            ui.move(ui.grid_cell("circuits positions", l, i));
+            ui.frame();
+            CHECK(st.hovered == l * t + i);
+        }
+    ui.move(ui.grid_cell("circuits positions", 1, 2));
+    ui.frame();
+    CHECK(ui.shows("the stream entering layer 2 at position 3"));
+    ui.click(ui.grid_cell("circuits positions", 1, 2));
+    ui.frames(2);
+    CHECK(m.layer == 1);
+}
+
 TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: a token that is not one of the vocabulary's is one line, and nothing runs") {
     NEED_CHECKPOINTS();
     open("gpt2", "the cat sat on the mat");

@@ -8,8 +8,10 @@
 
 #include <imgui_stdlib.h>
 
-#include <optional>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace ui {
@@ -41,8 +43,9 @@ core::model::CircuitsJob::Work work_of(const ModelCircuitsView& st, const ModelS
             r.lens = core::model::logit_lens(*opened->model, ids, 3);
             return r;
         };
-    const int target = core::model::token_id(st.target, *tok, c);
-    const int vs = st.kind == 1 && st.vs.empty() ? -1 : core::model::token_id(st.vs, *tok, c);
+    const bool loss = st.kind == 2 && st.loss;
+    const int target = loss ? 0 : core::model::token_id(st.target, *tok, c);
+    const int vs = loss || (st.kind == 1 && st.vs.empty()) ? -1 : core::model::token_id(st.vs, *tok, c);
     if (st.kind == 1)
         return [opened, ids, target, vs, position](const std::atomic<bool>*, const std::function<void(int, int)>&) {
             CircuitsResult r;
@@ -52,13 +55,39 @@ core::model::CircuitsJob::Work work_of(const ModelCircuitsView& st, const ModelS
             return r;
         };
     const std::vector<int> corrupt = core::model::encode_prompt(st.corrupt, *tok, c).ids;
-    return [opened, ids, corrupt, target, vs](const std::atomic<bool>* stop, const std::function<void(int, int)>& progress) {
+    const core::model::PatchMetric metric{target, vs, loss};
+    const auto by = st.patch_by == 1 ? core::model::PatchBy::position : core::model::PatchBy::head;
+    return [opened, ids, corrupt, metric, by](const std::atomic<bool>* stop, const std::function<void(int, int)>& progress) {
         CircuitsResult r;
         r.kind = Kind::patching;
         r.ids = ids;
-        r.patching = core::model::activation_patching(*opened->model, ids, corrupt, {target, vs, false}, core::model::PatchBy::head, stop, progress);
+        r.corrupt = corrupt;
+        r.patching = core::model::activation_patching(*opened->model, ids, corrupt, metric, by, stop, progress);
         return r;
     };
+}
+
+// A pair of radio buttons setting `value` to 0 or 1, remembered as "model circuits NAME".
+void choice(View& v, int& value, const char* first, const char* second) {
+    for (int k = 0; k < 2; ++k) {
+        if (k) ImGui::SameLine();
+        if (ImGui::RadioButton(k ? second : first, value == k)) value = k;
+        remember(v, (std::string("model circuits ") + (k ? second : first)).c_str());
+    }
+}
+
+// Patching's choices: what is patched and what is measured.
+void patching_controls(View& v, ModelCircuitsView& st) {
+    choice(v, st.patch_by, "By head", "By position");
+    ImGui::SameLine(0, 1.5f * em());
+    int metric = st.loss ? 1 : 0;
+    choice(v, metric, "Logit difference", "Loss");
+    st.loss = metric == 1;
+    tip("Logit difference: the answer's logit minus the other's at the last position. Loss: the mean next-token loss "
+        "on the clean prompt's tokens (the prompts then have one length).");
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputTextWithHint("##corrupt", "the corrupted prompt", &st.corrupt);
+    remember(v, "model circuits corrupt");
 }
 
 // What to measure, its tokens, and Run / Cancel with the progress of a running job.
@@ -68,7 +97,7 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
         if (ImGui::RadioButton(kind_names[k], st.kind == k)) st.kind = k;
         remember(v, (std::string("model circuits ") + kind_names[k]).c_str());
     }
-    if (st.kind > 0) {
+    if (st.kind == 1 || (st.kind == 2 && !st.loss)) {
         ImGui::SetNextItemWidth(8 * em());
         ImGui::InputTextWithHint("##target", st.kind == 1 ? "token" : "answer", &st.target);
         remember(v, "model circuits target");
@@ -78,11 +107,7 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
         ImGui::InputTextWithHint("##vs", st.kind == 1 ? "minus (optional)" : "minus", &st.vs);
         remember(v, "model circuits vs");
     }
-    if (st.kind == 2) {
-        ImGui::SetNextItemWidth(-FLT_MIN);
-        ImGui::InputTextWithHint("##corrupt", "the corrupted prompt", &st.corrupt);
-        remember(v, "model circuits corrupt");
-    }
+    if (st.kind == 2) patching_controls(v, st);
     if (st.job.running()) {
         v.motion.moving = true; // the progress bar
         if (ImGui::Button("Cancel")) st.job.cancel();
@@ -148,6 +173,40 @@ void head_map(View& v, ModelService& m, ModelCircuitsView& st, const core::Matri
     ImGui::SetTooltip("layer %d, head %d\n%s %+.4f", l + 1, h + 1, what, d(l, h));
 }
 
+// A (layers, corrupted positions) map of what patching the stream entering each layer at each
+// position recovers; hover names the cell, a click selects its layer.
+void position_map(View& v, ModelService& m, ModelCircuitsView& st, const CircuitsResult& r) {
+    const core::Matrix& d = r.patching.recovery;
+    const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
+    const auto label = [&](int i) { return tok && tok->vocab_size() ? tok->token_display(r.corrupt[static_cast<std::size_t>(i)]) : std::to_string(i + 1); };
+    const double top = std::max(1e-9, d.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+    GridSpec g;
+    g.id = "circuits positions";
+    g.rows = static_cast<int>(d.rows());
+    g.cols = static_cast<int>(d.cols());
+    g.cell_w = 3.5f * em();
+    g.cell_h = ImGui::GetTextLineHeightWithSpacing();
+    g.row_header_w = 2.5f * em();
+    g.max_size = ImGui::GetContentRegionAvail();
+    g.row_label = [](int l) { return "L" + std::to_string(l + 1); };
+    g.col_label = [&](int i) { return fit_text(label(i), g.cell_w); };
+    g.cell = [&](int l, int i, const ImRect& rect) {
+        const double x = d(l, i);
+        const ImU32 back = std::isfinite(x) ? diverging_color(x / top) : masked_color();
+        ImGui::GetWindowDrawList()->AddRectFilled(rect.Min, rect.Max, back);
+        if (std::isfinite(x)) cell_text(rect, fit_text(std::to_string(static_cast<int>(std::lround(x * 100))) + "%", rect.GetWidth()), text_color_on(back));
+        if (l == m.layer) ImGui::GetWindowDrawList()->AddRect(rect.Min, rect.Max, selection_color());
+    };
+    g.cell_tooltip = [&](int l, int i) {
+        st.hovered = l * g.cols + i;
+        st.hovered_value = d(l, i);
+        if (!std::isfinite(d(l, i))) return ImGui::SetTooltip("layer %d, position %d (%s)\nno clean token stands for it", l + 1, i + 1, label(i).c_str());
+        ImGui::SetTooltip("the stream entering layer %d at position %d (%s)\nrecovers %+.4f", l + 1, i + 1, label(i).c_str(), d(l, i));
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m.layer = l;
+    };
+    v.grids[g.id] = draw_grid(g);
+}
+
 void show(View& v, ModelService& m, ModelCircuitsView& st, const CircuitsResult& r) {
     if (!r.error.empty()) return error_text(r.error);
     if (m.shown && r.ids != m.shown->ids) dim_text("Measured on an earlier prompt: run again for this one.");
@@ -161,8 +220,11 @@ void show(View& v, ModelService& m, ModelCircuitsView& st, const CircuitsResult&
         return head_map(v, m, st, a.heads, "writes");
     }
     const core::model::Patching& p = r.patching;
-    ImGui::TextWrapped("Logit difference: clean %.3f, corrupted %.3f. Each head's output from the clean run:", p.clean_metric, p.corrupt_metric);
-    head_map(v, m, st, p.recovery, "recovers");
+    const bool by_head = p.by == core::model::PatchBy::head;
+    ImGui::TextWrapped("%s: clean %.3f, corrupted %.3f. %s from the clean run:", p.metric.loss ? "Loss" : "Logit difference", p.clean_metric, p.corrupt_metric,
+                       by_head ? "Each head's output" : "The stream entering each layer at each position");
+    if (by_head) return head_map(v, m, st, p.recovery, "recovers");
+    position_map(v, m, st, r);
 }
 
 } // namespace

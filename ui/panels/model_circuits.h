@@ -16,9 +16,11 @@ struct ModelCircuitsView {
     int kind = 0;                 // what Run measures: 0 the lens, 1 attribution, 2 patching
     std::string target, vs;       // tokens (text or #ID): the attributed one and the other; patching's answer and other
     std::string corrupt;          // the corrupted prompt
+    int patch_by = 0;             // patching: 0 each head's output, 1 the stream at each (layer, position)
+    bool loss = false;            // patching's metric: the loss, or (false) the answer's logit minus the other's
     core::model::CircuitsJob job;
     std::shared_ptr<const core::model::CircuitsResult> result; // the last finished job
-    int hovered = -1;             // the map's cell under the pointer (layer · heads + head), -1: none
+    int hovered = -1;             // the map's cell under the pointer (layer · columns + column), -1: none
     double hovered_value = 0.0;
 };
 

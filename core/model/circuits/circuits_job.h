@@ -20,7 +20,8 @@ namespace core::model {
 struct CircuitsResult {
     enum class Kind { lens, attribution, patching };
     Kind kind = Kind::lens;
-    std::vector<int> ids; // (t) the prompt (patching: the clean one)
+    std::vector<int> ids;     // (t) the prompt (patching: the clean one)
+    std::vector<int> corrupt; // patching: the corrupted prompt, whose positions a position map's columns are
     LogitLens lens;
     Attribution attribution;
     Patching patching;

@@ -138,6 +138,7 @@ Patching activation_patching(const Model& model, const std::vector<int>& clean, 
     const Runs runs = prepare(model, clean, corrupt, metric, cancel);
     Patching out;
     out.by = by;
+    out.metric = metric;
     out.clean_metric = runs.clean;
     out.corrupt_metric = runs.corrupt;
     ForwardOptions o = quiet(cancel);

@@ -26,6 +26,7 @@ enum class PatchBy { head, position };
 // (m_patched − m_corrupt) / (m_clean − m_corrupt).
 struct Patching {
     PatchBy by = PatchBy::head;
+    PatchMetric metric;    // what it was scored by
     double clean_metric = 0.0, corrupt_metric = 0.0;
     core::Matrix recovery; // (layers, heads) or (layers, corrupt positions); NaN at a position with no clean one
 };
