@@ -188,7 +188,7 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
     CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" friend\", by = \"position\" }\n").rfind("bad.toml:9: unknown patch key \"by\"", 0) == 0);
     CHECK(load_error(m + "patch = \"x\"\n").rfind("bad.toml:9: \"patch\" must be a table", 0) == 0);
     CHECK(load_error(m + "patch = { corrupt = \"x\", answer = \" house\", vs = \" friend\", show = [\"heads\"] }\n")
-          == "bad.toml:9: patch shows \"heads\": give recovery, attribution or lens");
+          == "bad.toml:9: patch shows \"heads\": give recovery, attribution, lens, composition or qk");
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { patch = { corrupt = \"x\", answer = \"a\", vs = \"b\" } }\n")
               .rfind("bad.toml:6: patch needs model and model_text", 0) == 0);
 }
@@ -237,7 +237,7 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
     CHECK(lessons[3].count("challenge") == 4);
     CHECK(lessons[3].count("question") == 4);
     CHECK(lessons[4].id == "reading-a-circuit");
-    CHECK(lessons[4].count("predict") == 3);
+    CHECK(lessons[4].count("predict") == 4);
     CHECK(lessons[4].count("challenge") == 2);
     CHECK(lessons[4].count("question") == 5);
     for (const Lesson& l : lessons) {
@@ -272,7 +272,7 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
     CHECK(heads[7]["holds"].is_null()); // the head picked in the window
     // The fifth lesson's patch steps are measured on the bundled model; the heads picked, in the window.
     const nlohmann::json circuit = nlohmann::json::parse(run({"--lesson", "reading-a-circuit", "--answers"}).out);
-    REQUIRE(circuit.size() == 5);
+    REQUIRE(circuit.size() == 6);
     CHECK(circuit[0]["id"] == "find-induction");
     CHECK(circuit[0]["holds"].is_null());
     CHECK(circuit[4]["goal"] == "picked_recovery >= best_recovery");
@@ -296,6 +296,20 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
     for (size_t l = 0; l < lens["rank_next"].size() && !first; ++l)
         if (lens["rank_next"][l][lens["tokens"].size() - 2] == 1) first = static_cast<int>(l + 1);
     CHECK(circuit[3]["answer"] == first);
+    // The reader: the best-recovering head past the first layer; the answer, the layer of the earlier
+    // head with the largest K-composition into it.
+    int rl = 1, rh = 0;
+    for (int l = 1; l < static_cast<int>(patched["recovery"].size()); ++l)
+        for (int h = 0; h < static_cast<int>(patched["recovery"][l].size()); ++h)
+            if (patched["recovery"][l][h].get<double>() > patched["recovery"][rl][rh].get<double>()) rl = l, rh = h;
+    const nlohmann::json k = nlohmann::json::parse(run({"--composition", a.model, "--kind", "k"}).out)["scores"];
+    double top = -1;
+    int top_layer = 0;
+    for (int l = 0; l < rl; ++l)
+        for (size_t h = 0; h < k[l].size(); ++h)
+            if (k[l][h][rl][rh].get<double>() > top) top = k[l][h][rl][rh].get<double>(), top_layer = l + 1;
+    CHECK(circuit[5]["id"] == "why-it-attends");
+    CHECK(circuit[5]["answer"] == top_layer);
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {

@@ -7,6 +7,7 @@
 
 #include "core/assets.h"
 #include "core/learn/lesson_load.h"
+#include "core/model/circuits/composition.h"
 #include "core/model/circuits/patching.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/tokenizer/tokenizer.h"
@@ -67,12 +68,43 @@ void check_against_forwards(const core::learn::PatchRun& r, const core::learn::S
     CHECK(r.clean_metric == doctest::Approx(last(metric.answer) - last(metric.vs)).epsilon(1e-4));
 }
 
+// The reader's K-composition map against core's scores, and its strongest score at the last token
+// against the head's own q · k / √d_head from a forward that keeps them (GPT-2: no rotation).
+void check_reader(const core::learn::PatchRun& r, const core::learn::Step& step) {
+    const core::model::OpenedModel m = core::model::open_model(step.actions.model);
+    const std::vector<int> clean = core::model::load_tokenizer(m.dir).encode_ids(step.actions.model_text);
+    const int rl = r.reader / r.heads, rh = r.reader % r.heads;
+    Eigen::Index bl = 0, bh = 0;
+    r.recovery.bottomRows(r.layers - 1).maxCoeff(&bl, &bh);
+    CHECK(rl == bl + 1);
+    CHECK(rh == bh);
+    const core::model::CompositionScores c = core::model::composition_scores(*m.model, core::model::CompositionKind::k);
+    for (int l = 0; l < r.layers; ++l)
+        for (int h = 0; h < r.heads; ++h) {
+            if (l < rl) CHECK(r.k_composition(l, h) == doctest::Approx(c.at(l, h, rl, rh)).epsilon(1e-12));
+            else CHECK(std::isnan(r.k_composition(l, h)));
+        }
+    core::model::ForwardOptions o;
+    o.capture_qkv = true;
+    const core::model::ForwardResult f = m.model->forward(clean, o);
+    const core::model::HeadCapture& cap = f.captures[static_cast<size_t>(r.reader)];
+    const Eigen::Index i = cap.q.rows() - 1;
+    Eigen::Index j = 0;
+    const double best = (cap.k.topRows(i + 1) * cap.q.row(i).transpose()).cast<double>().maxCoeff(&j) / std::sqrt(static_cast<double>(cap.q.cols()));
+    CHECK(r.query == i);
+    CHECK(r.key == j);
+    CHECK(r.score == doctest::Approx(best).epsilon(1e-4));
+    REQUIRE(r.qk_pairs.size() == 3);
+}
+
 // Commits the prediction through a choice button: the nearest choice to the live answer, or another.
 // Until then the map the answer reads is grey, with "?" for its numbers.
 void predict(Ui& ui, bool right) {
     const core::learn::Predict& p = *session(ui).step().predict;
     const core::learn::PatchRun& r = maps(ui);
     check_against_forwards(r, session(ui).step());
+    const bool composition = p.answer.text() == "composition_layer";
+    if (composition) check_reader(r, session(ui).step());
     CHECK(ui.shows(ui::reveal_hint, "Lesson"));
     const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
     REQUIRE(live.has_value());
@@ -90,6 +122,13 @@ void predict(Ui& ui, bool right) {
     if (p.answer.text() == "best_recovery") {
         CHECK(shown_before.find(best) == std::string::npos); // kept back, then shown
         CHECK(ui.shows(best, "Lesson"));
+    }
+    if (composition) { // the map's largest entry and the top pair, kept back, then shown
+        std::snprintf(best, sizeof best, "%+.2f", r.k_composition.topRows(r.reader / r.heads).maxCoeff());
+        CHECK(shown_before.find(best) == std::string::npos);
+        CHECK(ui.shows(best, "Lesson"));
+        CHECK(shown_before.find(r.qk_pairs[0]) == std::string::npos);
+        CHECK(ui.shows(r.qk_pairs[0], "Lesson"));
     }
 }
 
@@ -156,7 +195,7 @@ void walk(Ui& ui, bool right) {
         if (session(ui).index() + 1 == session(ui).size()) break;
         lesson_walk::next(ui);
     }
-    CHECK(session(ui).predictions_made() == 3);
+    CHECK(session(ui).predictions_made() == 4);
     for (const core::learn::Step& s : session(ui).lesson().steps)
         if (s.challenge || s.question) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
 }

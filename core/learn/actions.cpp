@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace core::learn {
 
@@ -124,9 +125,9 @@ void read_patch(const toml::table& t, Actions& a, const LessonReader& r) {
     r.only_keys(*p, {"corrupt", "answer", "vs", "show"}, "patch key");
     Actions::Patch out{r.string(*p, "corrupt", true, line), r.string(*p, "answer", true, line), r.string(*p, "vs", true, line)};
     if (p->contains("show")) out.show = r.strings(*p, "show");
+    static const std::set<std::string> views{"recovery", "attribution", "lens", "composition", "qk"};
     for (const std::string& view : out.show)
-        if (view != "recovery" && view != "attribution" && view != "lens")
-            r.fail(line, "patch shows \"" + view + "\": give recovery, attribution or lens");
+        if (!views.count(view)) r.fail(line, "patch shows \"" + view + "\": give recovery, attribution, lens, composition or qk");
     check_token(a.model, "answer", out.answer, line, r);
     check_token(a.model, "vs", out.vs, line, r);
     if (out.answer == out.vs) r.fail(line, "patch answer and vs are the same token: their logit difference is always 0");

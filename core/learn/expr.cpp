@@ -335,8 +335,11 @@ const std::vector<FactName>& fact_names() {
         {"recovery_layer", "the layer of the head whose patch recovers most", maps},
         {"attribution_layer", "the layer of the head that writes most toward the answer", maps},
         {"lens_layer", "the first layer after which the logit lens ranks the answer first", maps},
+        {"reader_layer", "the layer of the best-recovering head past the first layer (the reader)", maps},
+        {"composition_layer", "the layer of the earlier head whose output K-composes most into the reader", maps},
         {"picked_recovery", "the recovery of the picked head's patch", picked},
         {"picked_attribution", "the picked head's direct attribution to the logit difference", picked},
+        {"picked_composition", "the picked head's K-composition into the reader", picked},
     };
     return names;
 }

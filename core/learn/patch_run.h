@@ -24,6 +24,13 @@ struct PatchRun {
     Matrix attribution;                 // (layers, heads) on the clean prompt
     std::vector<int> lens_rank;         // (layers) the answer's rank at the clean prompt's last token after each layer
     std::vector<std::string> lens_top;  // (layers) the most likely token there, as shown
+    // How the reader (the best-recovering head past the first layer) reads earlier heads.
+    int reader = -1;                    // layer · heads + head
+    Matrix k_composition;               // (layers, heads): each earlier head's K-composition into the reader; NaN from its layer on
+    int query = 0, key = 0;             // the reader's strongest score on the clean prompt: the last token's, on its best key
+    std::string query_token, key_token; // as shown
+    double score = 0.0;                 // s_ij, after the scale
+    std::vector<std::string> qk_pairs;  // its three largest (query part, key part) pairs, in words
 };
 
 // What a run is of: model, clean prompt and patch, in one string.
@@ -34,8 +41,10 @@ std::string patch_key(const std::string& model, const std::string& clean, const 
 PatchRun run_patch(const std::string& model, const std::string& clean, const Actions::Patch& patch, const std::atomic<bool>* cancel = nullptr,
                    const std::function<void(int done, int total)>& progress = {});
 
-// best_recovery, recovery_layer, attribution_layer and lens_layer; with a head picked (layer · heads +
-// head, from 0; -1: none) picked_recovery and picked_attribution.
+// best_recovery, recovery_layer, attribution_layer, lens_layer, reader_layer and composition_layer
+// (the layer of the head that K-composes most into the reader); with a head picked (layer · heads +
+// head, from 0; -1: none) picked_recovery, picked_attribution and, before the reader's layer,
+// picked_composition.
 void add_patch_facts(const PatchRun& r, int picked, Facts& f);
 
 } // namespace core::learn

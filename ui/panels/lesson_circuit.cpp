@@ -19,11 +19,12 @@ bool hides_any(const View& v, std::initializer_list<const char*> facts) {
 }
 bool recovery_hidden(const View& v) { return hides_any(v, {"best_recovery", "recovery_layer", "picked_recovery"}); }
 bool attribution_hidden(const View& v) { return hides_any(v, {"attribution_layer", "picked_attribution"}); }
+bool composition_hidden(const View& v) { return hides_any(v, {"composition_layer", "picked_composition"}); }
 
 // One layers × heads map of `values` whose cells pick a head (items "lesson.NAME.L.H"); "?" while hidden.
 void head_map(const char* name, const char* title, const core::Matrix& values, bool hidden, CircuitMaps& m, View& v) {
     const float w = 3.2f * em(), h = 1.3f * em(), label = 1.8f * em();
-    const double top = std::max(1e-9, values.cwiseAbs().maxCoeff());
+    const double top = std::max(1e-9, values.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
     ImGui::BeginGroup();
     ImGui::PushID(name);
     ImGui::TextDisabled("%s", title);
@@ -40,10 +41,11 @@ void head_map(const char* name, const char* title, const core::Matrix& values, b
             tip("pick this head");
             remember(v, ("lesson." + std::string(name) + "." + std::to_string(l) + "." + std::to_string(hd)).c_str());
             const double x = values(l, hd);
-            const ImU32 bg = hidden ? masked_color() : diverging_color(std::clamp(x / top, -1.0, 1.0));
+            const bool none = !std::isfinite(x); // composition: the reader's layer and later
+            const ImU32 bg = hidden || none ? masked_color() : diverging_color(std::clamp(x / top, -1.0, 1.0));
             draw->AddRectFilled(p, ImVec2(p.x + w - 2.0f, p.y + h), bg);
             char text[16];
-            std::snprintf(text, sizeof text, hidden ? "?" : "%+.2f", x);
+            std::snprintf(text, sizeof text, hidden ? "?" : none ? "" : "%+.2f", x);
             const ImVec2 size = ImGui::CalcTextSize(text);
             draw->AddText(ImVec2(p.x + 0.5f * (w - size.x), p.y + 0.5f * (h - size.y)), text_color_on(bg), text);
             if (m.picked == k || ImGui::IsItemHovered())
@@ -74,21 +76,42 @@ void picked_line(const CircuitMaps& m, const core::learn::Actions::Patch& patch,
     std::string line = "L" + std::to_string(l + 1) + " H" + std::to_string(h + 1) + ":";
     if (patch.shows("recovery")) line += std::string(" recovery ") + rec;
     if (patch.shows("attribution")) line += std::string(patch.shows("recovery") ? " ·" : "") + " direct attribution " + att;
+    if (patch.shows("composition") && r.reader >= 0 && l < r.reader / r.heads) {
+        char comp[32] = "?";
+        if (!composition_hidden(v)) std::snprintf(comp, sizeof comp, "%.3f", r.k_composition(l, h));
+        line += std::string(" K-composition into the reader ") + comp;
+    }
     ImGui::TextWrapped("%s", line.c_str());
+}
+
+// The reader's strongest score at the last token and the pairs of parts that make it.
+void qk_lines(const PatchRun& r, bool hidden) {
+    dim_text("QK attribution: why the reader attends where it does");
+    ImGui::TextWrapped("L%d H%d's strongest score at the last token “%s” is on key %d “%s”: %.2f after the scale. Its largest pairs:",
+                       r.reader / r.heads + 1, r.reader % r.heads + 1, r.query_token.c_str(), r.key + 1, r.key_token.c_str(), r.score);
+    for (const std::string& pair : r.qk_pairs) ImGui::BulletText("%s", hidden ? "?" : pair.c_str());
 }
 
 void draw_run(CircuitMaps& m, const core::learn::Actions::Patch& patch, View& v) {
     const PatchRun& r = m.run->maps;
     ImGui::TextWrapped("%s: metric logit(“%s”) − logit(“%s”) at the last token; clean %.2f, corrupted %.2f", r.name.c_str(), r.answer.c_str(),
                        r.vs.c_str(), r.clean_metric, r.corrupt_metric);
-    const bool hide_recovery = recovery_hidden(v), hide_attribution = attribution_hidden(v), hide_lens = v.lesson.secret.hides_name("lens_layer");
+    const bool hide_recovery = recovery_hidden(v), hide_attribution = attribution_hidden(v), hide_lens = v.lesson.secret.hides_name("lens_layer"),
+               hide_composition = composition_hidden(v), composition = r.reader >= 0 && patch.shows("composition");
+    const float map_w = 1.8f * em() + static_cast<float>(r.heads) * 3.2f * em();
     if (patch.shows("recovery")) head_map("recovery", "Recovery when patched", r.recovery, hide_recovery, m, v);
-    if (patch.shows("recovery") && patch.shows("attribution")) same_line_if_fits(1.8f * em() + static_cast<float>(r.heads) * 3.2f * em());
+    if (patch.shows("recovery") && patch.shows("attribution")) same_line_if_fits(map_w);
     if (patch.shows("attribution")) head_map("attribution", "Direct attribution (clean prompt)", r.attribution, hide_attribution, m, v);
-    if (m.picked >= 0 && (patch.shows("recovery") || patch.shows("attribution"))) picked_line(m, patch, v);
+    if (composition && (patch.shows("recovery") || patch.shows("attribution"))) same_line_if_fits(map_w);
+    if (composition) {
+        const std::string title = "K-composition into the reader, L" + std::to_string(r.reader / r.heads + 1) + " H" + std::to_string(r.reader % r.heads + 1);
+        head_map("composition", title.c_str(), r.k_composition, hide_composition, m, v);
+    }
+    if (m.picked >= 0 && (patch.shows("recovery") || patch.shows("attribution") || composition)) picked_line(m, patch, v);
     ImGui::Spacing();
     if (patch.shows("lens")) lens_lines(r, hide_lens);
-    if (hide_recovery || hide_attribution || hide_lens) ImGui::TextDisabled("? %s", reveal_hint);
+    if (r.reader >= 0 && patch.shows("qk")) qk_lines(r, hide_composition);
+    if (hide_recovery || hide_attribution || hide_lens || hide_composition) ImGui::TextDisabled("? %s", reveal_hint);
 }
 
 void progress_line(const CircuitMaps& m) {
