@@ -35,4 +35,5 @@ tokens=$("$attnviz" --tokenize "$model" --text "$clean" | $py -c "import json,sy
 echo "bench_patching: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), t=$tokens"
 patch=$(best "$attnviz" --patch "$model" --clean "$clean" --corrupt "$corrupt" --answer "#262" --vs "#257" --by head)
 forward=$(best "$attnviz" --forward "$model" --text "$clean")
-echo "head patching map (144 patches) ${patch} s   one --forward ${forward} s"
+patches=$($py -c "import json,sys; c = json.load(open(sys.argv[1])); g = lambda *k: next(c[x] for x in k if x in c); print(g('n_layer', 'num_hidden_layers') * g('n_head', 'num_attention_heads'))" "$model/config.json")
+echo "head patching map ($patches patches) ${patch} s   one --forward ${forward} s"
