@@ -11,6 +11,7 @@
 #pragma once
 
 #include "core/model/ops.h"
+#include "core/model/sgemm.h"
 #include "core/march_build.h"
 
 #include <unsupported/Eigen/SpecialFunctions>
@@ -23,50 +24,8 @@ namespace core::model::ops {
 namespace ATTNVIZ_OPS_NS {
 namespace {
 
-using march::for_blocks;
 using march::larger;
 using march::smaller;
-
-// Eigen's GEMM packing buffers, kept per shape and per thread so that a forward does not
-// page-fault them in again for every product.
-thread_local march::GemmCache<float, 8> gemm_cache;
-
-// C (rows, cols) (+)= A (rows, depth) · B; B row-major (depth, cols) or, transposed, (cols, depth).
-void gemm_block(Index rows, Index cols, Index depth, const float* A, Index lda, const float* B, Index ldb, bool bt,
-                float* C, Index ldc, bool accumulate) {
-    if (!accumulate)
-        for (Index r = 0; r < rows; ++r)
-            for (Index c = 0; c < cols; ++c) C[r * ldc + c] = 0.0f;
-    if (rows == 0 || cols == 0 || depth == 0) return;
-    if (rows == 1) { // a decoding step: a matrix-vector product reads B once, where the GEMM would pack all of it first
-        using RowMap = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
-        Eigen::Map<const Eigen::RowVectorXf> a(A, depth);
-        Eigen::Map<Eigen::RowVectorXf> c(C, cols);
-        if (bt) c.noalias() += a * RowMap(B, cols, depth, Eigen::OuterStride<>(ldb)).transpose();
-        else c.noalias() += a * RowMap(B, depth, cols, Eigen::OuterStride<>(ldb));
-        return;
-    }
-    auto& b = gemm_cache.for_shape(rows, cols, depth);
-    if (bt)
-        Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::ColMajor, false,
-                                                       Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc, 1.0f, b);
-    else
-        Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float, Eigen::RowMajor, false,
-                                                       Eigen::RowMajor, 1>::run(rows, cols, depth, A, lda, B, ldb, C, 1, ldc, 1.0f, b);
-}
-
-// Column blocks of C: each thread packs all of A and its own slice of B.
-void gemm(const Gemm& g, bool parallel) {
-    const double flops = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
-    const Index width = parallel && flops > 1e6 ? larger(64, smaller(512, ((g.n + 7) / 8 + 15) / 16 * 16)) : g.n;
-    const Index blocks = g.n == 0 ? 0 : (g.n + width - 1) / width;
-    auto one = [&](Index blk) {
-        const Index c0 = blk * width, cols = smaller(width, g.n - c0);
-        const float* B = g.b_transposed ? g.B + c0 * g.ldb : g.B + c0;
-        gemm_block(g.m, cols, g.k, g.A, g.lda, B, g.ldb, g.b_transposed, g.C + c0, g.ldc, g.accumulate);
-    };
-    for_blocks(blocks, parallel && blocks > 1, one);
-}
 
 // Eigen vectorises an array expression after peeling elements up to the first aligned address,
 // and sums in an order (and takes exp, tanh … in scalar or SIMD code) that depends on it: the same
@@ -128,14 +87,14 @@ void attend(const Attend& a) {
         const Index i1 = smaller(a.m, i0 + block), rows = i1 - i0;
         const Index live = a.causal ? smaller(a.keys, a.first_pos + i1) : a.keys;
         float* w = a.weights + i0 * a.keys;
-        gemm_block(rows, live, a.d, a.q + i0 * a.ldq, a.ldq, a.k, a.ldk, true, w, a.keys, false);
+        sgemm({a.q + i0 * a.ldq, a.ldq, a.k, a.ldk, true, w, a.keys, rows, a.d, live}, false); // (rows, live)
         for (Index i = i0; i < i1; ++i) {
             const Index p = a.first_pos + i;
             const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
             softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.entropy ? a.entropy + i : nullptr);
         }
-        gemm_block(rows, a.d, live, w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, false);
+        sgemm({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
     }
 }
 
@@ -206,7 +165,7 @@ void max_exp_sum(const float* x, Index n, float* max, double* sum) {
     *sum = e.sum();
 }
 
-constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm, max_exp_sum};
+constexpr Set set = {ATTNVIZ_OPS_NAME, sgemm, attend, activate, gated, layer_norm, rms_norm, max_exp_sum};
 
 } // namespace
 } // namespace ATTNVIZ_OPS_NS

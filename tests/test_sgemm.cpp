@@ -1,0 +1,113 @@
+// ops::Gemm (core/model/sgemm.h, behind every build of core/model/ops.h) against a product in
+// double written here, at shapes a packed kernel gets wrong first: one row, depths that are no
+// multiple of 16, B transposed or not, accumulation, row strides wider than the matrices.
+#include "core/model/ops.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using core::model::ops::Gemm;
+using core::model::ops::Index;
+
+struct Case {
+    Index m, k, n;
+    bool transposed, accumulate;
+    Index pad; // extra values at the end of every row of A, B and C
+};
+
+// C (m, n) as the Gemm describes it, in double: Σ_p A[i, p] · B(p, j) (+ C before).
+std::vector<double> reference(const Gemm& g, const std::vector<float>& before) {
+    std::vector<double> c(static_cast<std::size_t>(g.m * g.n));
+    for (Index i = 0; i < g.m; ++i)
+        for (Index j = 0; j < g.n; ++j) {
+            double s = g.accumulate ? before[static_cast<std::size_t>(i * g.ldc + j)] : 0.0;
+            for (Index p = 0; p < g.k; ++p)
+                s += static_cast<double>(g.A[i * g.lda + p]) * (g.b_transposed ? g.B[j * g.ldb + p] : g.B[p * g.ldb + j]);
+            c[static_cast<std::size_t>(i * g.n + j)] = s;
+        }
+    return c;
+}
+
+} // namespace
+
+TEST_CASE("gemm: every build, one thread or shared, equals a product in double for odd shapes, strides and accumulation") {
+    const Case cases[] = {
+        {1, 1, 1, false, false, 0},    {1, 13, 70, false, false, 3},   {1, 100, 257, true, false, 5},
+        {1, 768, 130, true, true, 0},  {3, 17, 33, false, true, 7},    {7, 1, 200, true, false, 1},
+        {31, 49, 129, false, false, 2}, {64, 95, 300, true, true, 4},  {130, 255, 190, false, false, 9},
+        {65, 300, 1000, true, false, 0}, {200, 64, 513, false, true, 16}, {5, 0, 40, true, true, 2},
+        {6, 0, 40, false, false, 2},
+    };
+    const core::model::ops::Set* builds[] = {core::model::ops::generic(), &core::model::ops::active()};
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (const Case& t : cases)
+        for (const auto* build : builds)
+            for (const bool parallel : {false, true}) {
+                const Index lda = t.k + t.pad, ldb = (t.transposed ? t.k : t.n) + t.pad, ldc = t.n + t.pad;
+                std::vector<float> A(static_cast<std::size_t>(t.m * lda)), B(static_cast<std::size_t>((t.transposed ? t.n : t.k) * ldb));
+                std::vector<float> C(static_cast<std::size_t>(t.m * ldc));
+                for (float& x : A) x = u(rng);
+                for (float& x : B) x = u(rng);
+                for (float& x : C) x = t.accumulate ? u(rng) : std::numeric_limits<float>::quiet_NaN(); // C = A·B never reads C
+                const std::vector<float> before = C;
+                const Gemm g{A.data(), lda, B.data(), ldb, t.transposed, C.data(), ldc, t.m, t.k, t.n, t.accumulate};
+                build->gemm(g, parallel);
+                const std::vector<double> want = reference(g, before);
+                INFO("build " << build->name << ", m " << t.m << ", k " << t.k << ", n " << t.n << ", transposed " << t.transposed
+                              << ", accumulate " << t.accumulate << ", pad " << t.pad << ", parallel " << parallel);
+                double worst = 0.0;
+                for (Index i = 0; i < t.m; ++i)
+                    for (Index j = 0; j < t.n; ++j) {
+                        const double d = std::fabs(C[static_cast<std::size_t>(i * ldc + j)] - want[static_cast<std::size_t>(i * t.n + j)]);
+                        worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
+                    }
+                // float32 rounding of k products and sums of values in [−1, 1], with room to spare
+                CHECK(worst <= 1e-6 * static_cast<double>(t.k + 2) * 4);
+                for (Index i = 0; i < t.m; ++i) // the padding past each row of C is never written
+                    for (Index j = t.n; j < ldc; ++j) CHECK(std::isnan(C[static_cast<std::size_t>(i * ldc + j)]) == !t.accumulate);
+            }
+}
+
+TEST_CASE("gemm: a product shared between the cores gives the same bits every time, whichever thread takes a block") {
+    const Index m = 96, k = 777, n = 1000;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> A(static_cast<std::size_t>(m * k)), B(static_cast<std::size_t>(n * k));
+    for (float& x : A) x = u(rng);
+    for (float& x : B) x = u(rng);
+    std::vector<float> first(static_cast<std::size_t>(m * n)), again(first.size());
+    const auto& ops = core::model::ops::active();
+    ops.gemm({A.data(), k, B.data(), k, true, first.data(), n, m, k, n}, true);
+    for (int run = 0; run < 8; ++run) {
+        ops.gemm({A.data(), k, B.data(), k, true, again.data(), n, m, k, n}, true);
+        CHECK(std::equal(first.begin(), first.end(), again.begin()));
+    }
+}
+
+TEST_CASE("gemm: a row has the same bits in a product of 2 to 15 rows as in one of 40, B transposed or not") {
+    const Index k = 300, n = 70, rows = 40;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> A(static_cast<std::size_t>(rows * k)), B(static_cast<std::size_t>(n * k));
+    for (float& x : A) x = u(rng);
+    for (float& x : B) x = u(rng);
+    const auto& ops = core::model::ops::active();
+    for (const bool transposed : {false, true}) {
+        std::vector<float> all(static_cast<std::size_t>(rows * n)), few(all.size());
+        ops.gemm({A.data(), k, B.data(), transposed ? k : n, transposed, all.data(), n, rows, k, n}, false);
+        for (Index m = 2; m < 16; ++m) {
+            CAPTURE(transposed);
+            CAPTURE(m);
+            ops.gemm({A.data(), k, B.data(), transposed ? k : n, transposed, few.data(), n, m, k, n}, false);
+            CHECK(std::equal(few.begin(), few.begin() + m * n, all.begin()));
+        }
+    }
+}
