@@ -17,6 +17,7 @@
 #include "core/heads/scores.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
+#include "core/model/fast_product.h"
 #include "core/model/session.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/model/format/weights.h"
@@ -48,7 +49,7 @@ enum class Mode { forward, generate, export_attention, bench };
 struct ModelOptions {
     Mode mode = Mode::forward;
     std::string model, text, sequence, out, ablate;
-    bool text_given = false, sequence_given = false, ablate_given = false;
+    bool text_given = false, sequence_given = false, ablate_given = false, fast = false;
     core::heads::Ablation ablation = core::heads::Ablation::zero;
     int tokens = 0, reps = 5;
 };
@@ -85,15 +86,17 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--tokens") { o.tokens = whole_flag(a, value_of(i), 1, 1 << 20); tokens_given = true; }
         else if (a == "--reps") { o.reps = whole_flag(a, value_of(i), 1, 100000); reps_given = true; }
         else if (a == "--ablate") { o.ablate = value_of(i); o.ablate_given = true; }
+        else if (a == "--fast") o.fast = true;
         else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i)); mode_given = true; }
         else throw UsageError("unknown option " + a + " for " + mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
     if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw UsageError("--ablate goes with --forward or --generate");
     if (mode_given && !o.ablate_given) throw UsageError("--ablate-mode goes with --ablate");
+    if (o.fast && o.mode == Mode::export_attention) throw UsageError("--fast goes with --forward, --generate or --bench-model");
     if (o.mode == Mode::bench) {
         if (!tokens_given) throw UsageError("--bench-model needs --tokens N");
-        if (o.text_given || o.sequence_given || !o.out.empty()) throw UsageError("--bench-model runs random ids; it takes only --tokens and --reps");
+        if (o.text_given || o.sequence_given || !o.out.empty()) throw UsageError("--bench-model runs random ids; it takes only --tokens, --reps and --fast");
         return o;
     }
     if (reps_given) throw UsageError("--reps goes with --bench-model");
@@ -162,6 +165,7 @@ core::model::ForwardOptions forward_options(const ModelOptions& o, const core::m
     const core::model::ModelConfig& c = m.model->config();
     if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, c.layers, c.heads, c.name);
     fo.ablation = o.ablation;
+    fo.fast_products = o.fast && core::model::fast::available();
     return fo;
 }
 
@@ -214,25 +218,28 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     // What the window runs: the forward with attentions and their rollout, then every position's top
     // 10 and the loss from the hidden states (the (t, vocab) logits never held); then, timed apart,
     // every head's scores.
-    core::model::ForwardOptions fo;
+    // forward_ms is the forward alone with every map kept (and their rollout), what a prefill that
+    // computes no logits compares with; median_ms adds the top 10 over the whole vocabulary.
+    core::model::ForwardOptions fo = forward_options(o, m);
     fo.logits = core::model::Logits::none;
     fo.rollout = true;
-    auto run = [&] {
-        core::model::ForwardResult r = m.model->forward(ids, fo);
-        if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10);
-        return r;
+    auto top = [&](const core::model::ForwardResult& r) {
+        if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10, {}, fo.fast_products);
     };
-    run(); // warm-up: weights paged in, buffers allocated
-    std::vector<double> ms, scores_ms;
+    top(m.model->forward(ids, fo)); // warm-up: weights paged in, buffers allocated
+    std::vector<double> ms, forward_ms, scores_ms;
     double attention_mb = 0;
     for (int i = 0; i < o.reps; ++i) {
         const auto t0 = clock::now();
-        const core::model::ForwardResult r = run();
+        const core::model::ForwardResult r = m.model->forward(ids, fo);
         const auto t1 = clock::now();
+        top(r);
+        const auto t2 = clock::now();
         core::model::all_head_scores(r, core::heads::score_index(ids));
-        scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t1).count());
+        scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t2).count());
         attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
-        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        forward_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
     }
     std::sort(ms.begin(), ms.end());
     auto median_of = [](std::vector<double> v) {
@@ -240,7 +247,8 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
         const std::size_t mid = v.size() / 2;
         return std::round((v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2) * 100) / 100;
     };
-    out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"scores_ms", median_of(scores_ms)}, {"tokens", o.tokens},
+    out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"forward_ms", median_of(forward_ms)},
+                           {"scores_ms", median_of(scores_ms)}, {"tokens", o.tokens}, {"fast", fo.fast_products},
                            {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
                            {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
                            {"attention_mb", std::round(attention_mb * 10) / 10}})
@@ -345,6 +353,8 @@ bool wants_model_mode(int argc, const char* const* argv) {
 int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const ModelOptions o = parse(argc, argv);
+        if (o.fast && !core::model::fast::available())
+            err << "attnviz: --fast: " << core::model::fast::unavailable_reason() << "; the products run exact\n";
         const core::model::OpenedModel m = core::model::open_model(o.model);
         switch (o.mode) {
         case Mode::forward: return run_forward(o, m, out);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/bench_gguf.sh — GGUF files in attnviz and in llama.cpp, in the same run:
 #   1. a GPT-2-small-sized Q8_0 file at t = 128 and 1024: attnviz's forward with every map kept
-#      (--bench-model) against llama.cpp's prompt prefill of the same file (bench/llama_cpp_prefill.mjs,
-#      node-llama-cpp's prebuilt libraries, the better of 1 and 2 threads);
+#      (--bench-model's forward_ms), exact and --fast (int8 activations, AVX512-VNNI), against
+#      llama.cpp's prompt prefill of the same file (bench/llama_cpp_prefill.mjs, node-llama-cpp's
+#      prebuilt libraries, the better of 1 and 2 threads), which computes no logits; then the window's
+#      whole run (median_ms: the forward and every position's top 10 over the vocabulary);
 #   2. a Llama-3.2-1B-sized file in Q4_K_M against the same in F16 at t = 128: time and peak RSS
 #      against the file's size.
 #
@@ -26,7 +28,8 @@ field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" 
 echo "bench_gguf: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for t in 128 1024; do
   ours=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps")
-  line="GPT-2-small Q8_0 t=$t  attnviz $(field "$ours" median_ms) ms (every map kept)"
+  fast=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps" --fast)
+  line="GPT-2-small Q8_0 t=$t (load $(cut -d' ' -f1 /proc/loadavg))  attnviz forward, every map kept: exact $(field "$ours" forward_ms) ms, fast $(field "$fast" forward_ms) ms"
   if [ -n "${NODE_PATH:-}" ]; then
     best=
     while read -r json; do
@@ -34,9 +37,10 @@ for t in 128 1024; do
       line="$line  llama.cpp $(field "$json" threads) thread(s) $ms ms"
       best=$($py -c "print(min(float('${best:-inf}'), $ms))")
     done < <(node bench/llama_cpp_prefill.mjs "$small/q8_0.gguf" "$t" "$reps" 1 2 2>/dev/null)
-    line="$line  (llama.cpp's best / attnviz: $($py -c "print(round($best / $(field "$ours" median_ms), 2))"))"
+    line="$line  (llama.cpp's best / attnviz: exact $($py -c "print(round($best / $(field "$ours" forward_ms), 2))"), fast $($py -c "print(round($best / $(field "$fast" forward_ms), 2))"))"
   fi
   echo "$line"
+  echo "    the window's whole run (and every position's top 10 over the vocabulary): exact $(field "$ours" median_ms) ms, fast $(field "$fast" median_ms) ms (fast mode on: $(field "$fast" fast))"
 done
 [ -f "$big/model.safetensors" ] || $py bench/make_llama_1b.py "$big"
 for kind in F16 Q4_K_M; do

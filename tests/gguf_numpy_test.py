@@ -198,6 +198,12 @@ def check_tensors(label, path, w):
             fail(f"{label}: {name} ({got['type']}) differs from the NumPy dequantizer, first at {bad}")
 
 
+# The fast products' difference from the exact run always allowed (check_fast); measured on the
+# fixtures: up to 0.05 for attention and 0.013 for probabilities, and more (phi3, phi4_mini,
+# tinyllama, llama_wide: up to 0.21 and 0.43) only where the weights' own rounding moves them as much.
+FAST_BOUND = 0.05
+
+
 def reference_config(c):
     """The config whose transformers forward a llama.cpp file runs: Gemma 2's score scale is
     1/√head_dim there (its files carry no query_pre_attn_scalar)."""
@@ -259,6 +265,39 @@ def check_tools(name, gguf, checkpoint, ids):
     for key in b:
         ref.close(f"{name} --export-attention {key}", b[key], a[key])
     collect()
+
+
+def softmax(x):
+    x = np.asarray(x, np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def differences(a, b):
+    """The largest differences of two --forward outputs' attention and next-token probabilities."""
+    att = np.abs(np.asarray(a["attention"]) - np.asarray(b["attention"])).max()
+    return att, np.abs(softmax(a["logits"]) - softmax(b["logits"])).max()
+
+
+def check_fast(label, path, ids):
+    """--forward --fast (int8 activations against the Q8_0 weights) against the exact run: where the
+    CPU runs the fast products, not equal to it when the file has a Q8_0 matrix with rows of whole
+    blocks (else equal), and within FAST_BOUND or twice what the weights' own Q8_0 rounding moves
+    (this file's exact run against its F32 file's); elsewhere one line says so and the run is exact."""
+    seq = ("--sequence", " ".join(map(str, ids)))
+    exact, fast, f32 = run("--forward", path, *seq), run("--forward", path, *seq, "--fast"), run("--forward", path.replace("_Q8_0", "_F32"), *seq)
+    if exact.returncode or fast.returncode or f32.returncode:
+        return fail(f"{label} --fast: exit {exact.returncode} / {fast.returncode} / {f32.returncode}: {fast.stderr.strip()}")
+    x, y = json.loads(exact.stdout), json.loads(fast.stdout)
+    att, prob = differences(x, y)
+    if fast.stderr:
+        if "--fast" not in fast.stderr or fast.stderr.count("\n") != 1 or att or prob:
+            fail(f"{label} --fast without the instructions: {fast.stderr!r}, differences {att} {prob}")
+        return
+    bound = np.maximum(FAST_BOUND, 2 * np.asarray(differences(x, json.loads(f32.stdout))))
+    covered = any(kind == 8 and shape[-1] % 32 == 0 and len(shape) == 2 for shape, kind, _ in read_gguf(path)[1].values())
+    if (att > 0) != covered or (prob > 0) != covered or att > bound[0] or prob > bound[1]:
+        fail(f"{label} --fast: attention differs from the exact run by {att}, probabilities by {prob} (bounds {bound}, Q8_0 matrices: {covered})")
 
 
 def json_numbers(text):
@@ -325,6 +364,8 @@ def main():
         held, w = transformers_weights(c, hf, path)
         check_tensors(f"{name} {kind}", path, held)
         check_forward(f"{name} {kind}", path, c, w, rng.integers(0, c["vocab_size"], 9).tolist())
+        if kind == "Q8_0":
+            check_fast(f"{name} {kind}", path, rng.integers(0, c["vocab_size"], 9).tolist())
     v2 = os.path.join(workdir, "qwen3_v2.gguf")
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), os.path.join(ck, "qwen3"), v2, "Q8_0",
                     "--version", "2"], check=True)

@@ -25,11 +25,11 @@ void Model::check_ids(const std::vector<int>& ids, int past) const {
     if (past > 0 && !config_.causal) throw InputError(name + " attends both ways: it cannot extend a cache");
 }
 
-void Model::head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const {
+void Model::head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo, bool fast) const {
     const Unembedding u = unembedding();
     if (!u.weight) throw std::logic_error(config_.name + " has no LM head");
     const int width = u.width, n = v1 - v0;
-    product_columns({input, width, rows, u.weight, Layout::out_in, out, ldo}, v0, v1);
+    product_columns({input, width, rows, u.weight, Layout::out_in, out, ldo, false, fast}, v0, v1);
     const float cap = static_cast<float>(config_.final_logit_softcapping);
     if (!u.bias && cap <= 0.0f) return;
     for (int i = 0; i < rows; ++i)
@@ -46,10 +46,11 @@ struct FullLogits {
     const Model* model;
     const MatrixF* input; // (rows, width)
     MatrixF* logits;      // (rows, vocab)
+    bool fast;
     static void block(void* context, std::ptrdiff_t b) {
         const auto& c = *static_cast<FullLogits*>(context);
         const int v0 = static_cast<int>(b) * Model::head_block, v1 = std::min(v0 + Model::head_block, static_cast<int>(c.logits->cols()));
-        c.model->head_logits(c.input->data(), static_cast<int>(c.input->rows()), v0, v1, c.logits->data() + v0, c.logits->cols());
+        c.model->head_logits(c.input->data(), static_cast<int>(c.input->rows()), v0, v1, c.logits->data() + v0, c.logits->cols(), c.fast);
     }
 };
 
@@ -60,7 +61,7 @@ void Model::fill_logits(ForwardResult& r, const ForwardOptions& o) const {
     const int t = static_cast<int>(r.hidden.rows()), rows = o.logits == Logits::all ? t : std::min(t, 1);
     const MatrixF input = head_input(r.hidden.bottomRows(rows)); // (rows, width)
     r.logits.resize(rows, config_.vocab);
-    FullLogits job{this, &input, &r.logits};
+    FullLogits job{this, &input, &r.logits, o.fast_products};
     core::parallel::for_each((config_.vocab + head_block - 1) / head_block, &FullLogits::block, &job);
 }
 

@@ -114,6 +114,9 @@ struct ForwardOptions {
     std::vector<HeadRef> patch;
     std::vector<bool> patch_rows;
     StreamRecord* record = nullptr; // fill the stream's components (one copy, an empty cache, no rerun)
+    // The products with the weights in the fast arithmetic where the CPU and the weight type allow
+    // (core/model/fast_product.h: Q8_0 in int8 on AVX512-VNNI), exact everywhere else.
+    bool fast_products = false;
 };
 
 // One head's vectors, as its attention used them: q after RoPE (Llama family), and the k and v of
@@ -203,7 +206,8 @@ public:
     static constexpr int head_block = 2048;
     // out (rows, v1 − v0), row stride ldo = the logits of ids v0 … v1−1 for `rows` rows of `input`
     // (a head_input), on the calling thread. v0 is a multiple of head_block and v1 − v0 ≤ head_block.
-    void head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo) const;
+    // `fast`: the fast products (ForwardOptions::fast_products).
+    void head_logits(const float* input, int rows, int v0, int v1, float* out, std::ptrdiff_t ldo, bool fast = false) const;
     // r.logits from r.hidden as o.logits asks (all blocks shared between the cores).
     void fill_logits(ForwardResult& r, const ForwardOptions& o) const;
     // Whether head_input is the identity, so that the logits are linear in the final norm's output

@@ -38,6 +38,7 @@ struct Stream {
     std::vector<float> target_logit;  // (rows)
     std::vector<Candidate> candidates; // (blocks, rows, top)
     std::vector<int> counts;          // (blocks, rows)
+    bool fast = false;                // the head's products fast (ForwardOptions::fast_products)
 
     static void block(void* context, std::ptrdiff_t b) { static_cast<Stream*>(context)->run(static_cast<int>(b)); }
 
@@ -45,7 +46,7 @@ struct Stream {
         thread_local MatrixF logits; // (rows, head_block)
         const int v0 = b * Model::head_block, v1 = std::min(vocab, v0 + Model::head_block), n = v1 - v0;
         logits.resize(rows, Model::head_block);
-        model->head_logits(input->data(), rows, v0, v1, logits.data(), Model::head_block);
+        model->head_logits(input->data(), rows, v0, v1, logits.data(), Model::head_block, fast);
         const ops::Set& op = ops::active();
         for (int i = 0; i < rows; ++i) {
             const float* row = logits.data() + static_cast<std::ptrdiff_t>(i) * Model::head_block;
@@ -96,8 +97,8 @@ struct Stream {
     }
 };
 
-Stream stream(const Model& model, const MatrixF& input, const std::vector<int>& targets, const std::vector<char>& want, int top) {
-    Stream s{&model, &input, &targets, &want, static_cast<int>(input.rows()), model.config().vocab, std::max(top, 1), 0, {}, {}, {}, {}, {}};
+Stream stream(const Model& model, const MatrixF& input, const std::vector<int>& targets, const std::vector<char>& want, int top, bool fast = false) {
+    Stream s{&model, &input, &targets, &want, static_cast<int>(input.rows()), model.config().vocab, std::max(top, 1), 0, {}, {}, {}, {}, {}, fast};
     s.blocks = (s.vocab + Model::head_block - 1) / Model::head_block;
     const std::size_t cells = static_cast<std::size_t>(s.blocks) * static_cast<std::size_t>(s.rows);
     s.max.resize(cells);
@@ -119,7 +120,7 @@ void check(const Model& model, const MatrixF& hidden, std::size_t t) {
 
 } // namespace
 
-NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vector<int>& ids, int top, const std::vector<bool>& rows) {
+NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vector<int>& ids, int top, const std::vector<bool>& rows, bool fast) {
     check(model, hidden, ids.size());
     const int t = static_cast<int>(ids.size());
     if (hidden.rows() != t || (!rows.empty() && rows.size() != ids.size()))
@@ -129,7 +130,7 @@ NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vec
     for (int i = 0; loss && i + 1 < t; ++i) targets[static_cast<std::size_t>(i)] = ids[static_cast<std::size_t>(i) + 1];
     std::vector<char> want(static_cast<std::size_t>(t), top > 0 ? 1 : 0);
     for (std::size_t i = 0; i < rows.size(); ++i) want[i] = want[i] && rows[i];
-    const Stream s = stream(model, model.head_input(hidden), targets, want, top);
+    const Stream s = stream(model, model.head_input(hidden), targets, want, top, fast);
     NextTokens out;
     out.top.resize(static_cast<std::size_t>(t));
     double total = 0.0;

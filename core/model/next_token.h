@@ -31,9 +31,10 @@ struct NextTokens {
 
 // hidden: (t, d_model), a forward's ForwardResult::hidden for `ids` (Logits::none suffices).
 // `rows` (t) marks the rows whose top is wanted; empty means every row. Throws InputError for a
-// model without an LM head or a shape that does not match the ids.
+// model without an LM head or a shape that does not match the ids. `fast`: the head's products in
+// the fast arithmetic (ForwardOptions::fast_products).
 NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vector<int>& ids, int top,
-                       const std::vector<bool>& rows = {});
+                       const std::vector<bool>& rows = {}, bool fast = false);
 
 // hidden: (copies · t, d_model), `copies` runs of the same t ids stacked (say, each with other heads
 // ablated): each copy's loss as next_tokens gives it. Empty for t < 2.

@@ -2,6 +2,7 @@
 // float32 kernel.
 #include "core/model/weight_product.h"
 
+#include "core/model/fast_product.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -47,9 +48,20 @@ struct Panels {
     }
 };
 
+thread_local bool fast_scope = false;
+
+bool runs_fast(const WeightProduct& p) { return (p.fast || fast_scope) && p.layout == Layout::out_in && fast::covers(*p.W); }
+
+fast::Product fast_of(const WeightProduct& p) { return {p.x, p.ldx, p.m, p.W, p.y, p.ldy, p.accumulate}; }
+
 } // namespace
 
+FastScope::FastScope(bool on) : before_(fast_scope) { fast_scope = on; }
+FastScope::~FastScope() { fast_scope = before_; }
+bool FastScope::open() { return fast_scope; }
+
 void product_columns(const WeightProduct& p, Index c0, Index c1) {
+    if (runs_fast(p)) return fast::product_columns(fast_of(p), c0, c1);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
     const Index step = panel_columns;
     for (Index c = c0; c < c1; c += step) {
@@ -60,6 +72,7 @@ void product_columns(const WeightProduct& p, Index c0, Index c1) {
 }
 
 void product(const WeightProduct& p) {
+    if (runs_fast(p)) return fast::product(fast_of(p));
     const Index n = width(p);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
     Panels job{&p, n, panel_columns};

@@ -22,6 +22,22 @@ struct WeightProduct {
     float* y;                 // (m, n) row stride ldy
     ops::Index ldy;
     bool accumulate = false;  // y += instead of y =
+    bool fast = false;        // the fast products where they take W (core/model/fast_product.h)
+};
+
+// While one lives, the products this thread calls run fast (as WeightProduct::fast): the forward
+// opens one on its own thread for ForwardOptions::fast_products. A body that core::parallel runs on
+// a helper thread sees no scope (it is per thread): its job passes WeightProduct::fast itself.
+class FastScope {
+public:
+    explicit FastScope(bool on);
+    ~FastScope();
+    FastScope(const FastScope&) = delete;
+    FastScope& operator=(const FastScope&) = delete;
+    static bool open(); // on this thread
+
+private:
+    bool before_;
 };
 
 // Output columns c0 … c1−1 of the product, on the calling thread; y points at column c0.

@@ -2,6 +2,7 @@
 #include "core/model/arch/layers.h"
 
 #include "core/model/memory.h"
+#include "core/model/weight_product.h"
 
 #include "core/io/tensor.h"
 #include "core/heads/rollout.h"
@@ -268,6 +269,7 @@ Model::Unembedding LayerStack::unembedding() const {
 
 ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {
     const ModelConfig& c = config();
+    const FastScope fast(o.fast_products); // the products below, on this thread
     check_ids(ids, cache.length);
     prepare_cache(cache, c);
     const int t = static_cast<int>(ids.size()), past = cache.length;

@@ -257,6 +257,10 @@ void Weights::Tensor::columns(std::int64_t first, std::int64_t count, std::int64
     }
 }
 
+const unsigned char* Weights::Tensor::stored_row(std::int64_t r) const {
+    return bytes_ + (row_order_.empty() ? r : row_order_[static_cast<std::size_t>(r)]) * row_bytes_;
+}
+
 const float* Weights::Tensor::in_place() const {
     const bool aligned = reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0;
     return type_ == WeightType::f32 && row_order_.empty() && aligned ? reinterpret_cast<const float*>(bytes_) : nullptr;

@@ -87,6 +87,8 @@ public:
     // Columns col0 … col0+cols−1 of the same rows into dst (count, cols) row-major; col0 and cols are
     // whole blocks of the type.
     void columns(std::int64_t first, std::int64_t count, std::int64_t col0, std::int64_t cols, float* dst) const;
+    // Row r's bytes as stored (its blocks), honouring row_order.
+    const unsigned char* stored_row(std::int64_t r) const;
     // The values where they lie when they are float32 in order and aligned, else null.
     const float* in_place() const;
     // The float32 values, row-major: in place, or for a 1-D tensor converted on first use

@@ -1,0 +1,40 @@
+// core/model/fast_product_avx512.h — the fast products' AVX512-VNNI micro-kernel (its own file,
+// built with -march=x86-64-v4 -mavx512vnni; called only where fast::available()).
+#pragma once
+
+#include "core/model/format/weights.h"
+#include "core/model/ops.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace core::model::fast {
+
+// Activations (m, k) quantized per block of 32 (k a multiple of 32).
+struct QuantizedRows {
+    ops::Index m = 0, blocks = 0;
+    std::vector<std::int8_t> q;     // (m, blocks · 32)
+    std::vector<float> d;           // (m, blocks) the block scales
+    std::vector<std::int32_t> bias; // (m, blocks) −128 · Σ q of the block (the unsigned offset's correction)
+};
+
+// A group of 16 output columns of a Q8_0 weight, packed for the kernel: per block of 32 depths,
+// 8 × 64 bytes (byte 64·r + 4·c + e is column c's value at depth 4·r + e, plus 128 as an unsigned
+// byte) and then the 16 columns' scales in float32.
+constexpr int group_columns = 16;
+constexpr int packed_block_bytes = 8 * 64 + group_columns * 4;
+
+// y (rows, cols ≤ 16) row stride ldy, = or += the product of x's rows row0 … row0+rows−1 with one
+// packed group of `blocks` blocks. Per block the integer sums are exact; their scaled sum
+// acc = fma(float(Σ), d_w · d_x, acc) runs over the blocks in order.
+// Columns c0 … c0+cols−1 (cols ≤ 16) of W (out, in) in Q8_0 packed as vnni_group reads them into
+// `group` (64-byte aligned, blocks · packed_block_bytes); the missing columns are weights 0 at scale 0.
+void pack_group(const Weights::Tensor& W, ops::Index c0, int cols, ops::Index blocks, unsigned char* group);
+
+// x (m, k) row stride ldx quantized per block of 32 (k a multiple of 32), as QuantizedRows says.
+void quantize_rows(const float* x, ops::Index ldx, ops::Index m, ops::Index k, QuantizedRows& out);
+
+void vnni_group(const QuantizedRows& x, ops::Index row0, ops::Index rows, const unsigned char* group, ops::Index blocks,
+                float* y, ops::Index ldy, int cols, bool accumulate);
+
+} // namespace core::model::fast
