@@ -5,10 +5,12 @@
 #include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
+#include "core/model/fast_product.h"
 #include "ui/model_service.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -75,4 +77,44 @@ TEST_CASE("model panels: a dropped GGUF file opens in the Model workspace and sh
     REQUIRE(from_gguf->scores.size() == from_safetensors->scores.size());
     for (std::size_t i = 0; i < from_gguf->scores.size(); ++i)
         CHECK(from_gguf->scores[i].entropy == doctest::Approx(from_safetensors->scores[i].entropy).epsilon(1e-4));
+}
+
+TEST_CASE("model panels: the Fast toggle reruns a Q8_0 GGUF file with the fast products and shows its distance from the exact run") {
+    NEED_CHECKPOINTS();
+    const std::string gguf = gguf_of("gpt2", "Q8_0");
+    REQUIRE(!gguf.empty());
+    headless::Ui ui;
+    ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    const auto exact = shown_after(ui, gguf, "A dog saw a dog", false);
+    CHECK_FALSE(exact->fast);
+    ui.click(ui.item("model fast"));
+    ui.frames(2);
+    if (!core::model::fast::available()) { // the toggle is disabled: nothing changes
+        CHECK_FALSE(m.fast_products);
+        return;
+    }
+    REQUIRE(m.fast_products);
+    until_run(ui);
+    REQUIRE(m.session.wait_idle(60)); // the exact run that measures it, after the fast one
+    ui.frames(2);
+    REQUIRE(m.shown);
+    const auto fast = m.shown;
+    CHECK(fast->fast);
+    CHECK(fast->request.fast_products);
+    REQUIRE(fast->result.attention.size() == exact->result.attention.size());
+    float worst = 0;
+    for (std::size_t i = 0; i < exact->result.attention.size(); ++i) worst = std::max(worst, std::abs(fast->result.attention[i] - exact->result.attention[i]));
+    const core::model::FastDifference d = m.session.fast_difference();
+    CHECK(d.serial == fast->serial);
+    CHECK(d.attention == worst); // the worker's figure is this difference, the exact run being the first one
+    CHECK(worst > 0);
+    CHECK(worst < 0.05f);
+    CHECK(d.probability < 0.05f);
+    // Off again: exact, and the same as before.
+    ui.click(ui.item("model fast"));
+    ui.frames(2);
+    CHECK_FALSE(m.fast_products);
+    until_run(ui);
+    CHECK_FALSE(m.shown->fast);
+    CHECK(m.shown->result.attention == exact->result.attention);
 }

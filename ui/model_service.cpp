@@ -105,6 +105,7 @@ void ModelService::run_prompt() {
     r.ablate = ablate;
     r.ablation = ablation;
     r.capture_qkv = want_qkv;
+    r.fast_products = fast_products;
     asked = session.request(std::move(r));
 }
 

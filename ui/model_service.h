@@ -53,6 +53,7 @@ struct ModelService {
     std::vector<core::model::HeadRef> ablate;
     core::model::Ablation ablation = core::model::Ablation::zero;
     bool knockout_mode = false;
+    bool fast_products = false; // the header's Fast toggle (SessionRequest::fast_products)
     bool knocked_out(int layer, int head) const;
     void toggle_knockout(int layer, int head); // and runs the prompt again
     void clear_knockouts();

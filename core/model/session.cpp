@@ -8,6 +8,7 @@
 
 #include "core/io/tensor.h"
 #include "core/error_text.h"
+#include "core/model/fast_product.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
 #include "core/model/next_token.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -42,7 +44,7 @@ void predict(Snapshot& s, const Model& model, const Tokenizer& tok) {
     if (!model.causal())
         for (int i = 0; i < t; ++i) rows[static_cast<std::size_t>(i)] = tok.mask_id() >= 0 && s.ids[static_cast<std::size_t>(i)] == tok.mask_id();
     if (std::find(rows.begin(), rows.end(), true) == rows.end()) return;
-    const NextTokens next = next_tokens(model, s.result.hidden, s.ids, top_count, rows);
+    const NextTokens next = next_tokens(model, s.result.hidden, s.ids, top_count, rows, s.fast);
     for (int i = 0; i < t; ++i)
         for (const TopToken& k : next.top[static_cast<std::size_t>(i)])
             s.top[static_cast<std::size_t>(i)].push_back({k.id, tok.vocab_size() ? tok.token_display(k.id) : std::to_string(k.id), static_cast<float>(k.probability)});
@@ -56,7 +58,9 @@ void predict(Snapshot& s, const Model& model, const Tokenizer& tok) {
 void predict_intact(Snapshot& s, const Model& model, const Tokenizer& tok, const std::atomic<bool>& cancel) {
     Snapshot intact;
     intact.ids = s.ids;
+    intact.fast = s.fast;
     ForwardOptions fo;
+    fo.fast_products = s.fast;
     fo.attention = false;
     fo.cancel = &cancel;
     fo.logits = Logits::none;
@@ -78,6 +82,7 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
     ForwardOptions fo;
     fo.ablate = r.ablate;
     fo.ablation = r.ablation;
+    fo.fast_products = s.fast;
     fo.cancel = &cancel;
     fo.logits = Logits::none;
     try {
@@ -88,6 +93,22 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
     } catch (const InputError& e) {
         s.score_error = std::string("The probe: ") + e.what();
     }
+}
+
+// The fast run's distance from the exact one (FastDifference).
+FastDifference difference(const Snapshot& fast, const Snapshot& exact) {
+    FastDifference d;
+    d.serial = fast.serial;
+    const auto cells = static_cast<std::ptrdiff_t>(fast.t()) * fast.t();
+    for (int l = 0; l < fast.layers(); ++l)
+        for (int h = 0; h < fast.heads(); ++h)
+            for (std::ptrdiff_t i = 0; i < cells; ++i) d.attention = std::max(d.attention, std::abs(fast.attention(l, h)[i] - exact.attention(l, h)[i]));
+    for (std::size_t i = 0; i < fast.top.size() && i < exact.top.size(); ++i) {
+        const auto &a = fast.top[i], &b = exact.top[i];
+        for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d.probability = std::max(d.probability, std::abs(a[k].probability - b[k].probability));
+        if (!a.empty() && !b.empty() && a[0].id != b[0].id) ++d.top_changed;
+    }
+    return d;
 }
 
 } // namespace
@@ -205,6 +226,34 @@ std::shared_ptr<const Snapshot> Session::snapshot() const {
     return snapshot_;
 }
 
+FastDifference Session::fast_difference() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return fast_difference_;
+}
+
+// With mutex_ held: the exact run of the fast snapshot's request, as a task after it.
+void Session::measure_fast(std::shared_ptr<const Snapshot> fast) {
+    tasks_.push_back({[this, fast](const OpenedModel& m, const Tokenizer& tok, const std::atomic<bool>& cancel) {
+                          Snapshot exact;
+                          exact.ids = fast->ids;
+                          ForwardOptions fo;
+                          fo.ablate = fast->request.ablate;
+                          fo.ablation = fast->request.ablation;
+                          fo.cancel = &cancel;
+                          fo.logits = Logits::none;
+                          try {
+                              exact.result = m.model->forward(exact.ids, fo);
+                              predict(exact, *m.model, tok);
+                          } catch (const std::exception&) {
+                              return; // closed while it ran: no figure
+                          }
+                          const FastDifference d = difference(*fast, exact);
+                          std::lock_guard<std::mutex> lock(mutex_);
+                          fast_difference_ = d;
+                      },
+                      model_, tokenizer_});
+}
+
 Session::Progress Session::progress() const {
     std::lock_guard<std::mutex> lock(mutex_);
     Progress p;
@@ -269,7 +318,10 @@ void Session::run() {
         lock.lock();
         jobs_.running = false;
         // Published unless cancelled, or superseded by a newer request or another model.
-        if (made && !jobs_.pending && !jobs_.cancelled && model_ == job.model) snapshot_ = std::move(made);
+        if (made && !jobs_.pending && !jobs_.cancelled && model_ == job.model) {
+            if (made->fast && made->t() > 0) measure_fast(made);
+            snapshot_ = std::move(made);
+        }
         changed_.notify_all();
         wake();
     }
@@ -301,6 +353,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         fo.ablate = job.request.ablate;
         fo.ablation = job.request.ablation;
         fo.capture_qkv = job.request.capture_qkv;
+        fo.fast_products = s->fast = job.request.fast_products && fast::available();
         fo.rollout = true; // kept layer by layer as the forward runs
         fo.cancel = &jobs_.stop;
         fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)

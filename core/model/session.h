@@ -45,6 +45,17 @@ struct SessionRequest {
     bool capture_qkv = false;
     // The sequence the head scores are measured on (the probe); empty: the run's own.
     std::vector<int> score_ids;
+    bool fast_products = false;         // ForwardOptions::fast_products, where the CPU has them
+};
+
+// How far a fast run (SessionRequest::fast_products) lies from the exact run of the same request:
+// the largest differences of any attention weight and of the top predictions' probabilities, rank
+// by rank, and at how many positions the top prediction differs. Computed on the worker after the
+// fast run is shown.
+struct FastDifference {
+    long long serial = 0; // the request it answers (0: none)
+    float attention = 0.0f, probability = 0.0f;
+    int top_changed = 0;
 };
 
 // A finished run, never changed once published.
@@ -73,6 +84,7 @@ struct Snapshot {
     std::vector<std::vector<Prediction>> intact_top;
     double intact_loss = 0.0;
     bool has_intact = false;
+    bool fast = false;           // the products ran fast (request.fast_products where the CPU has them)
     std::string error;           // the run failed (text too long, invalid UTF-8): nothing above but request and model
     double seconds = 0.0;        // how long the forward took
 
@@ -132,6 +144,8 @@ public:
 
     // The last finished run (nullptr before the first), without waiting for a running one.
     std::shared_ptr<const Snapshot> snapshot() const;
+    // The last fast run's difference from the exact one (serial 0 until the first is measured).
+    FastDifference fast_difference() const;
 
     struct Progress {
         bool running = false;
@@ -156,12 +170,14 @@ private:
     void run();
     void run_task(std::unique_lock<std::mutex>& lock);
     std::shared_ptr<Snapshot> compute(const Job& job);
+    void measure_fast(std::shared_ptr<const Snapshot> fast);
 
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
     std::shared_ptr<const OpenedModel> model_;
     std::shared_ptr<const Tokenizer> tokenizer_;
     std::shared_ptr<const Snapshot> snapshot_;
+    FastDifference fast_difference_;
     LatestWins jobs_;
     bool stopping_ = false;
     Job next_;

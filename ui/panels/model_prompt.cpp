@@ -7,6 +7,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/tensor.h"
+#include "core/model/fast_product.h"
 #include "core/model/format/stores.h"
 #include "ui/widgets.h"
 
@@ -232,6 +233,31 @@ void start_view(View& v) {
     if (!m.open_error.empty()) error_text(m.open_error);
 }
 
+// The fast products' toggle and, beside it, a fast run's distance from the exact run (measured on
+// the worker after the fast run shows).
+void fast_toggle(View& v) {
+    ModelService& m = v.state<ModelService>();
+    const std::string missing = core::model::fast::unavailable_reason();
+    ImGui::BeginDisabled(!missing.empty());
+    if (ImGui::Checkbox("Fast", &m.fast_products)) m.run_prompt();
+    remember(v, "model fast");
+    ImGui::EndDisabled();
+    tip(missing.empty() ? "Q8_0 weights times activations rounded to int8 per block of 32 (AVX512-VNNI): faster, not exact; other weights stay exact"
+                        : ("Not on this computer: " + missing).c_str());
+    if (!m.shown || !m.shown->fast) return;
+    ImGui::SameLine();
+    const core::model::FastDifference d = m.session.fast_difference();
+    if (d.serial != m.shown->serial) {
+        ImGui::TextDisabled("comparing with the exact run…");
+        return;
+    }
+    char text[200];
+    std::snprintf(text, sizeof text, "from exact: attention %.2g, top-10 probabilities %.2g, top token changed at %d of %d", d.attention,
+                  d.probability, d.top_changed, m.shown->t());
+    ImGui::TextDisabled("%s", fit_text(text, ImGui::GetContentRegionAvail().x).c_str());
+    tip((std::string(text) + "\nthe largest differences of any attention weight and of the top predictions' probabilities, rank by rank").c_str());
+}
+
 // The model's name and what it is on one line, cut to the panel (all of it in the tooltip), and
 // its buttons.
 void header(View& v) {
@@ -255,6 +281,8 @@ void header(View& v) {
     remember(v, "model save attention");
     ImGui::EndDisabled();
     tip("Every layer and head of this prompt as (layers, heads, t, t) float32 with the tokens, as --attention reads it");
+    ImGui::SameLine();
+    fast_toggle(v);
     if (!m.open_error.empty()) error_text(m.open_error + " (the open model stays)");
 }
 
