@@ -1,5 +1,5 @@
-// core/model/fast_product.cpp — the fast products' checks, the activations' quantization, the
-// weights' packing and the panels shared out across the cores.
+// core/model/fast_product.cpp — the fast products' checks, the activations' rounding, the weights'
+// packing and the panels shared out across the cores.
 #include "core/model/fast_product.h"
 
 #include "core/kernels.h"
@@ -9,6 +9,8 @@
 #include "core/model/fast_product_avx512.h"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #include <algorithm>
@@ -22,17 +24,50 @@ namespace {
 
 using ops::Index;
 
+struct Instructions {
+    bool vnni = false, bf16 = false;
+};
+
 #if defined(ATTNVIZ_X86_KERNELS)
-// AVX512-VNNI (cpuid leaf 7, ecx bit 11) on top of x86-64-v4, whose check includes the OS saving
-// the zmm registers.
-bool cpu_has_vnni() {
+// AMX-TILE and AMX-BF16 (leaf 7, edx bits 24 and 22), the OS saving the tiles (XCR0 bits 17 and
+// 18), and Linux letting this process use them (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA).
+bool amx_bf16(unsigned edx) {
+    if ((edx >> 24 & 1u) == 0 || (edx >> 22 & 1u) == 0) return false;
+    unsigned xcr0 = 0, xcr0_high = 0;
+    __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+    constexpr long request_permission = 0x1023, tile_data = 18;
+    return (xcr0 & 0x60000u) == 0x60000u && syscall(SYS_arch_prctl, request_permission, tile_data) == 0;
+}
+
+// AVX512-VNNI (cpuid leaf 7, ecx bit 11), and AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) with
+// AMX-BF16, on top of x86-64-v4, whose check includes the OS saving the zmm registers.
+Instructions cpu_instructions() {
     const std::vector<std::string> builds = core::kernel_builds();
-    if (std::find(builds.begin(), builds.end(), "x86-64-v4") == builds.end()) return false;
+    if (std::find(builds.begin(), builds.end(), "x86-64-v4") == builds.end()) return {};
     unsigned a = 0, b = 0, c = 0, d = 0;
     __cpuid_count(7, 0, a, b, c, d);
-    return (c >> 11 & 1u) != 0;
+    const unsigned subleaves = a, features = d;
+    Instructions has;
+    has.vnni = (c >> 11 & 1u) != 0;
+    if (subleaves >= 1) {
+        __cpuid_count(7, 1, a, b, c, d);
+        has.bf16 = (a >> 5 & 1u) != 0 && amx_bf16(features);
+    }
+    return has;
 }
 #endif
+
+// What runs now: the CPU's, when the kernels in use are x86-64-v4's.
+Instructions usable() {
+#if defined(ATTNVIZ_X86_KERNELS)
+    static const Instructions cpu = cpu_instructions();
+    return core::kernel_build() == "x86-64-v4" ? cpu : Instructions{};
+#else
+    return {};
+#endif
+}
+
+bool sixteen_or_thirty_two(WeightType t) { return t == WeightType::f32 || t == WeightType::f16 || t == WeightType::bf16; }
 
 // Output columns per task: four packed groups.
 constexpr Index panel = 4 * 16;
@@ -41,9 +76,11 @@ constexpr Index panel = 4 * 16;
 
 bool available() { return unavailable_reason().empty(); }
 
+bool bf16_available() { return available() && usable().bf16; }
+
 std::string unavailable_reason() {
 #if defined(ATTNVIZ_X86_KERNELS)
-    static const bool has = cpu_has_vnni();
+    static const bool has = cpu_instructions().vnni;
     if (!has) return "this CPU lacks AVX512-VNNI (or the OS does not save the AVX-512 registers)";
     const std::string build = core::kernel_build();
     if (build != "x86-64-v4") return "the kernels in use are " + build + " (ATTNVIZ_KERNELS), not x86-64-v4's AVX-512";
@@ -53,48 +90,81 @@ std::string unavailable_reason() {
 #endif
 }
 
-bool covers(const Weights::Tensor& W) { return available() && W.type() == WeightType::q8_0 && W.shape().size() == 2 && W.row_values() % 32 == 0; }
+bool covers(const Weights::Tensor& W, bool out_in) {
+    if (!available() || W.shape().size() != 2) return false;
+    if (W.type() == WeightType::q8_0) return out_in && W.row_values() % 32 == 0;
+    return sixteen_or_thirty_two(W.type()) && usable().bf16;
+}
 
 #if defined(ATTNVIZ_X86_KERNELS)
 namespace {
 
 struct Job {
     const Product* p;
-    const QuantizedRows* x;
-    Index c0, c1; // the columns this job covers; y points at c0
+    const QuantizedRows* q8; // for Q8_0 weights
+    const Bf16Rows* bf16;    // for the others
+    Index c0, c1;            // the columns this job covers; y points at c0
 };
+
+unsigned char* aligned(std::vector<unsigned char>& buffer, std::size_t bytes) {
+    if (buffer.size() < bytes + 64) buffer.resize(bytes + 64);
+    return buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64;
+}
+
+// A group of columns c … c+cols−1: Q8_0 packed as it lies, others read as float32 and rounded.
+void group_product(const Job& j, Index c, int cols, unsigned char* group) {
+    const Product& p = *j.p;
+    float* y = p.y + (c - j.c0);
+    if (j.q8) {
+        pack_group(*p.W, c, cols, j.q8->blocks, group);
+        return vnni_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
+    }
+    thread_local std::vector<float> values;
+    const Index k = p.out_in ? p.W->row_values() : p.W->shape()[0], n = p.out_in ? p.W->shape()[0] : p.W->row_values();
+    if (const float* w = p.W->in_place()) { // read where it lies
+        pack_bf16_group(p.out_in ? w + c * k : w + c, p.out_in ? k : 1, p.out_in ? 1 : n, cols, k, group);
+    } else {
+        values.resize(static_cast<std::size_t>(k * cols));
+        if (p.out_in) p.W->rows(c, cols, values.data());  // (cols, k)
+        else p.W->columns(0, k, c, cols, values.data()); // (k, cols)
+        pack_bf16_group(values.data(), p.out_in ? k : 1, p.out_in ? 1 : cols, cols, k, group);
+    }
+    bf16_group(*j.bf16, 0, j.bf16->m, group, (k + 1) / 2, y, p.ldy, cols, p.accumulate);
+}
 
 // One panel of up to 64 columns starting at c0 + i · panel.
 void one_panel(const Job& j, Index i) {
-    thread_local std::vector<unsigned char> packed; // aligned to 64 below
-    const Index blocks = j.x->blocks, first = j.c0 + i * panel, last = std::min(j.c1, first + panel);
-    const auto bytes = static_cast<std::size_t>(blocks * packed_block_bytes);
-    if (packed.size() < bytes + 64) packed.resize(bytes + 64);
-    unsigned char* group = packed.data() + (64 - reinterpret_cast<std::uintptr_t>(packed.data()) % 64) % 64;
-    for (Index c = first; c < last; c += group_columns) {
-        const int cols = static_cast<int>(std::min<Index>(group_columns, last - c));
-        pack_group(*j.p->W, c, cols, blocks, group);
-        vnni_group(*j.x, 0, j.x->m, group, blocks, j.p->y + (c - j.c0), j.p->ldy, cols, j.p->accumulate);
-    }
+    thread_local std::vector<unsigned char> packed;
+    const Index first = j.c0 + i * panel, last = std::min(j.c1, first + panel);
+    const Index bytes = j.q8 ? j.q8->blocks * packed_block_bytes : (j.bf16->width / 2) * 64;
+    unsigned char* group = aligned(packed, static_cast<std::size_t>(bytes));
+    for (Index c = first; c < last; c += group_columns) group_product(j, c, static_cast<int>(std::min<Index>(group_columns, last - c)), group);
 }
 
 void panel_body(void* context, std::ptrdiff_t i) { one_panel(*static_cast<const Job*>(context), i); }
 
-QuantizedRows& quantized(const Product& p) {
-    thread_local QuantizedRows x;
-    quantize_rows(p.x, p.ldx, p.m, p.W->row_values(), x); // core/model/fast_product_avx512.cpp
-    return x;
+// The activations rounded as the weight's kernel takes them (core/model/fast_product_avx512.cpp).
+Job job_of(const Product& p, Index c0, Index c1) {
+    thread_local QuantizedRows q8;
+    thread_local Bf16Rows bf16;
+    const Index k = p.out_in ? p.W->row_values() : p.W->shape()[0];
+    if (p.W->type() == WeightType::q8_0) {
+        quantize_rows(p.x, p.ldx, p.m, k, q8);
+        return {&p, &q8, nullptr, c0, c1};
+    }
+    bf16_rows(p.x, p.ldx, p.m, k, bf16);
+    return {&p, nullptr, &bf16, c0, c1};
 }
 
 } // namespace
 
 void product(const Product& p) {
-    const Job job{&p, &quantized(p), 0, p.W->shape()[0]};
+    const Job job = job_of(p, 0, p.out_in ? p.W->shape()[0] : p.W->row_values());
     core::parallel::for_each((job.c1 + panel - 1) / panel, &panel_body, const_cast<Job*>(&job));
 }
 
 void product_columns(const Product& p, Index c0, Index c1) {
-    const Job job{&p, &quantized(p), c0, c1};
+    const Job job = job_of(p, c0, c1);
     for (Index i = 0; i * panel < c1 - c0; ++i) one_panel(job, i);
 }
 #else

@@ -3,8 +3,12 @@
 // Q8_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
 // product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
 // float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
-// AVX512-VNNI (vpdpbusd), and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. Other
-// weight types, and CPUs without the instructions, take the exact products.
+// AVX512-VNNI (vpdpbusd), and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. F32, F16
+// and BF16 weights, either layout, where the CPU has AVX512-BF16 and AMX-BF16: weights and
+// activations rounded to bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by
+// AMX's tdpbf16ps, the rows left by vdpbf16ps. (vdpbf16ps alone measured slower than the float32
+// products on this Sapphire-Rapids-class CPU: it runs no more sums a cycle than FMA.) Other weight types (the
+// K-quants, Q4_0), and CPUs without the instructions, take the exact products.
 #pragma once
 
 #include "core/model/format/weights.h"
@@ -19,8 +23,10 @@ namespace core::model::fast {
 bool available();
 // "" when available(), else one line saying what the CPU lacks.
 std::string unavailable_reason();
+// available() and AVX512-BF16 and AMX-BF16 too: the 16- and 32-bit weights' bf16 products.
+bool bf16_available();
 
-// y (m, n) row stride ldy, = or += x (m, k) row stride ldx times Wᵀ, W (n, k) as stored.
+// y (m, n) row stride ldy, = or += x (m, k) row stride ldx times W (n, k)ᵀ or W (k, n).
 struct Product {
     const float* x;
     ops::Index ldx, m;
@@ -28,10 +34,12 @@ struct Product {
     float* y;
     ops::Index ldy;
     bool accumulate;
+    bool out_in = true; // W (n, k) as stored; false: (k, n)
 };
 
-// Whether the fast kernels take W (n, k) stored (out, in): available(), Q8_0, rows of whole blocks.
-bool covers(const Weights::Tensor& W);
+// Whether the fast kernels take W: Q8_0 stored (out, in) with rows of whole blocks where
+// available(); F32, F16 or BF16 either way where bf16_available().
+bool covers(const Weights::Tensor& W, bool out_in);
 
 // As core::model::product (every column, shared across the cores) and product_columns (columns
 // c0 … c1−1 on the calling thread, y pointing at column c0), for a W that covers() takes.

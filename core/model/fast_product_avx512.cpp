@@ -1,4 +1,5 @@
-// core/model/fast_product_avx512.cpp — the Q8_0 × q8 micro-kernel on AVX512-VNNI.
+// core/model/fast_product_avx512.cpp — the Q8_0 × q8 micro-kernel on AVX512-VNNI, and the bf16
+// one on AVX512-BF16.
 //
 // vpdpbusd multiplies unsigned by signed bytes, four to a 32-bit lane. The weights go in as unsigned
 // (value + 128, packed once per group) and the activations as signed, broadcast four at a time, so
@@ -113,6 +114,147 @@ void quantize_rows(const float* x, Index ldx, Index m, Index k, QuantizedRows& o
             out.d[at] = amax / 127.0f;
             out.bias[at] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
         }
+}
+
+} // namespace core::model::fast
+
+namespace core::model::fast {
+
+//-----------------------------------------------------------------------------
+// [SECTION] bf16 products (AVX512-BF16)
+//-----------------------------------------------------------------------------
+
+namespace {
+
+// 16 floats rounded to bf16 (nearest even, as vcvtneps2bf16), each in the low half of a 32-bit lane.
+__m512i bf16_lanes(__m512 v) { return _mm512_cvtepu16_epi32(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v))); }
+
+// MR rows × 16 columns; two accumulators a row (even and odd pairs) so that 2·MR sums run at once.
+template <int MR>
+void bf16_rows_of_group(const Bf16Rows& x, Index row0, const unsigned char* group, Index pairs, float* y, Index ldy, __mmask16 keep,
+                        bool accumulate) {
+    __m512 even[MR], odd[MR];
+    for (int i = 0; i < MR; ++i) even[i] = odd[i] = _mm512_setzero_ps();
+    auto step = [&](__m512* acc, Index p) {
+        const __m512bh w = reinterpret_cast<__m512bh>(_mm512_load_si512(group + 64 * p));
+        for (int i = 0; i < MR; ++i) {
+            std::int32_t two;
+            std::memcpy(&two, x.values.data() + (row0 + i) * x.width + 2 * p, 4);
+            acc[i] = _mm512_dpbf16_ps(acc[i], w, reinterpret_cast<__m512bh>(_mm512_set1_epi32(two)));
+        }
+    };
+    Index p = 0;
+    for (; p + 2 <= pairs; p += 2) {
+        step(even, p);
+        step(odd, p + 1);
+    }
+    if (p < pairs) step(even, p);
+    for (int i = 0; i < MR; ++i) {
+        float* out = y + static_cast<Index>(i) * ldy;
+        const __m512 sum = _mm512_add_ps(even[i], odd[i]);
+        _mm512_mask_storeu_ps(out, keep, accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(keep, out), sum) : sum);
+    }
+}
+
+} // namespace
+
+void bf16_rows(const float* x, Index ldx, Index m, Index k, Bf16Rows& out) {
+    out.m = m;
+    out.width = (k + 31) / 32 * 32; // whole AMX tiles of 32 depths
+    out.values.assign(static_cast<std::size_t>(m * out.width), 0);
+    for (Index i = 0; i < m; ++i) {
+        const float* row = x + i * ldx;
+        std::uint16_t* to = out.values.data() + i * out.width;
+        for (Index d = 0; d < k; d += 16) {
+            const __mmask16 keep = static_cast<__mmask16>(k - d >= 16 ? 0xffffu : (1u << (k - d)) - 1u);
+            const __m256i v = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(keep, row + d)));
+            _mm256_mask_storeu_epi16(to + d, keep, v);
+        }
+    }
+}
+
+void pack_bf16_group(const float* panel, Index column_stride, Index depth_stride, int cols, Index k, unsigned char* group) {
+    const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1u);
+    const Index used = (k + 1) / 2, pairs = (k + 31) / 32 * 16;
+    for (Index p = used; p < pairs; ++p) _mm512_store_si512(group + 64 * p, _mm512_setzero_si512());
+    if (column_stride == 1) { // (k, n): a pair's two depths are 16 columns of two rows
+        for (Index p = 0; p < used; ++p) {
+            const __m512 even = _mm512_maskz_loadu_ps(keep, panel + 2 * p * depth_stride);
+            const __m512 odd = 2 * p + 1 < k ? _mm512_maskz_loadu_ps(keep, panel + (2 * p + 1) * depth_stride) : _mm512_setzero_ps();
+            _mm512_store_si512(group + 64 * p, _mm512_or_si512(bf16_lanes(even), _mm512_slli_epi32(bf16_lanes(odd), 16)));
+        }
+        return;
+    }
+    // (n, k): each column's depths rounded to bf16 in a row of `words`, whose 32-bit word p is its
+    // pair p; a pair's 16 words then gathered across the rows.
+    thread_local std::vector<std::uint32_t> words; // (16, pairs)
+    words.assign(static_cast<std::size_t>(16 * pairs), 0u);
+    for (int c = 0; c < cols; ++c) {
+        auto* row = reinterpret_cast<std::uint16_t*>(words.data() + c * pairs);
+        for (Index d = 0; d < k; d += 16) {
+            const __mmask16 part = static_cast<__mmask16>(k - d >= 16 ? 0xffffu : (1u << (k - d)) - 1u);
+            const __m256i v = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(part, panel + c * column_stride + d)));
+            _mm256_mask_storeu_epi16(row + d, part, v);
+        }
+    }
+    const __m512i index = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                             _mm512_set1_epi32(static_cast<int>(pairs)));
+    for (Index p = 0; p < used; ++p) _mm512_store_si512(group + 64 * p, _mm512_i32gather_epi32(index, words.data() + p, 4));
+}
+
+namespace {
+
+// AMX's tile configuration (palette 1): tiles 0 and 1 the sums of two blocks of 16 rows, 2 and 3
+// their activations, 4 the weights: each 16 rows of 64 bytes.
+struct alignas(64) TileConfig {
+    std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+    std::uint16_t colsb[16] = {64, 64, 64, 64, 64};
+    std::uint8_t rows[16] = {16, 16, 16, 16, 16};
+};
+
+// y (16, cols) = or += a tile of sums (16, 16).
+void store_sums(const float* sums, float* y, Index ldy, __mmask16 keep, bool accumulate) {
+    for (int i = 0; i < 16; ++i) {
+        float* out = y + i * ldy;
+        const __m512 s = _mm512_load_ps(sums + 16 * i);
+        _mm512_mask_storeu_ps(out, keep, accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(keep, out), s) : s);
+    }
+}
+
+// Rows row0 … row0+31 against the group: per 32 depths the weights' tile loaded once for both blocks.
+void amx_32_rows(const Bf16Rows& x, Index row0, const unsigned char* group, float* y, Index ldy, __mmask16 keep, bool accumulate) {
+    const auto stride = static_cast<long>(x.width * 2);
+    const std::uint16_t* top = x.values.data() + row0 * x.width;
+    _tile_zero(0);
+    _tile_zero(1);
+    for (Index d = 0; d < x.width; d += 32) {
+        _tile_loadd(4, group + 64 * (d / 2), 64);
+        _tile_loadd(2, top + d, stride);
+        _tile_loadd(3, top + 16 * x.width + d, stride);
+        _tile_dpbf16ps(0, 2, 4);
+        _tile_dpbf16ps(1, 3, 4);
+    }
+    alignas(64) float sums[2][256];
+    _tile_stored(0, sums[0], 64);
+    _tile_stored(1, sums[1], 64);
+    store_sums(sums[0], y, ldy, keep, accumulate);
+    store_sums(sums[1], y + 16 * ldy, ldy, keep, accumulate);
+}
+
+} // namespace
+
+void bf16_group(const Bf16Rows& x, Index row0, Index rows, const unsigned char* group, Index pairs, float* y, Index ldy, int cols, bool accumulate) {
+    const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1u);
+    Index i = 0;
+    if (rows >= 32) {
+        static const TileConfig config;
+        _tile_loadconfig(&config);
+        for (; i + 32 <= rows; i += 32) amx_32_rows(x, row0 + i, group, y + i * ldy, ldy, keep, accumulate);
+        _tile_release();
+    }
+    constexpr int mr = 8;
+    for (; i + mr <= rows; i += mr) bf16_rows_of_group<mr>(x, row0 + i, group, pairs, y + i * ldy, ldy, keep, accumulate);
+    for (; i < rows; ++i) bf16_rows_of_group<1>(x, row0 + i, group, pairs, y + i * ldy, ldy, keep, accumulate);
 }
 
 } // namespace core::model::fast

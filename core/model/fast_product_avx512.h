@@ -1,5 +1,6 @@
-// core/model/fast_product_avx512.h — the fast products' AVX512-VNNI micro-kernel (its own file,
-// built with -march=x86-64-v4 -mavx512vnni; called only where fast::available()).
+// core/model/fast_product_avx512.h — the fast products' AVX512-VNNI and AVX512-BF16 micro-kernels
+// (their own file, built with -march=x86-64-v4 -mavx512vnni -mavx512bf16; called only where
+// fast::available(), and the bf16 ones where fast::bf16_available()).
 #pragma once
 
 #include "core/model/format/weights.h"
@@ -23,6 +24,26 @@ struct QuantizedRows {
 // byte) and then the 16 columns' scales in float32.
 constexpr int group_columns = 16;
 constexpr int packed_block_bytes = 8 * 64 + group_columns * 4;
+
+// [SECTION] bf16 (AVX512-BF16)
+
+// Activations (m, k) rounded to bf16 (nearest even), each row padded with a zero to an even width.
+struct Bf16Rows {
+    ops::Index m = 0, width = 0;
+    std::vector<std::uint16_t> values; // (m, width)
+};
+void bf16_rows(const float* x, ops::Index ldx, ops::Index m, ops::Index k, Bf16Rows& out);
+
+// A group of up to 16 columns of float32 values (column c, depth d at panel[c · column_stride +
+// d · depth_stride]) rounded to bf16 and packed for bf16_group: per pair of depths p, 64 bytes,
+// lane c holding (depth 2p, depth 2p+1); missing columns and the odd depth's pair are zeros.
+void pack_bf16_group(const float* panel, ops::Index column_stride, ops::Index depth_stride, int cols, ops::Index k, unsigned char* group);
+
+// As vnni_group, for a bf16 group of `pairs` pairs of depths: y = Σ over the pairs (vdpbf16ps).
+void bf16_group(const Bf16Rows& x, ops::Index row0, ops::Index rows, const unsigned char* group, ops::Index pairs, float* y, ops::Index ldy,
+                int cols, bool accumulate);
+
+// [SECTION] Q8_0 (AVX512-VNNI)
 
 // y (rows, cols ≤ 16) row stride ldy, = or += the product of x's rows row0 … row0+rows−1 with one
 // packed group of `blocks` blocks. Per block the integer sums are exact; their scaled sum

@@ -50,9 +50,9 @@ struct Panels {
 
 thread_local bool fast_scope = false;
 
-bool runs_fast(const WeightProduct& p) { return (p.fast || fast_scope) && p.layout == Layout::out_in && fast::covers(*p.W); }
+bool runs_fast(const WeightProduct& p) { return (p.fast || fast_scope) && fast::covers(*p.W, p.layout == Layout::out_in); }
 
-fast::Product fast_of(const WeightProduct& p) { return {p.x, p.ldx, p.m, p.W, p.y, p.ldy, p.accumulate}; }
+fast::Product fast_of(const WeightProduct& p) { return {p.x, p.ldx, p.m, p.W, p.y, p.ldy, p.accumulate, p.layout == Layout::out_in}; }
 
 } // namespace
 
