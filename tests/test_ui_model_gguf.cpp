@@ -5,6 +5,7 @@
 #include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
+#include "tests/store_home.h"
 #include "core/model/fast_product.h"
 #include "ui/model_service.h"
 
@@ -117,4 +118,28 @@ TEST_CASE("model panels: the Fast toggle reruns a Q8_0 GGUF file with the fast p
     until_run(ui);
     CHECK_FALSE(m.shown->fast);
     CHECK(m.shown->result.attention == exact->result.attention);
+}
+
+TEST_CASE("model panels: a GGUF file opened by its Ollama NAME:TAG reads the prompt with the file's own tokenizer") {
+    NEED_CHECKPOINTS();
+    const std::string gguf = gguf_of("gpt2", "F32");
+    REQUIRE(!gguf.empty());
+    std::shared_ptr<const core::model::Snapshot> from_safetensors;
+    {
+        headless::Ui b;
+        from_safetensors = shown_after(b, tiny("gpt2"), "A dog saw a dog", false);
+    }
+    StoreHome home;
+    const std::string blob = home.ollama("registry.ollama.ai/library/tiny/latest", "ff66", fixtures::read(gguf));
+    headless::Ui a;
+    ui::ModelService& m = a.st().view.state<ui::ModelService>();
+    m.prompt = "A dog saw a dog";
+    REQUIRE(m.open("tiny:latest", a.st().view));
+    a.frames(4);
+    until_run(a);
+    CHECK(m.session.model_path() == blob); // the name stands for its model layer's blob
+    REQUIRE(m.shown);
+    CHECK(m.shown->ids == from_safetensors->ids); // tokenizer.ggml.* inside the blob, as tokenizer.json gives them
+    REQUIRE(m.shown->result.attention.size() == from_safetensors->result.attention.size());
+    close_to(m.shown->result.attention.data(), from_safetensors->result.attention.data(), static_cast<std::ptrdiff_t>(from_safetensors->result.attention.size()));
 }

@@ -50,6 +50,8 @@ OpenedModel open_trained(const std::string& path);
 // Whether `path` is a GGUF file: a file named .gguf, or whose first four bytes say so (Ollama's blobs
 // have no extension).
 bool is_gguf_file(const std::string& path);
+// Whether the file at `path` begins with GGUF's magic, whatever its name.
+bool has_gguf_magic(const std::string& path);
 
 // A GGUF file of llama.cpp, Ollama or LM Studio (core/model/format/gguf_model.cpp): the metadata's
 // hyper-parameters, the tensors mapped in their own types. Throws core::io::FileError, one line

@@ -163,13 +163,16 @@ std::string model_title(const gguf::File& f, const std::string& path) {
 
 } // namespace
 
-bool is_gguf_file(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return false;
-    if (std::filesystem::path(path).extension() == ".gguf") return true;
+bool has_gguf_magic(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     char magic[4] = {};
     return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
+bool is_gguf_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    return std::filesystem::path(path).extension() == ".gguf" || has_gguf_magic(path);
 }
 
 OpenedModel open_gguf(const std::string& path) {

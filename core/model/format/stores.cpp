@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -169,12 +167,6 @@ std::string commonest_type(const gguf::File& f) {
 }
 
 } // namespace
-
-bool has_gguf_magic(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    char magic[4] = {};
-    return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
-}
 
 gguf::File read_gguf(const std::string& path) {
     gguf::File file;

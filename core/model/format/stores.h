@@ -32,9 +32,6 @@ struct ModelListing {
 // Every model in those places; a place that does not exist adds nothing.
 ModelListing list_models(const StorePlaces& places);
 
-// Whether the file at `path` begins with GGUF's magic (Ollama's blobs have no extension).
-bool has_gguf_magic(const std::string& path);
-
 // A GGUF file's header, metadata and tensor table, read from its mapping (unmapped after). Throws
 // core::io::FileError naming the file.
 gguf::File read_gguf(const std::string& path);
