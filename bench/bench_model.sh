@@ -1,46 +1,100 @@
 #!/usr/bin/env bash
-# bench/bench_model.sh — a GPT-2-small-sized forward with attentions: attnviz --bench-model against
-# PyTorch's float32 forward (bench/torch_gpt2.py, 2 threads) in the same run, where python3-torch is
-# installed, at t = 128, 512 and 1024; and both as a multiple of the float32 matrix products' bound.
+# bench/bench_model.sh — attnviz --bench-model (the forward with every attention map, the rollout, each
+# position's top 10 and the loss) on a GPT-2-small-sized checkpoint at t = 1, 32, 128 and 1024, against
+# PyTorch's float32 forward with attentions (bench/torch_gpt2.py, 2 threads) in the same run, and on a
+# Llama-1B-sized BF16 one at t = 128; each forward also as a multiple of its bounds, measured in this run:
 #
-#   bench/bench_model.sh [ATTNVIZ [REPS [GFLOPS]]]     defaults: build/attnviz, 5, measured
+#   products  the forward's matrix-product FLOPs at the best float32 rate this CPU runs correctly: the
+#             faster of NumPy on OpenBLAS (its SkylakeX AVX-512 kernels) and attnviz's own product
+#             (attnviz_bench_products), both at GPT-2 small's MLP shape (1024, 768) · (768, 3072), 2 threads
+#   weights   the bytes of the weights read once at the machine's memory bandwidth (attnviz_bench_products'
+#             memory/read, 2 threads): what a forward of few tokens cannot beat
 #
-# GFLOPS is the machine's float32 matmul rate; by default NumPy's, measured at the start of the run
-# (the best of 11 products of GPT-2 small's MLP shape, (1024, 768) x (768, 3072), 2 FLOPs a multiply-add).
-# The checkpoint (about 500 MB, bench/make_gpt2_small.py) is written once to $BENCH_MODEL_DIR
-# (default /tmp/attnviz-gpt2-small). PyTorch needs OpenBLAS behind Debian's libblas.so.3
-# (libopenblas0-pthread): on the reference BLAS it is about 15x slower, and the script says so.
+#   bench/bench_model.sh [ATTNVIZ [REPS]]     defaults: build/attnviz, 5; attnviz_bench_products beside ATTNVIZ
+#
+# OPENBLAS_CORETYPE=SkylakeX is set for the anchors' processes only (NumPy, PyTorch), and each prints
+# the OpenBLAS kernel that ran: OpenBLAS 0.3.21 may take a newer Xeon for an older core. attnviz itself
+# never uses OpenBLAS. The checkpoints are written once to $BENCH_MODEL_DIR (default
+# /tmp/attnviz-gpt2-small, bench/make_gpt2_small.py) and $BENCH_LLAMA_DIR (default /tmp/attnviz-llama-1b,
+# bench/make_llama_1b.py). PyTorch needs python3-torch and OpenBLAS behind libblas.so.3 (libopenblas0-pthread).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attnviz=${1:-build/attnviz}
 reps=${2:-5}
-model=${BENCH_MODEL_DIR:-/tmp/attnviz-gpt2-small}
+products=$(dirname "$attnviz")/attnviz_bench_products
+gpt2=${BENCH_MODEL_DIR:-/tmp/attnviz-gpt2-small}
+llama=${BENCH_LLAMA_DIR:-/tmp/attnviz-llama-1b}
 py=/usr/bin/python3
-gflops=${3:-$($py -c "
-import time, numpy as np
+anchor=(env OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2)
+[ -x "$products" ] || { echo "bench_model: $products is missing (it is built where libbenchmark-dev is installed)" >&2; exit 1; }
+[ -f "$gpt2/model.safetensors" ] || $py bench/make_gpt2_small.py "$gpt2"
+
+# One counter of one attnviz_bench_products benchmark (the best of 5 repetitions).
+counter() {
+  "$products" --benchmark_filter="^$1\$" --benchmark_repetitions=5 --benchmark_format=json 2>/dev/null |
+    $py -c "import json,sys; print(round(max(b['$2'] for b in json.load(sys.stdin)['benchmarks'] if b.get('run_type') == 'iteration') / 1e9, 1))"
+}
+numpy=$("${anchor[@]}" $py -c "
+import ctypes, time, numpy as np
 a = np.random.rand(1024, 768).astype(np.float32); b = np.random.rand(768, 3072).astype(np.float32)
 best = 1e9
 for _ in range(11):
     t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)
-print(round(2 * 1024 * 768 * 3072 / best / 1e9))")}
-[ -f "$model/model.safetensors" ] || $py bench/make_gpt2_small.py "$model"
-torch=0
-$py -c 'import torch' 2>/dev/null && torch=1
-echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), float32 matmul ${gflops} GFLOP/s"
-for t in 128 512 1024; do
-  # FLOPs of the products: per layer 24·t·D² (c_attn, c_proj, the MLP) + 4·t²·D (scores and A·V,
-  # the full square as PyTorch computes it), then 2·t·D·V for the logits.
-  bound_ms=$($py -c "t=$t; D=768; L=12; V=50257; print(round((L*(24*t*D*D + 4*t*t*D) + 2*t*D*V) / ($gflops*1e9) * 1000, 1))")
+core = '?'
+for lib in {l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.split()[-1]}:
+    f = ctypes.CDLL(lib).openblas_get_corename; f.restype = ctypes.c_char_p; core = f().decode()
+print(round(2 * 1024 * 768 * 3072 / best / 1e9, 1), core)")
+numpy_rate=${numpy% *}
+ours_rate=$(counter 'forward/gpt2/mlp.c_fc/1024/real_time' FLOPS)
+rate=$($py -c "print(max($numpy_rate, $ours_rate))")
+bandwidth=$(counter 'memory/read/real_time' bytes_per_second) # GiB/s
+echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "bench_model: float32 product rate: NumPy on OpenBLAS (kernel ${numpy#* }) ${numpy_rate} GFLOP/s, attnviz ${ours_rate} GFLOP/s; bound at ${rate}. Memory read ${bandwidth} GiB/s"
+
+# The bytes of a checkpoint's tensors, from its safetensors header.
+weight_bytes() {
+  $py -c "
+import json, sys
+f = open(sys.argv[1] + '/model.safetensors', 'rb'); n = int.from_bytes(f.read(8), 'little')
+print(sum(e['data_offsets'][1] - e['data_offsets'][0] for k, e in json.loads(f.read(n)).items() if k != '__metadata__'))" "$1"
+}
+json() { $py -c "import json,sys; print(json.loads(sys.argv[1])['$1'])" "$2"; }
+ratio() { $py -c "print(round($1 / $2, 2))"; }
+
+# attnviz on MODEL at t tokens with FLOPS product FLOPs and BYTES of weights, then PyTorch where asked.
+run() {
+  local model=$1 t=$2 flops=$3 bytes=$4 torch=$5
+  local bound_ms stream_ms ours ours_ms line
+  bound_ms=$($py -c "print(round($flops / ($rate * 1e9) * 1000, 1))")
+  stream_ms=$($py -c "print(round($bytes / ($bandwidth * 2**30) * 1000, 1))")
   ours=$("$attnviz" --bench-model "$model" --tokens "$t" --reps "$reps")
-  ours_ms=$($py -c "import json,sys; print(json.loads(sys.argv[1])['median_ms'])" "$ours")
-  line="t=$t bound ${bound_ms} ms  attnviz $ours  ($($py -c "print(round($ours_ms / $bound_ms, 2))")x the bound)"
+  ours_ms=$(json median_ms "$ours")
+  line="$(basename "$model") t=$t products ${bound_ms} ms, weights ${stream_ms} ms; attnviz $ours  ($(ratio "$ours_ms" "$bound_ms")x the products, $(ratio "$ours_ms" "$stream_ms")x the weights)"
   if ((torch)); then
-    theirs=$($py bench/torch_gpt2.py "$model" "$t" "$reps")
-    theirs_ms=$($py -c "import json,sys; print(json.loads(sys.argv[1])['median_ms'])" "$theirs")
-    if [ "$($py -c "import json,sys; print(json.loads(sys.argv[1])['blas'])" "$theirs")" = reference ]; then
-      echo "bench_model: WARNING: PyTorch ran on the reference BLAS; install libopenblas0-pthread for a fair anchor" >&2
-    fi
-    line="$line  pytorch $theirs  (attnviz $($py -c "print(round($theirs_ms / $ours_ms, 2))")x faster)"
+    local theirs theirs_ms
+    theirs=$("${anchor[@]}" $py bench/torch_gpt2.py "$model" "$t" "$reps")
+    theirs_ms=$(json median_ms "$theirs")
+    line="$line  pytorch $theirs  (attnviz $(ratio "$theirs_ms" "$ours_ms")x faster)"
   fi
   echo "$line"
+}
+
+torch=0
+$py -c 'import torch' 2>/dev/null && torch=1
+bytes=$(weight_bytes "$gpt2")
+for t in 1 32 128 1024; do
+  # GPT-2: per layer 24·t·D² (c_attn, c_proj, the MLP) + 4·t²·D (scores and A·V, the full square as
+  # PyTorch computes it), then 2·t·D·V for the logits.
+  run "$gpt2" "$t" "$($py -c "t=$t; D=768; L=12; V=50257; print(L*(24*t*D*D + 4*t*t*D) + 2*t*D*V)")" "$bytes" "$torch"
 done
+if [ -f "$llama/model.safetensors" ]; then
+  # Llama: per layer 2·t·D·(2·D + 2·KV) (q, o; k, v) + 6·t·D·F (gate, up, down) + 4·t²·D, then the logits.
+  flops=$($py -c "
+import json; c = json.load(open('$llama/config.json')); t = 128
+D, F, L, V = c['hidden_size'], c['intermediate_size'], c['num_hidden_layers'], c['vocab_size']
+KV = c['num_key_value_heads'] * c.get('head_dim', D // c['num_attention_heads'])
+print(L * (2*t*D*(2*D + 2*KV) + 6*t*D*F + 4*t*t*D) + 2*t*D*V)")
+  run "$llama" 128 "$flops" "$(weight_bytes "$llama")" 0
+else
+  echo "bench_model: no $llama/model.safetensors (bench/make_llama_1b.py writes it): the Llama-1B-sized forward is left out"
+fi

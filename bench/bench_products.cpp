@@ -1,13 +1,20 @@
-// bench/bench_products.cpp — products with weights in their stored type (core/model/weight_product.h)
-// at the shapes of a Llama-3.2-1B-sized forward, against the float32 kernel on weights in place.
+// bench/bench_products.cpp — the forwards' products (core/model/weight_product.h, on core/model/sgemm.h)
+// at their own shapes, and the machine's memory bandwidth.
 //
-//   product/TYPE/up/M    (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj
-//   product/TYPE/down/M  (M, 8192) · W (2048, 8192)ᵀ, as down_proj
+//   forward/gpt2/NAME/T      GPT-2 small's c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj (Conv1D, (in, out))
+//                            and one 2048-id block of the LM head (wte, (out, in)), F32, T = 1, 32, 128, 1024
+//   forward/llama/TYPE/NAME/T  a Llama-1B-sized layer's q_proj, k_proj (= v_proj), gate_proj (= up_proj),
+//                            down_proj ((out, in)), F32 in place and BF16 through panels, T = 1, 32, 128
+//   product/TYPE/up/M        (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj, every stored type
+//   product/TYPE/down/M      (M, 8192) · W (2048, 8192)ᵀ, as down_proj
+//   memory/read              the sum of 1 GiB of floats, shared between the cores as the products are
 //
-// TYPE F32 is the weights in place (no panels); M = 1 is a decoding step, 128 a prompt. Counters:
-// the FLOPs of one product and their rate. Run from the build directory: ./attnviz_bench_products
+// The products run as the forward runs them (core::model::product, shared out by core::parallel;
+// ATTNVIZ_THREADS=1 for one thread). Counters: FLOPS (2 a multiply-add) or bytes_per_second. Run
+// from the build directory: ./attnviz_bench_products [--benchmark_filter=REGEX]
 #include "core/model/format/weights.h"
 #include "core/model/weight_product.h"
+#include "core/parallel.h"
 
 #include <benchmark/benchmark.h>
 
@@ -53,12 +60,14 @@ std::shared_ptr<core::model::Weights> weights(WeightType t, std::int64_t n, std:
     return w;
 }
 
-void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t k) {
+// (m, k) · W, W of type t stored (n, k) for out_in or (k, n) for in_out.
+void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t k, core::model::Layout layout) {
     const std::int64_t m = state.range(0);
-    const auto w = weights(t, n, k);
-    const auto& W = w->require("w", {n, k});
+    const bool out_in = layout == core::model::Layout::out_in;
+    const auto w = out_in ? weights(t, n, k) : weights(t, k, n);
+    const auto& W = out_in ? w->require("w", {n, k}) : w->require("w", {k, n});
     std::vector<float> x(static_cast<std::size_t>(m * k), 0.5f), y(static_cast<std::size_t>(m * n)); // (m, k), (m, n)
-    const core::model::WeightProduct p{x.data(), k, m, &W, core::model::Layout::out_in, y.data(), n};
+    const core::model::WeightProduct p{x.data(), k, m, &W, layout, y.data(), n};
     core::model::product(p);
     for (auto _ : state) {
         core::model::product(p);
@@ -69,9 +78,63 @@ void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t
     state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
 }
 
+void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t k) { product(state, t, n, k, core::model::Layout::out_in); }
+
+// Reads 1 GiB once per iteration, 4 MiB blocks shared out as the products' column blocks are.
+void memory_read(benchmark::State& state) {
+    static std::vector<float> data(std::size_t{1} << 28, 1.0f);
+    constexpr std::ptrdiff_t block = std::ptrdiff_t{1} << 20; // floats
+    struct Job {
+        const float* data;
+        std::vector<double> sums; // (blocks)
+        static void one(void* context, std::ptrdiff_t i) {
+            auto& j = *static_cast<Job*>(context);
+            float s[16] = {};
+            const float* at = j.data + i * block;
+            for (std::ptrdiff_t v = 0; v < block; v += 16)
+                for (int l = 0; l < 16; ++l) s[l] += at[v + l];
+            double sum = 0.0;
+            for (float x : s) sum += x;
+            j.sums[static_cast<std::size_t>(i)] = sum;
+        }
+    };
+    const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>(data.size()) / block;
+    for (auto _ : state) {
+        Job job{data.data(), std::vector<double>(static_cast<std::size_t>(blocks))};
+        core::parallel::for_each(blocks, &Job::one, &job);
+        benchmark::DoNotOptimize(job.sums.data());
+    }
+    state.counters["bytes_per_second"] = benchmark::Counter(static_cast<double>(data.size() * sizeof(float)),
+                                                            benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1024);
+}
+
+struct Shape {
+    const char* name;
+    std::int64_t k, n;
+};
+
+void register_forwards() {
+    using core::model::Layout;
+    const Shape gpt2[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
+    for (const Shape& s : gpt2)
+        benchmark::RegisterBenchmark((std::string("forward/gpt2/") + s.name).c_str(), [s](benchmark::State& st) {
+            product(st, WeightType::f32, s.n, s.k, Layout::in_out);
+        })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark("forward/gpt2/lm_head_block", [](benchmark::State& st) {
+        product(st, WeightType::f32, 2048, 768, Layout::out_in);
+    })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+    const Shape llama[] = {{"q_proj", 2048, 2048}, {"k_proj", 2048, 512}, {"up_proj", 2048, 8192}, {"down_proj", 8192, 2048}};
+    for (const WeightType t : {WeightType::f32, WeightType::bf16})
+        for (const Shape& s : llama)
+            benchmark::RegisterBenchmark((std::string("forward/llama/") + core::model::type_name(t) + "/" + s.name).c_str(),
+                                         [s, t](benchmark::State& st) { product(st, t, s.n, s.k, Layout::out_in); })
+                ->Arg(1)->Arg(32)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    register_forwards();
     for (const WeightType t : {WeightType::f32, WeightType::bf16, WeightType::f16, WeightType::q8_0, WeightType::q4_K, WeightType::q6_K})
         for (const bool up : {true, false}) {
             const std::string name = std::string("product/") + core::model::type_name(t) + (up ? "/up" : "/down");
@@ -81,6 +144,7 @@ int main(int argc, char** argv) {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
         }
+    benchmark::RegisterBenchmark("memory/read", memory_read)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

@@ -7,10 +7,12 @@ output_attentions=True does), on 2 threads: the reference bench/bench_model.sh t
 Debian's python3-torch and python3-numpy multiply through the system's libblas.so.3. With only the
 reference BLAS (libblas3) behind it, PyTorch is about 15x slower than with OpenBLAS; the figures of
 the README need libopenblas0-pthread installed (it becomes the libblas.so.3 alternative). "blas"
-names the library this process mapped, and a warning goes to stderr when it is the reference one.
+names the library this process mapped, "blas_kernel" OpenBLAS's kernels for this CPU (bench_model.sh
+sets OPENBLAS_CORETYPE=SkylakeX), and a warning goes to stderr when it is the reference one.
 
 Written here from modeling_gpt2.py's equations (not transformers itself, which Debian does not
 ship): Conv1D weights (in, out), pre-LN, gelu_new, causal softmax(q kᵀ / √d_head), lm_head = wteᵀ."""
+import ctypes
 import json
 import math
 import resource
@@ -39,6 +41,15 @@ def blas_in_use():
     if any("/blas/libblas.so" in lib for lib in libs):
         return "reference"
     return ", ".join(sorted(libs)) or "none mapped"
+
+
+def openblas_kernel():
+    """The kernels OpenBLAS chose for this CPU (openblas_get_corename; OPENBLAS_CORETYPE overrides it)."""
+    for lib in sorted({line.split()[-1] for line in open("/proc/self/maps") if "openblas" in line.split()[-1]}):
+        name = ctypes.CDLL(lib).openblas_get_corename
+        name.restype = ctypes.c_char_p
+        return name().decode()
+    return "none"
 
 
 def forward(w, c, ids):
@@ -82,7 +93,8 @@ def main(model, tokens, reps):
               file=sys.stderr)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"median_ms": round(statistics.median(ms), 2), "min_ms": round(min(ms), 2), "tokens": tokens, "reps": reps,
-                      "threads": torch.get_num_threads(), "rss_mb": round(rss, 1), "blas": blas}))
+                      "threads": torch.get_num_threads(), "rss_mb": round(rss, 1), "blas": blas,
+                      "blas_kernel": openblas_kernel()}))
 
 
 if __name__ == "__main__":
