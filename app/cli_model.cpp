@@ -119,7 +119,8 @@ std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, n
 
 void matrix(std::string& s, const float* p, long rows, long cols) { append_matrix(s, p, rows, cols); }
 
-std::string forward_json(const Input& in, const core::model::ForwardResult& r, bool logits) {
+// Written one head's map at a time: every map is rebuilt in turn, never all held.
+void write_forward_json(std::ostream& out, const Input& in, const core::model::ForwardResult& r, bool logits) {
     std::string s = "{\"ids\": " + nlohmann::json(in.ids).dump() + ", \"tokens\": " + safe_dump(nlohmann::json(in.tokens));
     s += logits ? ", \"logits\": " : ", \"hidden\": ";
     const core::model::MatrixF& m = logits ? r.logits : r.hidden;
@@ -129,12 +130,15 @@ std::string forward_json(const Input& in, const core::model::ForwardResult& r, b
         s += l ? ", [" : "[";
         for (int h = 0; h < r.heads; ++h) {
             if (h) s += ", ";
-            matrix(s, r.attention_of(l, h), r.t_new, r.t_total);
+            const core::model::MatrixF A = r.maps.head(l, h); // (t_new, t_total)
+            matrix(s, A.data(), r.t_new, r.t_total);
+            out << s;
+            s.clear();
         }
         s += ']';
     }
     s += "]}\n";
-    return s;
+    out << s;
 }
 
 double peak_rss_mb() {
@@ -172,7 +176,7 @@ core::model::ForwardOptions forward_options(const ModelOptions& o, const core::m
 int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const Input in = input_of(o, m);
     const core::model::ForwardResult r = m.model->forward(in.ids, forward_options(o, m));
-    out << forward_json(in, r, m.model->config().lm_head);
+    write_forward_json(out, in, r, m.model->config().lm_head);
     return 0;
 }
 
@@ -237,7 +241,7 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
         const auto t2 = clock::now();
         core::model::all_head_scores(r, core::heads::score_index(ids));
         scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t2).count());
-        attention_mb = static_cast<double>(r.attention.size() * sizeof(float)) / (1 << 20);
+        attention_mb = static_cast<double>(r.maps.bytes()) / (1 << 20);
         forward_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
     }

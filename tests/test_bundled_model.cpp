@@ -49,7 +49,7 @@ Agreement compare_forwards(const std::string& dir, const std::vector<int>& ids) 
     for (int l = 0; l < r.layers; ++l)
         for (int h = 0; h < r.heads; ++h)
             for (int k = 0; k < t * t; ++k)
-                a.attention = std::max(a.attention, static_cast<double>(std::abs(r.attention_of(l, h)[k] - acts.attention(l, 0, h)[k])));
+                a.attention = std::max(a.attention, static_cast<double>(std::abs(r.maps.head(l, h).data()[k] - acts.attention(l, 0, h)[k])));
     return a;
 }
 
@@ -67,12 +67,12 @@ struct Best {
 // Every head's scores, layer by layer.
 std::vector<core::heads::HeadScores> head_scores(const core::model::OpenedModel& m, const std::vector<int>& ids) {
     const core::model::ForwardResult r = m.model->forward(ids);
-    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
+    return core::heads::all_head_scores(r.maps.all().data(), r.layers, r.heads, core::heads::score_index(ids));
 }
 
 Best best_heads(const core::model::OpenedModel& m, const std::vector<int>& ids) {
     const core::model::ForwardResult r = m.model->forward(ids);
-    const std::vector<core::heads::HeadScores> scores = core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
+    const std::vector<core::heads::HeadScores> scores = core::heads::all_head_scores(r.maps.all().data(), r.layers, r.heads, core::heads::score_index(ids));
     Best b;
     auto keep = [](const std::optional<double>& v, double& best, std::pair<int, int>& where, int l, int h) {
         if (v && *v > best) { best = *v; where = {l, h}; }

@@ -149,8 +149,8 @@ TEST_CASE("model forward: the KV cache, one token at a time, equals the full for
                            static_cast<std::size_t>(full.logits.cols())) < 1e-4);
             for (int l = 0; l < full.layers; ++l)
                 for (int h = 0; h < full.heads; ++h) {
-                    const float* last_row = full.attention_of(l, h) + static_cast<std::ptrdiff_t>(i) * full.t_total;
-                    CHECK(max_diff(step.attention_of(l, h), last_row, static_cast<std::size_t>(t)) < 1e-5);
+                    const core::model::MatrixF A = full.maps.head(l, h);
+                    CHECK(max_diff(step.maps.head(l, h).data(), A.data() + static_cast<std::ptrdiff_t>(i) * full.t_total, static_cast<std::size_t>(t)) < 1e-5);
                 }
         }
         CHECK(cache.length == 6);
@@ -180,14 +180,14 @@ TEST_CASE("model forward: captures reproduce each head's weights; ablations chan
                     double sum = 0;
                     for (int j = 0; j < visible; ++j) sum += std::exp(static_cast<double>(s(i, j) - top));
                     for (int j = 0; j < visible; ++j)
-                        CHECK(std::abs(std::exp(static_cast<double>(s(i, j) - top)) / sum - r.attention_of(l, h)[i * 5 + j]) < 1e-5);
+                        CHECK(std::abs(std::exp(static_cast<double>(s(i, j) - top)) / sum - r.maps.head(l, h)(i, j)) < 1e-5);
                 }
             }
         // Zeroing a head of the last layer leaves every attention map as it was and moves the output.
         ForwardOptions ab;
         ab.ablate = {{c.layers - 1, 1}};
         const ForwardResult z = m.model->forward(ids, ab);
-        CHECK(max_diff(z.attention.data(), r.attention.data(), r.attention.size()) < 1e-6);
+        CHECK(max_diff(z.maps.all().data(), r.maps.all().data(), r.maps.all().size()) < 1e-6);
         const core::model::MatrixF& before = c.lm_head ? r.logits : r.hidden;
         const core::model::MatrixF& after = c.lm_head ? z.logits : z.hidden;
         CHECK((before - after).cwiseAbs().maxCoeff() > 1e-3);
@@ -291,7 +291,7 @@ TEST_CASE("model checkpoint: attnviz's own trained model through the same forwar
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 2; ++h)
             for (int i = 0; i < 5; ++i)
-                for (int j = 0; j < 5; ++j) CHECK(std::abs(r.attention_of(l, h)[i * 5 + j] - want["attention"][l][h][i][j].get<double>()) < 1e-5);
+                for (int j = 0; j < 5; ++j) CHECK(std::abs(r.maps.head(l, h)(i, j) - want["attention"][l][h][i][j].get<double>()) < 1e-5);
     const Run generated = run({"--generate", path, "--sequence", "3 1 4", "--tokens", "3"});
     CHECK(generated.code == 0);
     CHECK(nlohmann::json::parse(generated.out)["ids"].size() == 3);

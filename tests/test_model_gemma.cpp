@@ -135,7 +135,8 @@ TEST_CASE("gemma forward: one token at a time on the KV cache past the sliding w
             for (Eigen::Index v = 0; v < full.logits.cols(); ++v)
                 REQUIRE(std::abs(step.logits(0, v) - full.logits(static_cast<Eigen::Index>(i), v)) < 1e-4);
         }
-        const float* last = full.attention_of(0, 0) + 7 * full.t_total; // layer 1 slides: 3 keys
+        const core::model::MatrixF A = full.maps.head(0, 0);
+        const float* last = A.data() + 7 * full.t_total; // layer 1 slides: 3 keys
         CHECK(last[4] == 0.0f);
         CHECK(last[5] > 0.0f);
     }
@@ -158,7 +159,7 @@ TEST_CASE("gemma head in the editor: every head opens with the model's window, s
                 CHECK(s.softcap == c.attn_logit_softcapping); // 50 for Gemma 2; Gemma 3 applies none
                 CHECK(s.score_factor() == doctest::Approx(1.0 / std::sqrt(c.query_pre_attn_scalar)).epsilon(1e-15));
                 const core::Result res = core::compute(s);
-                const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), r.t_new, r.t_total); // (t, t)
+                const core::model::MatrixF A = r.maps.head(l, h); // (t, t)
                 CHECK((res.heads[0].weights - A.cast<double>()).cwiseAbs().maxCoeff() < 1e-6);
             }
     }

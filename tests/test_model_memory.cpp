@@ -35,14 +35,19 @@ core::model::ModelConfig llama_1b_shape() {
 
 } // namespace
 
-TEST_CASE("memory: a forward's footprint counts every head's map, and prints in three figures") {
+TEST_CASE("memory: a forward's footprint counts the maps' queries and keys (every map when dense), and prints in three figures") {
     core::model::ForwardOptions o;
     o.logits = core::model::Logits::none;
     const core::model::ForwardFootprint f = core::model::forward_footprint(llama_1b_shape(), o, 0, 5000);
-    const double maps = 16.0 * 32 * 5000 * 5000 * 4 + 16.0 * 32 * 5000 * 4; // weights and entropies, float32
-    CHECK(static_cast<double>(f.maps) == maps);
-    CHECK(core::model::bytes_text(f.maps) == "51.2 GB");
-    CHECK(f.other < f.maps / 50); // the KV cache and one layer's activations
+    const double kept = 16.0 * 5000 * (32 * 64 + 8 * 64) * 4 + 16.0 * 32 * 5000 * 4; // queries, keys and entropies, float32
+    CHECK(static_cast<double>(f.maps) == kept);
+    CHECK(core::model::bytes_text(f.maps) == "829 MB");
+    o.dense_attention = true;
+    const core::model::ForwardFootprint dense = core::model::forward_footprint(llama_1b_shape(), o, 0, 5000);
+    CHECK(static_cast<double>(dense.maps) == 16.0 * 32 * 5000 * 5000 * 4 + 16.0 * 32 * 5000 * 4); // every map
+    CHECK(core::model::bytes_text(dense.maps) == "51.2 GB");
+    CHECK(dense.other < dense.maps / 50); // the KV cache and one layer's activations
+    o.dense_attention = false;
     o.attention = false;
     CHECK(core::model::forward_footprint(llama_1b_shape(), o, 0, 5000).maps == 0);
     CHECK(core::model::bytes_text(999) == "999 bytes");
@@ -65,7 +70,7 @@ TEST_CASE("memory: ATTNVIZ_MEMORY_LIMIT lowers what is free; a forward past it i
         } catch (const core::model::MemoryError& e) {
             const std::string what = e.what();
             CHECK(what.find("5 tokens need ") == 0);
-            CHECK(what.find("(the attention maps of ") != std::string::npos);
+            CHECK(what.find("(the attention queries and keys of ") != std::string::npos);
             CHECK(what.find("; 0 bytes is free") != std::string::npos);
         }
         CHECK(cache.length == 3);

@@ -113,14 +113,14 @@ TEST_CASE("model probes: the forward's own entropies and rollout equal the probe
         o.rollout = true;
         const core::model::ForwardResult r = m.model->forward(ids, o);
         const int t = static_cast<int>(ids.size());
-        const core::model::MatrixF want = core::heads::rollout(r.attention.data(), r.layers, r.heads, t, &core::model::ops::product);
+        const core::model::MatrixF want = core::heads::rollout(r.maps.all().data(), r.layers, r.heads, t, &core::model::ops::product);
         REQUIRE(r.rollout.rows() == t);
         CHECK((r.rollout - want).cwiseAbs().maxCoeff() == 0.0f); // the same products in the same order
-        const core::model::MatrixF eigen = core::heads::rollout(r.attention.data(), r.layers, r.heads, t); // Eigen's products
+        const core::model::MatrixF eigen = core::heads::rollout(r.maps.all().data(), r.layers, r.heads, t); // Eigen's products
         CHECK((r.rollout - eigen).cwiseAbs().maxCoeff() < 1e-6f);
         const core::heads::ScoreIndex index = core::heads::score_index(ids);
         const auto from_softmax = core::model::all_head_scores(r, index);
-        const auto from_maps = core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, index);
+        const auto from_maps = core::heads::all_head_scores(r.maps.all().data(), r.layers, r.heads, index);
         REQUIRE(from_softmax.size() == from_maps.size());
         double spread = 0.0;
         for (size_t k = 0; k < from_maps.size(); ++k) {
@@ -180,7 +180,7 @@ TEST_CASE("model probes: the query-key view of a captured head keeps the model's
         const int l = c.layers - 1, h = c.heads - 1, t = static_cast<int>(ids.size());
         const auto& cap = r.captures[static_cast<size_t>(l * c.heads + h)];
         const core::heads::QKView v = core::heads::query_key_view(cap.q.cast<double>(), cap.k.cast<double>());
-        const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), t, t); // (t, t)
+        const core::model::MatrixF A = r.maps.head(l, h); // (t, t)
         for (int i = 0; i < t; ++i) {
             const int visible = c.causal ? i + 1 : t;
             const Eigen::RowVectorXd s = (v.queries.row(i) * v.keys.topRows(visible).transpose()) / std::sqrt(static_cast<double>(c.d_head));

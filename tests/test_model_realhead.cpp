@@ -36,7 +36,7 @@ std::vector<std::string> labels(const std::string& dir, const std::vector<int>& 
 // The largest |A − the forward's weights| of head (l, h) over its (t, t) map.
 double weights_gap(const core::Scenario& s, const ForwardResult& r, int l, int h) {
     const core::Result res = core::compute(s);
-    const Eigen::Map<const core::model::MatrixF> A(r.attention_of(l, h), r.t_new, r.t_total); // (t, t)
+    const core::model::MatrixF A = r.maps.head(l, h); // (t, t)
     return (res.heads[0].weights - A.cast<double>()).cwiseAbs().maxCoeff();
 }
 
@@ -142,7 +142,7 @@ TEST_CASE("real head in the editor: GPT-2's inverse-layer scaling is the scenari
     const auto& q = r.captures[static_cast<std::size_t>(1 * r.heads + 1)].q; // (t, d_head)
     CHECK((s.heads[0].Q - q.cast<double>()).cwiseAbs().maxCoeff() == 0.0);
     const ForwardResult plain = core::model::open_model(checkpoints() + "/gpt2").model->forward(ids);
-    CHECK(std::abs(plain.attention_of(1, 1)[4 * 5] - r.attention_of(1, 1)[4 * 5]) > 1e-4); // the setting matters
+    CHECK(std::abs(plain.maps.head(1, 1)(4, 0) - r.maps.head(1, 1)(4, 0)) > 1e-4); // the setting matters
 
     const auto gpt2 = core::model::open_model(checkpoints() + "/gpt2");
     CHECK_THROWS_WITH_AS(core::model::head_scenario(*gpt2.model, {1, 2}, {2, 0}, {"a", "b"}), doctest::Contains("layer 3 head 1 is not in"),
@@ -195,7 +195,8 @@ TEST_CASE("decode steps: one token per step equals attnviz --generate, each new 
                     const std::vector<float> row = st.newest_row({l, h});
                     REQUIRE(static_cast<int>(row.size()) == t);
                     double gap = 0.0;
-                    for (int j = 0; j < t; ++j) gap = std::max(gap, std::abs(static_cast<double>(row[j]) - full.attention_of(l, h)[(t - 1) * t + j]));
+                    const core::model::MatrixF A = full.maps.head(l, h);
+                    for (int j = 0; j < t; ++j) gap = std::max(gap, std::abs(static_cast<double>(row[j]) - A(t - 1, j)));
                     CHECK(gap < 4e-6); // float32: a step's one-row products sum in another order than the full forward's
                 }
             const core::model::CacheSize size = core::model::cache_size(c, st.cache());
@@ -321,7 +322,7 @@ TEST_CASE("prompt compare: every head's difference and each row's Jensen-Shannon
         const core::model::Comparison cmp = core::model::compare_prompts(ra, a, rb, b);
         CHECK(cmp.aligned.a == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
         CHECK(cmp.aligned.b == std::vector<int>{0, 1, 2, 3, 6, 7, 8, 9});
-        nlohmann::json j = {{"a", a}, {"b", b}, {"L", ra.layers}, {"H", ra.heads}, {"A", ra.attention}, {"B", rb.attention}};
+        nlohmann::json j = {{"a", a}, {"b", b}, {"L", ra.layers}, {"H", ra.heads}, {"A", ra.maps.all()}, {"B", rb.maps.all()}};
         for (std::size_t k = 0; k < cmp.difference.size(); ++k) {
             std::vector<std::vector<double>> d;
             for (int i = 0; i < cmp.aligned.size(); ++i) {

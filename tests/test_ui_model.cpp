@@ -59,7 +59,8 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model panels: type a prompt, select a head an
     const auto& hv = v.state<ui::ModelHeadView>();
     CHECK(hv.layer == 1);
     CHECK(hv.heads == std::vector<int>{0});
-    const float* a = direct.attention_of(1, 0);
+    const core::model::MatrixF A = direct.maps.head(1, 0);
+    const float* a = A.data();
     int expected = 0;
     for (int k = 0; k < t * t; ++k) expected += a[k] >= ui::ModelHeadView::min_weight;
     CHECK(static_cast<int>(hv.lines.size()) == expected);

@@ -45,7 +45,8 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on Gemma: head view, top 10, 
         ui.frames(2);
         const auto& hv = v.state<ui::ModelHeadView>();
         REQUIRE(hv.layer == 0);
-        const float* a = direct.attention_of(0, 1);
+        const core::model::MatrixF A = direct.maps.head(0, 1);
+        const float* a = A.data();
         for (const auto& line : hv.lines) {
             CHECK(line.weight == a[line.query * t + line.key]);
             CHECK(line.query - line.key < 3);

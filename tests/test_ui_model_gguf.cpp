@@ -65,9 +65,9 @@ TEST_CASE("model panels: a dropped GGUF file opens in the Model workspace and sh
     const auto from_gguf = shown_after(a, gguf, ids, true);
     CHECK(a.st().view.open["model_grid"]);
     REQUIRE(from_gguf->ids == from_safetensors->ids);
-    REQUIRE(from_gguf->result.attention.size() == from_safetensors->result.attention.size());
-    close_to(from_gguf->result.attention.data(), from_safetensors->result.attention.data(),
-             static_cast<std::ptrdiff_t>(from_safetensors->result.attention.size()));
+    const std::vector<float> maps = from_gguf->result.maps.all(), want = from_safetensors->result.maps.all();
+    REQUIRE(maps.size() == want.size());
+    close_to(maps.data(), want.data(), static_cast<std::ptrdiff_t>(want.size()));
     close_to(from_gguf->rollout.data(), from_safetensors->rollout.data(), from_safetensors->rollout.size());
     CHECK(std::abs(from_gguf->loss - from_safetensors->loss) <= 1e-4 * std::abs(from_safetensors->loss));
     REQUIRE(from_gguf->top.size() == from_safetensors->top.size());
@@ -102,9 +102,10 @@ TEST_CASE("model panels: the Fast toggle reruns a Q8_0 GGUF file with the fast p
     const auto fast = m.shown;
     CHECK(fast->fast);
     CHECK(fast->request.fast_products);
-    REQUIRE(fast->result.attention.size() == exact->result.attention.size());
+    const std::vector<float> fast_maps = fast->result.maps.all(), exact_maps = exact->result.maps.all();
+    REQUIRE(fast_maps.size() == exact_maps.size());
     float worst = 0;
-    for (std::size_t i = 0; i < exact->result.attention.size(); ++i) worst = std::max(worst, std::abs(fast->result.attention[i] - exact->result.attention[i]));
+    for (std::size_t i = 0; i < exact_maps.size(); ++i) worst = std::max(worst, std::abs(fast_maps[i] - exact_maps[i]));
     const core::model::FastDifference d = m.session.fast_difference();
     CHECK(d.serial == fast->serial);
     CHECK(d.attention == worst); // the worker's figure is this difference, the exact run being the first one
@@ -117,7 +118,7 @@ TEST_CASE("model panels: the Fast toggle reruns a Q8_0 GGUF file with the fast p
     CHECK_FALSE(m.fast_products);
     until_run(ui);
     CHECK_FALSE(m.shown->fast);
-    CHECK(m.shown->result.attention == exact->result.attention);
+    CHECK(m.shown->result.maps.all() == exact->result.maps.all());
 }
 
 TEST_CASE("model panels: a GGUF file opened by its Ollama NAME:TAG reads the prompt with the file's own tokenizer") {
@@ -140,6 +141,7 @@ TEST_CASE("model panels: a GGUF file opened by its Ollama NAME:TAG reads the pro
     CHECK(m.session.model_path() == blob); // the name stands for its model layer's blob
     REQUIRE(m.shown);
     CHECK(m.shown->ids == from_safetensors->ids); // tokenizer.ggml.* inside the blob, as tokenizer.json gives them
-    REQUIRE(m.shown->result.attention.size() == from_safetensors->result.attention.size());
-    close_to(m.shown->result.attention.data(), from_safetensors->result.attention.data(), static_cast<std::ptrdiff_t>(from_safetensors->result.attention.size()));
+    const std::vector<float> shown = m.shown->result.maps.all(), want = from_safetensors->result.maps.all();
+    REQUIRE(shown.size() == want.size());
+    close_to(shown.data(), want.data(), static_cast<std::ptrdiff_t>(want.size()));
 }

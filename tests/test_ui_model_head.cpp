@@ -79,7 +79,7 @@ TEST_CASE("model head: Open in editor shows the selected head in Explore with th
         CHECK(s.tokens == m.shown->labels);
         CHECK(s.causal == (name != "bert"));
         const int t = m.shown->t();
-        const Eigen::Map<const core::model::MatrixF> A(m.shown->attention(1, 1), t, t); // (t, t)
+        const core::model::MatrixF A = *m.shown->head_map(1, 1); // (t, t)
         CHECK((ui.head(0).weights - A.cast<double>()).cwiseAbs().maxCoeff() < 1e-6);
         CHECK(shows_wrapped(ui, s.tokens[1])); // the Explore panels name the model's tokens
         ui.key('4', true);
@@ -106,7 +106,7 @@ TEST_CASE("model head: each click on Next token is one token of greedy decoding 
         const core::model::ForwardResult full = model.model->forward(st.shown.ids);
         const int t = full.t_total;
         const std::vector<float> row(st.shown.newest.begin() + (1 * 4 + 2) * t, st.shown.newest.begin() + (1 * 4 + 3) * t);
-        CHECK(row_gap(row, full.attention_of(1, 2) + (t - 1) * t) < 1e-6);
+        CHECK(row_gap(row, full.maps.head(1, 2).data() + (t - 1) * t) < 1e-6);
         // 2 · 2 layers · 2 key/value heads · 8 d_head · t · 4 bytes
         const std::string bytes = std::to_string(2 * 2 * 2 * 8 * t * 4);
         CHECK(shows_wrapped(ui, "2·2layers·2key/valueheads·8d_head·" + std::to_string(t) + "tokens·4bytes=" + bytes + "bytes"));

@@ -42,7 +42,7 @@ using model_ui::until_run;
 std::vector<HeadScores> core_scores(const std::string& dir, const std::vector<int>& ids) {
     const auto opened = core::model::open_model(dir);
     const core::model::ForwardResult r = opened.model->forward(ids);
-    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, core::heads::score_index(ids));
+    return core::heads::all_head_scores(r.maps.all().data(), r.layers, r.heads, core::heads::score_index(ids));
 }
 
 void check_same(const std::optional<double>& a, const std::optional<double>& b) {
@@ -324,7 +324,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the rollout map and the head vi
     const std::vector<int> ids = encoded_prompt();
     const core::model::ForwardResult r = opened.model->forward(ids);
     const int t = static_cast<int>(ids.size());
-    const core::model::MatrixF R = core::heads::rollout(r.attention.data(), r.layers, r.heads, t);
+    const core::model::MatrixF R = core::heads::rollout(r.maps.all().data(), r.layers, r.heads, t);
     const auto& map = v.state<ui::ModelRolloutView>();
     for (int i : {0, t / 2, t - 1})
         for (int j : {0, i}) {
@@ -376,7 +376,8 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selec
     // The plane of the last query and its top key: their dot product is exact in it.
     ui.click(ui.item("model qk query plane"));
     ui.frames(2);
-    const float* a = r.attention_of(1, 1) + static_cast<std::ptrdiff_t>(t - 1) * t;
+    const core::model::MatrixF A = r.maps.head(1, 1);
+    const float* a = A.data() + static_cast<std::ptrdiff_t>(t - 1) * t;
     const int top = static_cast<int>(std::max_element(a, a + t) - a);
     CHECK(qk.plane.top_key == top);
     const core::heads::QKView qplane = core::heads::query_key_view(Q, K, core::heads::QKPlane::query_and_key, t - 1, top);
@@ -396,7 +397,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selec
     for (std::size_t i = 1; i < boxes.size(); ++i)
         for (std::size_t j = 0; j < i; ++j) CHECK_FALSE(boxes[i].Overlaps(boxes[j]));
     // Its tooltip names its top key and that key's weight, as Explore's query-key plane does.
-    const float* row2 = r.attention_of(1, 1) + 2 * t;
+    const float* row2 = A.data() + 2 * t;
     const int top2 = static_cast<int>(std::max_element(row2, row2 + 3) - row2);
     char tip[96];
     std::snprintf(tip, sizeof tip, "top key k_%s, w = %.3f", m.shown->labels[static_cast<std::size_t>(top2)].c_str(), static_cast<double>(row2[top2]));

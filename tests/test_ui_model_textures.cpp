@@ -52,7 +52,8 @@ const ImDrawCmd* command_with(const char* window, ImTextureID texture) {
 
 // The lines of head (l, h) a head view must draw: weight ≥ min_weight, crossing rows first … last.
 int lines_seen(const core::model::Snapshot& s, int l, int h, int first, int last) {
-    const float* a = s.attention(l, h);
+    const std::shared_ptr<const core::model::MatrixF> map = s.head_map(l, h);
+    const float* a = map->data();
     const int t = s.t();
     int count = 0;
     for (int i = 0; i < t; ++i)

@@ -97,6 +97,7 @@ double mean_entropy(const AttentionRefD& A) { return entropy_of(A); }
 
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index) { return scores_of(A, index); }
 HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index) { return scores_of(A, index); }
+HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index, const float* row_entropy) { return scores_of(A, index, row_entropy); }
 
 namespace {
 

@@ -60,6 +60,8 @@ double mean_entropy(const AttentionRefD& A);
 // A: (t, t) with t = index.t. O(t²) for the entropy, O(t + list sizes) for the rest.
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index);
 HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index);
+// The same with each row's entropy, row_entropy (t), already known (the softmax that made A knows it).
+HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index, const float* row_entropy);
 
 // Every head's scores from a forward pass's attention, `attention` (layers, heads, t, t) row-major;
 // layer-major (layers · heads). `row_entropy` (layers · heads, t), when given, holds each row's

@@ -46,14 +46,12 @@ std::optional<std::string> read_whole_file(const std::string& path) {
     return text;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-    std::string tmp = path + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) throw WriteError(path + ": cannot create a temporary file: " + errno_text());
-    ::fchmod(fd, 0644);
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t w = ::write(fd, text.data() + written, text.size() - written);
+namespace {
+
+// n bytes to fd, the temporary file `tmp` for `path`; on failure gives up (removes tmp, throws).
+void write_all(int fd, const char* data, size_t n, const std::string& path, const std::string& tmp) {
+    for (size_t written = 0; written < n;) {
+        const ssize_t w = ::write(fd, data + written, n - written);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             const int saved = errno;
@@ -63,9 +61,12 @@ void write_file_atomically(const std::string& path, const std::string& text) {
         }
         written += static_cast<size_t>(w);
     }
+}
+
+// tmp synced and renamed over path, and the rename itself made durable.
+void finish(int fd, const std::string& path, const std::string& tmp) {
     if (::fsync(fd) != 0 || ::close(fd) != 0) give_up(path, tmp, "cannot write");
     if (::rename(tmp.c_str(), path.c_str()) != 0) give_up(path, tmp, "cannot replace the file");
-    // Make the rename itself durable.
     const auto slash = path.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
@@ -73,6 +74,41 @@ void write_file_atomically(const std::string& path, const std::string& text) {
         ::fsync(dfd);
         ::close(dfd);
     }
+}
+
+int create_beside(const std::string& path, std::string& tmp) {
+    tmp = path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw WriteError(path + ": cannot create a temporary file: " + errno_text());
+    ::fchmod(fd, 0644);
+    return fd;
+}
+
+} // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    std::string tmp;
+    const int fd = create_beside(path, tmp);
+    write_all(fd, text.data(), text.size(), path, tmp);
+    finish(fd, path, tmp);
+}
+
+void write_file_atomically(const std::string& path, const std::function<bool(std::string& piece)>& next) {
+    std::string tmp;
+    const int fd = create_beside(path, tmp);
+    std::string piece;
+    for (bool more = true; more;) {
+        piece.clear();
+        try {
+            more = next(piece);
+        } catch (...) {
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw;
+        }
+        write_all(fd, piece.data(), piece.size(), path, tmp);
+    }
+    finish(fd, path, tmp);
 }
 
 std::string json_number(double x) {

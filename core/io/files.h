@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,9 @@ std::optional<std::string> read_whole_file(const std::string& path);
 // Writes a temporary file beside `path`, fsyncs it and renames it over `path`: a crash at any
 // moment leaves either the old file or the new one. Throws WriteError.
 void write_file_atomically(const std::string& path, const std::string& text);
+// The same, the text given a piece at a time (a file too large to hold): next(piece) fills piece
+// and returns false after the last one. What next throws leaves no file and passes on.
+void write_file_atomically(const std::string& path, const std::function<bool(std::string& piece)>& next);
 
 // Shortest text that reads back as exactly `x` ("1", "0.1", "1.4142135623730951").
 std::string json_number(double x);

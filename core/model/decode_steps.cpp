@@ -65,8 +65,9 @@ std::vector<int> Stepper::generated() const { return {ids_.begin() + prompt_, id
 
 std::vector<float> Stepper::newest_row(HeadRef head) const {
     if (last_.t_new == 0 || head.layer < 0 || head.layer >= last_.layers || head.head < 0 || head.head >= last_.heads) return {};
-    const float* row = last_.attention_of(head.layer, head.head) + static_cast<std::ptrdiff_t>(last_.t_new - 1) * last_.t_total;
-    return {row, row + last_.t_total};
+    std::vector<float> row(static_cast<std::size_t>(last_.t_total)); // (t_total)
+    last_.maps.rows(head.layer, head.head, last_.t_new - 1, last_.t_new, row.data());
+    return row;
 }
 
 } // namespace core::model

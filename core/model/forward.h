@@ -1,7 +1,7 @@
 // core/model/forward.h — what a model's forward pass takes and what it gives.
 //
 // Every architecture (GPT-2, the Llama family, BERT, attnviz's own trained models) is a Model:
-// token ids in, logits (or hidden states), every head's attention and, on request, every head's
+// token ids in, logits (or hidden states), every head's attention (on demand) and, on request, every head's
 // q, k and v out. Layers and heads count from 0 here (the command line counts from 1).
 //
 // A causal model keeps a KvCache: extend() appends tokens to it and runs only those, so that
@@ -16,6 +16,7 @@
 #pragma once
 
 #include "core/heads/head.h"
+#include "core/model/attention_maps.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
 
@@ -33,28 +34,6 @@
 namespace core::model {
 
 using core::heads::MatrixF; // (rows, cols) row-major floats
-
-// std::allocator, but resize() leaves new values unset: zeroing (layers, heads, t, t) maps that the
-// heads then write in full would cost a pass over 604 MB at t = 1024.
-template <class T>
-struct UninitialisedAllocator : std::allocator<T> {
-    template <class U>
-    struct rebind {
-        using other = UninitialisedAllocator<U>;
-    };
-    UninitialisedAllocator() = default;
-    template <class U>
-    UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
-    template <class U>
-    void construct(U* p) noexcept {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <class U, class... A>
-    void construct(U* p, A&&... a) {
-        ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
-    }
-};
-using Floats = std::vector<float, UninitialisedAllocator<float>>;
 
 // A head and how a knocked-out head's output (GPT-2's c_proj input, Llama's o_proj's, BERT's
 // attention.output.dense's) becomes: the words core/heads shares with the tiny transformer.
@@ -84,7 +63,8 @@ enum class Logits {
 struct ForwardOptions {
     std::vector<HeadRef> ablate;
     Ablation ablation = Ablation::zero; // mean: over the positions of this call (the whole sequence for forward())
-    bool attention = true;    // fill ForwardResult::attention
+    bool attention = true;    // fill ForwardResult::maps (and entropy): each layer's queries and keys kept
+    bool dense_attention = false; // with attention: every map written as the forward runs (the tests' full forward)
     bool capture_qkv = false; // fill ForwardResult::captures
     bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
     Logits logits = Logits::all;
@@ -133,16 +113,10 @@ struct ForwardResult {
     int t_total = 0; // positions in the cache afterwards (the keys)
     MatrixF logits;  // (t_new, vocab), (1, vocab) for Logits::last; empty for Logits::none or a bare encoder
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
-    Floats attention;                  // (layers, heads, t_new, t_total) row-major, 0 where masked
+    AttentionMaps maps;                // (layers, heads, t_new, t_total) on demand, 0 where masked (attention_maps.h)
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
-    MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of `attention`
+    MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of the maps
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
-
-    // Head (l, h)'s weights: (t_new, t_total) row-major.
-    const float* attention_of(int l, int h) const {
-        return attention.data() + (static_cast<std::size_t>(l) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)) *
-                                      static_cast<std::size_t>(t_new) * static_cast<std::size_t>(t_total);
-    }
 };
 
 // Keys and values of every layer for the positions run so far (after RoPE for the Llama family).

@@ -2,6 +2,7 @@
 #include "core/model/head_importance.h"
 
 #include "core/model/next_token.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,12 +10,31 @@
 
 namespace core::model {
 
+namespace {
+
+// Head k = l · heads + h's scores from its map, rebuilt in turn.
+struct MapScores {
+    const ForwardResult* r;
+    const core::heads::ScoreIndex* index;
+    std::vector<core::heads::HeadScores>* out;
+    static void head(void* context, std::ptrdiff_t k) {
+        const auto& c = *static_cast<MapScores*>(context);
+        const int heads = c.r->heads, l = static_cast<int>(k) / heads, h = static_cast<int>(k) % heads;
+        const MatrixF A = c.r->maps.head(l, h); // (t, t)
+        (*c.out)[static_cast<std::size_t>(k)] = core::heads::head_scores(A, *c.index, c.r->entropy.data() + k * c.r->t_new);
+    }
+};
+
+} // namespace
+
 std::vector<core::heads::HeadScores> all_head_scores(const ForwardResult& r, const core::heads::ScoreIndex& index) {
-    if (r.t_new != r.t_total || r.t_new != index.t || r.attention.empty())
+    if (r.t_new != r.t_total || r.t_new != index.t || r.maps.empty())
         throw std::invalid_argument("head scores: the forward ran " + std::to_string(r.t_new) + " of " + std::to_string(r.t_total) +
-                                    " positions with" + (r.attention.empty() ? "out" : "") + " attention, for " + std::to_string(index.t) + " tokens");
-    const bool entropies = r.entropy.size() * static_cast<size_t>(std::max(r.t_new, 1)) == r.attention.size();
-    return core::heads::all_head_scores(r.attention.data(), r.layers, r.heads, index, entropies ? r.entropy.data() : nullptr);
+                                    " positions with" + (r.maps.empty() ? "out" : "") + " attention, for " + std::to_string(index.t) + " tokens");
+    std::vector<core::heads::HeadScores> out(static_cast<std::size_t>(r.layers) * static_cast<std::size_t>(r.heads));
+    MapScores job{&r, &index, &out};
+    core::parallel::for_each(static_cast<std::ptrdiff_t>(out.size()), &MapScores::head, &job);
+    return out;
 }
 
 HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,

@@ -86,11 +86,12 @@ ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o
     const std::uint64_t copies = std::max<std::uint64_t>(1, o.copies.size());
     const std::uint64_t row = static_cast<std::uint64_t>(c.kv_heads) * static_cast<std::uint64_t>(c.d_head);
     ForwardFootprint f;
-    if (o.attention) f.maps = floats(L * H * t * total + L * H * t);
-    else f.other += floats(t * total) * static_cast<std::uint64_t>(core::parallel::threads()); // each helper's scratch map
-    f.other += floats(2 * row * total) * L;                                                       // the KV cache
+    if (o.attention) // the maps' store (each layer's queries and keys, or every map when dense) and the entropies
+        f.maps = AttentionMaps::bytes_for(c.layers, c.heads, c.kv_heads, c.d_head, t_new, past + t_new, o.dense_attention) + floats(L * H * t);
+    f.other += floats(AttentionMaps::block * total) * static_cast<std::uint64_t>(core::parallel::threads()); // each helper's block of weights
+    f.other += floats((o.attention && !o.dense_attention ? 1 : 2) * row * total) * L; // the KV cache (the keys: in the maps)
     if (o.capture_qkv) f.other += floats(L * H * (t + 2 * total) * static_cast<std::uint64_t>(c.d_head));
-    if (o.rollout) f.other += floats(3 * t * total);
+    if (o.rollout) f.other += floats(4 * t * total); // R, the layer's mean, Â and the product
     if (o.logits == Logits::all) f.other += floats(t * static_cast<std::uint64_t>(c.vocab));
     const std::uint64_t width = static_cast<std::uint64_t>(std::max({c.d_ff * 2, c.d_model * 4, (c.heads + 2 * c.kv_heads) * c.d_head}));
     f.other += floats(copies * t * (width + 3 * static_cast<std::uint64_t>(c.d_model)));          // the stream and one layer's activations
@@ -103,7 +104,8 @@ void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past,
     if (f.total() <= free) return;
     std::string what = std::to_string(past + t_new) + " tokens need " + bytes_text(f.total());
     if (f.maps > 0)
-        what += " (the attention maps of " + std::to_string(c.layers) + " layers × " + std::to_string(c.heads) + " heads take " + bytes_text(f.maps) + ")";
+        what += std::string(" (the attention ") + (o.dense_attention ? "maps" : "queries and keys") + " of " + std::to_string(c.layers) + " layers × " +
+                std::to_string(c.heads) + " heads take " + bytes_text(f.maps) + ")";
     throw MemoryError(what + "; " + bytes_text(free) + " is free");
 }
 

@@ -22,7 +22,7 @@ std::uint64_t free_memory_bytes();
 
 // The largest blocks a forward of t_new positions after `past` allocates, in bytes.
 struct ForwardFootprint {
-    std::uint64_t maps = 0;   // the attention kept: (layers, heads, t_new, t_total) floats and its entropies
+    std::uint64_t maps = 0;   // the attention kept: each layer's queries and keys (or every map when dense) and the entropies
     std::uint64_t other = 0;  // KV cache, captures, rollout, logits, activations
     std::uint64_t total() const { return maps + other; }
 };

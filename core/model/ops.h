@@ -44,7 +44,7 @@ struct Attend {
     Index window;
     float scale;     // scores · scale before the softmax
     float* weights;  // (m, keys) contiguous: the softmax, exactly 0 where masked
-    float* out;      // (m, d) row stride ldo: weights · v
+    float* out;      // (m, d) row stride ldo: weights · v; null: the weights alone (v unread)
     Index ldo;
     float* entropy = nullptr; // (m) where given: each row's −Σ w ln w (nats), from the softmax itself
     float softcap = 0.0f;     // 0: none

@@ -94,7 +94,7 @@ void attend(const Attend& a) {
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
             softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.entropy ? a.entropy + i : nullptr);
         }
-        sgemm({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
+        if (a.out) sgemm({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
     }
 }
 

@@ -71,7 +71,7 @@ Comparison compare_prompts(const ForwardResult& first, const std::vector<int>& f
     if (first.layers != second.layers || first.heads != second.heads)
         throw InputError("the two runs come from models of different sizes");
     if (first.t_new != first.t_total || second.t_new != second.t_total || first.t_total != static_cast<int>(first_ids.size()) ||
-        second.t_total != static_cast<int>(second_ids.size()) || first.attention.empty() || second.attention.empty())
+        second.t_total != static_cast<int>(second_ids.size()) || first.maps.empty() || second.maps.empty())
         throw InputError("comparing prompts needs each one's whole attention from its first position");
     Comparison c;
     c.aligned = align_tokens(first_ids, second_ids);
@@ -80,8 +80,8 @@ Comparison compare_prompts(const ForwardResult& first, const std::vector<int>& f
     const int n = c.aligned.size();
     for (int l = 0; l < c.layers; ++l)
         for (int h = 0; h < c.heads; ++h) {
-            const Eigen::Map<const MatrixF> A(first.attention_of(l, h), first.t_total, first.t_total);   // (t1, t1)
-            const Eigen::Map<const MatrixF> B(second.attention_of(l, h), second.t_total, second.t_total); // (t2, t2)
+            const MatrixF A = first.maps.head(l, h);  // (t1, t1)
+            const MatrixF B = second.maps.head(l, h); // (t2, t2)
             MatrixF P(n, n), Q(n, n); // (n, n) the aligned queries' weights on the aligned keys
             for (int i = 0; i < n; ++i)
                 for (int j = 0; j < n; ++j) {

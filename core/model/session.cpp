@@ -6,6 +6,7 @@
 // [SECTION] One run
 #include "core/model/session.h"
 
+#include "core/io/files.h"
 #include "core/io/tensor.h"
 #include "core/error_text.h"
 #include "core/model/fast_product.h"
@@ -99,10 +100,9 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
 FastDifference difference(const Snapshot& fast, const Snapshot& exact) {
     FastDifference d;
     d.serial = fast.serial;
-    const auto cells = static_cast<std::ptrdiff_t>(fast.t()) * fast.t();
     for (int l = 0; l < fast.layers(); ++l)
-        for (int h = 0; h < fast.heads(); ++h)
-            for (std::ptrdiff_t i = 0; i < cells; ++i) d.attention = std::max(d.attention, std::abs(fast.attention(l, h)[i] - exact.attention(l, h)[i]));
+        for (int h = 0; h < fast.heads(); ++h) // one head's two maps at a time, rebuilt
+            d.attention = std::max(d.attention, (fast.result.maps.head(l, h) - exact.result.maps.head(l, h)).cwiseAbs().maxCoeff());
     for (std::size_t i = 0; i < fast.top.size() && i < exact.top.size(); ++i) {
         const auto &a = fast.top[i], &b = exact.top[i];
         for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) d.probability = std::max(d.probability, std::abs(a[k].probability - b[k].probability));
@@ -119,16 +119,30 @@ FastDifference difference(const Snapshot& fast, const Snapshot& exact) {
 
 void write_attention_file(const std::string& path, const ForwardResult& r, const std::vector<std::string>& labels, const std::string& model) {
     // Written by hand rather than through core::io's TensorFile (doubles): (L, H, t, t) float32 as computed.
+    const std::size_t map = static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total) * sizeof(float);
+    const std::size_t size = static_cast<std::size_t>(r.layers) * static_cast<std::size_t>(r.heads) * map;
     const nlohmann::json header = {
-        {"attentions", {{"dtype", "F32"}, {"shape", {r.layers, r.heads, r.t_new, r.t_total}}, {"data_offsets", {0, r.attention.size() * 4}}}},
+        {"attentions", {{"dtype", "F32"}, {"shape", {r.layers, r.heads, r.t_new, r.t_total}}, {"data_offsets", {0, size}}}},
         {"__metadata__", {{"tokens", safe_dump(nlohmann::json(labels))}, {"model", model}}}};
     std::string text = safe_dump(header);
     text.append((8 - text.size() % 8) % 8, ' ');
     std::string bytes(8, '\0');
     for (int k = 0; k < 8; ++k) bytes[static_cast<std::size_t>(k)] = static_cast<char>((static_cast<std::uint64_t>(text.size()) >> (8 * k)) & 0xff);
     bytes += text;
-    bytes.append(reinterpret_cast<const char*>(r.attention.data()), r.attention.size() * sizeof(float));
-    core::io::write_file_bytes_atomically(path, bytes);
+    int next = 0; // the head after those written: l · heads + h
+    const auto piece = [&](std::string& out) {
+        if (next == 0) out.swap(bytes);
+        else {
+            const MatrixF A = r.maps.head((next - 1) / r.heads, (next - 1) % r.heads); // (t_new, t_total)
+            out.assign(reinterpret_cast<const char*>(A.data()), map);
+        }
+        return ++next <= r.layers * r.heads;
+    };
+    try {
+        core::io::write_file_atomically(path, piece);
+    } catch (const std::runtime_error& e) {
+        throw core::io::FileError(e.what());
+    }
 }
 
 //-----------------------------------------------------------------------------

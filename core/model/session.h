@@ -12,6 +12,7 @@
 #include "core/model/format/checkpoint.h"
 #include "core/model/forward.h"
 #include "core/model/latest_wins.h"
+#include "core/model/map_cache.h"
 #include "core/model/tokenizer/tokenizer.h"
 
 #include <atomic>
@@ -67,7 +68,7 @@ struct Snapshot {
     std::vector<std::string> tokens;  // (t) the vocabulary's strings ("Ġcat")
     std::vector<std::string> labels;  // (t) as a person reads them ("␣cat")
     std::vector<bool> special;        // (t) added by the template or a special token
-    ForwardResult result;             // attention (L, H, t, t), hidden (t, D), captures; no logits (see top)
+    ForwardResult result;             // attention maps (L, H, t, t) on demand, hidden (t, D), captures; no logits (see top)
     MatrixF rollout;                  // (t, t) attention rollout of the attention (core/heads/rollout.h), taken from the forward
     // Top predictions by position: for a causal LM those after each position, for BERT with an MLM
     // head those at each [MASK]; empty elsewhere. (t) lists of at most top_count.
@@ -91,13 +92,15 @@ struct Snapshot {
     int t() const { return static_cast<int>(ids.size()); }
     int layers() const { return result.layers; }
     int heads() const { return result.heads; }
-    // Head (l, h)'s weights: (t, t) row-major.
-    const float* attention(int l, int h) const { return result.attention_of(l, h); }
+    // Head (l, h)'s weights (t, t), rebuilt on first use and kept a while (shared by the copies of a snapshot).
+    std::shared_ptr<const MatrixF> head_map(int l, int h) const { return maps->head(result.maps, l, h); }
+    std::shared_ptr<MapCache> maps = std::make_shared<MapCache>();
 };
 
 inline constexpr int top_count = 10;
 
-// Writes (layers, heads, t, t) float32 weights with the tokens in the metadata, as --attention reads.
+// Writes (layers, heads, t, t) float32 weights with the tokens in the metadata, as --attention reads,
+// one head's map at a time.
 void write_attention_file(const std::string& path, const ForwardResult& r, const std::vector<std::string>& labels,
                           const std::string& model);
 

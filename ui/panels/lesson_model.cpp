@@ -100,7 +100,7 @@ ModelHeads::Run run_model_heads(const std::string& model, const std::string& tex
         r.scores = core::model::all_head_scores(f, core::heads::score_index(ids));
         for (int l = 0; l < f.layers; ++l)
             for (int h = 0; h < f.heads; ++h)
-                r.patterns.push_back(Eigen::Map<const core::model::MatrixF>(f.attention_of(l, h), f.t_new, f.t_total).cast<double>());
+                r.patterns.push_back(f.maps.head(l, h).cast<double>());
     } catch (const std::exception& e) {
         r = ModelHeads::Run{};
         r.error = core::error_text(e);

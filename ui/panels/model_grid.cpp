@@ -22,7 +22,8 @@ void make_thumbnails(ModelGridView& g, const core::model::Snapshot& s) {
     g.thumbs.assign(static_cast<std::size_t>(s.layers() * s.heads() * side * side), 0.0f);
     for (int l = 0; l < s.layers(); ++l)
         for (int h = 0; h < s.heads(); ++h) {
-            const float* a = s.attention(l, h); // (t, t)
+            const core::model::MatrixF A = s.result.maps.head(l, h); // (t, t)
+            const float* a = A.data();
             float* out = g.thumbs.data() + static_cast<std::ptrdiff_t>((l * s.heads() + h) * side * side);
             for (int i = 0; i < t; ++i)
                 for (int j = 0; j < t; ++j) out[(i * side / t) * side + j * side / t] += a[i * t + j];

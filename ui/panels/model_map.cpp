@@ -66,7 +66,8 @@ void draw_model_map_panel(View& v) {
     }
     const core::model::Snapshot& s = *m.shown;
     const int t = s.t();
-    const float* a = s.attention(m.layer, m.head); // (t, t)
+    const std::shared_ptr<const core::model::MatrixF> weights = s.head_map(m.layer, m.head);
+    const float* a = weights->data(); // (t, t)
     st.layer = m.layer, st.head = m.head;
     ImGui::Text("Layer %d, head %d", m.layer + 1, m.head + 1);
     ImGui::SameLine();

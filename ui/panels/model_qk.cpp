@@ -19,7 +19,7 @@ void update(ModelQKView& st, const core::model::Snapshot& s, int l, int h, int q
     if (st.serial != s.serial || st.layer != l || st.head != h) {
         const core::model::HeadCapture& c = s.result.captures[static_cast<std::size_t>(l * s.heads() + h)];
         st.Q = c.q.cast<double>(), st.K = c.k.cast<double>(); // (t, d_head)
-        st.weights = Eigen::Map<const core::model::MatrixF>(s.attention(l, h), s.t(), s.t()).cast<double>();
+        st.weights = s.head_map(l, h)->cast<double>();
         st.serial = s.serial, st.layer = l, st.head = h, ++st.copies;
     }
     st.query = query;

@@ -54,31 +54,10 @@ struct HeadsJob {
     float* context;
 };
 
-// Task `task` = copy · heads + h: head h of one copy (its rows of q, the cache and the context).
-void one_head(void* context, std::ptrdiff_t task) {
-    const HeadsJob& j = *static_cast<const HeadsJob*>(context);
-    const HeadsArgs& a = *j.a;
-    const int t_new = j.r->t_new, keys = j.r->t_total;
-    const int h = static_cast<int>(task % a.heads), copy = static_cast<int>(task / a.heads);
-    const int group = h / (a.heads / a.kv_heads);
+// Head h's q, and the k and v of its key/value head, as its attention used them.
+void capture(const HeadsArgs& a, const KvCache& cache, int h, int t_new, int keys, HeadCapture& c) {
     const std::size_t l = static_cast<std::size_t>(a.layer);
-    const std::size_t cells = static_cast<std::size_t>(t_new) * static_cast<std::size_t>(keys);
-    thread_local std::vector<float> scratch; // (t_new, t_total) when the attention is not kept
-    if (!j.o->attention && scratch.size() < cells) scratch.resize(cells);
-    float* weights = j.o->attention ? j.r->attention.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * cells
-                                    : scratch.data();
-    const int row = j.cache->row;
-    const std::ptrdiff_t width = static_cast<std::ptrdiff_t>(a.heads) * a.d_head, first = static_cast<std::ptrdiff_t>(copy) * t_new;
-    const float* k = j.cache->k[l].data() + first * row + group * a.d_head;
-    const float* v = j.cache->v[l].data() + first * row + group * a.d_head;
-    float* entropy = j.o->attention ? j.r->entropy.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(t_new)
-                                    : nullptr;
-    ops::Attend at{a.q + first * a.ldq + h * a.d_head, a.ldq, k, v, row,
-                   t_new, keys, a.d_head, keys - t_new, a.causal, a.window, a.scale,
-                   weights, j.context + first * width + h * a.d_head, width, entropy, a.softcap};
-    ops::active().attend(at);
-    if (!j.o->capture_qkv) return;
-    HeadCapture& c = j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)];
+    const int row = cache.row, group = h / (a.heads / a.kv_heads);
     c.q.resize(t_new, a.d_head);
     c.k.resize(keys, a.d_head);
     c.v.resize(keys, a.d_head);
@@ -86,9 +65,71 @@ void one_head(void* context, std::ptrdiff_t task) {
         std::copy_n(a.q + static_cast<std::ptrdiff_t>(i) * a.ldq + h * a.d_head, a.d_head, c.q.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
     for (int i = 0; i < keys; ++i) {
         const std::size_t at_row = static_cast<std::size_t>(i) * static_cast<std::size_t>(row) + static_cast<std::size_t>(group * a.d_head);
-        std::copy_n(j.cache->k[l].data() + at_row, a.d_head, c.k.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
-        std::copy_n(j.cache->v[l].data() + at_row, a.d_head, c.v.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
+        std::copy_n(cache.k[l].data() + at_row, a.d_head, c.k.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
+        std::copy_n(cache.v[l].data() + at_row, a.d_head, c.v.data() + static_cast<std::ptrdiff_t>(i) * a.d_head);
     }
+}
+
+// Task `task` = copy · heads + h: head h of one copy (its rows of q, the cache and the context), in
+// blocks of AttentionMaps::block queries, each one call of the kernel, which AttentionMaps::rows
+// repeats to rebuild the block's weights.
+void one_head(void* context, std::ptrdiff_t task) {
+    const HeadsJob& j = *static_cast<const HeadsJob*>(context);
+    const HeadsArgs& a = *j.a;
+    const int t_new = j.r->t_new, keys = j.r->t_total, block = AttentionMaps::block;
+    const int h = static_cast<int>(task % a.heads), copy = static_cast<int>(task / a.heads);
+    const int group = h / (a.heads / a.kv_heads);
+    const std::size_t l = static_cast<std::size_t>(a.layer);
+    float* dense = j.r->maps.dense() ? j.r->maps.dense_head(a.layer, h) : nullptr; // (t_new, t_total)
+    thread_local std::vector<float> scratch; // (block, t_total) when the maps are not written out
+    if (!dense) scratch.resize(static_cast<std::size_t>(block) * static_cast<std::size_t>(keys));
+    const int row = j.cache->row;
+    const std::ptrdiff_t width = static_cast<std::ptrdiff_t>(a.heads) * a.d_head, first = static_cast<std::ptrdiff_t>(copy) * t_new;
+    const float* k = j.cache->k[l].data() + first * row + group * a.d_head;
+    const float* v = j.cache->v[l].data() + first * row + group * a.d_head;
+    float* entropy = j.o->attention ? j.r->entropy.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(t_new)
+                                    : nullptr;
+    for (int i0 = 0; i0 < t_new; i0 += block) {
+        const std::ptrdiff_t at = first + i0;
+        ops::Attend att{a.q + at * a.ldq + h * a.d_head, a.ldq, k, v, row,
+                        std::min(block, t_new - i0), keys, a.d_head, keys - t_new + i0, a.causal, a.window, a.scale,
+                        dense ? dense + static_cast<std::ptrdiff_t>(i0) * keys : scratch.data(), j.context + at * width + h * a.d_head, width,
+                        entropy ? entropy + i0 : nullptr, a.softcap};
+        ops::active().attend(att);
+    }
+    if (j.o->capture_qkv) capture(a, *j.cache, h, t_new, keys, j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)]);
+}
+
+// Layer a.layer's queries (t_new, heads · d_head) and keys (t_total, kv_heads · d_head) into the
+// maps, the keys taken from a cache that drops them anyway.
+void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
+    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap};
+    const std::size_t width = static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(a.d_head);
+    kept.q.resize(static_cast<std::size_t>(r.t_new) * width);
+    for (int i = 0; i < r.t_new; ++i) std::copy_n(a.q + static_cast<std::ptrdiff_t>(i) * a.ldq, width, kept.q.data() + static_cast<std::size_t>(i) * width);
+    std::vector<float>& k = cache.k[static_cast<std::size_t>(a.layer)];
+    if (cache.keep) kept.k = k;
+    else kept.k.swap(k);
+    r.maps.keep_layer(a.layer, std::move(kept));
+}
+
+// R ← Â_l · R from the mean over the layer's heads, rows shared between the cores.
+struct LayerMean {
+    const AttentionMaps* maps;
+    int layer;
+    MatrixF* mean; // (t, t)
+    static void block(void* context, std::ptrdiff_t b) {
+        const auto& c = *static_cast<LayerMean*>(context);
+        const int i0 = static_cast<int>(b) * AttentionMaps::block, i1 = std::min(c.maps->t_new(), i0 + AttentionMaps::block);
+        mean_rows(*c.maps, c.layer, i0, i1, c.mean->data() + static_cast<std::ptrdiff_t>(i0) * c.mean->cols());
+    }
+};
+
+void rollout_step(const HeadsArgs& a, ForwardResult& r) {
+    MatrixF mean(r.t_new, r.t_total); // (t, t)
+    LayerMean job{&r.maps, a.layer, &mean};
+    core::parallel::for_each((r.t_new + AttentionMaps::block - 1) / AttentionMaps::block, &LayerMean::block, &job);
+    core::heads::rollout_layer(mean, r.rollout, a.causal, &ops::product);
 }
 
 } // namespace
@@ -97,11 +138,8 @@ void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, F
     HeadsJob job{&a, &cache, &o, &r, context};
     const std::ptrdiff_t copies = o.copies.empty() ? 1 : static_cast<std::ptrdiff_t>(o.copies.size());
     core::parallel::for_each(copies * a.heads, one_head, &job);
-    if (o.rollout) { // R ← Â_l · R while the layer's maps are fresh in the cache
-        const std::size_t cells = static_cast<std::size_t>(r.t_new) * static_cast<std::size_t>(r.t_total);
-        const float* layer = r.attention.data() + static_cast<std::size_t>(a.layer) * static_cast<std::size_t>(a.heads) * cells;
-        core::heads::rollout_layer(core::heads::mean_over_heads(layer, a.heads, r.t_new), r.rollout, a.causal, &ops::product);
-    }
+    if (o.attention && !r.maps.dense()) keep_layer(a, cache, r);
+    if (o.rollout) rollout_step(a, r); // while the layer's keys are at hand
     if (!cache.keep) {
         std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);
         std::vector<float>().swap(cache.v[static_cast<std::size_t>(a.layer)]);
@@ -239,13 +277,9 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
     r.t_total = past + t_new;
     if (o.rollout && (!o.attention || past > 0 || o.resume_from))
         throw InputError("rollout needs the attention of every layer on the whole sequence (an empty cache, no rerun from a layer)");
-    if (o.attention) {
-        const std::size_t rows = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new);
-        r.attention.resize(rows * static_cast<std::size_t>(r.t_total)); // every head writes all of its map
-        if (o.resume_from) // the layers below the rerun hold no attention
-            std::fill_n(r.attention.begin(), static_cast<std::size_t>(o.resume_layer) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new) *
-                                                 static_cast<std::size_t>(r.t_total), 0.0f);
-        r.entropy.assign(rows, 0.0f);
+    if (o.attention) { // the layers below a rerun hold no attention: 0
+        r.maps = AttentionMaps(c.layers, c.heads, c.kv_heads, c.d_head, t_new, r.t_total, o.dense_attention);
+        r.entropy.assign(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new), 0.0f);
     }
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
     if (o.head_outputs) o.head_outputs->assign(static_cast<std::size_t>(c.layers), MatrixF());

@@ -1,0 +1,111 @@
+// core/model/attention_maps.cpp — the maps of a forward, rebuilt from its queries and keys.
+#include "core/model/attention_maps.h"
+
+#include "core/model/ops.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace core::model {
+
+namespace {
+
+std::size_t cells(int a, int b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(b); }
+
+} // namespace
+
+AttentionMaps::AttentionMaps(int layers, int heads, int kv_heads, int d_head, int t_new, int t_total, bool dense)
+    : layers_(layers), heads_(heads), kv_heads_(std::max(kv_heads, 1)), d_head_(d_head), t_new_(t_new), t_total_(t_total) {
+    if (dense) dense_.assign(cells(layers, heads) * cells(t_new, t_total), 0.0f);
+    else kept_.resize(static_cast<std::size_t>(layers));
+}
+
+std::size_t AttentionMaps::bytes_for(int layers, int heads, int kv_heads, int d_head, int t_new, int t_total, bool dense) {
+    if (dense) return cells(layers, heads) * cells(t_new, t_total) * sizeof(float);
+    return static_cast<std::size_t>(layers) * (cells(t_new, heads * d_head) + cells(t_total, kv_heads * d_head)) * sizeof(float);
+}
+
+std::size_t AttentionMaps::bytes() const {
+    std::size_t n = dense_.size();
+    for (const Layer& l : kept_) n += l.q.size() + l.k.size();
+    return n * sizeof(float);
+}
+
+float* AttentionMaps::dense_head(int l, int h) {
+    if (dense_.empty()) return nullptr;
+    return dense_.data() + cells(l * heads_ + h, 1) * cells(t_new_, t_total_);
+}
+
+void AttentionMaps::keep_layer(int l, Layer layer) { kept_[static_cast<std::size_t>(l)] = std::move(layer); }
+
+// Block b of head (l, h): rows b · block … of the map into weights (rows, t_total), by the call the
+// forward made for it (layers.cpp's one_head): the same queries, keys, shapes and first position.
+void AttentionMaps::rebuild(int l, int h, int b, float* weights) const {
+    const Layer& L = kept_[static_cast<std::size_t>(l)];
+    const int i0 = b * block, n = std::min(block, t_new_ - i0);
+    const int width = heads_ * d_head_, row = kv_heads_ * d_head_, group = h / (heads_ / kv_heads_);
+    const float* q = L.q.data() + static_cast<std::ptrdiff_t>(i0) * width + h * d_head_;
+    const float* k = L.k.data() + group * d_head_;
+    ops::Attend a{q, width, k, nullptr, row, n, t_total_, d_head_, t_total_ - t_new_ + i0, L.causal, L.window, L.scale,
+                  weights, nullptr, 0, nullptr, L.softcap};
+    ops::active().attend(a);
+}
+
+void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
+    if (l < 0 || l >= layers_ || h < 0 || h >= heads_ || r0 < 0 || r1 > t_new_ || r0 > r1)
+        throw std::out_of_range("attention maps: rows " + std::to_string(r0) + "…" + std::to_string(r1) + " of head " + std::to_string(l) + "." +
+                                std::to_string(h) + " of a run of " + std::to_string(layers_) + " × " + std::to_string(heads_) + " heads and " +
+                                std::to_string(t_new_) + " rows");
+    const std::size_t width = static_cast<std::size_t>(t_total_);
+    if (!dense_.empty()) {
+        const float* from = dense_.data() + (cells(l * heads_ + h, 1) * cells(t_new_, t_total_)) + cells(r0, t_total_);
+        std::copy(from, from + cells(r1 - r0, t_total_), dst);
+        return;
+    }
+    if (kept_.empty() || kept_[static_cast<std::size_t>(l)].q.empty()) {
+        std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
+        return;
+    }
+    thread_local std::vector<float> scratch; // one block (block, t_total)
+    for (int b = r0 / block; b * block < r1; ++b) {
+        const int i0 = b * block, i1 = std::min(t_new_, i0 + block);
+        const int from = std::max(r0, i0), to = std::min(r1, i1);
+        if (from == i0 && to == i1) { // a whole block straight into dst
+            rebuild(l, h, b, dst + static_cast<std::size_t>(i0 - r0) * width);
+            continue;
+        }
+        scratch.resize(cells(block, t_total_));
+        rebuild(l, h, b, scratch.data());
+        std::copy(scratch.data() + static_cast<std::size_t>(from - i0) * width, scratch.data() + static_cast<std::size_t>(to - i0) * width,
+                  dst + static_cast<std::size_t>(from - r0) * width);
+    }
+}
+
+MatrixF AttentionMaps::head(int l, int h) const {
+    MatrixF m(t_new_, t_total_); // (t_new, t_total)
+    rows(l, h, 0, t_new_, m.data());
+    return m;
+}
+
+std::vector<float> AttentionMaps::all() const {
+    const std::size_t size = cells(t_new_, t_total_);
+    std::vector<float> out(cells(layers_, heads_) * size);
+    for (int l = 0; l < layers_; ++l)
+        for (int h = 0; h < heads_; ++h) rows(l, h, 0, t_new_, out.data() + cells(l * heads_ + h, 1) * size);
+    return out;
+}
+
+void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst) {
+    const std::size_t n = static_cast<std::size_t>(r1 - r0) * static_cast<std::size_t>(maps.t_total());
+    maps.rows(l, 0, r0, r1, dst);
+    std::vector<float> head(n);
+    for (int h = 1; h < maps.heads(); ++h) {
+        maps.rows(l, h, r0, r1, head.data());
+        for (std::size_t k = 0; k < n; ++k) dst[k] += head[k];
+    }
+    const float heads = static_cast<float>(maps.heads());
+    for (std::size_t k = 0; k < n; ++k) dst[k] /= heads;
+}
+
+} // namespace core::model

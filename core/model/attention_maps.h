@@ -1,0 +1,75 @@
+// core/model/attention_maps.h — every head's attention weights of one forward, given when asked.
+//
+// A forward does not keep (layers, heads, t_new, t_total) weights: at 8192 tokens a Llama-1B-sized
+// model's would take 137 GB. It keeps what rebuilds any of them exactly, each layer's queries (after
+// RoPE) and keys with the layer's scale, soft-cap, window and mask, and a view asks for the rows it
+// draws. rows() runs ops::Attend on the kept vectors in the very blocks of 64 queries the forward
+// ran (each block's products have the same shapes), so every rebuilt weight has the forward's bits.
+// A forward asked for dense maps (ForwardOptions::dense_attention) writes every map as it runs
+// instead: the full forward that the tests compare the rebuilt maps with.
+//
+// Layers, heads and rows count from 0; a layer that did not run (a rerun from a higher layer) gives 0.
+#pragma once
+
+#include "core/heads/head.h"
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace core::model {
+
+using core::heads::MatrixF;
+
+class AttentionMaps {
+public:
+    // What rebuilds one layer's maps.
+    struct Layer {
+        std::vector<float> q; // (t_new, heads · d_head) after RoPE
+        std::vector<float> k; // (t_total, kv_heads · d_head) after RoPE
+        bool causal = true;
+        int window = 0;       // 0: every visible key
+        float scale = 1.0f, softcap = 0.0f;
+    };
+    // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
+    static constexpr int block = 64;
+    AttentionMaps() = default;
+    AttentionMaps(int layers, int heads, int kv_heads, int d_head, int t_new, int t_total, bool dense);
+
+    int layers() const { return layers_; }
+    int heads() const { return heads_; }
+    int t_new() const { return t_new_; }
+    int t_total() const { return t_total_; }
+    // No maps: the forward was asked for none.
+    bool empty() const { return layers_ == 0 || (dense_.empty() && kept_.empty()); }
+    bool dense() const { return !dense_.empty(); }
+
+    // Rows r0 … r1 − 1 of head (l, h)'s map into dst ((r1 − r0), t_total) row-major, 0 where masked.
+    void rows(int l, int h, int r0, int r1, float* dst) const;
+    // Head (l, h)'s map (t_new, t_total).
+    MatrixF head(int l, int h) const;
+    // Every map, (layers, heads, t_new, t_total) row-major: for small runs (tests, files) only.
+    std::vector<float> all() const;
+    // What the store holds.
+    std::size_t bytes() const;
+    // The bytes a forward's store takes (the memory check's figure), kept or dense.
+    static std::size_t bytes_for(int layers, int heads, int kv_heads, int d_head, int t_new, int t_total, bool dense);
+
+    // [SECTION] filled by the forward
+    // Head (l, h)'s weights when dense (t_new, t_total), else null.
+    float* dense_head(int l, int h);
+    // Layer l's queries and keys (moved in), when not dense.
+    void keep_layer(int l, Layer layer);
+
+private:
+    int layers_ = 0, heads_ = 0, kv_heads_ = 1, d_head_ = 0, t_new_ = 0, t_total_ = 0;
+    std::vector<float> dense_; // (layers, heads, t_new, t_total) when dense
+    std::vector<Layer> kept_;  // (layers) when not dense; a layer with no q did not run
+    void rebuild(int l, int h, int b, float* weights) const;
+};
+
+// The mean over layer l's heads of rows r0 … r1 − 1, (r1 − r0, t_total): the heads summed in order,
+// then divided, as core::heads::mean_over_heads does (the same bits).
+void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst);
+
+} // namespace core::model

@@ -1,0 +1,140 @@
+// tests/test_attention_maps.cpp — the maps a forward rebuilds on demand against the full forward's,
+// which writes every map as it runs (ForwardOptions::dense_attention): equal to the bit.
+#include "core/io/attention_file.h"
+#include "core/model/format/checkpoint.h"
+#include "core/model/memory.h"
+#include "core/model/session.h"
+#include "tests/checkpoint_fixtures.h"
+#include "tests/cli_run.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using core::model::ForwardOptions;
+using core::model::ForwardResult;
+using fixtures::checkpoints;
+
+namespace {
+
+// t ids below the vocabulary, the same every run.
+std::vector<int> some_ids(int t, int vocab) {
+    std::mt19937 rng(7);
+    std::vector<int> ids(static_cast<std::size_t>(t));
+    for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(vocab));
+    return ids;
+}
+
+bool same_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+// Every head's map, and tiles of rows across the blocks of 64, of `kept` equal `dense`'s.
+void check_equal(const ForwardResult& kept, const ForwardResult& dense) {
+    REQUIRE(!kept.maps.dense());
+    REQUIRE(dense.maps.dense());
+    REQUIRE(kept.maps.t_new() == dense.maps.t_new());
+    const int t = kept.t_new, keys = kept.t_total;
+    int heads_equal = 0;
+    for (int l = 0; l < kept.layers; ++l)
+        for (int h = 0; h < kept.heads; ++h) {
+            const core::model::MatrixF a = kept.maps.head(l, h), b = dense.maps.head(l, h);
+            heads_equal += same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
+            for (const auto& tile : std::vector<std::pair<int, int>>{{0, 1}, {t - 1, t}, {std::min(60, t - 1), std::min(70, t)}, {t / 3, t}}) {
+                std::vector<float> rows(static_cast<std::size_t>(tile.second - tile.first) * static_cast<std::size_t>(keys));
+                kept.maps.rows(l, h, tile.first, tile.second, rows.data());
+                CHECK(same_bits(rows.data(), b.data() + static_cast<std::ptrdiff_t>(tile.first) * keys, rows.size()));
+            }
+        }
+    CHECK(heads_equal == kept.layers * kept.heads);
+    CHECK(kept.entropy == dense.entropy);
+}
+
+const std::vector<std::string> architectures = {"gpt2",  "llama_gqa", "qwen2",  "mistral",   "bert",   "qwen3",    "qwen3_sliding",
+                                                "phi3",  "phi4_mini", "gemma2", "gemma3_text", "llama32", "tinyllama"};
+
+} // namespace
+
+TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the full forward's on every fixture architecture") {
+    NEED_CHECKPOINTS();
+    for (const std::string& name : architectures) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(checkpoints() + "/" + name);
+        const core::model::ModelConfig& c = m.model->config();
+        const std::vector<int> ids = some_ids(std::min(c.context, 150), c.vocab); // more than two blocks where the context allows
+        ForwardOptions dense;
+        dense.dense_attention = true;
+        dense.rollout = true;
+        ForwardOptions kept;
+        kept.rollout = true;
+        const ForwardResult a = m.model->forward(ids, kept), b = m.model->forward(ids, dense);
+        check_equal(a, b);
+        CHECK(a.rollout == b.rollout);
+        if (!m.model->causal()) continue;
+        // A decoding step after a cached prompt: one row over every key.
+        core::model::KvCache ca, cb;
+        const std::vector<int> prompt(ids.begin(), ids.end() - 1);
+        kept.rollout = dense.rollout = false; // rollout needs the whole sequence
+        m.model->extend(ca, prompt, kept);
+        m.model->extend(cb, prompt, dense);
+        check_equal(m.model->extend(ca, {ids.back()}, kept), m.model->extend(cb, {ids.back()}, dense));
+    }
+}
+
+TEST_CASE("attention maps: the attention file and --forward's JSON, streamed head by head, hold the full forward's maps") {
+    NEED_CHECKPOINTS();
+    for (const std::string& name : {std::string("llama_gqa"), std::string("gemma2"), std::string("bert")}) {
+        CAPTURE(name);
+        const std::string dir = checkpoints() + "/" + name;
+        const auto m = core::model::open_model(dir);
+        const std::vector<int> ids = some_ids(std::min(m.model->config().context, 70), m.model->config().vocab);
+        ForwardOptions dense;
+        dense.dense_attention = true;
+        const ForwardResult kept = m.model->forward(ids), full = m.model->forward(ids, dense);
+        const std::string out = fixtures::temp_dir() + "/maps.safetensors";
+        core::model::write_attention_file(out, kept, std::vector<std::string>(ids.size(), "x"), name);
+        const auto file = core::io::AttentionFile::open(out);
+        REQUIRE(file->n() == static_cast<int>(ids.size()));
+        const int t = file->n();
+        int equal = 0;
+        for (int l = 0; l < full.layers; ++l)
+            for (int h = 0; h < full.heads; ++h) {
+                const core::model::MatrixF A = full.maps.head(l, h);
+                bool same = true;
+                for (int i = 0; i < t; ++i)
+                    for (int j = 0; j < t; ++j) same = same && file->at(l, h, i, j) == A(i, j);
+                equal += same;
+            }
+        CHECK(equal == full.layers * full.heads);
+        const Run json = run({"--forward", dir, "--sequence", ids_text(ids)});
+        REQUIRE(json.code == 0);
+        const auto j = nlohmann::json::parse(json.out);
+        equal = 0;
+        for (int l = 0; l < full.layers; ++l)
+            for (int h = 0; h < full.heads; ++h) {
+                const core::model::MatrixF A = full.maps.head(l, h);
+                bool same = true;
+                for (int i = 0; i < t; ++i)
+                    for (int k = 0; k < t; ++k) same = same && j["attention"][l][h][i][k].get<float>() == A(i, k);
+                equal += same;
+            }
+        CHECK(equal == full.layers * full.heads);
+    }
+}
+
+TEST_CASE("attention maps: the memory check counts the queries and keys kept, and the dense maps of the full forward") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(checkpoints() + "/llama32");
+    const core::model::ModelConfig& c = m.model->config();
+    ForwardOptions kept, dense;
+    dense.dense_attention = true;
+    const auto a = core::model::forward_footprint(c, kept, 0, 8192), b = core::model::forward_footprint(c, dense, 0, 8192);
+    const std::uint64_t L = static_cast<std::uint64_t>(c.layers), H = static_cast<std::uint64_t>(c.heads), t = 8192;
+    CHECK(a.maps == 4 * L * (t * H * c.d_head + t * c.kv_heads * c.d_head + H * t));
+    CHECK(b.maps == 4 * L * H * (t * t + t));
+    const ForwardResult r = m.model->forward(some_ids(100, c.vocab));
+    CHECK(r.maps.bytes() == core::model::AttentionMaps::bytes_for(c.layers, c.heads, c.kv_heads, c.d_head, 100, 100, false));
+}
