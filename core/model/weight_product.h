@@ -46,10 +46,11 @@ void product_columns(const WeightProduct& p, ops::Index c0, ops::Index c1);
 // All n columns, panels shared out across the cores (core::parallel; not from inside for_each).
 void product(const WeightProduct& p);
 
-// Output columns per panel. Measured at a 1B model's MLP shapes ((128, 2048) · (2048, 8192) and
-// (128, 8192) · (8192, 2048), bench/bench_products.cpp, one thread): 64 and 128 columns cost the F32
-// kernel's time + 0–20 %, 16–32 columns up to 70 % more (the kernel packs x again per panel),
-// 256 no better than 128; 64 keeps the panel at 2 MB for a depth of 8192.
-constexpr ops::Index panel_columns = 64;
+// Output columns per panel. Measured on oneDNN's sgemm at a Llama-1B-sized layer's shapes from BF16
+// (q, k, up, down at t = 32 and 128, bench/bench_products.cpp's forward/llama/BF16, one thread, CPU
+// time): 64 columns cost 13–40 % more than 128, 256 and 512 within ±10 % of 128; with 128, the up
+// and down products at t = 128 take the F32 kernel's time on weights in place + 5 %. The panel is
+// 4 MB at a depth of 8192.
+constexpr ops::Index panel_columns = 128;
 
 } // namespace core::model
