@@ -23,8 +23,9 @@ namespace {
 using core::model::Layout;
 using Index = std::int64_t;
 
-// A Q8_0 matrix (rows, k): its int8 values and scales as the test knows them, and the same bytes
-// in a mapped file, stored in reverse row order.
+// A Q8_0 or Q4_0 matrix (rows, k): its values (int8, or −8 … 7) and scales as the test knows them,
+// and the same bytes in a mapped file, stored in reverse row order (Q4_0: byte e of a block holds
+// value e + 8 in its low nibble and value e + 16 + 8 in its high one).
 struct Q8Matrix {
     Index rows, k;
     std::vector<std::int8_t> q; // (rows, k)
@@ -33,19 +34,22 @@ struct Q8Matrix {
     const core::model::Weights::Tensor* W = nullptr;
 };
 
-Q8Matrix q8_matrix(Index rows, Index k, std::mt19937& rng) {
+Q8Matrix q8_matrix(Index rows, Index k, std::mt19937& rng, core::model::WeightType type = core::model::WeightType::q8_0) {
     Q8Matrix m{rows, k, std::vector<std::int8_t>(static_cast<std::size_t>(rows * k)), std::vector<float>(static_cast<std::size_t>(rows * k / 32)), {}, {}};
-    std::vector<unsigned char> file(static_cast<std::size_t>(rows * k / 32 * 34));
+    const bool four = type == core::model::WeightType::q4_0;
+    const Index bytes = four ? 18 : 34;
+    std::vector<unsigned char> file(static_cast<std::size_t>(rows * k / 32 * bytes));
     for (Index r = 0; r < rows; ++r)
         for (Index b = 0; b < k / 32; ++b) {
             const auto half = static_cast<std::uint16_t>((rng() & 0x83ffu) | ((9u + rng() % 5) << 10)); // ± 2⁻⁶ … 2⁻²
             m.d[static_cast<std::size_t>(r * (k / 32) + b)] = core::model::half_to_float(half);
-            unsigned char* block = &file[static_cast<std::size_t>(((rows - 1 - r) * (k / 32) + b) * 34)];
+            unsigned char* block = &file[static_cast<std::size_t>(((rows - 1 - r) * (k / 32) + b) * bytes)];
             std::memcpy(block, &half, 2);
             for (int e = 0; e < 32; ++e) {
-                const auto v = static_cast<std::int8_t>(static_cast<int>(rng() % 255) - 127);
+                const auto v = static_cast<std::int8_t>(four ? static_cast<int>(rng() % 16) - 8 : static_cast<int>(rng() % 255) - 127);
                 m.q[static_cast<std::size_t>(r * k + b * 32 + e)] = v;
-                block[2 + e] = static_cast<unsigned char>(v);
+                if (!four) block[2 + e] = static_cast<unsigned char>(v);
+                else block[2 + e % 16] = static_cast<unsigned char>(block[2 + e % 16] | (v + 8) << (e < 16 ? 0 : 4));
             }
         }
     const std::string path = fixtures::temp_dir() + "/q8.bin";
@@ -53,7 +57,7 @@ Q8Matrix q8_matrix(Index rows, Index k, std::mt19937& rng) {
     std::vector<std::int32_t> order(static_cast<std::size_t>(rows));
     for (Index r = 0; r < rows; ++r) order[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(rows - 1 - r);
     m.weights = core::model::Weights::open_mapped(path, [&](const unsigned char*, std::size_t) {
-        return std::vector<core::model::MappedTensor>{{"w", {rows, k}, core::model::WeightType::q8_0, 0, order}};
+        return std::vector<core::model::MappedTensor>{{"w", {rows, k}, type, 0, order}};
     });
     m.W = &m.weights->require("w", {rows, k});
     return m;
@@ -91,18 +95,21 @@ std::vector<float> reference(const std::vector<float>& x, Index m, const Q8Matri
 
 } // namespace
 
-TEST_CASE("fast products: Q8_0 weights times int8 activations equal the same arithmetic written out, to the bit") {
+TEST_CASE("fast products: Q8_0 and Q4_0 weights times int8 activations equal the same arithmetic written out, to the bit") {
     if (!core::model::fast::available()) {
         MESSAGE("skipped: " << core::model::fast::unavailable_reason());
         return;
     }
     std::mt19937 rng(5);
+    for (const auto type : {core::model::WeightType::q8_0, core::model::WeightType::q4_0})
     for (const Index k : {32, 96, 800})
         for (const Index m : {1, 3, 8, 13}) {
+            const std::string name = core::model::type_name(type);
+            CAPTURE(name);
             CAPTURE(k);
             CAPTURE(m);
             const Index n = 165; // two panels of 64 and a part of a group of 16
-            const Q8Matrix W = q8_matrix(n, k, rng);
+            const Q8Matrix W = q8_matrix(n, k, rng, type);
             std::vector<float> x(static_cast<std::size_t>(m * k)); // (m, k); row 0's last block all zero
             for (float& v : x) v = std::normal_distribution<float>(0, 1)(rng);
             if (k > 32) std::fill_n(x.begin() + k - 32, 32, 0.0f);

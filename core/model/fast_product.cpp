@@ -92,7 +92,7 @@ std::string unavailable_reason() {
 
 bool covers(const Weights::Tensor& W, bool out_in) {
     if (!available() || W.shape().size() != 2) return false;
-    if (W.type() == WeightType::q8_0) return out_in && W.row_values() % 32 == 0;
+    if (W.type() == WeightType::q8_0 || W.type() == WeightType::q4_0) return out_in && W.row_values() % 32 == 0;
     return sixteen_or_thirty_two(W.type()) && usable().bf16;
 }
 
@@ -101,7 +101,7 @@ namespace {
 
 struct Job {
     const Product* p;
-    const QuantizedRows* q8; // for Q8_0 weights
+    const QuantizedRows* q8; // for Q8_0 and Q4_0 weights
     const Bf16Rows* bf16;    // for the others
     Index c0, c1;            // the columns this job covers; y points at c0
 };
@@ -111,7 +111,7 @@ unsigned char* aligned(std::vector<unsigned char>& buffer, std::size_t bytes) {
     return buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64;
 }
 
-// A group of columns c … c+cols−1: Q8_0 packed as it lies, others read as float32 and rounded.
+// A group of columns c … c+cols−1: Q8_0 and Q4_0 packed as they lie, others read as float32 and rounded.
 void group_product(const Job& j, Index c, int cols, unsigned char* group) {
     const Product& p = *j.p;
     float* y = p.y + (c - j.c0);
@@ -148,8 +148,8 @@ Job job_of(const Product& p, Index c0, Index c1) {
     thread_local QuantizedRows q8;
     thread_local Bf16Rows bf16;
     const Index k = p.out_in ? p.W->row_values() : p.W->shape()[0];
-    if (p.W->type() == WeightType::q8_0) {
-        quantize_rows(p.x, p.ldx, p.m, k, q8);
+    if (p.W->type() == WeightType::q8_0 || p.W->type() == WeightType::q4_0) {
+        quantize_rows(p.x, p.ldx, p.m, k, weight_offset(p.W->type()), q8);
         return {&p, &q8, nullptr, c0, c1};
     }
     bf16_rows(p.x, p.ldx, p.m, k, bf16);

@@ -1,14 +1,14 @@
 // core/model/fast_product.h — the opt-in fast products (ForwardOptions::fast_products).
 //
-// Q8_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
+// Q8_0 and Q4_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
 // product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
 // float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
 // AVX512-VNNI (vpdpbusd), and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. F32, F16
 // and BF16 weights, either layout, where the CPU has AVX512-BF16 and AMX-BF16: weights and
 // activations rounded to bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by
 // AMX's tdpbf16ps, the rows left by vdpbf16ps. (vdpbf16ps alone measured slower than the float32
-// products on this Sapphire-Rapids-class CPU: it runs no more sums a cycle than FMA.) Other weight types (the
-// K-quants, Q4_0), and CPUs without the instructions, take the exact products.
+// products on this Sapphire-Rapids-class CPU: it runs no more sums a cycle than FMA.) The K-quants,
+// and CPUs without the instructions, take the exact products.
 #pragma once
 
 #include "core/model/format/weights.h"
@@ -37,7 +37,7 @@ struct Product {
     bool out_in = true; // W (n, k) as stored; false: (k, n)
 };
 
-// Whether the fast kernels take W: Q8_0 stored (out, in) with rows of whole blocks where
+// Whether the fast kernels take W: Q8_0 or Q4_0 stored (out, in) with rows of whole blocks where
 // available(); F32, F16 or BF16 either way where bf16_available().
 bool covers(const Weights::Tensor& W, bool out_in);
 

@@ -2,18 +2,22 @@
 // one on AVX512-BF16.
 //
 // vpdpbusd multiplies unsigned by signed bytes, four to a 32-bit lane. The weights go in as unsigned
-// (value + 128, packed once per group) and the activations as signed, broadcast four at a time, so
-// each lane is one output column: Σ (w + 128) · x = Σ w · x + 128 · Σ x, and the accumulator starts
-// at the row's −128 · Σ x for the block (QuantizedRows::bias), which leaves the exact Σ w · x.
+// (Q8_0's value + 128, Q4_0's nibble, which is its value + 8; packed once per group) and the
+// activations as signed, broadcast four at a time, so each lane is one output column:
+// Σ (w + o) · x = Σ w · x + o · Σ x, and the accumulator starts at the row's −o · Σ x for the block
+// (QuantizedRows::bias), which leaves the exact Σ w · x.
 #include "core/model/fast_product_avx512.h"
 
 #include <immintrin.h>
 
-// GCC 12 takes _mm512_cvtepi32_ps's undefined pass-through register for an uninitialised variable.
+// GCC 12 takes the undefined pass-through register of _mm512_cvtepi32_ps and _mm512_cvtepi64_epi32
+// for an uninitialised variable.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#include <algorithm>
 #include <cstring>
 
 namespace core::model::fast {
@@ -72,29 +76,47 @@ void vnni_group(const QuantizedRows& x, Index row0, Index rows, const unsigned c
 namespace core::model::fast {
 
 // Word r (bytes 4r … 4r+3) of each column's block is gathered into one vector, lane c from column c.
+int weight_offset(WeightType t) { return t == WeightType::q4_0 ? 8 : 128; }
+
 void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsigned char* group) {
+    const bool four_bits = W.type() == WeightType::q4_0;
+    const Index block_bytes = four_bits ? 18 : 34; // half d, then 32 int8 or 16 bytes of nibbles
     const unsigned char* base = W.stored_row(c0);
     alignas(64) std::int64_t offset[group_columns];
     for (int c = 0; c < group_columns; ++c) offset[c] = c < cols ? W.stored_row(c0 + c) - base : 0;
     const __m512i low = _mm512_load_si512(offset), high = _mm512_load_si512(offset + 8);
+    // One 32-bit gather a word where the 16 rows lie within ±2 GB of the first (always but for a
+    // row order that scatters a huge tensor's rows), else two 64-bit ones.
+    const bool near = std::all_of(offset, offset + group_columns, [](std::int64_t o) { return o == static_cast<std::int32_t>(o); });
+    const __m512i index = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(low)), _mm512_cvtepi64_epi32(high), 1);
     const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1u);
     const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
     for (Index b = 0; b < blocks; ++b) {
         unsigned char* block = group + b * packed_block_bytes;
-        const unsigned char* at = base + b * 34; // a block: half d, then 32 int8
+        const unsigned char* at = base + b * block_bytes;
         auto words = [&](Index byte) {
+            if (near) return _mm512_i32gather_epi32(index, at + byte, 1);
             const __m256i a = _mm512_i64gather_epi32(low, at + byte, 1), c = _mm512_i64gather_epi32(high, at + byte, 1);
             return _mm512_inserti64x4(_mm512_castsi256_si512(a), c, 1);
         };
-        for (int r = 0; r < 8; ++r) // a missing column: byte 0x80, weight 0
-            _mm512_store_si512(block + 64 * r, _mm512_mask_xor_epi32(flip, keep, words(2 + 4 * r), flip));
+        if (four_bits) { // byte e holds depth e (low nibble) and e + 16 (high); a missing column: 8, weight 0
+            const __m512i nibble = _mm512_set1_epi8(0x0f), eights = _mm512_set1_epi8(8);
+            for (int r = 0; r < 4; ++r) {
+                const __m512i bytes = words(2 + 4 * r);
+                _mm512_store_si512(block + 64 * r, _mm512_mask_mov_epi32(eights, keep, _mm512_and_si512(bytes, nibble)));
+                _mm512_store_si512(block + 64 * (r + 4), _mm512_mask_mov_epi32(eights, keep, _mm512_and_si512(_mm512_srli_epi16(bytes, 4), nibble)));
+            }
+        } else {
+            for (int r = 0; r < 8; ++r) // a missing column: byte 0x80, weight 0
+                _mm512_store_si512(block + 64 * r, _mm512_mask_xor_epi32(flip, keep, words(2 + 4 * r), flip));
+        }
         const __m256i halves = _mm512_cvtepi32_epi16(words(0));
         _mm512_store_ps(block + 512, _mm512_maskz_mov_ps(keep, _mm512_cvtph_ps(halves)));
     }
 }
 
 // As ggml's quantize_row_q8_0 (its vector path: round half to even), with d kept in float32.
-void quantize_rows(const float* x, Index ldx, Index m, Index k, QuantizedRows& out) {
+void quantize_rows(const float* x, Index ldx, Index m, Index k, int offset, QuantizedRows& out) {
     out.m = m;
     out.blocks = k / 32;
     out.q.resize(static_cast<std::size_t>(m * k));
@@ -112,7 +134,7 @@ void quantize_rows(const float* x, Index ldx, Index m, Index k, QuantizedRows& o
             _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtsepi32_epi8(q1));
             const auto at = static_cast<std::size_t>(i * out.blocks + b);
             out.d[at] = amax / 127.0f;
-            out.bias[at] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+            out.bias[at] = -offset * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
         }
 }
 

@@ -16,10 +16,10 @@ struct QuantizedRows {
     ops::Index m = 0, blocks = 0;
     std::vector<std::int8_t> q;     // (m, blocks · 32)
     std::vector<float> d;           // (m, blocks) the block scales
-    std::vector<std::int32_t> bias; // (m, blocks) −128 · Σ q of the block (the unsigned offset's correction)
+    std::vector<std::int32_t> bias; // (m, blocks) −offset · Σ q of the block (the unsigned weights' correction)
 };
 
-// A group of 16 output columns of a Q8_0 weight, packed for the kernel: per block of 32 depths,
+// A group of 16 output columns of a Q8_0 or Q4_0 weight, packed for the kernel: per block of 32 depths,
 // 8 × 64 bytes (byte 64·r + 4·c + e is column c's value at depth 4·r + e, plus 128 as an unsigned
 // byte) and then the 16 columns' scales in float32.
 constexpr int group_columns = 16;
@@ -43,18 +43,23 @@ void pack_bf16_group(const float* panel, ops::Index column_stride, ops::Index de
 void bf16_group(const Bf16Rows& x, ops::Index row0, ops::Index rows, const unsigned char* group, ops::Index pairs, float* y, ops::Index ldy,
                 int cols, bool accumulate);
 
-// [SECTION] Q8_0 (AVX512-VNNI)
+// [SECTION] Q8_0 and Q4_0 (AVX512-VNNI)
+
+// The unsigned weights' offset from the signed values: Q8_0 q + 128, Q4_0's nibble q + 8.
+int weight_offset(WeightType t);
+
+// Columns c0 … c0+cols−1 (cols ≤ 16) of W (out, in) in Q8_0 or Q4_0 packed as vnni_group reads
+// them into `group` (64-byte aligned, blocks · packed_block_bytes); the missing columns are weights
+// 0 at scale 0.
+void pack_group(const Weights::Tensor& W, ops::Index c0, int cols, ops::Index blocks, unsigned char* group);
+
+// x (m, k) row stride ldx quantized per block of 32 (k a multiple of 32), as QuantizedRows says,
+// for weights stored as value + offset.
+void quantize_rows(const float* x, ops::Index ldx, ops::Index m, ops::Index k, int offset, QuantizedRows& out);
 
 // y (rows, cols ≤ 16) row stride ldy, = or += the product of x's rows row0 … row0+rows−1 with one
 // packed group of `blocks` blocks. Per block the integer sums are exact; their scaled sum
 // acc = fma(float(Σ), d_w · d_x, acc) runs over the blocks in order.
-// Columns c0 … c0+cols−1 (cols ≤ 16) of W (out, in) in Q8_0 packed as vnni_group reads them into
-// `group` (64-byte aligned, blocks · packed_block_bytes); the missing columns are weights 0 at scale 0.
-void pack_group(const Weights::Tensor& W, ops::Index c0, int cols, ops::Index blocks, unsigned char* group);
-
-// x (m, k) row stride ldx quantized per block of 32 (k a multiple of 32), as QuantizedRows says.
-void quantize_rows(const float* x, ops::Index ldx, ops::Index m, ops::Index k, QuantizedRows& out);
-
 void vnni_group(const QuantizedRows& x, ops::Index row0, ops::Index rows, const unsigned char* group, ops::Index blocks,
                 float* y, ops::Index ldy, int cols, bool accumulate);
 
