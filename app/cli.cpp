@@ -60,8 +60,9 @@ std::string usage_text() {
     "                                               head shown (layer L, default 1), --select: its query;\n"
     "                                               with --screenshot too\n"
     "       attnviz --bench-frames F --attention FILE   time the viewer's frames on FILE, as JSON\n"
-    "       attnviz --bench-frames F --model MODEL [--text TEXT]\n"
-    "                                               the same in the Model workspace, and when every head showed\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
+    "       attnviz --bench-frames F --model MODEL [--text TEXT] [--type KEYS]\n"
+    "                                               the same in the Model workspace, and when every head showed;\n"
+    "                                               with --type, each key typed into the prompt until its run shows\n"    "       attnviz --bench-frames F --tokens N --dim D\n"
     "                                               open the window on random N x D, draw F frames without\n"
     "                                               vsync, print the median and 99th percentile frame in ms\n"
     "       attnviz --monkey FRAMES [--seed S]      random clicks, drags and typing on the headless UI;\n"
@@ -237,6 +238,7 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--labels") o.labels_file = value_of(i);
         else if (a == "--model") o.model = value_of(i);
         else if (a == "--text") { o.model_text = value_of(i); text_given = true; }
+        else if (a == "--type") o.type_keys = value_of(i);
         else if (a == "--export") { set_mode(Options::Mode::export_file, a); o.export_what = value_of(i); }
         else if (a == "--format") { o.export_format = value_of(i); export_flag = a; }
         else if (a == "--out") { o.export_out = value_of(i); export_flag = a; }
@@ -271,6 +273,7 @@ Options parse_args(int argc, const char* const* argv) {
     if (o.head_layer && o.attention_file.empty() && o.model.empty()) throw UsageError("--head L.H (a layer and a head) goes with --attention or --model");
     if (text_given && o.model.empty()) throw UsageError("--text goes with --model, --tokenize, --forward, --generate or --export-attention");
     if (!o.model.empty() && !shows_window && o.mode != Options::Mode::bench_frames) throw UsageError("--model goes with the window, --screenshot or --bench-frames");
+    if (!o.type_keys.empty() && (o.mode != Options::Mode::bench_frames || o.model.empty())) throw UsageError("--type goes with --bench-frames F --model MODEL");
     if (!o.model.empty() && !o.attention_file.empty()) throw UsageError("--model and --attention open one window each; give one");
     check_lesson_flags(o);
     if ((!o.theme.empty() || o.zoom_percent) && o.mode != Options::Mode::screenshot && o.mode != Options::Mode::window)

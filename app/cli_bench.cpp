@@ -41,19 +41,56 @@ int run_bench_core(const Options& o, std::ostream& out) {
     return 0;
 }
 
+void Typist::after_frame(ui::App& app, double frame_ms) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!waiting_for_.empty()) {
+        const ui::App::ShownRun shown = app.shown_run();
+        if (shown.prompt != waiting_for_) return figures_.between_ms.push_back(frame_ms);
+        figures_.latency_ms.push_back(std::chrono::duration<double, std::milli>(now - typed_).count());
+        figures_.forward_ms.push_back(shown.forward_ms);
+        waiting_for_.clear();
+    }
+    if (next_ >= keys_.size()) return;
+    std::size_t end = next_ + 1; // one UTF-8 character
+    while (end < keys_.size() && (static_cast<unsigned char>(keys_[end]) & 0xC0) == 0x80) ++end;
+    waiting_for_ = app.type_into_prompt(keys_.substr(next_, end - next_));
+    next_ = end;
+    typed_ = now;
+}
+
 double nearest_rank(const std::vector<double>& ms, double p) {
     if (ms.empty()) return 0.0;
     const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(ms.size())));
     return ms[std::min(ms.size(), std::max<size_t>(rank, 1)) - 1];
 }
 
-std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms, double model_ms) {
+namespace {
+
+std::string typing_json(const TypingFigures& t) {
+    double over = 0.0;
+    for (std::size_t k = 0; k < t.latency_ms.size(); ++k) over = std::max(over, t.latency_ms[k] - t.forward_ms[k]);
+    auto sorted = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const std::vector<double> latency = sorted(t.latency_ms), forward = sorted(t.forward_ms), between = sorted(t.between_ms);
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(2) << "{\"keys\": " << latency.size() << ", \"latency_ms_max\": " << (latency.empty() ? 0.0 : latency.back())
+         << ", \"forward_ms_p50\": " << nearest_rank(forward, 50) << ", \"over_forward_ms_max\": " << over << ", \"frames_between\": " << between.size()
+         << ", \"between_ms_p50\": " << nearest_rank(between, 50) << ", \"between_ms_max\": " << (between.empty() ? 0.0 : between.back()) << "}";
+    return line.str();
+}
+
+} // namespace
+
+std::string bench_frames_json(const Options& o, std::vector<double> ms, double rss_mb, double first_frame_ms, double model_ms, const TypingFigures* typing) {
     std::sort(ms.begin(), ms.end());
     std::ostringstream line;
     line << std::fixed << std::setprecision(4) << "{\"frames\": " << ms.size() << ", \"tokens\": " << o.tokens
          << ", \"dim\": " << o.dim << ", \"p50_ms\": " << nearest_rank(ms, 50) << ", \"p99_ms\": " << nearest_rank(ms, 99)
          << ", \"rss_mb\": " << std::setprecision(1) << rss_mb << ", \"first_frame_ms\": " << std::setprecision(0) << first_frame_ms;
     if (!o.model.empty()) line << ", \"model_shown_ms\": " << model_ms;
+    if (typing) line << ", \"typing\": " << typing_json(*typing);
     line << "}\n";
     return line.str();
 }

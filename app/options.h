@@ -32,6 +32,7 @@ struct Options {
     std::string labels_file;     // --attention: --labels FILE
     std::string model;           // --model MODEL: a checkpoint opened in the Model panels
     std::string model_text;      // --model: --text TEXT, the prompt (empty: the default prompt)
+    std::string type_keys;       // --bench-frames --model: --type KEYS, typed into the prompt one at a time
     std::string theme;           // --theme dark|light (window, --screenshot); empty = the setting
     int zoom_percent = 0;        // --zoom PERCENT, one of core::io::zoom_steps; 0 = the setting
     std::string review_now;      // --review: --now ISO8601 (empty: the clock)

@@ -126,6 +126,7 @@ int bench_loop(Desktop& d, const Options& options) {
     double all_thumbnails_ms = -1.0;  // --attention
     double model_ms = -1.0;           // --model: until every head of the prompt shows
     const int warmup = d.attention ? 1 : bench_frames_warmup;
+    Typist typist(options.type_keys);
     while (!d.app->wants_to_quit()) {
         const auto frame_start = std::chrono::steady_clock::now();
         const Drawn drawn = draw_frame(d);
@@ -137,10 +138,15 @@ int bench_loop(Desktop& d, const Options& options) {
         if (d.attention && all_thumbnails_ms < 0.0 && figures.thumbnails_done == figures.thumbnails) all_thumbnails_ms = ms_since_process_start();
         if (!options.model.empty() && model_ms < 0.0 && d.app->model_shown()) model_ms = ms_since_process_start();
         if (++frames_drawn <= warmup || (!options.model.empty() && model_ms < 0.0)) continue; // --model: frames with every head
-        frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
+        if (!typist.done()) {
+            typist.after_frame(*d.app, ms);
+            continue;
+        }
+        frame_ms.push_back(ms);
         if (static_cast<int>(frame_ms.size()) < options.frames) continue;
         if (d.attention) std::cout << attention_bench_json(figures, frame_ms, peak_resident_set_mb(), first_frame_ms, all_thumbnails_ms);
-        else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms, model_ms);
+        else std::cout << bench_frames_json(options, frame_ms, peak_resident_set_mb(), first_frame_ms, model_ms, options.type_keys.empty() ? nullptr : &typist.figures());
         std::cout << std::flush;
         return 0;
     }

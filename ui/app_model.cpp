@@ -28,4 +28,17 @@ bool App::open_model(const std::string& path, const std::string& text, bool wait
 
 bool App::model_shown() const { return state_->view.state<ModelService>().has_attention(); }
 
+std::string App::type_into_prompt(const std::string& key) {
+    ModelService& m = state_->view.state<ModelService>();
+    m.prompt += key;
+    m.run_prompt();
+    return m.prompt;
+}
+
+App::ShownRun App::shown_run() const {
+    const ModelService& m = state_->view.state<ModelService>();
+    if (!m.shown) return {};
+    return {m.shown->request.text, m.shown->seconds * 1000.0};
+}
+
 } // namespace ui

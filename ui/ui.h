@@ -119,6 +119,15 @@ public:
     AttentionFigures attention_figures() const;
     // Whether the Model workspace shows a run of the open model (every head of its prompt).
     bool model_shown() const;
+    // --bench-frames --type: `key` appended to the Model workspace's prompt and run, as the prompt box
+    // does when a key is typed into it; returns the prompt now.
+    std::string type_into_prompt(const std::string& key);
+    // The prompt of the run the Model workspace shows and how long its forward took; empty before one.
+    struct ShownRun {
+        std::string prompt;
+        double forward_ms = 0.0;
+    };
+    ShownRun shown_run() const;
 
     const core::Scenario& scenario() const;
     const core::Result& result() const;
