@@ -13,12 +13,12 @@
 #include "core/io/safetensors.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/next_token.h"
+#include "core/model/session.h"
 #include "core/heads/rollout.h"
 #include "core/heads/scores.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
 #include "core/model/fast_product.h"
-#include "core/model/session.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/model/format/weights.h"
 #include "core/parallel.h"
@@ -219,19 +219,22 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     std::vector<int> ids(static_cast<std::size_t>(o.tokens));
     for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(c.vocab));
     using clock = std::chrono::steady_clock;
-    // What the window runs: the forward with attentions and their rollout, then every position's top
-    // 10 and the loss from the hidden states (the (t, vocab) logits never held); then, timed apart,
-    // every head's scores.
-    // forward_ms is the forward alone with every map kept (and their rollout), what a prefill that
-    // computes no logits compares with; median_ms adds the top 10 over the whole vocabulary.
+    // What the window runs: the forward keeping what rebuilds every map, with the rollout (up to
+    // rollout_most tokens), every head's scores and thumbnails made from each map as it is computed,
+    // then every position's top 10 and the loss from the hidden states (the (t, vocab) logits never held).
+    // forward_ms is the forward alone, what a prefill that computes no logits compares with; median_ms
+    // adds the top 10 over the whole vocabulary.
     core::model::ForwardOptions fo = forward_options(o, m);
     fo.logits = core::model::Logits::none;
-    fo.rollout = true;
+    fo.rollout = o.tokens <= core::model::rollout_most;
+    const core::heads::ScoreIndex index = core::heads::score_index(ids);
+    fo.scores = &index;
+    fo.thumbnail_side = std::min(o.tokens, core::model::thumbnail_most);
     auto top = [&](const core::model::ForwardResult& r) {
         if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10, {}, fo.fast_products);
     };
     top(m.model->forward(ids, fo)); // warm-up: weights paged in, buffers allocated
-    std::vector<double> ms, forward_ms, scores_ms;
+    std::vector<double> ms, forward_ms;
     double attention_mb = 0;
     for (int i = 0; i < o.reps; ++i) {
         const auto t0 = clock::now();
@@ -239,8 +242,6 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
         const auto t1 = clock::now();
         top(r);
         const auto t2 = clock::now();
-        core::model::all_head_scores(r, core::heads::score_index(ids));
-        scores_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t2).count());
         attention_mb = static_cast<double>(r.maps.bytes()) / (1 << 20);
         forward_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
@@ -252,7 +253,7 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
         return std::round((v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2) * 100) / 100;
     };
     out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"forward_ms", median_of(forward_ms)},
-                           {"scores_ms", median_of(scores_ms)}, {"tokens", o.tokens}, {"fast", fo.fast_products},
+                           {"tokens", o.tokens}, {"fast", fo.fast_products},
                            {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
                            {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
                            {"attention_mb", std::round(attention_mb * 10) / 10}})

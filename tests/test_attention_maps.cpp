@@ -138,3 +138,47 @@ TEST_CASE("attention maps: the memory check counts the queries and keys kept, an
     const ForwardResult r = m.model->forward(some_ids(100, c.vocab));
     CHECK(r.maps.bytes() == core::model::AttentionMaps::bytes_for(c.layers, c.heads, c.kv_heads, c.d_head, 100, 100, false));
 }
+
+TEST_CASE("attention maps: the scores and thumbnails a forward makes from each map as it runs equal those of the full forward's maps") {
+    NEED_CHECKPOINTS();
+    for (const std::string& name : architectures) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(checkpoints() + "/" + name);
+        const core::model::ModelConfig& c = m.model->config();
+        std::vector<int> ids = some_ids(std::min(c.context, 150) / 2, c.vocab);
+        ids.insert(ids.end(), ids.begin(), ids.end()); // repeated: duplicate and induction rows
+        const core::heads::ScoreIndex index = core::heads::score_index(ids);
+        ForwardOptions o;
+        o.scores = &index;
+        o.thumbnail_side = 24;
+        ForwardOptions dense;
+        dense.dense_attention = true;
+        const ForwardResult r = m.model->forward(ids, o), full = m.model->forward(ids, dense);
+        const std::vector<float> maps = full.maps.all();
+        const std::vector<core::heads::HeadScores> want = core::heads::all_head_scores(maps.data(), full.layers, full.heads, index, full.entropy.data());
+        REQUIRE(r.scores.size() == want.size());
+        const int t = static_cast<int>(ids.size()), side = 24;
+        int equal = 0;
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            const bool same = r.scores[k].previous == want[k].previous && r.scores[k].duplicate == want[k].duplicate &&
+                              r.scores[k].induction == want[k].induction && r.scores[k].entropy == want[k].entropy;
+            // The grid's thumbnail: each block the sum of its weights, scaled to a largest block of 1.
+            std::vector<float> thumb(static_cast<std::size_t>(side * side), 0.0f);
+            const float* a = maps.data() + k * static_cast<std::size_t>(t) * t;
+            for (int i = 0; i < t; ++i)
+                for (int j = 0; j < t; ++j) thumb[static_cast<std::size_t>((i * side / t) * side + j * side / t)] += a[i * t + j];
+            const float top = *std::max_element(thumb.begin(), thumb.end());
+            for (float& x : thumb) x /= top;
+            equal += same && same_bits(thumb.data(), r.thumbnails.data() + k * thumb.size(), thumb.size());
+        }
+        CHECK(equal == static_cast<int>(want.size()));
+        CHECK(want[0].duplicate.has_value());
+    }
+    const auto gpt2 = core::model::open_model(checkpoints() + "/gpt2");
+    core::model::KvCache cache;
+    gpt2.model->extend(cache, {1, 2}, {});
+    const core::heads::ScoreIndex two = core::heads::score_index({3});
+    ForwardOptions o;
+    o.scores = &two;
+    CHECK_THROWS_AS(gpt2.model->extend(cache, {3}, o), core::model::InputError); // scores need the whole sequence
+}

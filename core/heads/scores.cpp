@@ -101,6 +101,42 @@ HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index, const fl
 
 namespace {
 
+// Listed rows r = next … below r1: each row's sum of its keys, added to total, as listed_mean does.
+void listed_rows(const ScoreIndex::Lists& lists, std::size_t& next, const float* rows, int r0, int r1, int cols, double& total) {
+    for (; next < lists.rows.size() && lists.rows[next] < r1; ++next) {
+        const float* row = rows + static_cast<std::ptrdiff_t>(lists.rows[next] - r0) * cols;
+        double sum = 0.0;
+        for (int k = lists.start[next]; k < lists.start[next + 1]; ++k) sum += row[lists.keys[static_cast<size_t>(k)]];
+        total += sum;
+    }
+}
+
+std::optional<double> mean_of(double total, std::size_t rows) {
+    if (rows == 0) return std::nullopt;
+    return total / static_cast<double>(rows);
+}
+
+} // namespace
+
+void ScoreRows::add(const float* rows, int r0, int r1, int cols) {
+    for (int i = std::max(r0, 1); i < r1; ++i) previous_ += rows[static_cast<std::ptrdiff_t>(i - r0) * cols + i - 1];
+    listed_rows(ix_->duplicate, next_duplicate_, rows, r0, r1, cols, duplicate_);
+    listed_rows(ix_->induction, next_induction_, rows, r0, r1, cols, induction_);
+}
+
+HeadScores ScoreRows::finish(const float* row_entropy) const {
+    HeadScores s;
+    if (ix_->t >= 2) s.previous = previous_ / (ix_->t - 1);
+    s.duplicate = mean_of(duplicate_, ix_->duplicate.rows.size());
+    s.induction = mean_of(induction_, ix_->induction.rows.size());
+    double total = 0.0;
+    for (int i = 0; i < ix_->t; ++i) total += static_cast<double>(row_entropy[i]);
+    s.entropy = ix_->t ? total / ix_->t : 0.0;
+    return s;
+}
+
+namespace {
+
 struct StackScores {
     const float* attention;
     const float* entropy; // (layers · heads, t) or null

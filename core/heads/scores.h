@@ -63,6 +63,22 @@ HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index);
 // The same with each row's entropy, row_entropy (t), already known (the softmax that made A knows it).
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index, const float* row_entropy);
 
+// One head's scores from its map's rows given in order, a block at a time, by a forward that keeps no
+// map: the same sums in the same order as head_scores with row entropies, so the same bits.
+class ScoreRows {
+public:
+    explicit ScoreRows(const ScoreIndex& index) : ix_(&index) {}
+    // Rows r0 … r1 − 1 of A, (r1 − r0, cols) row-major; r0 is where the last call ended.
+    void add(const float* rows, int r0, int r1, int cols);
+    // With row_entropy (t), each row's entropy.
+    HeadScores finish(const float* row_entropy) const;
+
+private:
+    const ScoreIndex* ix_;
+    double previous_ = 0.0, duplicate_ = 0.0, induction_ = 0.0;
+    std::size_t next_duplicate_ = 0, next_induction_ = 0; // the next listed row of each
+};
+
 // Every head's scores from a forward pass's attention, `attention` (layers, heads, t, t) row-major;
 // layer-major (layers · heads). `row_entropy` (layers · heads, t), when given, holds each row's
 // entropy already (the softmax that made it knows it), instead of a pass of logarithms over the maps.

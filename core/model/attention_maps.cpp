@@ -96,6 +96,21 @@ std::vector<float> AttentionMaps::all() const {
     return out;
 }
 
+void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out) {
+    for (int i = r0; i < r1; ++i) {
+        const float* row = rows + static_cast<std::ptrdiff_t>(i - r0) * t;
+        float* to = out + static_cast<std::ptrdiff_t>(i * side / t) * side;
+        for (int j = 0; j < t; ++j) to[j * side / t] += row[j];
+    }
+}
+
+void thumbnail_finish(float* out, int side) {
+    const int n = side * side;
+    const float top = n ? *std::max_element(out, out + n) : 0.0f;
+    if (top > 0)
+        for (int k = 0; k < n; ++k) out[k] /= top;
+}
+
 void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst) {
     const std::size_t n = static_cast<std::size_t>(r1 - r0) * static_cast<std::size_t>(maps.t_total());
     maps.rows(l, 0, r0, r1, dst);

@@ -68,6 +68,12 @@ private:
     void rebuild(int l, int h, int b, float* weights) const;
 };
 
+// The window's thumbnail of a (t, t) map: its weights summed into side × side blocks (row i into
+// block row i · side / t, key j into block column j · side / t), the rows given in order, a block of
+// rows at a time (the forward) or all at once; then scaled so that the largest block is 1.
+void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out);
+void thumbnail_finish(float* out, int side);
+
 // The mean over layer l's heads of rows r0 … r1 − 1, (r1 − r0, t_total): the heads summed in order,
 // then divided, as core::heads::mean_over_heads does (the same bits).
 void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "core/heads/head.h"
+#include "core/heads/scores.h"
 #include "core/model/attention_maps.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
@@ -65,6 +66,11 @@ struct ForwardOptions {
     Ablation ablation = Ablation::zero; // mean: over the positions of this call (the whole sequence for forward())
     bool attention = true;    // fill ForwardResult::maps (and entropy): each layer's queries and keys kept
     bool dense_attention = false; // with attention: every map written as the forward runs (the tests' full forward)
+    // With attention on an empty cache, from each map as the forward makes it: every head's scores on
+    // `scores`' sequence (the run's ids) into ForwardResult::scores, and its thumbnail_side² thumbnail
+    // (attention_maps.h) into ForwardResult::thumbnails.
+    const core::heads::ScoreIndex* scores = nullptr;
+    int thumbnail_side = 0;
     bool capture_qkv = false; // fill ForwardResult::captures
     bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
     Logits logits = Logits::all;
@@ -117,6 +123,9 @@ struct ForwardResult {
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
     MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of the maps
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
+    std::vector<core::heads::HeadScores> scores; // (layers · heads) where asked (ForwardOptions::scores)
+    std::vector<float> thumbnails;     // (layers · heads, side, side) where asked (ForwardOptions::thumbnail_side)
+    int thumbnail_side = 0;
 };
 
 // Keys and values of every layer for the positions run so far (after RoPE for the Llama family).

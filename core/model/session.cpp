@@ -75,9 +75,9 @@ void predict_intact(Snapshot& s, const Model& model, const Tokenizer& tok, const
 // Every head's scores on the run's ids, or on the request's score_ids (a second forward, which
 // reports its layers as a second pass of the progress).
 void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::atomic<bool>& cancel) {
-    if (r.score_ids.empty()) {
+    if (r.score_ids.empty()) { // the forward measured them on its maps
         s.scored_ids = s.ids;
-        s.scores = all_head_scores(s.result, core::heads::score_index(s.ids));
+        s.scores = std::move(s.result.scores);
         return;
     }
     ForwardOptions fo;
@@ -88,9 +88,11 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
     fo.logits = Logits::none;
     try {
         model.check_ids(r.score_ids, 0);
-        const ForwardResult probe = model.forward(r.score_ids, fo);
+        const core::heads::ScoreIndex index = core::heads::score_index(r.score_ids);
+        fo.scores = &index;
+        ForwardResult probe = model.forward(r.score_ids, fo);
         s.scored_ids = r.score_ids;
-        s.scores = all_head_scores(probe, core::heads::score_index(r.score_ids));
+        s.scores = std::move(probe.scores);
     } catch (const InputError& e) {
         s.score_error = std::string("The probe: ") + e.what();
     }
@@ -368,7 +370,11 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         fo.ablation = job.request.ablation;
         fo.capture_qkv = job.request.capture_qkv;
         fo.fast_products = s->fast = job.request.fast_products && fast::available();
-        fo.rollout = true; // kept layer by layer as the forward runs
+        const int t = static_cast<int>(s->ids.size());
+        fo.rollout = t <= rollout_most; // kept layer by layer as the forward runs
+        const core::heads::ScoreIndex index = core::heads::score_index(s->ids);
+        if (job.request.score_ids.empty()) fo.scores = &index;
+        fo.thumbnail_side = std::min(t, thumbnail_most);
         fo.cancel = &jobs_.stop;
         fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)
         fo.progress = [this](int done, int) { layers_done_.store(done); };

@@ -98,6 +98,11 @@ struct Snapshot {
 };
 
 inline constexpr int top_count = 10;
+// The longest prompt whose rollout a run computes: the rollout holds four (t, t) float matrices (R,
+// the layer's mean, Â and their product), 268 MB each at 8192 tokens, more than the maps' whole store.
+inline constexpr int rollout_most = 4096;
+// The Heads grid's thumbnails: at most this many blocks across, made by the forward.
+inline constexpr int thumbnail_most = 24;
 
 // Writes (layers, heads, t, t) float32 weights with the tokens in the metadata, as --attention reads,
 // one head's map at a time.

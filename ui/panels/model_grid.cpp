@@ -13,24 +13,11 @@ namespace ui {
 
 namespace {
 
-constexpr int max_side = 24; // blocks across a thumbnail
-
+// The forward made them as it ran (ForwardOptions::thumbnail_side): no map is rebuilt for the grid.
 void make_thumbnails(ModelGridView& g, const core::model::Snapshot& s) {
-    const int t = s.t(), side = std::min(t, max_side);
     g.serial = s.serial;
-    g.side = side;
-    g.thumbs.assign(static_cast<std::size_t>(s.layers() * s.heads() * side * side), 0.0f);
-    for (int l = 0; l < s.layers(); ++l)
-        for (int h = 0; h < s.heads(); ++h) {
-            const core::model::MatrixF A = s.result.maps.head(l, h); // (t, t)
-            const float* a = A.data();
-            float* out = g.thumbs.data() + static_cast<std::ptrdiff_t>((l * s.heads() + h) * side * side);
-            for (int i = 0; i < t; ++i)
-                for (int j = 0; j < t; ++j) out[(i * side / t) * side + j * side / t] += a[i * t + j];
-            const float top = *std::max_element(out, out + side * side);
-            if (top > 0)
-                for (int k = 0; k < side * side; ++k) out[k] /= top;
-        }
+    g.side = s.result.thumbnail_side;
+    g.thumbs = s.result.thumbnails;
 }
 
 void weights_texel(unsigned char* rgba, float w, float top) { put_rgba(rgba, weights_colour(w / top)); }

@@ -3,6 +3,8 @@
 
 #include "ui/widgets.h"
 
+#include "core/model/memory.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -28,6 +30,12 @@ void draw_model_rollout_panel(View& v) {
     ModelService& m = v.state<ModelService>();
     ModelRolloutView& st = v.state<ModelRolloutView>();
     st.hovered_row = st.hovered_column = -1;
+    if (m.has_attention() && m.shown->t() > core::model::rollout_most) {
+        const std::uint64_t t = static_cast<std::uint64_t>(m.shown->t());
+        dim_text("The rollout is computed up to " + std::to_string(core::model::rollout_most) + " tokens: its four (t, t) matrices would take " +
+                 core::model::bytes_text(4 * 4 * t * t) + " here.");
+        return;
+    }
     if (!m.has_attention() || m.shown->rollout.rows() != m.shown->t()) {
         dim_text(m.session.has_model() ? "The rollout appears once the prompt has run." : "No model is open.");
         return;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace core::model::layers {
 
@@ -89,6 +90,10 @@ void one_head(void* context, std::ptrdiff_t task) {
     const float* v = j.cache->v[l].data() + first * row + group * a.d_head;
     float* entropy = j.o->attention ? j.r->entropy.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(t_new)
                                     : nullptr;
+    std::optional<core::heads::ScoreRows> score;
+    if (j.o->scores) score.emplace(*j.o->scores);
+    const std::size_t side = static_cast<std::size_t>(j.r->thumbnail_side);
+    float* thumbnail = side ? j.r->thumbnails.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * side * side : nullptr;
     for (int i0 = 0; i0 < t_new; i0 += block) {
         const std::ptrdiff_t at = first + i0;
         ops::Attend att{a.q + at * a.ldq + h * a.d_head, a.ldq, k, v, row,
@@ -96,7 +101,13 @@ void one_head(void* context, std::ptrdiff_t task) {
                         dense ? dense + static_cast<std::ptrdiff_t>(i0) * keys : scratch.data(), j.context + at * width + h * a.d_head, width,
                         entropy ? entropy + i0 : nullptr, a.softcap};
         ops::active().attend(att);
+        const float* weights = att.weights;
+        if (score) score->add(weights, i0, i0 + static_cast<int>(att.m), keys);
+        if (thumbnail) thumbnail_rows(weights, i0, i0 + static_cast<int>(att.m), keys, j.r->thumbnail_side, thumbnail);
     }
+    const std::size_t k_head = l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h);
+    if (score) j.r->scores[k_head] = score->finish(entropy);
+    if (thumbnail) thumbnail_finish(thumbnail, j.r->thumbnail_side);
     if (j.o->capture_qkv) capture(a, *j.cache, h, t_new, keys, j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)]);
 }
 
@@ -268,6 +279,17 @@ CacheRollback::~CacheRollback() {
     }
 }
 
+// Sizes r's scores and thumbnails where asked; throws InputError when they do not fit the call.
+void start_views(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
+    if (!o.scores && o.thumbnail_side <= 0) return;
+    if (!o.attention || past > 0 || o.resume_from || (o.scores && o.scores->t != t_new))
+        throw InputError("head scores and thumbnails come from the attention of a whole sequence (an empty cache, no rerun from a layer)");
+    const std::size_t heads = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads);
+    if (o.scores) r.scores.resize(heads);
+    r.thumbnail_side = std::max(0, o.thumbnail_side);
+    r.thumbnails.assign(heads * static_cast<std::size_t>(r.thumbnail_side) * static_cast<std::size_t>(r.thumbnail_side), 0.0f);
+}
+
 // Sizes r (attention, captures) for a call of t_new positions after `past`.
 void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
     check_forward_fits(c, o, past, t_new); // before anything is allocated
@@ -281,6 +303,7 @@ void start_result(ForwardResult& r, const ModelConfig& c, const ForwardOptions& 
         r.maps = AttentionMaps(c.layers, c.heads, c.kv_heads, c.d_head, t_new, r.t_total, o.dense_attention);
         r.entropy.assign(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads) * static_cast<std::size_t>(t_new), 0.0f);
     }
+    start_views(r, c, o, past, t_new);
     if (o.capture_qkv) r.captures.resize(static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads));
     if (o.head_outputs) o.head_outputs->assign(static_cast<std::size_t>(c.layers), MatrixF());
 }
