@@ -2,6 +2,7 @@
 // which writes every map as it runs (ForwardOptions::dense_attention): equal to the bit.
 #include "core/io/attention_file.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/map_cache.h"
 #include "core/model/memory.h"
 #include "core/model/session.h"
 #include "tests/checkpoint_fixtures.h"
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstring>
 #include <random>
 #include <string>
@@ -181,4 +184,26 @@ TEST_CASE("attention maps: the scores and thumbnails a forward makes from each m
     ForwardOptions o;
     o.scores = &two;
     CHECK_THROWS_AS(gpt2.model->extend(cache, {3}, o), core::model::InputError); // scores need the whole sequence
+}
+
+TEST_CASE("attention maps: a large map for a frame is rebuilt apart, null until it is in, then the full forward's") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(checkpoints() + "/llama32");
+    const std::vector<int> ids = some_ids(600, m.model->config().vocab); // 600² weights: past what a frame rebuilds at once
+    ForwardOptions dense;
+    dense.dense_attention = true;
+    auto kept = std::make_shared<const ForwardResult>(m.model->forward(ids));
+    const ForwardResult full = m.model->forward(ids, dense);
+    auto cache = std::make_shared<core::model::MapCache>();
+    CHECK(cache->soon(kept, kept->maps, 1, 2) == nullptr);
+    CHECK(cache->soon(kept, kept->maps, 0, 0) == nullptr); // one at a time
+    std::shared_ptr<const core::model::MatrixF> map;
+    for (int i = 0; i < 600 && !map; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        map = cache->held(1, 2);
+    }
+    REQUIRE(map);
+    const core::model::MatrixF want = full.maps.head(1, 2);
+    CHECK(same_bits(map->data(), want.data(), static_cast<std::size_t>(want.size())));
+    CHECK(cache->soon(kept, kept->maps, 1, 2) == map);
 }

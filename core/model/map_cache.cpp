@@ -1,7 +1,10 @@
 // core/model/map_cache.cpp — the maps a view asked for last.
 #include "core/model/map_cache.h"
 
+#include "core/wake.h"
+
 #include <algorithm>
+#include <thread>
 
 namespace core::model {
 
@@ -29,6 +32,26 @@ std::shared_ptr<const MatrixF> MapCache::head(const AttentionMaps& maps, int l, 
     const std::size_t each = static_cast<std::size_t>(map->size()) * sizeof(float);
     while (entries_.size() > 1 && entries_.size() * each > budget_) entries_.pop_front();
     return map;
+}
+
+std::shared_ptr<const MatrixF> MapCache::soon(std::shared_ptr<const void> owner, const AttentionMaps& maps, int l, int h) {
+    if (auto map = held(l, h)) return head(maps, l, h); // held: head() only marks it recent
+    if (static_cast<std::size_t>(maps.t_new()) * static_cast<std::size_t>(maps.t_total()) <= inline_cells) return head(maps, l, h);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (rebuilding_) return nullptr;
+        rebuilding_ = true;
+    }
+    std::thread([this, owner = std::move(owner), &maps, l, h] {
+        try {
+            head(maps, l, h);
+        } catch (const std::exception&) { // out of memory: the view keeps asking; nothing to report from here
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        rebuilding_ = false;
+        core::wake();
+    }).detach();
+    return nullptr;
 }
 
 } // namespace core::model

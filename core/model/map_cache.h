@@ -19,6 +19,11 @@ public:
     std::shared_ptr<const MatrixF> head(const AttentionMaps& maps, int l, int h);
     // The map when held, else null (no work).
     std::shared_ptr<const MatrixF> held(int l, int h) const;
+    // For a frame that must not wait: the map when held or small (at most inline_cells weights, rebuilt
+    // at once); else null, the map rebuilt on a thread of its own (one at a time), which keeps `owner`
+    // (what holds `maps` and this cache) alive and wakes the window when the map is in.
+    static constexpr std::size_t inline_cells = std::size_t{512} * 512;
+    std::shared_ptr<const MatrixF> soon(std::shared_ptr<const void> owner, const AttentionMaps& maps, int l, int h);
 
 private:
     struct Entry {
@@ -28,6 +33,7 @@ private:
     mutable std::mutex mutex_;
     std::size_t budget_;
     std::deque<Entry> entries_; // the most recently asked last
+    bool rebuilding_ = false;   // a thread of soon() runs
 };
 
 } // namespace core::model

@@ -97,6 +97,11 @@ struct Snapshot {
     std::shared_ptr<MapCache> maps = std::make_shared<MapCache>();
 };
 
+// Head (l, h)'s map of `s` for a frame: null while it is rebuilt apart (MapCache::soon).
+inline std::shared_ptr<const MatrixF> head_map_soon(const std::shared_ptr<const Snapshot>& s, int l, int h) {
+    return s->maps->soon(s, s->result.maps, l, h);
+}
+
 inline constexpr int top_count = 10;
 // The longest prompt whose rollout a run computes: the rollout holds four (t, t) float matrices (R,
 // the layer's mean, Â and their product), 268 MB each at 8192 tokens, more than the maps' whole store.

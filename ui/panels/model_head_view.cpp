@@ -132,7 +132,10 @@ void draw_model_head_view_panel(View& v) {
     const bool rollout = st.rollout && s.rollout.rows() == t && s.rollout.cols() == t;
     if (rollout) st.heads = {-1};
     const LineSpan span{origin.x + label_w, origin.x + width - label_w, origin.y, row, draw->GetClipRectMin().y, draw->GetClipRectMax().y};
-    for (int h : st.heads) find_lines(st, rollout ? s.rollout.data() : s.head_map(m.layer, h)->data(), h, t, span, hover_query, hover_key);
+    for (int h : st.heads) { // a head whose map is still being rebuilt draws from a later frame
+        const std::shared_ptr<const core::model::MatrixF> map = rollout ? nullptr : core::model::head_map_soon(m.shown, m.layer, h);
+        if (rollout || map) find_lines(st, rollout ? s.rollout.data() : map->data(), h, t, span, hover_query, hover_key);
+    }
     draw_lines(draw, st, s.heads(), span);
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
     ImGui::Dummy(ImVec2(width, 0));

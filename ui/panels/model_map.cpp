@@ -66,7 +66,11 @@ void draw_model_map_panel(View& v) {
     }
     const core::model::Snapshot& s = *m.shown;
     const int t = s.t();
-    const std::shared_ptr<const core::model::MatrixF> weights = s.head_map(m.layer, m.head);
+    const std::shared_ptr<const core::model::MatrixF> weights = core::model::head_map_soon(m.shown, m.layer, m.head);
+    if (!weights) {
+        dim_text("Computing the map of layer " + std::to_string(m.layer + 1) + ", head " + std::to_string(m.head + 1) + " from its queries and keys…");
+        return;
+    }
     const float* a = weights->data(); // (t, t)
     st.layer = m.layer, st.head = m.head;
     ImGui::Text("Layer %d, head %d", m.layer + 1, m.head + 1);
