@@ -8,10 +8,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <unistd.h>
+#include <vector>
 
 namespace fixtures {
 
@@ -32,9 +35,23 @@ inline core::Matrix matrix(const nlohmann::json& rows) {
     return m;
 }
 
+// Scratch folders, removed with what they hold when the test program exits (by the process that
+// made them, not a forked child).
+struct TempDirs {
+    pid_t owner = ::getpid();
+    std::vector<std::string> dirs;
+    ~TempDirs() {
+        if (::getpid() != owner) return;
+        std::error_code ec;
+        for (const std::string& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+};
+
 inline std::string temp_dir() {
+    static TempDirs made;
     std::string dir = "/tmp/attnviz-test-XXXXXX";
     REQUIRE(::mkdtemp(dir.data()) != nullptr);
+    made.dirs.push_back(dir);
     return dir;
 }
 
