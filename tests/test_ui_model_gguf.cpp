@@ -42,6 +42,12 @@ std::shared_ptr<const core::model::Snapshot> shown_after(headless::Ui& ui, const
     return m.shown;
 }
 
+// The snapshot the panels show for `prompt` on fixture checkpoint `name`, in safetensors.
+std::shared_ptr<const core::model::Snapshot> checkpoint_shown(const std::string& name, const std::string& prompt) {
+    headless::Ui ui;
+    return shown_after(ui, tiny(name), prompt, false);
+}
+
 void close_to(const float* a, const float* b, std::ptrdiff_t n) {
     double worst = 0, top = 1e-30;
     for (std::ptrdiff_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(double(a[i]) - b[i])), top = std::max(top, std::abs(double(b[i])));
@@ -54,11 +60,7 @@ TEST_CASE("model panels: a dropped GGUF file opens in the Model workspace and sh
     NEED_CHECKPOINTS();
     const std::string gguf = gguf_of("llama_sharded", "F32");
     REQUIRE(!gguf.empty());
-    std::shared_ptr<const core::model::Snapshot> from_safetensors;
-    {
-        headless::Ui b;
-        from_safetensors = shown_after(b, tiny("llama_sharded"), "A dog saw a dog", false);
-    }
+    const auto from_safetensors = checkpoint_shown("llama_sharded", "A dog saw a dog");
     headless::Ui a;
     std::string ids; // the file has no tokenizer: its prompt is the checkpoint's ids
     for (int id : from_safetensors->ids) ids += std::to_string(id) + " ";
@@ -125,11 +127,7 @@ TEST_CASE("model panels: a GGUF file opened by its Ollama NAME:TAG reads the pro
     NEED_CHECKPOINTS();
     const std::string gguf = gguf_of("gpt2", "F32");
     REQUIRE(!gguf.empty());
-    std::shared_ptr<const core::model::Snapshot> from_safetensors;
-    {
-        headless::Ui b;
-        from_safetensors = shown_after(b, tiny("gpt2"), "A dog saw a dog", false);
-    }
+    const auto from_safetensors = checkpoint_shown("gpt2", "A dog saw a dog");
     StoreHome home;
     const std::string blob = home.ollama("registry.ollama.ai/library/tiny/latest", "ff66", fixtures::read(gguf));
     headless::Ui a;

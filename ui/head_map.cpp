@@ -9,9 +9,13 @@
 
 namespace ui {
 
+double colour_span(const core::Matrix& values) {
+    return std::max(1e-9, values.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+}
+
 int draw_head_map(View& v, const char* id, const core::Matrix& d, int& layer, int& head) {
     const int L = static_cast<int>(d.rows()), H = static_cast<int>(d.cols());
-    const double top = std::max(1e-9, d.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+    const double top = colour_span(d);
     const float label_w = ImGui::CalcTextSize("L00").x + 0.4f * em(), label_h = ImGui::GetTextLineHeightWithSpacing(), bar_w = 5 * em();
     const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
     const float cell = std::max(1.2f * em(), std::min((avail.x - label_w - bar_w) / static_cast<float>(H), (avail.y - label_h) / static_cast<float>(L)));

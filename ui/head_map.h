@@ -13,4 +13,7 @@ namespace ui {
 // -1; a click sets layer and head.
 int draw_head_map(View& v, const char* id, const core::Matrix& values, int& layer, int& head);
 
+// The largest |value| of the finite entries (at least 1e-9): what a map's diverging colours span.
+double colour_span(const core::Matrix& values);
+
 } // namespace ui

@@ -2,6 +2,7 @@
 #include "ui/panels/lesson_circuit.h"
 
 #include "core/error_text.h"
+#include "ui/head_map.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ bool composition_hidden(const View& v) { return hides_any(v, {"composition_layer
 // One layers × heads map of `values` whose cells pick a head (items "lesson.NAME.L.H"); "?" while hidden.
 void head_map(const char* name, const char* title, const core::Matrix& values, bool hidden, CircuitMaps& m, View& v) {
     const float w = 3.2f * em(), h = 1.3f * em(), label = 1.8f * em();
-    const double top = std::max(1e-9, values.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+    const double top = colour_span(values);
     ImGui::BeginGroup();
     ImGui::PushID(name);
     ImGui::TextDisabled("%s", title);

@@ -8,7 +8,6 @@
 
 #include <imgui_stdlib.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -179,7 +178,7 @@ void position_map(View& v, ModelService& m, ModelCircuitsView& st, const Circuit
     const core::Matrix& d = r.patching.recovery;
     const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
     const auto label = [&](int i) { return tok && tok->vocab_size() ? tok->token_display(r.corrupt[static_cast<std::size_t>(i)]) : std::to_string(i + 1); };
-    const double top = std::max(1e-9, d.unaryExpr([](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }).maxCoeff());
+    const double top = colour_span(d);
     GridSpec g;
     g.id = "circuits positions";
     g.rows = static_cast<int>(d.rows());
