@@ -23,13 +23,14 @@ namespace model_ui {
 
 inline std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
 
-// Frames until the worker has answered the last request (at most a few hundred frames).
+// Frames until the worker has answered the last request (at most a few hundred frames), and one more:
+// the prompt panel takes the answer mid-frame, after the panels drawn before it.
 inline void until_run(headless::Ui& ui) {
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
     for (int k = 0; k < 400; ++k) {
         m.session.wait_idle(0.05);
         ui.frame();
-        if (m.seen == m.asked && !m.session.progress().running) return;
+        if (m.seen == m.asked && !m.session.progress().running) return ui.frame();
     }
     FAIL("the model's run did not finish");
 }
