@@ -13,7 +13,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev doctest-dev nlohmann-json3-dev libstb-dev
   fonts-dejavu-core libtomlplusplus-dev libmd4c-dev libzip-dev libpcre2-dev libutf8proc-dev
-  libdnnl-dev
+  libdnnl-dev ocl-icd-opencl-dev
 )
 test_packages=(xvfb xauth clang libclang-rt-14-dev python3-numpy desktop-file-utils appstream lintian man-db dpkg-dev)
 
