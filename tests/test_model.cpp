@@ -75,6 +75,19 @@ TEST_CASE("model config: transformers' fields and defaults, one line per error")
               .find("yarn") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mish"})").find("mish") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["BertModel"], "position_embedding_type": "relative_key"})").find("relative_key") != std::string::npos);
+    // The file's own names come quoted with their control characters escaped: still one line.
+    const std::string newline = config_error(R"({"architectures": ["Qw\n3ForCausalLM"]})");
+    CHECK(newline.find(R"(m/config.json: architecture "Qw\n3ForCausalLM" is not supported)") == 0);
+    const char* const named[][2] = {
+        {R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mi\nsh"})", R"("mi\nsh")"},
+        {R"({"architectures": ["BertModel"], "position_embedding_type": "rel\rative"})", R"("rel\rative")"},
+        {R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8, "num_hidden_layers": 1,
+             "num_attention_heads": 2, "rope_scaling": {"rope_type": "ya\nrn", "factor": 4}})", R"("ya\nrn")"}};
+    for (const auto& [text, shown] : named) {
+        const std::string e = config_error(text);
+        CHECK(e.find(shown) != std::string::npos);
+        CHECK(e.find_first_of("\n\r") == std::string::npos);
+    }
 }
 
 TEST_CASE("model config: Qwen3's and Phi-3's fields and defaults") {

@@ -171,7 +171,7 @@ void read_bert(const ConfigReader& r, ModelConfig& c) {
     c.norm_eps = r.real("layer_norm_eps", 1e-30, 1.0, 1e-12);
     c.activation = r.activation("hidden_act", "gelu");
     const std::string positions = r.text("position_embedding_type", "absolute");
-    if (positions != "absolute") r.fail("position_embedding_type", "is \"" + positions + "\"; attnviz runs absolute positions");
+    if (positions != "absolute") r.fail("position_embedding_type", "is " + quote_text(positions) + "; attnviz runs absolute positions");
     if (c.d_model % c.heads != 0) r.fail("hidden_size", "(" + std::to_string(c.d_model) + ") is not a multiple of num_attention_heads");
     c.kv_heads = c.heads;
     c.d_head = c.d_model / c.heads;

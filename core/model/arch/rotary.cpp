@@ -56,7 +56,7 @@ RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
     s.type = sub.has("rope_type") ? sub.text("rope_type", "") : sub.text("type", "default");
     if (s.type == "default") { s.type.clear(); return s; }
     if (s.type != "linear" && s.type != "llama3" && s.type != "longrope")
-        r.fail("rope_scaling", "has type \"" + s.type + "\"; attnviz runs the default rotary positions, \"linear\", \"llama3\" and \"longrope\"");
+        r.fail("rope_scaling", "has type " + quote_text(s.type) + "; attnviz runs the default rotary positions, \"linear\", \"llama3\" and \"longrope\"");
     if (s.type == "longrope") {
         read_longrope(r, sub, rotary_dim, s);
         return s;

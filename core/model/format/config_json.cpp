@@ -16,6 +16,8 @@ namespace core::model {
 using json = nlohmann::json;
 using core::io::FileError;
 
+std::string quote_text(const std::string& text) { return json(text).dump(); }
+
 void ConfigReader::fail(const std::string& key, const std::string& why) const { throw FileError(path + ": \"" + key + "\" " + why); }
 
 bool ConfigReader::has(const char* key) const { return j.contains(key) && !j.at(key).is_null(); }
@@ -57,7 +59,7 @@ std::string ConfigReader::activation(const char* key, const std::string& fallbac
     const std::string a = text(key, fallback);
     for (const char* k : known)
         if (a == k) return a;
-    fail(key, "is \"" + a + "\"; attnviz runs gelu_new, gelu_pytorch_tanh, gelu_fast, gelu, relu, silu, swish and quick_gelu");
+    fail(key, "is " + quote_text(a) + "; attnviz runs gelu_new, gelu_pytorch_tanh, gelu_fast, gelu, relu, silu, swish and quick_gelu");
 }
 
 int ConfigReader::token_id(const char* key) const {
@@ -124,7 +126,7 @@ ModelConfig parse_config(const std::string& text, const std::string& path) {
     ModelConfig c;
     c.architecture = list.front().get<std::string>();
     const Architecture* arch = find_architecture(c.architecture);
-    if (!arch) throw FileError(path + ": architecture " + c.architecture + " is not supported; attnviz runs " + supported_architectures());
+    if (!arch) throw FileError(path + ": architecture " + quote_text(c.architecture) + " is not supported; attnviz runs " + supported_architectures());
     c.lm_head = arch->lm_head;
     arch->read_config(r, c);
     if (c.sliding_window.empty()) c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);

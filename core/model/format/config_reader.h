@@ -15,6 +15,10 @@ namespace core::model {
 constexpr int max_config_size = 1 << 20;        // any width or depth past this is not a real config
 constexpr long long max_config_vocab = 1 << 24;
 
+// A config's own text as a message shows it: in quotes, its control characters escaped, so the
+// message stays one line whatever the file holds.
+std::string quote_text(const std::string& text);
+
 struct ConfigReader {
     const nlohmann::json& j;  // the object read (config.json, or a sub-object such as rope_scaling)
     const std::string& path;  // for messages
