@@ -6,6 +6,8 @@
 #include "core/model/input.h"
 #include "ui/view.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
@@ -139,6 +141,19 @@ std::vector<int> ModelService::probe_ids() const {
 }
 
 void ModelService::refresh(View& v) {
+    // The new data once a frame, at its start: settle() publishes again after an editing panel, and
+    // a run landing then would reach only the panels drawn after it.
+    if (const int frame = ImGui::GetFrameCount(); frame != refreshed_frame) {
+        refreshed_frame = frame;
+        take_new_data(v);
+    }
+    if (!has_attention()) return;
+    layer = std::clamp(layer, 0, shown->layers() - 1);
+    head = std::clamp(head, 0, shown->heads() - 1);
+    if (query >= shown->t()) query = -1;
+}
+
+void ModelService::take_new_data(View& v) {
     if (opening() && loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
         try {
             session.adopt(loading.get());
@@ -158,10 +173,6 @@ void ModelService::refresh(View& v) {
     hovered = -1;
     // A model being read, a forward's progress: its panels change with each frame.
     if (opening() || session.progress().running) v.motion.moving = true;
-    if (!has_attention()) return;
-    layer = std::clamp(layer, 0, shown->layers() - 1);
-    head = std::clamp(head, 0, shown->heads() - 1);
-    if (query >= shown->t()) query = -1;
 }
 
 int ModelService::query_position() const {

@@ -85,9 +85,11 @@ struct ModelService {
     void follow_source(View& v);
     // Asks for a run of the prompt, scored on the chosen sequence.
     void run_prompt();
-    // Takes a model read in the background, the newest snapshot, and keeps the selection inside it
-    // (each frame's start).
+    // Takes a model read in the background and the newest snapshot (at the frame's first call), and
+    // keeps the selection inside it.
     void refresh(View& v);
+    void take_new_data(View& v);
+    int refreshed_frame = -1; // ImGui's frame of the last take_new_data
     // The selected query position in `shown` (the last one when none is chosen), -1 without tokens.
     int query_position() const;
     bool has_attention() const { return shown && shown->t() > 0 && shown->layers() > 0; }
