@@ -129,6 +129,41 @@ TEST_CASE("circuits: the logit lens's last layer is the model's own output, and 
     }
 }
 
+TEST_CASE("circuits: a forward for the last position alone gives each copy's last row as the whole forward does") {
+    NEED_CHECKPOINTS();
+    for (const char* name : every_architecture) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const int layers = m.model->config().layers;
+        const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
+        const int t = static_cast<int>(ids.size());
+        for (const int from : {0, layers - 1}) {
+            CAPTURE(from);
+            std::vector<MatrixF> residuals; // (layers) × (t, D)
+            ForwardOptions o;
+            o.attention = false;
+            o.logits = core::model::Logits::none;
+            o.residuals = &residuals;
+            m.model->forward(ids, o);
+            o.residuals = nullptr;
+            o.resume_layer = from;
+            o.resume_from = &residuals[static_cast<std::size_t>(from)];
+            o.copies = {{{from, 0}}, {}};
+            const MatrixF whole = m.model->forward(ids, o).hidden; // (2 · t, D)
+            o.last_position_only = true;
+            const MatrixF last = m.model->forward(ids, o).hidden;
+            for (const int row : {t - 1, 2 * t - 1}) {
+                CAPTURE(row);
+                CHECK(relative(last.row(row), whole.row(row)) < 1e-6);
+            }
+            CHECK(relative(whole.row(t - 1), whole.row(2 * t - 1)) > 1e-6); // the copies differ: one knocks a head out
+        }
+        ForwardOptions all;
+        all.last_position_only = true;
+        CHECK_THROWS_AS(m.model->forward(ids, all), core::model::InputError); // Logits::all would read the other rows
+    }
+}
+
 TEST_CASE("circuits: patching every head recovers 1, nothing 0, and one head's patch equals a full forward with it patched") {
     NEED_CHECKPOINTS();
     for (const char* name : every_architecture) {

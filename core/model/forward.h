@@ -100,6 +100,10 @@ struct ForwardOptions {
     std::vector<HeadRef> patch;
     std::vector<bool> patch_rows;
     StreamRecord* record = nullptr; // fill the stream's components (one copy, an empty cache, no rerun)
+    // The caller reads only each copy's last row of hidden (patching's logit difference): the last
+    // layer's MLP runs on those rows alone, and hidden's other rows are not the model's. No record,
+    // no Logits::all.
+    bool last_position_only = false;
     // The products with the weights in the fast arithmetic where the CPU and the weight type allow
     // (core/model/fast_product.h: Q8_0 in int8 on AVX512-VNNI), exact everywhere else.
     bool fast_products = false;

@@ -125,7 +125,7 @@ void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
 void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    if (!layers::recording(o, l)) return mlp(b, x);
+    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, [&](MatrixF& rows) { mlp(b, rows); });
     const MatrixF before = x; // (t, D)
     mlp(b, x);
     layers::record_write(o, mlp_part(l), before, x, b.down_b);

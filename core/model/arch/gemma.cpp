@@ -178,7 +178,7 @@ void Gemma::embed(const std::vector<int>& ids, int, MatrixF& x) const {
 void Gemma::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = blocks_[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    mlp(b, l, x, o);
+    layers::position_wise(o, l, config().layers, r.t_new, x, [&](MatrixF& rows) { mlp(b, l, rows, o); });
 }
 
 Model::FinalNorm Gemma::final_norm() const { return {false, final_norm_.scale.data(), nullptr, static_cast<float>(config().norm_eps)}; }

@@ -140,7 +140,7 @@ void Gpt2::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, For
     const Block& b = blocks_[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
     if (!config().mlp) return;
-    if (!layers::recording(o, l)) return mlp(b, x);
+    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, [&](MatrixF& rows) { mlp(b, rows); });
     const MatrixF before = x; // (t, D)
     mlp(b, x);
     layers::record_write(o, mlp_part(l), before, x, b.proj_b);

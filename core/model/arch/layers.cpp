@@ -245,6 +245,8 @@ void check_circuit_options(const ForwardOptions& o, const ModelConfig& c, int t,
     if (o.record && (!o.copies.empty() || past > 0 || o.resume_from))
         throw InputError("the stream's components are recorded in a one-shot forward of one copy from the embeddings");
     if (o.head_outputs && !o.copies.empty()) throw InputError("the heads' outputs are kept for one copy");
+    if (o.last_position_only && (o.record || o.logits == Logits::all))
+        throw InputError("a forward for the last position alone records no components and makes no logits of the others");
     if (!o.patch_from) return;
     const Eigen::Index width = static_cast<Eigen::Index>(c.heads) * c.d_head;
     bool fits = o.patch_from->size() == static_cast<std::size_t>(c.layers) && past == 0 &&
@@ -391,6 +393,15 @@ std::string layer_name(const std::string& prefix, int l, const std::string& rest
 
 void LayerStack::embed_parts(const std::vector<int>& ids, const MatrixF& x, const ForwardOptions& o) const {
     record(o, "token embedding", x.topRows(static_cast<Eigen::Index>(ids.size())));
+}
+
+void position_wise(const ForwardOptions& o, int l, int layers, int t, MatrixF& x, const std::function<void(MatrixF&)>& mlp) {
+    if (!o.last_position_only || l != layers - 1 || t == 1) return mlp(x);
+    const Eigen::Index copies = x.rows() / t;
+    MatrixF last(copies, x.cols()); // (copies, D)
+    for (Eigen::Index c = 0; c < copies; ++c) last.row(c) = x.row((c + 1) * t - 1);
+    mlp(last);
+    for (Eigen::Index c = 0; c < copies; ++c) x.row((c + 1) * t - 1) = last.row(c);
 }
 
 bool recording(const ForwardOptions& o, int l) { return o.record && l < o.record->upto; }

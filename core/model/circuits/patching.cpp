@@ -44,10 +44,11 @@ std::vector<double> metrics(const Model& model, const MatrixF& hidden, int t, co
     return {d.data(), d.data() + d.size()};
 }
 
-ForwardOptions quiet(const std::atomic<bool>* cancel) {
+ForwardOptions quiet(const PatchMetric& m, const std::atomic<bool>* cancel) {
     ForwardOptions o;
     o.attention = false;
     o.logits = Logits::none;
+    o.last_position_only = !m.loss;
     o.cancel = cancel;
     return o;
 }
@@ -66,7 +67,7 @@ Runs prepare(const Model& model, const std::vector<int>& clean, const std::vecto
     Runs runs;
     runs.aligned = align_tokens(clean, corrupt);
     std::vector<MatrixF> clean_out;
-    ForwardOptions o = quiet(cancel);
+    ForwardOptions o = quiet(m, cancel);
     o.residuals = &runs.clean_stream;
     o.head_outputs = &clean_out;
     runs.clean = metrics(model, model.forward(clean, o).hidden, static_cast<int>(clean.size()), clean, m)[0];
@@ -141,7 +142,7 @@ Patching activation_patching(const Model& model, const std::vector<int>& clean, 
     out.metric = metric;
     out.clean_metric = runs.clean;
     out.corrupt_metric = runs.corrupt;
-    ForwardOptions o = quiet(cancel);
+    ForwardOptions o = quiet(metric, cancel);
     if (by == PatchBy::head) by_head(model, clean, corrupt, metric, runs, o, out, progress);
     else by_position(model, clean, corrupt, metric, runs, o, out, progress);
     return out;
@@ -151,7 +152,7 @@ double patched_metric(const Model& model, const std::vector<int>& clean, const s
                       const std::vector<HeadRef>& heads) {
     check(model, clean, corrupt, metric);
     const Runs runs = prepare(model, clean, corrupt, metric, nullptr);
-    ForwardOptions o = quiet(nullptr);
+    ForwardOptions o = quiet(metric, nullptr);
     o.patch_from = &runs.patch_from;
     o.patch_rows = runs.rows;
     o.patch = heads;
