@@ -3,10 +3,12 @@
 #ifdef ATTNVIZ_WINDOW
 #include "app/window.h"
 #endif
+#include "core/model/memory.h"
 
 #include <iostream>
 
 int main(int argc, char** argv) {
+    core::model::keep_freed_memory();
 #ifdef ATTNVIZ_WINDOW
     const app::WindowRunner run_window = app::run_window;
 #else

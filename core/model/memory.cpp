@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <malloc.h>
 #include <string>
 #include <unistd.h>
 
@@ -98,8 +99,15 @@ ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o
     return f;
 }
 
+void keep_freed_memory() {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
 void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
     const ForwardFootprint f = forward_footprint(c, o, past, t_new);
+    if (f.total() <= free_memory_bytes()) return;
+    malloc_trim(0);
     const std::uint64_t free = free_memory_bytes();
     if (f.total() <= free) return;
     std::string what = std::to_string(past + t_new) + " tokens need " + bytes_text(f.total());
