@@ -21,33 +21,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 attnviz=${1:-build/attnviz}
 reps=${2:-5}
-products=$(dirname "$attnviz")/attnviz_bench_products
 gpt2=${BENCH_MODEL_DIR:-/tmp/attnviz-gpt2-small}
 llama=${BENCH_LLAMA_DIR:-/tmp/attnviz-llama-1b}
 py=/usr/bin/python3
-anchor=(env OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2)
-[ -x "$products" ] || { echo "bench_model: $products is missing (it is built where libbenchmark-dev is installed)" >&2; exit 1; }
 [ -f "$gpt2/model.safetensors" ] || $py bench/make_gpt2_small.py "$gpt2"
 
-# One counter of one attnviz_bench_products benchmark (the best of 5 repetitions).
-counter() {
-  "$products" --benchmark_filter="^$1\$" --benchmark_repetitions=5 --benchmark_format=json 2>/dev/null |
-    $py -c "import json,sys; print(round(max(b['$2'] for b in json.load(sys.stdin)['benchmarks'] if b.get('run_type') == 'iteration') / 1e9, 1))"
-}
-numpy=$("${anchor[@]}" $py -c "
-import ctypes, time, numpy as np
-a = np.random.rand(1024, 768).astype(np.float32); b = np.random.rand(768, 3072).astype(np.float32)
-best = 1e9
-for _ in range(11):
-    t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)
-core = '?'
-for lib in {l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.split()[-1]}:
-    f = ctypes.CDLL(lib).openblas_get_corename; f.restype = ctypes.c_char_p; core = f().decode()
-print(round(2 * 1024 * 768 * 3072 / best / 1e9, 1), core)")
-numpy_rate=${numpy% *}
-ours_rate=$(counter 'forward/gpt2/mlp.c_fc/1024/real_time' FLOPS)
-rate=$($py -c "print(max($numpy_rate, $ours_rate))")
-bandwidth=$(counter 'memory/read/real_time' bytes_per_second) # GiB/s
+source bench/bound.sh # rate (GFLOP/s), numpy_rate, ours_rate, numpy (its kernel), bandwidth (GiB/s)
 echo "bench_model: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "bench_model: float32 product rate: NumPy on OpenBLAS (kernel ${numpy#* }) ${numpy_rate} GFLOP/s, attnviz ${ours_rate} GFLOP/s; bound at ${rate}. Memory read ${bandwidth} GiB/s"
 
