@@ -164,6 +164,27 @@ TEST_CASE("circuits: a forward for the last position alone gives each copy's las
     }
 }
 
+TEST_CASE("forward: a stream of more rows than mlp_rows goes through the MLP a block at a time, as one row would") {
+    NEED_CHECKPOINTS();
+    for (const char* name : every_architecture) {
+        CAPTURE(name);
+        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+        const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
+        const int t = static_cast<int>(ids.size()), copies = core::model::mlp_rows / t + 3; // blocks of 2048, then 24 rows
+        ForwardOptions o;
+        o.attention = false;
+        o.logits = core::model::Logits::none;
+        const MatrixF one = m.model->forward(ids, o).hidden; // (t, D)
+        o.copies.assign(static_cast<std::size_t>(copies), {});
+        const MatrixF many = m.model->forward(ids, o).hidden; // (copies · t, D)
+        REQUIRE(many.rows() > core::model::mlp_rows);
+        for (const int c : {0, copies / 2, copies - 1}) {
+            CAPTURE(c);
+            CHECK(relative(many.middleRows(c * t, t), one) < 1e-6);
+        }
+    }
+}
+
 TEST_CASE("circuits: patching every head recovers 1, nothing 0, and one head's patch equals a full forward with it patched") {
     NEED_CHECKPOINTS();
     for (const char* name : every_architecture) {

@@ -78,7 +78,6 @@ TEST_CASE("model head: Open in editor shows the selected head in Explore with th
         REQUIRE(s.direct);
         CHECK(s.tokens == m.shown->labels);
         CHECK(s.causal == (name != "bert"));
-        const int t = m.shown->t();
         const core::model::MatrixF A = *m.shown->head_map(1, 1); // (t, t)
         CHECK((ui.head(0).weights - A.cast<double>()).cwiseAbs().maxCoeff() < 1e-6);
         CHECK(shows_wrapped(ui, s.tokens[1])); // the Explore panels name the model's tokens

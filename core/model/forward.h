@@ -61,6 +61,10 @@ enum class Logits {
     none, // no logits; `hidden` alone (see core/model/next_token.h)
 };
 
+// The most rows of the stream an MLP takes at once: a longer sequence's go through it a block at a
+// time, so that its (rows, d_ff) activations are never whole (8192 tokens of a 1B model: 512 MB).
+constexpr int mlp_rows = 2048;
+
 struct ForwardOptions {
     std::vector<HeadRef> ablate;
     Ablation ablation = Ablation::zero; // mean: over the positions of this call (the whole sequence for forward())

@@ -94,8 +94,9 @@ ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o
     if (o.capture_qkv) f.other += floats(L * H * (t + 2 * total) * static_cast<std::uint64_t>(c.d_head));
     if (o.rollout) f.other += floats(4 * t * total); // R, the layer's mean, Â and the product
     if (o.logits == Logits::all) f.other += floats(t * static_cast<std::uint64_t>(c.vocab));
-    const std::uint64_t width = static_cast<std::uint64_t>(std::max({c.d_ff * 2, c.d_model * 4, (c.heads + 2 * c.kv_heads) * c.d_head}));
-    f.other += floats(copies * t * (width + 3 * static_cast<std::uint64_t>(c.d_model)));          // the stream and one layer's activations
+    const std::uint64_t rows = copies * t, width = static_cast<std::uint64_t>(std::max(c.d_model * 4, (c.heads + 2 * c.kv_heads) * c.d_head));
+    f.other += floats(rows * (width + 3 * static_cast<std::uint64_t>(c.d_model)));                 // the stream and the attention's activations
+    f.other += floats(std::min<std::uint64_t>(rows, mlp_rows) * 2 * static_cast<std::uint64_t>(c.d_ff)); // the MLP's, a block of rows at a time
     return f;
 }
 

@@ -52,8 +52,10 @@ void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions&
 
 std::string layer_name(const std::string& prefix, int l, const std::string& rest);
 
-// Layer l's position-wise MLP, mlp(x) on x (copies · t, D); in the last layer of a forward whose
+// Layer l's position-wise MLP, mlp(x) on x (copies · t, D): on mlp_rows rows at a time, so that a
+// long sequence's (rows, d_ff) activations are never whole; in the last layer of a forward whose
 // caller reads each copy's last position alone (ForwardOptions::last_position_only), on those rows.
+// A recorded layer's MLP runs on x whole.
 void position_wise(const ForwardOptions& o, int l, int layers, int t, MatrixF& x, const std::function<void(MatrixF&)>& mlp);
 
 // [SECTION] the stream's components (ForwardOptions::record)
