@@ -81,6 +81,7 @@ TEST_CASE("model config: transformers' fields and defaults, one line per error")
     const char* const named[][2] = {
         {R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mi\nsh"})", R"("mi\nsh")"},
         {R"({"architectures": ["BertModel"], "position_embedding_type": "rel\rative"})", R"("rel\rative")"},
+        {R"({"architectures": ["BertModel"], "position_embedding_type": "rel\u0001ative"})", R"("rel\x01ative")"},
         {R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8, "num_hidden_layers": 1,
              "num_attention_heads": 2, "rope_scaling": {"rope_type": "ya\nrn", "factor": 4}})", R"("ya\nrn")"}};
     for (const auto& [text, shown] : named) {
@@ -143,6 +144,11 @@ TEST_CASE("model shard index: file names in the same directory only") {
         CAPTURE(bad);
         CHECK_THROWS_WITH_AS(core::model::parse_shard_index(bad, "i.json"), doctest::Contains("i.json: "), core::io::FileError);
     }
+    // The file's own names, quoted and escaped: one line.
+    CHECK_THROWS_WITH_AS(core::model::parse_shard_index(R"({"weight_map": {"a\nb": 3}})", "i.json"),
+                         R"(i.json: weight_map "a\nb" is not a file name)", core::io::FileError);
+    CHECK_THROWS_WITH_AS(core::model::parse_shard_index(R"({"weight_map": {"a": "x/\ty"}})", "i.json"),
+                         R"(i.json: weight_map names "x/\ty", not a file name in the same directory)", core::io::FileError);
 }
 
 TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {

@@ -186,8 +186,8 @@ TEST_CASE("bad tensor files are refused with the file's name and what is wrong")
     });
     check_refused([](const std::string& p) { read_safetensors(p); }, "safetensors", {
         {"bad_truncated.safetensors", "truncated"},
-        {"bad_f8.safetensors", "F8_E4M3 (8-bit floats), not supported"},
-        {"bad_complex.safetensors", "C64, not supported"},
+        {"bad_f8.safetensors", "dtype \"F8_E4M3\" (8-bit floats), not supported"},
+        {"bad_complex.safetensors", "dtype \"C64\", not supported"},
         {"bad_overlap.safetensors", "overlap"},
         {"bad_json.safetensors", "invalid JSON"},
         {"bad_nan.safetensors", "tensor \"a\": element [1] is NaN"},

@@ -28,7 +28,7 @@ DType parse_dtype(const std::string& s, const std::string& where, const std::str
     for (const auto& d : dtype_names)
         if (s == d.name) return d.type;
     const bool eight_bit_float = s.rfind("F8", 0) == 0;
-    throw FileError(path + ": tensor \"" + where + "\" has dtype " + s + (eight_bit_float ? " (8-bit floats)" : "") +
+    throw FileError(path + ": tensor " + quote_text(where) + " has dtype " + quote_text(s) + (eight_bit_float ? " (8-bit floats)" : "") +
                     ", not supported; attnviz reads F64 F32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 BOOL");
 }
 
@@ -48,7 +48,7 @@ std::uint64_t unsigned_member(const json& v, const std::string& what, const std:
 }
 
 SafetensorsEntry parse_entry(const std::string& name, const json& v, std::size_t data_size, const std::string& path) {
-    const std::string quoted = "tensor \"" + name + "\"";
+    const std::string quoted = "tensor " + quote_text(name);
     if (!v.is_object()) corrupt(path, quoted + " is not an object");
     for (const char* key : {"dtype", "shape", "data_offsets"})
         if (!v.contains(key)) corrupt(path, quoted + " has no \"" + key + "\"");
@@ -104,7 +104,7 @@ SafetensorsHeader parse_safetensors_header(const char* bytes, std::size_t size, 
         if (key == "__metadata__") {
             if (!value.is_object()) corrupt(path, "__metadata__ is not an object");
             for (const auto& [mk, mv] : value.items()) {
-                if (!mv.is_string()) corrupt(path, "__metadata__ \"" + mk + "\" is not a string");
+                if (!mv.is_string()) corrupt(path, "__metadata__ " + quote_text(mk) + " is not a string");
                 h.metadata[mk] = mv.get<std::string>();
             }
             continue;
@@ -114,7 +114,7 @@ SafetensorsHeader parse_safetensors_header(const char* bytes, std::size_t size, 
     std::sort(h.entries.begin(), h.entries.end(), [](const auto& a, const auto& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
     for (std::size_t i = 1; i < h.entries.size(); ++i)
         if (h.entries[i].begin < h.entries[i - 1].end)
-            corrupt(path, "tensors \"" + h.entries[i - 1].name + "\" and \"" + h.entries[i].name + "\" overlap");
+            corrupt(path, "tensors " + quote_text(h.entries[i - 1].name) + " and " + quote_text(h.entries[i].name) + " overlap");
     for (auto& e : h.entries) {
         e.begin += h.data_offset;
         e.end += h.data_offset;

@@ -19,6 +19,26 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the readers assume a l
 
 namespace core::io {
 
+std::string quote_text(const std::string& text) {
+    static const char hex[] = "0123456789abcdef";
+    std::string q = "\"";
+    for (const unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            q += '\\';
+            q += static_cast<char>(c);
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            q += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+        } else if (c < 0x20 || c == 0x7f) {
+            q += "\\x";
+            q += hex[c >> 4];
+            q += hex[c & 15];
+        } else {
+            q += static_cast<char>(c);
+        }
+    }
+    return q + "\"";
+}
+
 // [SECTION] dtypes and shapes ------------------------------------------------------------------
 
 std::size_t dtype_size(DType t) {

@@ -18,6 +18,10 @@ struct FileError : std::runtime_error {
     using std::runtime_error::runtime_error; // what() = "FILE: what is wrong"
 };
 
+// A file's own text (a name, a type) as a message shows it: in double quotes, with quotes,
+// backslashes and control characters escaped, so that the message stays one line.
+std::string quote_text(const std::string& text);
+
 enum class DType { f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, boolean };
 
 struct Tensor {                      // values row-major (C order) as double, whatever the file's dtype

@@ -16,8 +16,6 @@ namespace core::model {
 using json = nlohmann::json;
 using core::io::FileError;
 
-std::string quote_text(const std::string& text) { return json(text).dump(); }
-
 void ConfigReader::fail(const std::string& key, const std::string& why) const { throw FileError(path + ": \"" + key + "\" " + why); }
 
 bool ConfigReader::has(const char* key) const { return j.contains(key) && !j.at(key).is_null(); }

@@ -3,6 +3,7 @@
 // refuses a bad value with one line naming the file and the field (core::io::FileError).
 #pragma once
 
+#include "core/io/tensor.h"
 #include "core/model/config.h"
 
 #include <nlohmann/json.hpp>
@@ -15,9 +16,7 @@ namespace core::model {
 constexpr int max_config_size = 1 << 20;        // any width or depth past this is not a real config
 constexpr long long max_config_vocab = 1 << 24;
 
-// A config's own text as a message shows it: in quotes, its control characters escaped, so the
-// message stays one line whatever the file holds.
-std::string quote_text(const std::string& text);
+using core::io::quote_text; // the file's own names in messages
 
 struct ConfigReader {
     const nlohmann::json& j;  // the object read (config.json, or a sub-object such as rope_scaling)

@@ -40,7 +40,7 @@ const char* unreadable_dtype(DType d, WeightType& type) {
 
 std::string plain_file_name(const std::string& name, const std::string& path) {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
-        throw FileError(path + ": weight_map names \"" + name + "\", not a file name in the same directory");
+        throw FileError(path + ": weight_map names " + core::io::quote_text(name) + ", not a file name in the same directory");
     return name;
 }
 
@@ -111,7 +111,7 @@ std::map<std::string, std::string> parse_shard_index(const std::string& text, co
     if (map.size() > 1000000) throw FileError(path + ": \"weight_map\" names more than a million tensors");
     std::map<std::string, std::string> files;
     for (const auto& [tensor, file] : map.items()) {
-        if (!file.is_string()) throw FileError(path + ": weight_map \"" + tensor + "\" is not a file name");
+        if (!file.is_string()) throw FileError(path + ": weight_map " + core::io::quote_text(tensor) + " is not a file name");
         files[tensor] = plain_file_name(file.get<std::string>(), path);
     }
     return files;
@@ -140,7 +140,7 @@ std::shared_ptr<Weights> Weights::open(const std::string& path) {
         const std::string full = directory_of(path) + "/" + file;
         const auto it = w->tensors_.find(tensor);
         if (it == w->tensors_.end() || it->second->where_.compare(0, full.size() + 1, full + ":") != 0)
-            throw FileError(full + ": has no tensor \"" + tensor + "\", which " + path + " puts there");
+            throw FileError(full + ": has no tensor " + core::io::quote_text(tensor) + ", which " + path + " puts there");
     }
     return w;
 }
@@ -148,7 +148,7 @@ std::shared_ptr<Weights> Weights::open(const std::string& path) {
 void Weights::map_shard(const std::string& shard, const std::string& index_path) {
     std::unique_ptr<Mapping> m = map_file(shard);
     if (!m) {
-        if (!index_path.empty()) throw FileError(index_path + ": names the shard " + shard + ", which is missing");
+        if (!index_path.empty()) throw FileError(index_path + ": names the shard " + core::io::quote_text(shard) + ", which is missing");
         throw FileError(shard + ": cannot be opened");
     }
     const char* bytes = reinterpret_cast<const char*>(m->bytes());
