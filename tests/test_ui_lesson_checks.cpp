@@ -26,6 +26,7 @@ struct Checks {
     core::Scenario scenario;
     core::Result result;
     int go = -1; // the step a recap link asked for, the last time one did
+    float width = 1000; // the window's
     Checks(const Lesson& l, int k) : lesson(l), index(k), scenario(opening_state(l, k).scenario), result(core::compute(scenario)) {
         view().state<ui::ReviewState>().now_for_tests = kNow;
     }
@@ -33,7 +34,7 @@ struct Checks {
     void frame() {
         ImGui::NewFrame();
         ImGui::SetNextWindowPos(ImVec2(0, 0));
-        ImGui::SetNextWindowSize(ImVec2(1000, 980));
+        ImGui::SetNextWindowSize(ImVec2(width, 980));
         ImGui::Begin("Checks");
         const int asked = ui::draw_lesson_check(view(), lesson, lesson.steps[static_cast<size_t>(index)], scenario, result);
         if (asked >= 0) go = asked;
@@ -128,6 +129,27 @@ TEST_CASE("ui lesson checks: every question of every lesson, right and wrong, wi
             }
     const LoadedDeck deck = load_review_deck(home.dir + "/attnviz/review.json");
     CHECK(deck.deck.cards().size() >= 16);
+}
+
+TEST_CASE("ui lesson checks: in a narrow panel each choice wraps inside it, and a click on its words picks it") {
+    StateHome home;
+    for (const Lesson& lesson : builtin_lessons())
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            const auto& q = lesson.steps[k].question;
+            if (!q || (q->form != Question::Form::single && q->form != Question::Form::multiple)) continue;
+            CAPTURE(lesson.steps[k].id);
+            Checks c(lesson, static_cast<int>(k));
+            c.frame();
+            c.width = 22 * ImGui::GetFontSize(); // a Lesson panel at 1280 × 720 is about 24 em wide
+            c.frame();
+            c.frame();
+            const float right = c.width - ImGui::GetStyle().WindowPadding.x + 1;
+            for (size_t i = 0; i < q->choices.size(); ++i) CHECK(c.view().items.at("question_choice_text_" + std::to_string(i)).Max.x <= right);
+            const int pick = static_cast<int>(std::find_if(q->choices.begin(), q->choices.end(), [](const QuestionChoice& ch) { return ch.correct; }) - q->choices.begin());
+            c.click("question_choice_text_" + std::to_string(pick));
+            c.click("question_check");
+            CHECK(c.shows(q->form == Question::Form::single ? "Right." : "(youranswer)"));
+        }
 }
 
 TEST_CASE("ui lesson checks: an answer left without a rating is filed with the proposed one") {

@@ -40,8 +40,15 @@ void choice_list(View& v, const Question& q, LessonCheck& c) {
         const std::string& text = q.choices[i].text;
         if (!c.verdict) {
             bool on = picked(c, k);
-            const bool changed = q.form == Question::Form::multiple ? ImGui::Checkbox(text.c_str(), &on) : ImGui::RadioButton(text.c_str(), on);
+            bool changed = q.form == Question::Form::multiple ? ImGui::Checkbox("##choice", &on) : ImGui::RadioButton("##choice", on);
             remember(v, ("question_choice_" + std::to_string(i)).c_str());
+            ImGui::SameLine(); // the label wraps in a narrow panel, and a click on it picks too
+            ImGui::TextWrapped("%s", text.c_str());
+            remember(v, ("question_choice_text_" + std::to_string(i)).c_str());
+            if (ImGui::IsItemClicked()) {
+                changed = true;
+                if (q.form == Question::Form::multiple) on = !on;
+            }
             if (changed) {
                 if (q.form == Question::Form::single) c.picked = {k};
                 else if (on) c.picked.push_back(k);
