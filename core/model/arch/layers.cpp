@@ -396,21 +396,22 @@ void LayerStack::embed_parts(const std::vector<int>& ids, const MatrixF& x, cons
 }
 
 void position_wise(const ForwardOptions& o, int l, int layers, int t, MatrixF& x, const std::function<void(MatrixF&)>& mlp) {
-    if (recording(o, l) || (x.rows() <= mlp_rows && !(o.last_position_only && l == layers - 1 && t > 1))) return mlp(x);
-    if (!o.last_position_only || l != layers - 1) { // a long sequence: its (rows, d_ff) activations a block at a time
-        for (Eigen::Index r0 = 0; r0 < x.rows(); r0 += mlp_rows) {
-            const Eigen::Index n = std::min<Eigen::Index>(mlp_rows, x.rows() - r0);
-            MatrixF rows = x.middleRows(r0, n); // (n, D)
-            mlp(rows);
-            x.middleRows(r0, n) = rows;
-        }
+    const bool last_only = o.last_position_only && l == layers - 1 && t > 1;
+    if (recording(o, l) || (!last_only && x.rows() <= mlp_rows)) return mlp(x);
+    if (last_only) {
+        const Eigen::Index copies = x.rows() / t;
+        MatrixF last(copies, x.cols()); // (copies, D)
+        for (Eigen::Index c = 0; c < copies; ++c) last.row(c) = x.row((c + 1) * t - 1);
+        mlp(last);
+        for (Eigen::Index c = 0; c < copies; ++c) x.row((c + 1) * t - 1) = last.row(c);
         return;
     }
-    const Eigen::Index copies = x.rows() / t;
-    MatrixF last(copies, x.cols()); // (copies, D)
-    for (Eigen::Index c = 0; c < copies; ++c) last.row(c) = x.row((c + 1) * t - 1);
-    mlp(last);
-    for (Eigen::Index c = 0; c < copies; ++c) x.row((c + 1) * t - 1) = last.row(c);
+    for (Eigen::Index r0 = 0; r0 < x.rows(); r0 += mlp_rows) { // a long sequence's activations, a block at a time
+        const Eigen::Index n = std::min<Eigen::Index>(mlp_rows, x.rows() - r0);
+        MatrixF rows = x.middleRows(r0, n); // (n, D)
+        mlp(rows);
+        x.middleRows(r0, n) = rows;
+    }
 }
 
 bool recording(const ForwardOptions& o, int l) { return o.record && l < o.record->upto; }
