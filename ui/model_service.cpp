@@ -171,8 +171,9 @@ void ModelService::take_new_data(View& v) {
         run_error.clear();
     }
     hovered = -1;
-    // A model being read, a forward's progress: its panels change with each frame.
-    if (opening() || session.progress().running) v.motion.moving = true;
+    // A model being read: polled each frame. A running forward wakes the window itself, as each
+    // layer finishes and when its run is published (the progress bar: model_prompt.cpp).
+    if (opening()) v.motion.moving = true;
 }
 
 int ModelService::query_position() const {

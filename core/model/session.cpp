@@ -377,7 +377,10 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         fo.thumbnail_side = std::min(t, thumbnail_most);
         fo.cancel = &jobs_.stop;
         fo.logits = Logits::none; // the predictions stream the LM head (core/model/next_token.h)
-        fo.progress = [this](int done, int) { layers_done_.store(done); };
+        fo.progress = [this](int done, int) {
+            layers_done_.store(done);
+            wake(); // the progress bar moves a layer on
+        };
         s->result = model.forward(s->ids, fo);
     } catch (const Cancelled&) {
         throw;

@@ -307,6 +307,7 @@ void run_summary(const core::model::Snapshot& s) {
 void progress_line(View& v) {
     ModelService& m = v.state<ModelService>();
     const core::model::Session::Progress p = m.session.progress();
+    if (p.running && p.seconds <= progress_after) v.motion.wake_after(progress_after - p.seconds);
     if (p.running && p.seconds > progress_after) {
         char text[64];
         std::snprintf(text, sizeof text, "layer %d of %d", p.layers_done, p.layers);
