@@ -1,4 +1,4 @@
-// app/cli_tensor.cpp — attnviz --tensor MODEL NAME (cli_tensor.h).
+// app/cli_tensor.cpp — attnviz --tensor MODEL NAME [NAME …] (cli_tensor.h).
 #include "app/cli_tensor.h"
 #include "app/cli_flags.h"
 #include "app/options.h"
@@ -6,6 +6,8 @@
 #include "core/io/tensor.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/format/weights.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -28,7 +30,8 @@ std::string number(float v) {
 void print_tensor(const core::model::Weights::Tensor& t, const std::string& name, std::ostream& out) {
     std::string shape;
     for (std::int64_t d : t.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    out << "{\"name\": \"" << name << "\", \"type\": \"" << core::model::type_name(t.type()) << "\", \"shape\": [" << shape
+    const std::string quoted = nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out << "{\"name\": " << quoted << ", \"type\": \"" << core::model::type_name(t.type()) << "\", \"shape\": [" << shape
         << "], \"values\": [";
     const std::int64_t rows = t.shape().empty() ? 1 : t.shape()[0], width = t.row_values();
     std::vector<float> row(static_cast<std::size_t>(width)); // (width)
@@ -47,13 +50,15 @@ bool wants_tensor_mode(int argc, const char* const* argv) {
     return false;
 }
 
+// Every name is looked up before any is printed: a missing one prints nothing.
 int run_tensor_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
-        if (argc != 4 || std::string(argv[1]) != "--tensor") throw UsageError("--tensor takes MODEL NAME and nothing else");
-        const std::string name = argv[3];
+        if (argc < 4 || std::string(argv[1]) != "--tensor") throw UsageError("--tensor takes MODEL NAME [NAME ...] and nothing else");
         const core::model::OpenedModel m = core::model::open_model(argv[2]);
-        if (!m.weights->has(name)) throw core::io::FileError(m.path + ": no tensor \"" + name + "\"");
-        print_tensor(m.weights->require(name, m.weights->shape(name)), name, out);
+        const std::vector<std::string> names(argv + 3, argv + argc);
+        for (const std::string& name : names)
+            if (!m.weights->has(name)) throw core::io::FileError(m.path + ": no tensor " + core::io::quote_text(name));
+        for (const std::string& name : names) print_tensor(m.weights->require(name, m.weights->shape(name)), name, out);
         return 0;
     });
 }

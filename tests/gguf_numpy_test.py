@@ -184,14 +184,20 @@ def run(*args):
 
 
 def check_tensors(label, path, w):
-    """attnviz's view of every weight of layer 0 and outside the layers equals ours, bit for bit."""
-    for name, ours in w.items():
-        if ".layers.1." in name or ".h.1." in name or name.startswith("h.1."):
+    """attnviz's view of every weight of layer 0 and outside the layers equals ours, bit for bit:
+    one `--tensor` run for them all, a JSON line each in the order asked."""
+    names = [n for n in w if not (".layers.1." in n or ".h.1." in n or n.startswith("h.1."))]
+    r = run("--tensor", path, *names)
+    if r.returncode != 0:
+        return fail(f"{label}: --tensor exited {r.returncode}: {r.stderr.strip()}")
+    lines = r.stdout.splitlines()
+    if len(lines) != len(names):
+        return fail(f"{label}: --tensor printed {len(lines)} lines for {len(names)} names")
+    for name, line in zip(names, lines):
+        got, ours = json.loads(line), w[name]
+        if got["name"] != name:
+            fail(f"{label}: --tensor printed {got['name']} where {name} was asked")
             continue
-        r = run("--tensor", path, name)
-        if r.returncode != 0:
-            return fail(f"{label}: --tensor {name} exited {r.returncode}: {r.stderr.strip()}")
-        got = json.loads(r.stdout)
         theirs = np.array(got["values"], np.float32).reshape(got["shape"])
         if theirs.shape != ours.shape or not np.array_equal(theirs, ours.astype(np.float32)):
             bad = np.argwhere(theirs != ours.astype(np.float32))[:1] if theirs.shape == ours.shape else "shape"
@@ -351,6 +357,10 @@ def check_bad_files(good):
     key = b"llama.feed_forward_length"
     at = raw.index(key) + len(key) + 4
     refused("shape against the metadata", variant("shape", raw[:at] + struct.pack("<I", 41) + raw[at + 4:]), "needs (24, 41)")
+    r = run("--tensor", good, "model.norm.weight", "model.layers.0.self_attn.x_proj.weight")
+    line = r.stderr.strip()
+    if r.returncode != 2 or r.stdout or "\n" in line or good not in line or "x_proj" not in line:
+        fail(f"--tensor with a missing name: exit {r.returncode}, {len(r.stdout)} bytes out, {line!r} (wanted nothing out, one line naming it)")
 
 
 def main():
