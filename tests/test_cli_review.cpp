@@ -95,7 +95,7 @@ TEST_CASE("--review and --export-anki: bad arguments exit 2 with one line") {
     }
 }
 
-TEST_CASE("--export-anki writes every card for Anki's import; an unwritable path exits 2") {
+TEST_CASE("--export-anki writes every card for Anki's import — an unwritable path exits 2") {
     StateHome home;
     save_review_deck(home.review_path(), two_cards());
     const std::string out = home.dir + "/cards.txt";

@@ -209,7 +209,7 @@ TEST_CASE("shortcuts: each menu item shows the keys of its shortcut") {
     }
 }
 
-TEST_CASE("desktop: the title names the file and marks unsaved changes; quitting asks about them") {
+TEST_CASE("desktop: the title names the file and marks unsaved changes — quitting asks about them") {
     const std::string path = temp_file("title.json");
     core::io::save_scenario_file(path, core::preset_three_tokens());
     Ui ui(core::io::load_scenario_file(path));
@@ -238,7 +238,7 @@ TEST_CASE("desktop: the title names the file and marks unsaved changes; quitting
     fs::remove(path);
 }
 
-TEST_CASE("desktop: File > Recent files opens a file again; a bad one is explained and changes nothing") {
+TEST_CASE("desktop: File > Recent files opens a file again — a bad one is explained and changes nothing") {
     const std::string good = temp_file("good.json"), bad = temp_file("bad.json");
     core::Scenario other = core::preset_three_tokens();
     other.X(2, 0) = -3.0;
@@ -290,7 +290,7 @@ TEST_CASE("desktop: on a 1280×720 projector and a 4K screen at 200 % every defa
     }
 }
 
-TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme; the heatmap recolours") {
+TEST_CASE("colour maps: diverging maps are centred on 0 and follow the theme — the heatmap recolours") {
     ui::use_colour_maps({core::io::WeightsMap::viridis, core::io::SignedMap::blue_red, core::io::Theme::light});
     const ImVec4 zero = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(0.0));
     const ImVec4 neg = ImGui::ColorConvertU32ToFloat4(ui::signed_colour(-1.0));

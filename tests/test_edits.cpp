@@ -64,7 +64,7 @@ TEST_CASE("adding and removing heads keeps every table consistent") {
     CHECK(core::compute(plain).output.cols() == 4);
 }
 
-TEST_CASE("add_token appends a zero row under an unused name; nothing computed before changes") {
+TEST_CASE("add_token appends a zero row under an unused name — nothing computed before changes") {
     core::Scenario s = core::preset_three_tokens();
     CHECK(edits::unused_token_name(s) == "t4");
     edits::add_token(s, edits::unused_token_name(s));
@@ -168,7 +168,7 @@ TEST_CASE("identity, random and no W_O") {
     CHECK(core::compute(s).output == plain.output);
 }
 
-TEST_CASE("pin_query clamps huge entries; unpin_query gives q = x·W_Q back") {
+TEST_CASE("pin_query clamps huge entries — unpin_query gives q = x·W_Q back") {
     core::Scenario s = core::preset_three_tokens();
     const core::Result free = core::compute(s);
     core::Vector q(2);

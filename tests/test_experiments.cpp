@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-TEST_CASE("q·k of unit-variance vectors has variance ≈ d_k; divided by √d_k, ≈ 1") {
+TEST_CASE("q·k of unit-variance vectors has variance ≈ d_k — divided by √d_k, ≈ 1") {
     for (int d_k : {4, 16, 64, 256}) {
         CAPTURE(d_k);
         const core::ScalingExperiment e = core::run_scaling_experiment(d_k, 10000, 16, 42);

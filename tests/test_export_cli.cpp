@@ -59,7 +59,7 @@ TEST_CASE("--export all --format json gives back every matrix of every head") {
     CHECK(nlohmann::json::parse(fixtures::read(dir + "/V.json"))[0][1].get<double>() == r.heads[7].V(0, 1));
 }
 
-TEST_CASE("--export heatmap writes the labelled figure; A as png one pixel per cell") {
+TEST_CASE("--export heatmap writes the labelled figure — A as png one pixel per cell") {
     const std::string dir = test_python::temp_dir();
     REQUIRE(run({"--export", "heatmap", "--format", "svg", "--out", dir + "/A.svg"}).code == 0);
     const std::string svg = fixtures::read(dir + "/A.svg");

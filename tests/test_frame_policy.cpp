@@ -77,7 +77,7 @@ ui::Motion moving() {
 
 } // namespace
 
-TEST_CASE("frame policy: idle waits for an event; input, a timer and a worker's result draw what they need") {
+TEST_CASE("frame policy: idle waits for an event — input, a timer and a worker's result draw what they need") {
     ui::FramePolicy p;
     for (int k = 0; k < ui::FramePolicy::settle_frames; ++k) { // the first frames lay the window out
         REQUIRE(p.next(k).kind == Next::draw);
@@ -133,7 +133,7 @@ TEST_CASE("frame policy: the idle window draws no frames in a second with no inp
     CHECK(loop.run(1.0) == 0);
 }
 
-TEST_CASE("frame policy: a click shows in the frames right after it; a tooltip's delay is a timer") {
+TEST_CASE("frame policy: a click shows in the frames right after it — a tooltip's delay is a timer") {
     Ui ui;
     Loop loop(ui);
     loop.run(2.0);

@@ -132,7 +132,7 @@ TEST_CASE("gguf: every value type, a nested array, the alignment and the tensor 
     CHECK(x.b[f.tensors[1].offset + 33] == 33);
 }
 
-TEST_CASE("gguf: a v2 file reads the same; without general.alignment the data is 32-aligned") {
+TEST_CASE("gguf: a v2 file reads the same — without general.alignment the data is 32-aligned") {
     CHECK(parse_bytes(every_type(2)).version == 2);
     Bytes x = header(3, 1, 1);
     x.key("general.architecture", ValueType::string).str("gpt2");

@@ -7,7 +7,7 @@
 
 using headless::Ui;
 
-TEST_CASE("ui: undo restores the previous scenario, redo re-applies it; a drag is one step") {
+TEST_CASE("ui: undo restores the previous scenario, redo re-applies it — a drag is one step") {
     Ui ui;
     ui.frames(2);
     const core::Scenario start = ui.scenario();

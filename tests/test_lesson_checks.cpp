@@ -93,7 +93,7 @@ TEST_CASE("lesson checks: every question of every built-in lesson, answered righ
     CHECK(questions >= 16);
 }
 
-TEST_CASE("lesson checks: the model answer names every key idea; a vague answer names none") {
+TEST_CASE("lesson checks: the model answer names every key idea — a vague answer names none") {
     int explains = 0;
     for (const Lesson& lesson : builtin_lessons())
         for (const Step& step : lesson.steps) {

@@ -193,7 +193,7 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
               .rfind("bad.toml:6: patch needs model and model_text", 0) == 0);
 }
 
-TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and when a later step is opened directly; model names a model directory") {
+TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and when a later step is opened directly — model names a model directory") {
     const std::string dir = temp_dir();
     std::filesystem::create_directories(dir + "/m");
     std::ofstream(dir + "/m/config.json") << "{}"; // read when the grid runs, not when the lesson loads
@@ -387,7 +387,7 @@ TEST_CASE("lesson session: a prediction locks next, is judged on the live scenar
     CHECK(s.predictions_total() == 5);
 }
 
-TEST_CASE("lesson session: a challenge is done after its goal holds 0.5 s; hints; show me") {
+TEST_CASE("lesson session: a challenge is done after its goal holds 0.5 s — hints — show me") {
     LessonProgress progress;
     Session s(find_lesson("every-token"), progress);
     StepState live = s.go(10, {});

@@ -178,7 +178,7 @@ TEST_CASE("model forward: the KV cache, one token at a time, equals the full for
     }
 }
 
-TEST_CASE("model forward: captures reproduce each head's weights; ablations change only what follows") {
+TEST_CASE("model forward: captures reproduce each head's weights — ablations change only what follows") {
     NEED_CHECKPOINTS();
     for (const std::string name : {"gpt2", "llama_gqa", "bert"}) {
         CAPTURE(name);
@@ -316,7 +316,7 @@ TEST_CASE("model checkpoint: attnviz's own trained model through the same forwar
     CHECK(nlohmann::json::parse(generated.out)["ids"].size() == 3);
 }
 
-TEST_CASE("model command line: the export opens in the attention viewer; usage errors are one line") {
+TEST_CASE("model command line: the export opens in the attention viewer — usage errors are one line") {
     NEED_CHECKPOINTS();
     const std::string out = fixtures::temp_dir() + "/att.safetensors";
     const Run r = run({"--export-attention", checkpoints() + "/qwen2", "--sequence", "4 8 15 16", "--out", out});

@@ -142,7 +142,7 @@ TEST_CASE("gemma forward: one token at a time on the KV cache past the sliding w
     }
 }
 
-TEST_CASE("gemma head in the editor: every head opens with the model's window, soft-cap and score scale; A equals the model's to 1e-6") {
+TEST_CASE("gemma head in the editor: every head opens with the model's window, soft-cap and score scale — A equals the model's to 1e-6") {
     NEED_CHECKPOINTS();
     for (const std::string name : {"gemma2", "gemma3_text", "gemma3"}) {
         CAPTURE(name);

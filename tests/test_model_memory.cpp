@@ -55,7 +55,7 @@ TEST_CASE("memory: a forward's footprint counts the maps' queries and keys (ever
     CHECK(core::model::bytes_text(310'000'000) == "310 MB");
 }
 
-TEST_CASE("memory: ATTNVIZ_MEMORY_LIMIT lowers what is free; a forward past it is refused and the cache kept") {
+TEST_CASE("memory: ATTNVIZ_MEMORY_LIMIT lowers what is free — a forward past it is refused and the cache kept") {
     NEED_CHECKPOINTS();
     const core::model::OpenedModel m = core::model::open_model(fixtures::checkpoints() + "/gpt2");
     core::model::KvCache cache;

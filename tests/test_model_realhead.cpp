@@ -103,7 +103,7 @@ TEST_CASE("real head in the editor: A equals the model's for every head of GPT-2
     CHECK(core::model::open_model(checkpoints() + "/qwen3").model->config().d_head == 8); // with hidden 16 and 4 heads
 }
 
-TEST_CASE("real head in the editor: GQA heads of one group share K and V; RoPE is in Q and K") {
+TEST_CASE("real head in the editor: GQA heads of one group share K and V — RoPE is in Q and K") {
     NEED_CHECKPOINTS();
     const std::string dir = checkpoints() + "/llama_gqa"; // 4 query heads, 2 key/value heads
     const auto m = core::model::open_model(dir);

@@ -123,7 +123,7 @@ TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: text errors are the run
     CHECK(!too_long->error.empty());
 }
 
-TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: cancel keeps the last run; a new request supersedes the running one") {
+TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: cancel keeps the last run — a new request supersedes the running one") {
     NEED_CHECKPOINTS();
     open("gpt2");
     run(s, "one two");

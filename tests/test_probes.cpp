@@ -88,7 +88,7 @@ TEST_CASE("probes: the four scores of a hand-made head, worked by hand") {
     CHECK(f.entropy == doctest::Approx(s.entropy).epsilon(1e-6));
 }
 
-TEST_CASE("probes: a token seen three times sums its earlier copies; no repeat leaves the scores empty, not 0") {
+TEST_CASE("probes: a token seen three times sums its earlier copies — no repeat leaves the scores empty, not 0") {
     // 3 3 3: row 2 has duplicate key 1 and no induction key (j must be < i and ≥ 2); row 3 has
     // duplicate keys 1, 2 and induction key 2.
     const Matrix A = core::rows({{1.0, 0, 0}, {0.3, 0.7, 0}, {0.1, 0.3, 0.6}});

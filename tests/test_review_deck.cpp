@@ -74,7 +74,7 @@ TEST_CASE("review deck: each rating files the due date the scheduler gives, and 
     CHECK(proposed_rating(false) == Rating::Again);
 }
 
-TEST_CASE("review deck: due cards, soonest first; refreshed text keeps the schedule") {
+TEST_CASE("review deck: due cards, soonest first — refreshed text keeps the schedule") {
     ReviewDeck deck = sample_deck();
     // q-sum was wrong (Again: due in 1 minute), q-opposite right (Good: 10 minutes).
     CHECK(deck.due_count(kNow) == 0);

@@ -60,7 +60,7 @@ TEST_CASE("review queue: a wrong pick proposes Again, the filed due date is the 
     }
 }
 
-TEST_CASE("review queue: a right pick proposes Good; several correct choices need all of them") {
+TEST_CASE("review queue: a right pick proposes Good — several correct choices need all of them") {
     TempDir tmp;
     ReviewStore store(tmp.dir + "/review.json");
     ReviewCard multi = choice_card("l/multi");
@@ -85,7 +85,7 @@ TEST_CASE("review queue: a right pick proposes Good; several correct choices nee
     CHECK(q.left() == 0);
 }
 
-TEST_CASE("review store: explanations are kept with their date; an unwritable file is reported, not lost") {
+TEST_CASE("review store: explanations are kept with their date — an unwritable file is reported, not lost") {
     TempDir tmp;
     {
         ReviewStore store(tmp.dir + "/review.json");

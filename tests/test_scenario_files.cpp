@@ -52,7 +52,7 @@ TEST_CASE("the NumPy example preset prints what the article's print(w.round(2)) 
     CHECK(core::find_preset("nope") == nullptr);
 }
 
-TEST_CASE("direct Q, K, V in a scenario file: one head or several; a round trip; mixed inputs refused") {
+TEST_CASE("direct Q, K, V in a scenario file: one head or several — a round trip — mixed inputs refused") {
     const std::string one = R"({"tokens": ["a", "b"], "Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[2], [4]]})";
     const core::Scenario s = core::io::parse_scenario(one);
     CHECK(s.direct);

@@ -194,7 +194,7 @@ TEST_CASE("score rules: edits and validation refuse a negative window, a NaN or 
     CHECK_THROWS_AS(core::compute(bad), core::ScenarioError);
 }
 
-TEST_CASE("score rules: a scenario file keeps the window, the soft-cap and the factor; old files load; bad values name the file and field") {
+TEST_CASE("score rules: a scenario file keeps the window, the soft-cap and the factor — old files load — bad values name the file and field") {
     const std::string dir = fixtures::temp_dir();
     core::Scenario s = with_rules(core::preset_numpy_random(), Rules{true, 1.0 / 3.0, 50.0, 4});
     core::io::save_scenario_file(dir + "/rules.json", s);

@@ -136,7 +136,7 @@ TEST_CASE("model stores: --list-models prints every model as JSON, each bad mani
     CHECK(bad.err.find("--list-models takes nothing more, not extra") != std::string::npos);
 }
 
-TEST_CASE("model stores: MODEL may be an Ollama NAME:TAG; its blob is what opens, and a bad one is named") {
+TEST_CASE("model stores: MODEL may be an Ollama NAME:TAG — its blob is what opens, and a bad one is named") {
     Stores home;
     home.file(".ollama/models/blobs/sha256-aa11", "not a model");
     try {

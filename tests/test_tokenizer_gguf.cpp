@@ -134,7 +134,7 @@ TEST_CASE("model tokenizer gguf: byte-level BPE from a GGUF file gives the token
     CHECK(unnormalised == 2); // "é with a combining accent", in Qwen2's and Qwen3's
 }
 
-TEST_CASE("model tokenizer gguf: GPT-2's vocabulary with pre-tokenizer gpt-2 gives gpt-3-encoder's ids; smollm splits digits as its tokenizer.json does") {
+TEST_CASE("model tokenizer gguf: GPT-2's vocabulary with pre-tokenizer gpt-2 gives gpt-3-encoder's ids — smollm splits digits as its tokenizer.json does") {
     const Vocabulary v = gpt2_vocabulary();
     const Tokenizer gpt2 = tokenizer_of(gpt2_gguf(v, "gpt-2"));
     CHECK(gpt2.vocab_size() == 50257);

@@ -82,7 +82,7 @@ TEST_CASE("train f32: the float32 pass gives the double pass's loss, hits and gr
     }
 }
 
-TEST_CASE("train f32: knock-outs in float32 give the double pass's logits, zero and mean; a missing head throws") {
+TEST_CASE("train f32: knock-outs in float32 give the double pass's logits, zero and mean — a missing head throws") {
     const ModelConfig m{9, 10, 16, 4, 2, false};
     const Model model = random_model(m, 3);
     Rng rng(8);

@@ -37,7 +37,7 @@ const Trainer& default_repeat_run() {
 
 } // namespace
 
-TEST_CASE("train knock-outs: zero equals a W_O without the head's rows; mean puts each column's mean over its sequence") {
+TEST_CASE("train knock-outs: zero equals a W_O without the head's rows — mean puts each column's mean over its sequence") {
     const ModelConfig m{7, 6, 8, 2, 2, true};
     Model model = random_model(m, 5);
     Rng rng(2);

@@ -143,7 +143,7 @@ TEST_CASE("ui: ticking causal masks the future in the same frame") {
     CHECK(ui.shows("w_the = 4.113 / 4.113 = 1"));
 }
 
-TEST_CASE("ui: dragging the query arrow pins q; every matrix follows; one click releases it") {
+TEST_CASE("ui: dragging the query arrow pins q — every matrix follows — one click releases it") {
     Ui ui;
     ui.app().select_row(2);
     ui.frames(2);
@@ -267,7 +267,7 @@ TEST_CASE("ui: a tooltip that appears in the frame the Open modal does is no ImG
     CHECK(ui.shows("Recent folders", "Open scenario"));
 }
 
-TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it was; a good one opens") {
+TEST_CASE("ui: opening a bad file shows the error and leaves the scenario as it was — a good one opens") {
     Ui ui;
     ui.frames(2);
     const core::Scenario before = ui.scenario();

@@ -44,7 +44,7 @@ void check_head_against_reference(Ui& ui, int h) {
 
 } // namespace
 
-TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel; scores and A follow") {
+TEST_CASE("ui: Q, K and V given directly are edited in the Weights panel — scores and A follow") {
     Ui ui(core::io::parse_scenario(two_heads));
     ui.frames(2);
     REQUIRE(ui.scenario().direct);

@@ -119,7 +119,7 @@ void answer(const Lesson& lesson, int k, bool right) {
 
 } // namespace
 
-TEST_CASE("ui lesson checks: every question of every lesson, right and wrong, with its feedback; each becomes a card") {
+TEST_CASE("ui lesson checks: every question of every lesson, right and wrong, with its feedback — each becomes a card") {
     StateHome home;
     for (const Lesson& lesson : builtin_lessons())
         for (size_t k = 0; k < lesson.steps.size(); ++k)

@@ -249,7 +249,7 @@ TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dr
     CHECK(p.done.count("steer-long") == 1);
 }
 
-TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and show me; progress resumes") {
+TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and show me — progress resumes") {
     StateHome state;
     {
         Ui ui;
@@ -303,7 +303,7 @@ void check_resumed(const std::string& id, int predictions) {
     }
 }
 
-TEST_CASE("lesson panel: the worked example, predictions right, its challenge solved by typing q; resumed") {
+TEST_CASE("lesson panel: the worked example, predictions right, its challenge solved by typing q — resumed") {
     StateHome state;
     {
         Ui ui;
@@ -326,7 +326,7 @@ TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by
     for (const auto& [step, rec] : session(ui).progress().predictions) CHECK_FALSE(rec.correct);
 }
 
-TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; resumed; 8 heads × 64") {
+TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong — resumed — 8 heads × 64") {
     {
         StateHome state;
         {
@@ -351,7 +351,7 @@ TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong; r
     CHECK(ui.shows("✗ Not this time.", "Lesson")); // committed: the reveal shows
 }
 
-TEST_CASE("lesson panel: the first hint comes by itself after 30 s; show me moves q to the solution") {
+TEST_CASE("lesson panel: the first hint comes by itself after 30 s — show me moves q to the solution") {
     StateHome state;
     Ui ui;
     ui.frame();
@@ -379,7 +379,7 @@ TEST_CASE("lesson panel: the first hint comes by itself after 30 s; show me move
     hold_until_done(ui);
 }
 
-TEST_CASE("lesson panel: back restores the state a step opened on; the learner's edit stays undoable") {
+TEST_CASE("lesson panel: back restores the state a step opened on — the learner's edit stays undoable") {
     StateHome state;
     Ui ui;
     ui.frame();

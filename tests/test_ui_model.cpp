@@ -11,6 +11,7 @@
 #include "ui/panels/model_head_view.h"
 #include "ui/panels/model_map.h"
 #include "ui/panels/model_predictions.h"
+#include "core/wake.h"
 
 #include <doctest/doctest.h>
 
@@ -30,7 +31,7 @@ using model_ui::until_run;
 
 } // namespace
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model panels: type a prompt, select a head and a token; the grid, head view, map and top 10 follow") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: type a prompt, select a head and a token — the grid, head view, map and top 10 follow") {
     NEED_CHECKPOINTS();
     open("gpt2");
     CHECK(v.open["model_grid"]);
@@ -81,6 +82,22 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model panels: type a prompt, select a head an
     ui.frames(2);
     CHECK(hv.layer == 0);
     CHECK(hv.heads == std::vector<int>{1});
+}
+
+// The window rests during a forward (ui/frame_policy.h): it draws when a layer is done, as the
+// session tells it, and when the run is published.
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: a forward wakes the window once a layer, then for its run, and moves nothing between") {
+    open("gpt2");
+    const int layers = m.session.opened()->model->config().layers;
+    REQUIRE(layers >= 2);
+    const unsigned long long before = core::wakes();
+    m.prompt = "A dog saw a cat";
+    m.run_prompt();
+    REQUIRE(m.session.wait_idle(60));
+    CHECK(core::wakes() - before == static_cast<unsigned long long>(layers) + 1);
+    ui.frame();
+    CHECK(m.seen == m.asked);
+    CHECK_FALSE(ui.app().motion().moving);
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model panels: a model directory that does not open leaves the open one and names the file") {
@@ -192,7 +209,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model panels: each bad model or prompt is one
     }
 }
 
-TEST_CASE("model panels: the command line's model is read in the background; its head and prompt come with it") {
+TEST_CASE("model panels: the command line's model is read in the background — its head and prompt come with it") {
     NEED_CHECKPOINTS();
     Ui ui;
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
@@ -225,7 +242,7 @@ TEST_CASE("model panels: the command line's model is read in the background; its
     CHECK(ui.st().view.status == m.open_error);
 }
 
-TEST_CASE("model panels: with no model open the workspace is one start; its first button opens the bundled model and the panels come") {
+TEST_CASE("model panels: with no model open the workspace is one start — its first button opens the bundled model and the panels come") {
     Ui ui;
     ui::View& v = ui.st().view;
     ui::ModelService& m = v.state<ui::ModelService>();

@@ -77,7 +77,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and 
     CHECK(m.head == 0);
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: patching by position on the loss draws core's layer × position map; a cell names its recovery and selects its layer") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: patching by position on the loss draws core's layer × position map — a cell names its recovery and selects its layer") {
     NEED_CHECKPOINTS();
     open("gpt2", "the cat sat on the mat");
     v.open["model_circuits"] = true;

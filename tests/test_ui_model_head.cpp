@@ -62,7 +62,7 @@ double row_gap(const std::vector<float>& row, const float* want) {
 
 } // namespace
 
-TEST_CASE("model head: Open in editor shows the selected head in Explore with the model's weights; Ctrl+4 leads back") {
+TEST_CASE("model head: Open in editor shows the selected head in Explore with the model's weights — Ctrl+4 leads back") {
     NEED_CHECKPOINTS();
     for (const std::string name : {"gpt2", "llama_gqa", "bert", "qwen3", "phi4_mini", "gemma2", "gemma3"}) { // Gemma: soft-cap, window, scale
         CAPTURE(name);
@@ -166,7 +166,7 @@ TEST_CASE("model head: step by step stops at the model's end of text, as --gener
     CHECK(!st.shown.ended);
 }
 
-TEST_CASE("model head: BERT does not generate; the context's end stops the steps") {
+TEST_CASE("model head: BERT does not generate — the context's end stops the steps") {
     NEED_CHECKPOINTS();
     Ui ui;
     open_in_ui(ui, tiny("bert"), "the cat sat");
@@ -176,7 +176,7 @@ TEST_CASE("model head: BERT does not generate; the context's end stops the steps
     CHECK(ui.st().view.state<ui::ModelStepsView>().shown.ids.empty());
 }
 
-TEST_CASE("model head: a second prompt typed in its box gives each head's difference and divergence; a click picks a head") {
+TEST_CASE("model head: a second prompt typed in its box gives each head's difference and divergence — a click picks a head") {
     NEED_CHECKPOINTS();
     Ui ui;
     ui::ModelService& m = open_in_ui(ui, tiny("gpt2"), "the cat sat on the mat");

@@ -348,7 +348,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the rollout map and the head vi
     }
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selected head equals core's view of the captured q and k; hover draws its lines") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the query-key view of the selected head equals core's view of the captured q and k — hover draws its lines") {
     NEED_CHECKPOINTS();
     open("gpt2", "the cat sat on the mat");
     v.open["model_qk"] = true; // as View ▸ Query–key view does

@@ -66,7 +66,7 @@ ImVec2 line_start(ui::View& v, const char* item, int line) {
 
 } // namespace
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: a long prompt in a narrow panel wraps at words; the model gets what was typed; Backspace, newlines, resizing and undo") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: a long prompt in a narrow panel wraps at words — the model gets what was typed — Backspace, newlines, resizing and undo") {
     NEED_CHECKPOINTS();
     const std::string typed = "the cat sat on the mat and the dog ran to the big park";
     const ui::WrappedInput& box = type_in_narrow_panel(*this, 11, typed);
@@ -206,7 +206,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: a 20,000-character paste and in
     CHECK(m.prompt == "caf\xef\xbf\xbd" "au laits");
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: the second prompt of Compare wraps; Enter compares what was typed") {
+TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: the second prompt of Compare wraps — Enter compares what was typed") {
     NEED_CHECKPOINTS();
     open("gpt2", "the cat sat on the mat");
     v.open["model_compare"] = true;

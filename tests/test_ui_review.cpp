@@ -36,7 +36,7 @@ ui::ReviewState& review(headless::Ui& ui) { return ui.st().view.state<ui::Review
 
 } // namespace
 
-TEST_CASE("ui review: the menu bar shows the due count and opens the panel; a card is answered and rated") {
+TEST_CASE("ui review: the menu bar shows the due count and opens the panel — a card is answered and rated") {
     StateHome home;
     answered_deck(home.review_path());
     headless::Ui ui;

@@ -27,7 +27,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 } // namespace
 
-TEST_CASE("ui: the window, the soft-cap and the score factor typed into Controls change the Result; the calculation shows each") {
+TEST_CASE("ui: the window, the soft-cap and the score factor typed into Controls change the Result — the calculation shows each") {
     Ui ui; // the cat sat
     ui.app().select_row(2);
     ui.frames(2);

@@ -194,7 +194,7 @@ std::string open_error(const Bytes& bytes, const std::vector<core::model::Mapped
 
 } // namespace
 
-TEST_CASE("weights open_mapped: rows in their type and row order; a tensor past the end, in broken blocks or a bad order is one line") {
+TEST_CASE("weights open_mapped: rows in their type and row order — a tensor past the end, in broken blocks or a bad order is one line") {
     // A (3, 32) Q8_0 tensor at offset 4, rows stored in the order 2, 0, 1, and a (2) F16 one after it.
     Bytes bytes(4 + 3 * 34 + 4);
     for (int r = 0; r < 3; ++r) {

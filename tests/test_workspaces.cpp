@@ -187,7 +187,7 @@ TEST_CASE("workspaces: a panel grows down over the place below it while no open 
     CHECK(near(window_rect("heatmap").Max, resized.Max));
 }
 
-TEST_CASE("workspaces: a moved panel stays moved after a restart, in its own workspace; a closed one stays closed") {
+TEST_CASE("workspaces: a moved panel stays moved after a restart, in its own workspace — a closed one stays closed") {
     std::string layout;
     ImVec2 explore_at, learn_at;
     {
@@ -343,7 +343,7 @@ TEST_CASE("workspaces: the layout file's sections round-trip, and lines that mak
     CHECK(back.current == 2);
 }
 
-TEST_CASE("the command line beats the last session: a FILE, --preset or --lesson opens; with nothing named the session is offered") {
+TEST_CASE("the command line beats the last session: a FILE, --preset or --lesson opens — with nothing named the session is offered") {
     const std::string dir = fixtures::temp_dir(), session = dir + "/session.json", scene = dir + "/scene.json";
     core::io::save_scenario_file(scene, core::preset_eight_heads());
     const auto start = [&](std::vector<const char*> args) {
@@ -372,7 +372,7 @@ TEST_CASE("the command line beats the last session: a FILE, --preset or --lesson
     std::remove(session.c_str());
 }
 
-TEST_CASE("Train curves: the loss drop after the first fall is found; a flat curve has none") {
+TEST_CASE("Train curves: the loss drop after the first fall is found — a flat curve has none") {
     std::vector<core::train::CurvePoint> c;
     for (int s = 1; s <= 1000; ++s) { // 3 → 2.5 in the first 50 steps, a plateau, then 2.5 → 0.5 from 600 to 700
         const double loss = s < 50 ? 3.0 - s / 100.0 : s < 600 ? 2.5 : s < 700 ? 2.5 - 2.0 * (s - 600) / 100.0 : 0.5;

@@ -29,7 +29,7 @@ std::vector<std::string> lines_of(const std::string& shown) {
 
 } // namespace
 
-TEST_CASE("wrapped input: words break at the space before the one that does not fit; the space is the break") {
+TEST_CASE("wrapped input: words break at the space before the one that does not fit — the space is the break") {
     const std::string text = "the cat sat on the mat";
     CHECK(ui::soft_breaks(text, 7, unit) == std::vector<SoftBreak>{{7, true}, {14, true}});
     CHECK(wrap(text, 7) == "the cat\nsat on\nthe mat");
@@ -39,7 +39,7 @@ TEST_CASE("wrapped input: words break at the space before the one that does not 
     CHECK(wrap("ab   cd", 4) == "ab  \ncd");
 }
 
-TEST_CASE("wrapped input: a word longer than a line breaks inside; typed newlines start a paragraph") {
+TEST_CASE("wrapped input: a word longer than a line breaks inside — typed newlines start a paragraph") {
     CHECK(ui::soft_breaks("abcdefghij", 4, unit) == std::vector<SoftBreak>{{4, false}, {8, false}});
     CHECK(wrap("abcdefghij", 4) == "abcd\nefgh\nij");
     CHECK(wrap("ab cdefghij", 4) == "ab\ncdef\nghij");
@@ -64,7 +64,7 @@ TEST_CASE("wrapped input: widths are measured per character, UTF-8 characters ar
     CHECK(wrap("\xe2\x82", 1) == "\xe2\x82"); // a cut-off character is one
 }
 
-TEST_CASE("wrapped input: positions map between the text and the shown text; a break inside a word is end of line or start of the next") {
+TEST_CASE("wrapped input: positions map between the text and the shown text — a break inside a word is end of line or start of the next") {
     const std::vector<SoftBreak> inside{{4, false}, {8, false}}; // "abcd\nefgh\nij"
     CHECK(ui::text_position(0, inside) == 0);
     CHECK(ui::text_position(4, inside) == 4); // end of the first line
