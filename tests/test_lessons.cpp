@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <tuple>
-#include <unistd.h>
+#include <cstdlib>
 
 using namespace core::learn;
 
@@ -23,8 +23,9 @@ Value eval(const std::string& text, const core::Scenario& s = core::preset_three
     return Expr::parse(text).evaluate(s, core::compute(s));
 }
 
+// Inside the test process's own state folder, which the suite's main removes.
 std::string temp_dir() {
-    const std::string dir = "/tmp/attnviz_lessons_" + std::to_string(getpid());
+    const std::string dir = std::string(std::getenv("XDG_STATE_HOME")) + "/lesson-files";
     std::filesystem::create_directories(dir);
     return dir;
 }
