@@ -3,6 +3,7 @@
 #ifdef ATTNVIZ_WINDOW
 #include "app/window.h"
 #endif
+#include "core/background.h"
 #include "core/model/memory.h"
 
 #include <iostream>
@@ -14,5 +15,7 @@ int main(int argc, char** argv) {
 #else
     const app::WindowRunner run_window = nullptr;
 #endif
-    return app::main_with(argc, argv, std::cout, std::cerr, run_window);
+    const int code = app::main_with(argc, argv, std::cout, std::cerr, run_window);
+    core::background::wait_all(); // nothing may run while exit() destroys the libraries' statics
+    return code;
 }

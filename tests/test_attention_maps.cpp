@@ -1,5 +1,6 @@
 // tests/test_attention_maps.cpp — the maps a forward rebuilds on demand against the full forward's,
 // which writes every map as it runs (ForwardOptions::dense_attention): equal to the bit.
+#include "core/background.h"
 #include "core/io/attention_file.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/map_cache.h"
@@ -12,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <cstring>
 #include <random>
 #include <string>
@@ -197,11 +196,8 @@ TEST_CASE("attention maps: a large map for a frame is rebuilt apart, null until 
     auto cache = std::make_shared<core::model::MapCache>();
     CHECK(cache->soon(kept, kept->maps, 1, 2) == nullptr);
     CHECK(cache->soon(kept, kept->maps, 0, 0) == nullptr); // one at a time
-    std::shared_ptr<const core::model::MatrixF> map;
-    for (int i = 0; i < 600 && !map; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        map = cache->held(1, 2);
-    }
+    core::background::wait_all(); // the rebuild is counted: once nothing runs, the map is in
+    const std::shared_ptr<const core::model::MatrixF> map = cache->held(1, 2);
     REQUIRE(map);
     const core::model::MatrixF want = full.maps.head(1, 2);
     CHECK(same_bits(map->data(), want.data(), static_cast<std::size_t>(want.size())));

@@ -4,6 +4,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include "core/background.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +19,7 @@ int main(int argc, char** argv) {
     }
     setenv("XDG_STATE_HOME", state, 1);
     const int rc = doctest::Context(argc, argv).run();
+    core::background::wait_all();
     std::error_code ec;
     std::filesystem::remove_all(state, ec);
     return rc;

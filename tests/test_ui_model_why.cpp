@@ -6,12 +6,14 @@
 #include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
+#include "core/background.h"
 #include "ui/model_service.h"
 #include "ui/panels/model_map.h"
 #include "ui/panels/model_why.h"
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -83,4 +85,21 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model why: the composition map is core's, wit
     ui.frames(2);
     CHECK(m.layer == 1);
     CHECK(m.head == 0);
+}
+
+TEST_CASE("model why: a job dropped with its view is stopped, and the program's wait at exit sees it end") {
+    core::background::wait_all();
+    auto saw_stop = std::make_shared<std::atomic<bool>>(false);
+    {
+        ui::WhyJob<int> job;
+        job.start([saw_stop](const std::atomic<bool>* stop) {
+            while (!stop->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            saw_stop->store(true);
+            return 0;
+        });
+        CHECK(core::background::running() == 1);
+    }
+    core::background::wait_all();
+    CHECK(saw_stop->load());
+    CHECK(core::background::running() == 0);
 }

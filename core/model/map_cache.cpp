@@ -1,10 +1,10 @@
 // core/model/map_cache.cpp — the maps a view asked for last.
 #include "core/model/map_cache.h"
 
+#include "core/background.h"
 #include "core/wake.h"
 
 #include <algorithm>
-#include <thread>
 
 namespace core::model {
 
@@ -42,7 +42,7 @@ std::shared_ptr<const MatrixF> MapCache::soon(std::shared_ptr<const void> owner,
         if (rebuilding_) return nullptr;
         rebuilding_ = true;
     }
-    std::thread([this, owner = std::move(owner), &maps, l, h] {
+    const auto rebuild = [this, owner = std::move(owner), &maps, l, h] {
         try {
             head(maps, l, h);
         } catch (const std::exception&) { // out of memory: the view keeps asking; nothing to report from here
@@ -50,7 +50,13 @@ std::shared_ptr<const MatrixF> MapCache::soon(std::shared_ptr<const void> owner,
         std::lock_guard<std::mutex> lock(mutex_);
         rebuilding_ = false;
         core::wake();
-    }).detach();
+    };
+    try {
+        background::start(rebuild);
+    } catch (const std::exception&) { // no thread to be had: the next frame asks again
+        std::lock_guard<std::mutex> lock(mutex_);
+        rebuilding_ = false;
+    }
     return nullptr;
 }
 

@@ -20,8 +20,8 @@ public:
     // The map when held, else null (no work).
     std::shared_ptr<const MatrixF> held(int l, int h) const;
     // For a frame that must not wait: the map when held or small (at most inline_cells weights, rebuilt
-    // at once); else null, the map rebuilt on a thread of its own (one at a time), which keeps `owner`
-    // (what holds `maps` and this cache) alive and wakes the window when the map is in.
+    // at once); else null, the map rebuilt on a thread of its own (core/background.h, one at a time),
+    // which keeps `owner` (what holds `maps` and this cache) alive and wakes the window when it is in.
     static constexpr std::size_t inline_cells = std::size_t{512} * 512;
     std::shared_ptr<const MatrixF> soon(std::shared_ptr<const void> owner, const AttentionMaps& maps, int l, int h);
 

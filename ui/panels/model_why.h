@@ -5,6 +5,7 @@
 // readers. Both run on a thread of their own; a newer request drops the older one.
 #pragma once
 
+#include "core/background.h"
 #include "core/model/circuits/composition.h"
 #include "core/error_text.h"
 #include "core/model/circuits/qk.h"
@@ -17,15 +18,20 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace ui {
 
-// One computation on a detached thread: start() drops the one before (its stop is set, its result
-// never taken); take() gives the finished result or its error once, without waiting.
+// One computation on a thread of its own (core/background.h): start() drops the one before (its stop
+// is set, its result never taken); take() gives the finished result or its error once, without
+// waiting. Dropped with its view, it stops the computation, which the program waits for at exit.
 template <class R>
 struct WhyJob {
+    WhyJob() = default;
+    WhyJob(const WhyJob&) = delete;
+    WhyJob& operator=(const WhyJob&) = delete;
+    ~WhyJob() { cancel(); }
+
     struct Shared {
         std::mutex mutex;
         bool done = false;
@@ -78,24 +84,31 @@ template <class R>
 void WhyJob<R>::start(std::function<R(const std::atomic<bool>* stop)> work) {
     cancel();
     job = std::make_shared<Shared>();
-    std::thread([s = job, work = std::move(work)] {
-        std::optional<R> made;
-        std::string error;
-        try {
-            made = work(&s->stop);
-        } catch (const core::model::Cancelled&) {
-            error = "cancelled";
-        } catch (const std::exception& e) {
-            error = core::error_text(e);
-        }
+    const auto finish = [](Shared& s, std::optional<R> made, const std::string& error) {
         {
-            std::lock_guard<std::mutex> lock(s->mutex);
-            s->result = std::move(made);
-            s->error = error;
-            s->done = true;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.result = std::move(made);
+            s.error = error;
+            s.done = true;
         }
         core::wake();
-    }).detach();
+    };
+    try {
+        core::background::start([s = job, work = std::move(work), finish] {
+            std::optional<R> made;
+            std::string error;
+            try {
+                made = work(&s->stop);
+            } catch (const core::model::Cancelled&) {
+                error = "cancelled";
+            } catch (const std::exception& e) {
+                error = core::error_text(e);
+            }
+            finish(*s, std::move(made), error);
+        });
+    } catch (const std::exception& e) { // no thread to be had: the panel shows why
+        finish(*job, std::nullopt, core::error_text(e));
+    }
 }
 
 template <class R>
