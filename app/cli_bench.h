@@ -24,8 +24,9 @@ int run_bench_core(const Options& options, std::ostream& out);
 // rank; rss_mb: the peak resident set of the whole run, MiB; first_frame_ms: from the start of the
 // process to the first frame on screen).
 constexpr int bench_frames_warmup = 10;
-// With --model, model_ms: process start to the first frame showing every head of the prompt; the
-// timed frames are those from then on.
+// With --model, model_ms: process start to the first frame showing every head of the prompt, the
+// frames until then drawn as the window's loop draws them (app/desktop.h: Resting); the timed frames
+// are those from then on.
 // With --type KEYS, typing: each key is typed once the run of the one before shows; per key, from
 // the key to the first frame on screen showing its run (latency_ms) and that run's forward
 // (forward_ms), and every frame drawn while a key's run was on its way (between_ms). The line then

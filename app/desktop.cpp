@@ -5,6 +5,7 @@
 #include "app/desktop.h"
 
 #include "app/window_events.h"
+#include "core/wake.h"
 #include "ui/fonts.h"
 
 #include <imgui_impl_glfw.h>
@@ -120,6 +121,22 @@ Drawn draw_frame(Desktop& d) {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     return Drawn::frame;
+}
+
+Resting::Resting() : events_(events_seen()), wakes_(core::wakes()) { core::set_waker(glfwPostEmptyEvent); }
+
+Resting::~Resting() { core::set_waker(nullptr); }
+
+bool Resting::frame_due() {
+    const ui::FramePolicy::Next next = policy.next(glfwGetTime());
+    if (next.kind == ui::FramePolicy::Next::wait_event) glfwWaitEvents();
+    if (next.kind == ui::FramePolicy::Next::wait_until) {
+        const double left = next.until - glfwGetTime();
+        if (left > 0.0) glfwWaitEventsTimeout(left);
+    }
+    if (const unsigned long long e = events_seen(); e != events_) events_ = e, policy.input();
+    if (const unsigned long long w = core::wakes(); w != wakes_) wakes_ = w, policy.woken();
+    return policy.next(glfwGetTime()).kind == ui::FramePolicy::Next::draw;
 }
 
 int closed_early(const char* before) {

@@ -3,6 +3,7 @@
 
 #include "app/window_backend.h"
 #include "app/window_launch.h"
+#include "ui/frame_policy.h"
 
 #include <memory>
 
@@ -29,6 +30,22 @@ enum class Drawn { frame, nothing, closed };
 // into the back buffer — not yet shown. `closed` only when unattended: otherwise
 // the close box quits as File ▸ Quit does.
 Drawn draw_frame(Desktop& d);
+
+// The frame policy's side of a loop (ui/frame_policy.h). While it lives, a worker's core::wake()
+// ends a wait.
+class Resting {
+public:
+    Resting();
+    ~Resting();
+    Resting(const Resting&) = delete;
+    Resting& operator=(const Resting&) = delete;
+    // Rests as the policy says (until an event, a wake or a time); true when a frame is due at `now`.
+    bool frame_due();
+    ui::FramePolicy policy;
+
+private:
+    unsigned long long events_, wakes_; // as the policy was last told
+};
 
 // "attnviz: the window closed before …" on stderr; exit code 1.
 int closed_early(const char* before);

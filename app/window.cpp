@@ -9,7 +9,6 @@
 #include "app/desktop.h"
 #include "app/window_capture.h"
 #include "app/window_events.h"
-#include "core/wake.h"
 #include "ui/frame_policy.h"
 
 #include <algorithm>
@@ -66,23 +65,6 @@ void queue_dropped_files(GLFWwindow* window, int count, const char** paths) {
         app->drop_files(std::vector<std::string>(paths, paths + std::max(count, 0)));
 }
 
-// What has come since the policy was last told: events (app/window_events.h) and workers' results.
-struct Seen {
-    unsigned long long events = events_seen(), wakes = core::wakes();
-};
-
-// Rests as `policy` says (until an event, a worker's core::wake() or a time), then tells it what came.
-void rest(ui::FramePolicy& policy, Seen& seen) {
-    const ui::FramePolicy::Next next = policy.next(glfwGetTime());
-    if (next.kind == ui::FramePolicy::Next::wait_event) glfwWaitEvents();
-    if (next.kind == ui::FramePolicy::Next::wait_until) {
-        const double left = next.until - glfwGetTime();
-        if (left > 0.0) glfwWaitEventsTimeout(left);
-    }
-    if (const unsigned long long e = events_seen(); e != seen.events) seen.events = e, policy.input();
-    if (const unsigned long long w = core::wakes(); w != seen.wakes) seen.wakes = w, policy.woken();
-}
-
 // What changes with no input after this frame: the App's, and a save that falls due.
 ui::Motion after_frame(const ui::App& app, const Launch& l) {
     ui::Motion m = app.motion();
@@ -100,20 +82,16 @@ int frame_loop(Desktop& d, Launch& l) {
     std::string save_problem;
     glfwSetWindowUserPointer(d.backend.window, &app);
     glfwSetDropCallback(d.backend.window, queue_dropped_files);
-    core::set_waker(glfwPostEmptyEvent); // a worker's result ends the wait
-    ui::FramePolicy policy;
-    Seen seen;
+    Resting resting;
     while (!app.wants_to_quit()) {
-        rest(policy, seen);
+        if (!resting.frame_due()) continue;
         const double started = glfwGetTime();
-        if (policy.next(started).kind != ui::FramePolicy::Next::draw) continue;
         if (draw_frame(d) != Drawn::frame) continue;
         glfwSwapBuffers(d.backend.window);
         if (l.autosave) report_save_problem(l.autosave->tick(app.scenario()), save_problem, std::cerr);
         keep_in_step(d.backend.window, app, desktop);
-        policy.drawn(started, after_frame(app, l));
+        resting.policy.drawn(started, after_frame(app, l));
     }
-    core::set_waker(nullptr);
     if (l.autosave) report_save_problem(l.autosave->flush(app.scenario()), save_problem, std::cerr);
     remember_geometry(d.backend.window, app.settings());
     write_settings(l.settings_file, app.settings());

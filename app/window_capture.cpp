@@ -127,12 +127,19 @@ int bench_loop(Desktop& d, const Options& options) {
     double model_ms = -1.0;           // --model: until every head of the prompt shows
     const int warmup = d.attention ? 1 : bench_frames_warmup;
     Typist typist(options.type_keys);
+    Resting resting;
     while (!d.app->wants_to_quit()) {
+        // --model: until every head shows, frames come as the window's own loop draws them (a running
+        // forward wakes it as each layer ends); then they are drawn back to back and timed.
+        const bool as_the_window = !options.model.empty() && model_ms < 0.0;
+        if (as_the_window && !resting.frame_due()) continue;
+        const double started = glfwGetTime();
         const auto frame_start = std::chrono::steady_clock::now();
         const Drawn drawn = draw_frame(d);
         if (drawn == Drawn::closed) break;
         if (drawn == Drawn::nothing) continue;
         glfwSwapBuffers(d.backend.window);
+        if (as_the_window) resting.policy.drawn(started, d.app->motion());
         if (first_frame_ms < 0.0) first_frame_ms = ms_since_process_start();
         const ui::App::AttentionFigures figures = d.app->attention_figures();
         if (d.attention && all_thumbnails_ms < 0.0 && figures.thumbnails_done == figures.thumbnails) all_thumbnails_ms = ms_since_process_start();
