@@ -1,18 +1,25 @@
 // The Model workspace's maps as textures, driven headless: the grid's thumbnails are one texture,
 // painted when a run's data arrives or the colour map changes and kept while nothing changes, drawn
-// in one draw call; the head view draws the lines that cross its visible part, and only those.
+// in one draw call; the head map is one texture of the forward's weights; the head view draws the
+// lines that cross its visible part, and only those, into a texture drawn again only on a change.
 #include "headless.h"
 #include "tests/model_ui.h"
 
 #include "ui/colour_maps.h"
 #include "ui/panels/model_grid.h"
+#include "ui/line_raster.h"
 #include "ui/panels/model_head_view.h"
+#include "ui/panels/model_map.h"
 #include "ui/texture_atlas.h"
+#include "ui/widgets.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace {
@@ -150,4 +157,112 @@ TEST_CASE("model head view: the lines drawn are those that cross the visible par
     REQUIRE(hv.first_seen > 0);
     CHECK(static_cast<int>(hv.lines.size()) == lines_seen(s, m.layer, m.head, hv.first_seen, hv.last_seen));
     for (const auto& line : hv.lines) CHECK(std::max(line.query, line.key) >= hv.first_seen);
+}
+
+TEST_CASE("line raster: a line covers its texels by the part of each inside it, and lines blend over those before") {
+    ui::LineRaster r;
+    r.reset(20, 10);
+    r.line(ImVec2(2, 5), ImVec2(12, 5), 2.0f, IM_COL32(255, 0, 0, 128)); // rows 4 and 5, columns 2 … 11
+    std::vector<unsigned char> px;
+    r.to_rgba8(px);
+    const auto at = [&px](int x, int y, int c) { return static_cast<int>(px[static_cast<size_t>((y * 20 + x) * 4 + c)]); };
+    CHECK(at(5, 4, 3) == 128);
+    CHECK(at(5, 5, 3) == 128);
+    CHECK(at(5, 4, 0) == 255);
+    CHECK(at(5, 4, 1) == 0);
+    CHECK(at(5, 3, 3) == 0);
+    CHECK(at(5, 6, 3) == 0);
+    CHECK(at(1, 4, 3) == 0);
+    CHECK(at(12, 4, 3) == 0);
+    // A blue line over it, half opaque: alpha 1 − ½ · ½, colour ½ blue over ¼ red, unpremultiplied.
+    r.line(ImVec2(5.5f, 0), ImVec2(5.5f, 10), 1.0f, IM_COL32(0, 0, 255, 128));
+    r.to_rgba8(px);
+    const double a1 = 128 / 255.0, a = a1 + a1 * (1 - a1);
+    CHECK(at(5, 4, 3) == static_cast<int>(std::lround(255 * a)));
+    CHECK(at(5, 4, 2) == static_cast<int>(std::lround(255 * a1 / a)));
+    CHECK(at(5, 4, 0) == static_cast<int>(std::lround(255 * a1 * (1 - a1) / a)));
+    // A diagonal line leaves as much ink as its area, length × thickness.
+    r.reset(64, 64);
+    r.line(ImVec2(4, 8), ImVec2(54, 40), 1.5f, IM_COL32(255, 255, 255, 255));
+    r.to_rgba8(px);
+    double ink = 0;
+    for (size_t k = 3; k < px.size(); k += 4) ink += px[k] / 255.0;
+    CHECK(ink == doctest::Approx(std::hypot(50.0, 32.0) * 1.5).epsilon(0.03));
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model head map: one texture of the forward's weights, painted again only when what it shows changes") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "one two three four five six seven eight");
+    m.layer = 1, m.head = 1;
+    ui.frames(3);
+    const auto& st = v.state<ui::ModelMapView>();
+    REQUIRE(st.texture != nullptr);
+    const core::model::ForwardResult direct = own_model().model->forward(encoded_prompt());
+    const core::model::MatrixF A = direct.maps.head(1, 1); // (t, t)
+    const int t = static_cast<int>(A.rows());
+    REQUIRE(st.painted.step == 1);
+    REQUIRE(st.painted.rows == t);
+    REQUIRE(st.painted.cols == t);
+    const float top = *std::max_element(A.data(), A.data() + t * t); // "stretch" is on
+    for (int i = 0; i < t; ++i)
+        for (int j = 0; j < t; ++j) {
+            const float w = A.data()[i * t + j];
+            unsigned char want[4];
+            ui::put_rgba(want, j > i && w == 0.0f ? ui::masked_color() : ui::sequential_color(w / top));
+            const unsigned char* got = &st.texels[static_cast<size_t>((i * t + j) * 4)];
+            CHECK(std::equal(want, want + 4, got));
+        }
+    REQUIRE(command_with("Head map", st.texture) != nullptr);
+    const int paintings = st.paintings;
+    ui.frames(4);
+    CHECK(st.paintings == paintings);
+    ui.wheel(st.area.GetCenter(), 3.0f); // zoomed in: fewer cells, painted again
+    ui.frames(2);
+    CHECK(st.paintings > paintings);
+    CHECK(st.painted.rows < t);
+    m.head = 0; // another head: painted again
+    ui.frames(2);
+    CHECK(st.painted.head == 0);
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model head view: the lines are drawn into a texture, each at its weight, and drawn again only on a change") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "one two three four five six");
+    ui.frames(2);
+    const auto& hv = v.state<ui::ModelHeadView>();
+    REQUIRE(hv.texture != nullptr);
+    REQUIRE_FALSE(hv.lines.empty());
+    const ImGuiWindow* lines = nullptr; // the child window (its name ends in its id)
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+        if (std::string(w->Name).rfind("Head view/lines", 0) == 0) lines = w;
+    REQUIRE(lines != nullptr);
+    CHECK(std::any_of(lines->DrawList->CmdBuffer.begin(), lines->DrawList->CmdBuffer.end(), [&](const ImDrawCmd& c) { return c.TextureId == hv.texture; }));
+    const int rasters = hv.rasters;
+    ui.frames(4);
+    CHECK(hv.rasters == rasters);
+
+    // Hover the last query: only its lines, each at its key's end as opaque as its weight.
+    const int t = m.shown->t(), q = t - 1;
+    ui.move(ui.item(("model head view query " + std::to_string(q)).c_str()));
+    ui.frames(2);
+    CHECK(hv.rasters > rasters);
+    const core::model::ForwardResult direct = own_model().model->forward(encoded_prompt());
+    const core::model::MatrixF A = direct.maps.head(m.layer, m.head);
+    int expected = 0;
+    for (int j = 0; j < t; ++j) expected += A.data()[q * t + j] >= ui::ModelHeadView::min_weight;
+    REQUIRE(static_cast<int>(hv.lines.size()) == expected);
+    const ui::ModelHeadView::Fan& f = hv.drawn;
+    // In a texel column just inside the keys' end each line leaves its alpha times the height of its
+    // band there, thickness · √(1 + slope²).
+    const int w = hv.raster.width(), x = w - 2;
+    const auto y_of = [&](int i) { return (f.y0 + (static_cast<float>(i) + 0.5f) * f.row - hv.image_min.y) * f.scale; };
+    for (const auto& line : hv.lines) {
+        CHECK(line.query == q);
+        const float y_key = y_of(line.key), slope = (y_key - y_of(q)) / ((f.x1 - f.x0) * f.scale);
+        double ink = 0;
+        for (int y = static_cast<int>(y_key) - 4; y <= static_cast<int>(y_key) + 4; ++y)
+            if (y >= 0 && y < hv.raster.height()) ink += hv.texels[static_cast<size_t>((y * w + x) * 4 + 3)] / 255.0;
+        const double want = std::min(1.0f, line.weight) * f.thickness * f.scale * std::sqrt(1.0 + slope * slope);
+        CHECK(std::fabs(ink - want) <= 0.01 + 0.03 * want);
+    }
 }

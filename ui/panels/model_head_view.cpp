@@ -66,20 +66,36 @@ void find_lines(ModelHeadView& st, const float* a, int h, int t, const LineSpan&
     }
 }
 
-// st.lines, as opaque as their weights. Beyond max_smooth_lines they have no anti-aliased fringe: in a
-// fan of hundreds the fringes were most of llvmpipe's frame (three times the triangles, all slivers).
-void draw_lines(ImDrawList* draw, const ModelHeadView& st, int heads, const LineSpan& at) {
-    const ImDrawListFlags flags = draw->Flags;
-    if (static_cast<int>(st.lines.size()) > ModelHeadView::max_smooth_lines) draw->Flags &= ~ImDrawListFlags_AntiAliasedLines;
+// st.lines into the texture, as opaque as their weights, in screen pixels from image_min on.
+void draw_lines(ModelHeadView& st, const ModelHeadView::Fan& fan, int heads, TextureUploader& textures) {
+    const ImVec2 origin(std::floor(fan.x0), std::floor(fan.top));
+    const int width = static_cast<int>(std::ceil((fan.x1 - origin.x) * fan.scale)), height = static_cast<int>(std::ceil((fan.bottom - origin.y) * fan.scale));
+    const bool same_size = st.texture && st.raster.width() == width && st.raster.height() == height;
+    st.raster.reset(width, height);
+    const auto at = [&](float x, int i) { return ImVec2((x - origin.x) * fan.scale, (fan.y0 + (static_cast<float>(i) + 0.5f) * fan.row - origin.y) * fan.scale); };
     for (const ModelHeadView::Line& l : st.lines) {
         const float w = std::min(1.0f, l.weight);
-        const ImU32 colour = l.head < 0 ? ImGui::GetColorU32(ImGuiCol_Text, w) : head_colour(l.head, heads, w);
-        draw->AddLine(ImVec2(at.x0, at.y(l.query)), ImVec2(at.x1, at.y(l.key)), colour, std::max(1.0f, 0.12f * em()));
+        const ImU32 colour = l.head < 0 ? (fan.text & ~IM_COL32_A_MASK) | (static_cast<ImU32>(w * 255.0f + 0.5f) << IM_COL32_A_SHIFT) : head_colour(l.head, heads, w);
+        st.raster.line(at(fan.x0, l.query), at(fan.x1, l.key), fan.thickness * fan.scale, colour);
     }
-    draw->Flags = flags;
+    st.raster.to_rgba8(st.texels);
+    if (!same_size) {
+        if (st.texture) st.uploader->release(st.texture);
+        st.texture = width > 0 && height > 0 ? textures.create(width, height) : nullptr;
+        st.uploader = &textures;
+    }
+    if (st.texture) textures.write_rows(st.texture, 0, height, st.texels.data());
+    st.image_min = origin;
+    ++st.rasters;
 }
 
 } // namespace
+
+bool ModelHeadView::Fan::operator==(const Fan& o) const {
+    return serial == o.serial && layer == o.layer && maps == o.maps && hover_query == o.hover_query && hover_key == o.hover_key && heads == o.heads &&
+           x0 == o.x0 && x1 == o.x1 && y0 == o.y0 && row == o.row && top == o.top && bottom == o.bottom && scale == o.scale &&
+           thickness == o.thickness && text == o.text;
+}
 
 ImU32 head_colour(int h, int heads, float alpha) {
     float r, g, b;
@@ -87,10 +103,9 @@ ImU32 head_colour(int h, int heads, float alpha) {
     return ImGui::GetColorU32(ImVec4(r, g, b, alpha));
 }
 
-void draw_model_head_view_panel(View& v) {
+void draw_model_head_view_panel(View& v, TextureUploader& textures) {
     ModelService& m = v.state<ModelService>();
     ModelHeadView& st = v.state<ModelHeadView>();
-    st.lines.clear();
     st.heads.clear();
     st.layer = -1;
     if (!m.has_attention()) {
@@ -132,11 +147,20 @@ void draw_model_head_view_panel(View& v) {
     const bool rollout = st.rollout && s.rollout.rows() == t && s.rollout.cols() == t;
     if (rollout) st.heads = {-1};
     const LineSpan span{origin.x + label_w, origin.x + width - label_w, origin.y, row, draw->GetClipRectMin().y, draw->GetClipRectMax().y};
-    for (int h : st.heads) { // a head whose map is still being rebuilt draws from a later frame
-        const std::shared_ptr<const core::model::MatrixF> map = rollout ? nullptr : core::model::head_map_soon(m.shown, m.layer, h);
-        if (rollout || map) find_lines(st, rollout ? s.rollout.data() : map->data(), h, t, span, hover_query, hover_key);
+    std::vector<std::shared_ptr<const core::model::MatrixF>> maps; // a head whose map is still being rebuilt draws from a later frame
+    for (int h : st.heads) maps.push_back(rollout ? nullptr : core::model::head_map_soon(m.shown, m.layer, h));
+    const ModelHeadView::Fan fan{s.serial, m.layer, static_cast<int>(std::count_if(maps.begin(), maps.end(), [](const auto& p) { return p != nullptr; })),
+                                 hover_query, hover_key, st.heads, span.x0, span.x1, span.y0, row, span.top, span.bottom,
+                                 std::max(1.0f, ImGui::GetIO().DisplayFramebufferScale.x), std::max(1.0f, 0.12f * em()), ImGui::GetColorU32(ImGuiCol_Text)};
+    if (!(fan == st.drawn)) {
+        st.lines.clear();
+        for (std::size_t k = 0; k < st.heads.size(); ++k)
+            if (rollout || maps[k]) find_lines(st, rollout ? s.rollout.data() : maps[k]->data(), st.heads[k], t, span, hover_query, hover_key);
+        draw_lines(st, fan, s.heads(), textures);
+        st.drawn = fan;
     }
-    draw_lines(draw, st, s.heads(), span);
+    if (st.texture)
+        draw->AddImage(st.texture, st.image_min, ImVec2(st.image_min.x + static_cast<float>(st.raster.width()) / fan.scale, st.image_min.y + static_cast<float>(st.raster.height()) / fan.scale));
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
     ImGui::Dummy(ImVec2(width, 0));
     ImGui::EndChild();

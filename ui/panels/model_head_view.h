@@ -4,6 +4,8 @@
 // rollout's lines, from each position after the last layer to the input tokens it draws on.
 #pragma once
 
+#include "ui/line_raster.h"
+#include "ui/ui.h"
 #include "ui/view.h"
 
 #include <vector>
@@ -11,10 +13,17 @@
 namespace ui {
 
 struct ModelHeadView {
+    ModelHeadView() = default;
+    ModelHeadView(const ModelHeadView&) = delete;
+    ModelHeadView& operator=(const ModelHeadView&) = delete;
+    ~ModelHeadView() {
+        if (texture) uploader->release(texture);
+    }
+
     bool all_heads = false; // every head of the layer, else the selected head only
     bool rollout = false;   // the rollout's lines instead: from the last layer's positions to the input tokens
-    // Recorded each frame, for the tests: the layer and heads drawn and every line drawn: those of
-    // weight ≥ min_weight that cross the panel's visible part.
+    // For the tests: the layer and heads drawn this frame, and every line drawn: those of weight ≥
+    // min_weight that cross the panel's visible part (found again when the fan changes).
     struct Line {
         int head, query, key; // head −1: a rollout line
         float weight;
@@ -24,12 +33,28 @@ struct ModelHeadView {
     std::vector<Line> lines;
     int first_seen = 0, last_seen = -1; // the rows from the first whose middle is below the top to the last above the bottom
     static constexpr float min_weight = 0.01f; // fainter lines are not drawn
-    static constexpr int max_smooth_lines = 64; // more are drawn without anti-aliasing
+
+    // The lines as one texture (ui/line_raster.h), a texel a pixel, drawn again only when what
+    // they show changes: the run, the heads and their maps, the hovered token, the scroll, the size.
+    struct Fan {
+        long long serial = -1;
+        int layer = -1, maps = 0, hover_query = -1, hover_key = -1;
+        std::vector<int> heads;
+        float x0 = 0, x1 = 0, y0 = 0, row = 0, top = 0, bottom = 0, scale = 0, thickness = 0;
+        ImU32 text = 0;
+        bool operator==(const Fan& o) const;
+    } drawn;
+    LineRaster raster;
+    std::vector<unsigned char> texels; // as sent: (raster.height(), raster.width()) RGBA
+    TextureUploader* uploader = nullptr; // the one that made `texture`
+    ImTextureID texture = nullptr;
+    ImVec2 image_min{0, 0}; // where the texture is drawn, in screen pixels
+    int rasters = 0;        // times the lines were drawn into it (the tests read it)
 };
 
 // Head h of `heads`' colour in the head view (and wherever heads are told apart by colour).
 ImU32 head_colour(int h, int heads, float alpha);
 
-void draw_model_head_view_panel(View& v);
+void draw_model_head_view_panel(View& v, TextureUploader& textures);
 
 } // namespace ui

@@ -5,6 +5,7 @@
 #include "ui/panels/model_map.h"
 #include "ui/model_service.h"
 
+#include "ui/colour_maps.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -13,24 +14,69 @@
 
 namespace ui {
 
+bool ModelMapView::Blocks::operator==(const Blocks& o) const {
+    return serial == o.serial && layer == o.layer && head == o.head && colour_map == o.colour_map && top == o.top && row0 == o.row0 &&
+           col0 == o.col0 && step == o.step && rows == o.rows && cols == o.cols;
+}
+
 namespace {
 
 //-----------------------------------------------------------------------------
 // [SECTION] Cells and labels
 //-----------------------------------------------------------------------------
 
-// The visible cells; below a pixel and a half per cell each drawn block takes the largest of those it covers.
-void cells(ImDrawList* draw, const ModelMapView& st, const float* a, int t, float top, VisibleCells rows, VisibleCells cols) {
-    const int step = std::max(1, static_cast<int>(std::ceil(1.5f / st.cell)));
-    for (int i = rows.first; i < rows.last; i += step)
-        for (int j = cols.first; j < cols.last; j += step) {
+// The visible cells; below a pixel and a half per cell each block takes the largest of those it covers.
+ModelMapView::Blocks visible_blocks(const ModelMapView& st, const core::model::Snapshot& s, int l, int h, float top, VisibleCells rows,
+                                    VisibleCells cols) {
+    ModelMapView::Blocks b;
+    b.serial = s.serial, b.layer = l, b.head = h, b.colour_map = static_cast<int>(colour_maps().weights), b.top = top;
+    b.step = std::max(1, static_cast<int>(std::ceil(1.5f / st.cell)));
+    b.row0 = rows.first, b.col0 = cols.first;
+    b.rows = (rows.last - rows.first + b.step - 1) / b.step;
+    b.cols = (cols.last - cols.first + b.step - 1) / b.step;
+    return b;
+}
+
+void paint(ModelMapView& st, const ModelMapView::Blocks& b, const float* a, int t, TextureUploader& textures) {
+    const bool same_size = st.texture && st.painted.rows == b.rows && st.painted.cols == b.cols;
+    st.texels.resize(static_cast<std::size_t>(b.rows) * static_cast<std::size_t>(b.cols) * 4);
+    for (int bi = 0; bi < b.rows; ++bi)
+        for (int bj = 0; bj < b.cols; ++bj) {
+            const int i = b.row0 + bi * b.step, j = b.col0 + bj * b.step;
             float w = 0;
-            for (int di = 0; di < step && i + di < t; ++di)
-                for (int dj = 0; dj < step && j + dj < t; ++dj) w = std::max(w, a[(i + di) * t + j + dj]);
-            const ImVec2 p = st.cell_min(i, j);
-            const ImU32 c = j > i && w == 0.0f ? masked_color() : sequential_color(top > 0 ? w / top : 0.0f);
-            draw->AddRectFilled(p, ImVec2(p.x + st.cell * static_cast<float>(step) + 0.5f, p.y + st.cell * static_cast<float>(step) + 0.5f), c);
+            for (int di = 0; di < b.step && i + di < t; ++di)
+                for (int dj = 0; dj < b.step && j + dj < t; ++dj) w = std::max(w, a[(i + di) * t + j + dj]);
+            const ImU32 c = j > i && w == 0.0f ? masked_color() : sequential_color(w / b.top);
+            put_rgba(&st.texels[(static_cast<std::size_t>(bi) * static_cast<std::size_t>(b.cols) + static_cast<std::size_t>(bj)) * 4], c);
         }
+    if (!same_size) {
+        if (st.texture) st.uploader->release(st.texture);
+        st.texture = textures.create(b.cols, b.rows);
+        st.uploader = &textures;
+    }
+    textures.write_rows(st.texture, 0, b.rows, st.texels.data());
+    st.painted = b;
+    ++st.paintings;
+}
+
+// The head's largest weight, found once per map: at 8192 tokens a map is 67 million weights.
+float largest_weight(ModelMapView& st, const core::model::Snapshot& s, const float* a) {
+    const ModelMapView::Largest of{s.serial, st.layer, st.head, 0.0f};
+    if (st.largest.serial != of.serial || st.largest.layer != of.layer || st.largest.head != of.head) {
+        const std::size_t cells = static_cast<std::size_t>(s.t()) * static_cast<std::size_t>(s.t());
+        st.largest = of;
+        st.largest.weight = std::max(1e-6f, *std::max_element(a, a + cells));
+    }
+    return st.largest.weight;
+}
+
+// The visible blocks as one image, painted when they changed.
+void cells(ImDrawList* draw, ModelMapView& st, const ModelMapView::Blocks& b, const float* a, int t, TextureUploader& textures) {
+    if (b.rows <= 0 || b.cols <= 0) return;
+    if (!st.texture || !(st.painted == b)) paint(st, b, a, t, textures);
+    const ImVec2 p = st.cell_min(b.row0, b.col0);
+    const float block = st.cell * static_cast<float>(b.step);
+    draw->AddImage(st.texture, p, ImVec2(p.x + block * static_cast<float>(b.cols), p.y + block * static_cast<float>(b.rows)));
 }
 
 // Row labels left of the map and column labels under it, every k-th where they would overlap.
@@ -56,7 +102,7 @@ void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, 
 // [SECTION] The panel
 //-----------------------------------------------------------------------------
 
-void draw_model_map_panel(View& v) {
+void draw_model_map_panel(View& v, TextureUploader& textures) {
     ModelService& m = v.state<ModelService>();
     ModelMapView& st = v.state<ModelMapView>();
     st.layer = st.head = -1;
@@ -79,7 +125,7 @@ void draw_model_map_panel(View& v) {
     tip("Colour from 0 to the head's largest weight instead of 0 to 1.");
     ImGui::SameLine();
     fit_button(st);
-    const float top = st.stretch ? std::max(1e-6f, *std::max_element(a, a + t * t)) : 1.0f;
+    const float top = st.stretch ? largest_weight(st, s, a) : 1.0f;
     const SquareMap map = square_map_layout(s.labels, 7);
     const float label_w = map.label_w, side = map.side, below = map.below;
     const ImVec2 p0 = map.p0;
@@ -88,7 +134,7 @@ void draw_model_map_panel(View& v) {
     const VisibleCells rows = visible_cells(st.pan.y, input.cells, t), cols = visible_cells(st.pan.x, input.cells, t);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->PushClipRect(area.Min, area.Max, true);
-    cells(draw, st, a, t, top, rows, cols);
+    cells(draw, st, visible_blocks(st, s, m.layer, m.head, top, rows, cols), a, t, textures);
     const int selected = m.query_position();
     const float y = st.origin.y + static_cast<float>(selected) * st.cell;
     draw->AddRect(ImVec2(area.Min.x, y), ImVec2(area.Max.x, y + std::max(st.cell, 2.0f)), selection_color(), 0, 0, 2.0f);

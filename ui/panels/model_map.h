@@ -3,18 +3,48 @@
 // selects the query and the key (ModelService::key, for QK attribution).
 #pragma once
 
+#include "ui/ui.h"
 #include "ui/view.h"
 #include "ui/zoom_map.h"
+
+#include <vector>
 
 namespace ui {
 
 struct ModelMapView : ZoomMap {
+    ModelMapView() = default;
+    ModelMapView(const ModelMapView&) = delete;
+    ModelMapView& operator=(const ModelMapView&) = delete;
+    ~ModelMapView() {
+        if (texture) uploader->release(texture);
+    }
+
     bool stretch = true; // colours span 0 … the head's largest weight
     // Recorded each frame, for the tests: the head drawn and the labels on each axis.
     int layer = -1, head = -1;
     int row_labels = 0, column_labels = 0;
+
+    // The visible cells as one texture, a texel a drawn block of step × step cells (the largest
+    // weight it covers): a software rasteriser pays per rectangle, and 128 tokens are 16 384 cells.
+    // Painted again only when what it shows changes.
+    struct Largest {
+        long long serial = -1;
+        int layer = -1, head = -1;
+        float weight = 1.0f; // the head's largest weight
+    } largest;
+    struct Blocks {
+        long long serial = -1; // of the run
+        int layer = -1, head = -1, colour_map = -1;
+        float top = 0.0f;
+        int row0 = 0, col0 = 0, step = 1, rows = 0, cols = 0; // the first cell, and blocks down and across
+        bool operator==(const Blocks& o) const;
+    } painted;
+    TextureUploader* uploader = nullptr; // the one that made `texture`
+    ImTextureID texture = nullptr;
+    std::vector<unsigned char> texels; // (painted.rows, painted.cols) RGBA, as sent
+    int paintings = 0;                 // times it was painted (the tests read it)
 };
 
-void draw_model_map_panel(View& v);
+void draw_model_map_panel(View& v, TextureUploader& textures);
 
 } // namespace ui
