@@ -379,6 +379,7 @@ TEST_CASE("ui: a heatmap of 1024 tokens is a zoomable texture and every grid sta
 
 TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texel per cell") {
     Ui ui(core::random_scenario(core::Shape{}.with_tokens(4096).with_d_model(8).with_d_k(4).with_d_v(4).with_W_O(), 11));
+    ui.st().view.open["query_arrow"] = false; // its query–key plane has a texture of its own
     ui.frames(2);
     const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     REQUIRE(hm.textured);
@@ -403,6 +404,7 @@ TEST_CASE("ui: a heatmap of 4096 tokens zooms about the mouse and pans, one texe
 
 TEST_CASE("ui: the heatmap texture is written once per change of the weights, in place, in bands") {
     Ui ui(core::random_scenario(core::Shape{}.with_tokens(1024).with_d_model(16).with_d_k(8).with_d_v(8), 7));
+    ui.st().view.open["query_arrow"] = false; // its query–key plane has a texture of its own
     ui.frames(3);
     const ui::HeatmapView& hm = ui.st().view.state<ui::HeatmapView>();
     CHECK(ui.textures().created == 1);

@@ -7,7 +7,7 @@
 
 #include "ui/colour_maps.h"
 #include "ui/panels/model_grid.h"
-#include "ui/line_raster.h"
+#include "ui/canvas.h"
 #include "ui/panels/model_head_view.h"
 #include "ui/panels/model_map.h"
 #include "ui/texture_atlas.h"
@@ -159,8 +159,8 @@ TEST_CASE("model head view: the lines drawn are those that cross the visible par
     for (const auto& line : hv.lines) CHECK(std::max(line.query, line.key) >= hv.first_seen);
 }
 
-TEST_CASE("line raster: a line covers its texels by the part of each inside it, and lines blend over those before") {
-    ui::LineRaster r;
+TEST_CASE("canvas: a line covers its texels by the part of each inside it, and lines blend over those before") {
+    ui::Canvas r;
     r.reset(20, 10);
     r.line(ImVec2(2, 5), ImVec2(12, 5), 2.0f, IM_COL32(255, 0, 0, 128)); // rows 4 and 5, columns 2 … 11
     std::vector<unsigned char> px;
@@ -230,22 +230,22 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model head view: the lines are drawn into a t
     open("gpt2", "one two three four five six");
     ui.frames(2);
     const auto& hv = v.state<ui::ModelHeadView>();
-    REQUIRE(hv.texture != nullptr);
+    REQUIRE(hv.image.texture != nullptr);
     REQUIRE_FALSE(hv.lines.empty());
     const ImGuiWindow* lines = nullptr; // the child window (its name ends in its id)
     for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
         if (std::string(w->Name).rfind("Head view/lines", 0) == 0) lines = w;
     REQUIRE(lines != nullptr);
-    CHECK(std::any_of(lines->DrawList->CmdBuffer.begin(), lines->DrawList->CmdBuffer.end(), [&](const ImDrawCmd& c) { return c.TextureId == hv.texture; }));
-    const int rasters = hv.rasters;
+    CHECK(std::any_of(lines->DrawList->CmdBuffer.begin(), lines->DrawList->CmdBuffer.end(), [&](const ImDrawCmd& c) { return c.TextureId == hv.image.texture; }));
+    const int rasters = hv.image.drawings;
     ui.frames(4);
-    CHECK(hv.rasters == rasters);
+    CHECK(hv.image.drawings == rasters);
 
     // Hover the last query: only its lines, each at its key's end as opaque as its weight.
     const int t = m.shown->t(), q = t - 1;
     ui.move(ui.item(("model head view query " + std::to_string(q)).c_str()));
     ui.frames(2);
-    CHECK(hv.rasters > rasters);
+    CHECK(hv.image.drawings > rasters);
     const core::model::ForwardResult direct = own_model().model->forward(encoded_prompt());
     const core::model::MatrixF A = direct.maps.head(m.layer, m.head);
     int expected = 0;
@@ -254,14 +254,14 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model head view: the lines are drawn into a t
     const ui::ModelHeadView::Fan& f = hv.drawn;
     // In a texel column just inside the keys' end each line leaves its alpha times the height of its
     // band there, thickness · √(1 + slope²).
-    const int w = hv.raster.width(), x = w - 2;
+    const int w = hv.image.width, x = w - 2;
     const auto y_of = [&](int i) { return (f.y0 + (static_cast<float>(i) + 0.5f) * f.row - hv.image_min.y) * f.scale; };
     for (const auto& line : hv.lines) {
         CHECK(line.query == q);
         const float y_key = y_of(line.key), slope = (y_key - y_of(q)) / ((f.x1 - f.x0) * f.scale);
         double ink = 0;
         for (int y = static_cast<int>(y_key) - 4; y <= static_cast<int>(y_key) + 4; ++y)
-            if (y >= 0 && y < hv.raster.height()) ink += hv.texels[static_cast<size_t>((y * w + x) * 4 + 3)] / 255.0;
+            if (y >= 0 && y < hv.image.height) ink += hv.image.texels[static_cast<size_t>((y * w + x) * 4 + 3)] / 255.0;
         const double want = std::min(1.0f, line.weight) * f.thickness * f.scale * std::sqrt(1.0 + slope * slope);
         CHECK(std::fabs(ink - want) <= 0.01 + 0.03 * want);
     }

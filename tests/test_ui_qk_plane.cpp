@@ -4,10 +4,13 @@
 
 #include "core/edits.h"
 #include "core/heads/qk_view.h"
+#include "ui/canvas.h"
 #include "ui/panels/query_arrow.h"
+#include "ui/widgets.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -158,4 +161,56 @@ TEST_CASE("ui: the query–key plane keeps its view and names while nothing chan
     CHECK((av.qk.view.basis - pair.basis).cwiseAbs().maxCoeff() < 1e-12);
     ui.frames(3);
     CHECK(av.qk.views_made == settled + 1);
+}
+
+TEST_CASE("ui: the query–key plane's dots are one texture, a square at each key and a disc at each query, drawn again on a hover") {
+    Ui ui(core::random_scenario(core::Shape{}.with_tokens(6).with_width(8), 5));
+    ui.frames(2);
+    const ui::QKPlaneView& pv = ui.st().view.state<ui::ArrowView>().qk;
+    REQUIRE(pv.dots.texture != nullptr);
+    const ImGuiWindow* panel = ImGui::FindWindowByName("Query arrow");
+    REQUIRE(panel != nullptr);
+    CHECK(std::any_of(panel->DrawList->CmdBuffer.begin(), panel->DrawList->CmdBuffer.end(), [&](const ImDrawCmd& c) { return c.TextureId == pv.dots.texture; }));
+    const int drawings = pv.dots.drawings;
+    ui.frames(3);
+    CHECK(pv.dots.drawings == drawings); // nothing changed: nothing drawn again
+
+    // The texel under each dot's centre: its colour, opaque where nothing else lies over it.
+    const ui::CanvasTexture& dots = pv.dots;
+    REQUIRE(dots.width == static_cast<int>(std::ceil(pv.rect.GetWidth())));
+    const auto texel = [&](ImVec2 screen) {
+        const int x = static_cast<int>(screen.x - pv.rect.Min.x), y = static_cast<int>(screen.y - pv.rect.Min.y);
+        return &dots.texels[static_cast<size_t>((y * dots.width + x) * 4)];
+    };
+    const auto alone = [&](ImVec2 c, const std::vector<ImVec2>& others, size_t self) {
+        for (size_t k = 0; k < others.size(); ++k)
+            if (k != self && std::hypot(others[k].x - c.x, others[k].y - c.y) < 0.7f * ImGui::GetFontSize()) return false;
+        return true;
+    };
+    int seen = 0;
+    for (size_t j = 0; j < pv.key_dots.size(); ++j) {
+        if (!alone(pv.key_dots[j], pv.key_dots, j) || !alone(pv.key_dots[j], pv.query_dots, pv.query_dots.size())) continue;
+        const unsigned char* p = texel(pv.key_dots[j]);
+        CHECK(p[3] == 255);
+        CHECK(p[2] > p[0]); // the keys' blue
+        ++seen;
+    }
+    CHECK(seen > 0);
+    seen = 0;
+    for (size_t i = 0; i < pv.query_dots.size(); ++i) {
+        if (!alone(pv.query_dots[i], pv.query_dots, i) || !alone(pv.query_dots[i], pv.key_dots, pv.key_dots.size())) continue;
+        const unsigned char* p = texel(pv.query_dots[i]);
+        CHECK(p[3] >= 150); // the queries' colour, at least 0.6 opaque
+        const ImU32 want = ui::selection_color();
+        CHECK(std::abs(p[0] - static_cast<int>((want >> IM_COL32_R_SHIFT) & 0xFF)) <= 2);
+        CHECK(std::abs(p[2] - static_cast<int>((want >> IM_COL32_B_SHIFT) & 0xFF)) <= 2);
+        ++seen;
+    }
+    CHECK(seen > 0);
+    // Hovering a query draws the dots again with that query larger.
+    ui.move(pv.query_dots[2]);
+    ui.frame();
+    CHECK(pv.hovered_query == 2);
+    CHECK(pv.dots.drawings == drawings + 1);
+    CHECK(pv.dots_drawn.hovered == 2);
 }

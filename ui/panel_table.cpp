@@ -44,6 +44,9 @@ void call(void (*f)(View&), PanelContext& c) { f(c.view); }
 void call(void (*f)(View&, TextureUploader&), PanelContext& c) { f(c.view, c.textures); }
 void call(void (*f)(core::Scenario&, View&), PanelContext& c) { f(c.scenario, c.view); }
 void call(void (*f)(core::Scenario&, const core::Result&, View&), PanelContext& c) { f(c.scenario, c.result, c.view); }
+void call(void (*f)(core::Scenario&, const core::Result&, View&, TextureUploader&), PanelContext& c) {
+    f(c.scenario, c.result, c.view, c.textures);
+}
 void call(void (*f)(const core::Scenario&, const core::Result&, View&), PanelContext& c) { f(c.scenario, c.result, c.view); }
 void call(void (*f)(const core::Scenario&, const core::Result&, View&, TextureUploader&), PanelContext& c) {
     f(c.scenario, c.result, c.view, c.textures);

@@ -18,7 +18,6 @@ namespace {
 const ImU32 key_rgb = IM_COL32(150, 185, 230, 255);
 constexpr int max_points = 1024; // of each kind drawn
 constexpr int max_labelled = 512; // queries and keys together; beyond, only the strong ones are named
-constexpr int max_smooth = 256;   // queries drawn as anti-aliased circles
 const ImU32 plane_rgb = IM_COL32(24, 24, 28, 255); // dark on both themes, as the query arrow's plane
 
 ImU32 faded(ImU32 c, float alpha) {
@@ -108,8 +107,8 @@ void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::heads::QKPla
 
 namespace {
 
-// Beyond max_points of a kind, every stride-th is drawn (as a square: 4 vertices), so that one
-// window's draw list stays within ImGui's 16-bit indices; the strong ones always are.
+// Beyond max_points of a kind, every stride-th is drawn (as a square) and may be named, so that the
+// plane stays readable; the strong ones always are.
 int stride_of(int count) { return count > max_points ? (count + max_points - 1) / max_points : 1; }
 bool shown(int index, int stride, bool strong) { return strong || index % stride == 0; }
 
@@ -176,28 +175,37 @@ void draw_lines(ImDrawList* draw, QKPlaneView& pv, const QKPlaneInput& in) {
     }
 }
 
-void draw_points(ImDrawList* draw, const QKPlaneView& pv, int sel, int sel_top) {
-    const int n_q = static_cast<int>(pv.query_dots.size()), n_k = static_cast<int>(pv.key_dots.size());
+// Keys as squares, queries as discs (the selected and hovered larger), on the canvas.
+void paint_points(Canvas& canvas, const QKPlaneView& pv, int sel, int sel_top, float scale) {
+    const int n_q = static_cast<int>(pv.layout.query_at.size()), n_k = static_cast<int>(pv.layout.key_at.size());
     const int q_stride = stride_of(n_q), k_stride = stride_of(n_k);
-    const float r = 0.22f * em();
+    const float r = 0.22f * em() * scale;
+    const auto at = [scale](ImVec2 p) { return ImVec2(p.x * scale, p.y * scale); };
     for (int j = 0; j < n_k; ++j) {
-        const ImVec2 c = pv.key_dots[static_cast<size_t>(j)];
-        if (shown(j, k_stride, j == sel_top)) draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
+        const ImVec2 c = at(pv.layout.key_at[static_cast<size_t>(j)]);
+        if (shown(j, k_stride, j == sel_top)) canvas.rect(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), j == pv.top_key ? IM_COL32(230, 240, 255, 255) : key_rgb);
     }
-    // Many queries are plain octagons: an anti-aliased 12-gon is 34 triangles for llvmpipe, this 6.
-    const ImDrawListFlags flags = draw->Flags;
-    const bool plain = n_q > max_smooth;
     for (int i = 0; i < n_q; ++i) {
-        const ImVec2 c = pv.query_dots[static_cast<size_t>(i)];
+        const ImVec2 c = at(pv.layout.query_at[static_cast<size_t>(i)]);
         const bool strong = i == sel || i == pv.hovered_query;
         if (!shown(i, q_stride, strong)) continue;
-        draw->Flags = plain && !strong ? flags & ~ImDrawListFlags_AntiAliasedFill : flags;
-        if (q_stride > 1 && !strong)
-            draw->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
-        else
-            draw->AddCircleFilled(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f), plain && !strong ? 8 : 12);
+        if (q_stride > 1 && !strong) canvas.rect(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), faded(selection_color(), 0.6f));
+        else canvas.disc(c, strong ? 1.5f * r : r, faded(selection_color(), strong ? 1.0f : 0.6f));
     }
-    draw->Flags = flags;
+}
+
+// A thousand dots are four thousand small triangles for llvmpipe: they are one texture instead.
+void draw_points(ImDrawList* draw, QKPlaneView& pv, int sel, int sel_top, ImVec2 p0, TextureUploader& textures) {
+    const float scale = std::max(1.0f, ImGui::GetIO().DisplayFramebufferScale.x);
+    const QKPlaneView::Dots now{pv.layout.made, pv.layout.side, em(), scale, sel, sel_top, pv.hovered_query, pv.top_key, selection_color()};
+    if (!(now == pv.dots_drawn)) {
+        const int side = static_cast<int>(std::ceil(pv.layout.side * scale));
+        pv.dots.canvas.reset(side, side);
+        paint_points(pv.dots.canvas, pv, sel, sel_top, scale);
+        pv.dots.send(textures);
+        pv.dots_drawn = now;
+    }
+    pv.dots.draw(draw, p0, scale);
 }
 
 // The names placed for this frame, at the square's corner `p0`.
@@ -229,7 +237,12 @@ void plane_tooltip(const QKPlaneView& pv, const QKPlaneInput& in, bool hovered) 
 
 } // namespace
 
-int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
+bool QKPlaneView::Dots::operator==(const Dots& o) const {
+    return made == o.made && side == o.side && font == o.font && scale == o.scale && selected == o.selected && selected_top == o.selected_top &&
+           hovered == o.hovered && top_key == o.top_key && colour == o.colour;
+}
+
+int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side, TextureUploader& textures) {
     const int sel = std::clamp(in.selected, 0, static_cast<int>(in.Q.rows()) - 1);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     pv.rect = ImRect(p0, ImVec2(p0.x + side, p0.y + side));
@@ -252,7 +265,7 @@ int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side) {
     draw->AddLine(ImVec2(o.x, pv.rect.Min.y), ImVec2(o.x, pv.rect.Max.y), IM_COL32(255, 255, 255, 50));
     draw_lines(draw, pv, in);
     const int sel_top = in.weights_hidden && in.weights_hidden(sel) ? -1 : top_key_of(in, sel); // named even among many keys
-    draw_points(draw, pv, sel, sel_top);
+    draw_points(draw, pv, sel, sel_top, p0, textures);
     place_names(pv, in, sel, sel_top, pv.hovered_query);
     draw_names(draw, pv, p0);
     draw->PopClipRect();

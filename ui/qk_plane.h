@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/heads/qk_view.h"
+#include "ui/canvas.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -51,6 +52,15 @@ struct QKPlaneView {
     std::vector<ImVec2> query_dots, key_dots; // screen positions of every query and key
     std::vector<ImRect> label_boxes;          // the names drawn, which never overlap
     ImRect rect;
+    // The dots as one texture, drawn again when the layout, the selection, the hover or the font changes.
+    struct Dots {
+        int made = -1;
+        float side = 0, font = 0, scale = 0;
+        int selected = -1, selected_top = -1, hovered = -1, top_key = -1;
+        ImU32 colour = 0;
+        bool operator==(const Dots& o) const;
+    } dots_drawn;
+    CanvasTexture dots;
 };
 
 // One head on one sequence. Q, K: (n, d); weights: (n, n) rows are queries.
@@ -75,6 +85,6 @@ std::string qk_plane_kept(const QKPlaneView& pv);
 // top key would tell them).
 void update_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, core::heads::QKPlane plane);
 // Draws pv.view as a `side` × `side` square at the cursor. Returns the query clicked, or -1.
-int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side);
+int draw_qk_plane(QKPlaneView& pv, const QKPlaneInput& in, float side, TextureUploader& textures);
 
 } // namespace ui

@@ -69,24 +69,16 @@ void find_lines(ModelHeadView& st, const float* a, int h, int t, const LineSpan&
 // st.lines into the texture, as opaque as their weights, in screen pixels from image_min on.
 void draw_lines(ModelHeadView& st, const ModelHeadView::Fan& fan, int heads, TextureUploader& textures) {
     const ImVec2 origin(std::floor(fan.x0), std::floor(fan.top));
-    const int width = static_cast<int>(std::ceil((fan.x1 - origin.x) * fan.scale)), height = static_cast<int>(std::ceil((fan.bottom - origin.y) * fan.scale));
-    const bool same_size = st.texture && st.raster.width() == width && st.raster.height() == height;
-    st.raster.reset(width, height);
+    Canvas& canvas = st.image.canvas;
+    canvas.reset(static_cast<int>(std::ceil((fan.x1 - origin.x) * fan.scale)), static_cast<int>(std::ceil((fan.bottom - origin.y) * fan.scale)));
     const auto at = [&](float x, int i) { return ImVec2((x - origin.x) * fan.scale, (fan.y0 + (static_cast<float>(i) + 0.5f) * fan.row - origin.y) * fan.scale); };
     for (const ModelHeadView::Line& l : st.lines) {
         const float w = std::min(1.0f, l.weight);
         const ImU32 colour = l.head < 0 ? (fan.text & ~IM_COL32_A_MASK) | (static_cast<ImU32>(w * 255.0f + 0.5f) << IM_COL32_A_SHIFT) : head_colour(l.head, heads, w);
-        st.raster.line(at(fan.x0, l.query), at(fan.x1, l.key), fan.thickness * fan.scale, colour);
+        canvas.line(at(fan.x0, l.query), at(fan.x1, l.key), fan.thickness * fan.scale, colour);
     }
-    st.raster.to_rgba8(st.texels);
-    if (!same_size) {
-        if (st.texture) st.uploader->release(st.texture);
-        st.texture = width > 0 && height > 0 ? textures.create(width, height) : nullptr;
-        st.uploader = &textures;
-    }
-    if (st.texture) textures.write_rows(st.texture, 0, height, st.texels.data());
+    st.image.send(textures);
     st.image_min = origin;
-    ++st.rasters;
 }
 
 } // namespace
@@ -159,8 +151,7 @@ void draw_model_head_view_panel(View& v, TextureUploader& textures) {
         draw_lines(st, fan, s.heads(), textures);
         st.drawn = fan;
     }
-    if (st.texture)
-        draw->AddImage(st.texture, st.image_min, ImVec2(st.image_min.x + static_cast<float>(st.raster.width()) / fan.scale, st.image_min.y + static_cast<float>(st.raster.height()) / fan.scale));
+    st.image.draw(draw, st.image_min, fan.scale);
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + static_cast<float>(t) * row));
     ImGui::Dummy(ImVec2(width, 0));
     ImGui::EndChild();

@@ -4,8 +4,7 @@
 // rollout's lines, from each position after the last layer to the input tokens it draws on.
 #pragma once
 
-#include "ui/line_raster.h"
-#include "ui/ui.h"
+#include "ui/canvas.h"
 #include "ui/view.h"
 
 #include <vector>
@@ -13,13 +12,6 @@
 namespace ui {
 
 struct ModelHeadView {
-    ModelHeadView() = default;
-    ModelHeadView(const ModelHeadView&) = delete;
-    ModelHeadView& operator=(const ModelHeadView&) = delete;
-    ~ModelHeadView() {
-        if (texture) uploader->release(texture);
-    }
-
     bool all_heads = false; // every head of the layer, else the selected head only
     bool rollout = false;   // the rollout's lines instead: from the last layer's positions to the input tokens
     // For the tests: the layer and heads drawn this frame, and every line drawn: those of weight ≥
@@ -34,7 +26,7 @@ struct ModelHeadView {
     int first_seen = 0, last_seen = -1; // the rows from the first whose middle is below the top to the last above the bottom
     static constexpr float min_weight = 0.01f; // fainter lines are not drawn
 
-    // The lines as one texture (ui/line_raster.h), a texel a pixel, drawn again only when what
+    // The lines as one texture (ui/canvas.h), a texel a pixel, drawn again only when what
     // they show changes: the run, the heads and their maps, the hovered token, the scroll, the size.
     struct Fan {
         long long serial = -1;
@@ -44,12 +36,8 @@ struct ModelHeadView {
         ImU32 text = 0;
         bool operator==(const Fan& o) const;
     } drawn;
-    LineRaster raster;
-    std::vector<unsigned char> texels; // as sent: (raster.height(), raster.width()) RGBA
-    TextureUploader* uploader = nullptr; // the one that made `texture`
-    ImTextureID texture = nullptr;
+    CanvasTexture image;
     ImVec2 image_min{0, 0}; // where the texture is drawn, in screen pixels
-    int rasters = 0;        // times the lines were drawn into it (the tests read it)
 };
 
 // Head h of `heads`' colour in the head view (and wherever heads are told apart by colour).

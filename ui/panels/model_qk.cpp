@@ -28,7 +28,7 @@ void update(ModelQKView& st, const core::model::Snapshot& s, int l, int h, int q
 
 } // namespace
 
-void draw_model_qk_panel(View& v) {
+void draw_model_qk_panel(View& v, TextureUploader& textures) {
     ModelService& m = v.state<ModelService>();
     ModelQKView& st = v.state<ModelQKView>();
     st.plane.hovered_query = -1;
@@ -54,7 +54,7 @@ void draw_model_qk_panel(View& v) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(6 * em(), std::min(avail.x, avail.y));
     ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - side) / 2)); // centred in a wide panel
-    const int clicked = draw_qk_plane(st.plane, input_of(st, s, causal), side);
+    const int clicked = draw_qk_plane(st.plane, input_of(st, s, causal), side, textures);
     if (clicked >= 0) m.query = clicked;
 }
 

@@ -21,6 +21,6 @@ struct ModelQKView {
     core::Matrix weights;   // (t, t) rows are queries
 };
 
-void draw_model_qk_panel(View& v);
+void draw_model_qk_panel(View& v, TextureUploader& textures);
 
 } // namespace ui

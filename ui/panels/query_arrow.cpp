@@ -420,7 +420,7 @@ QKPlaneInput qk_input(const Focus& f, long long version) {
     return QKPlaneInput{f.hr.Q, f.hr.K, f.hr.weights, s.tokens, f.i, [&s](int i, int j) { return core::is_masked(s, i, j); }, {}, version};
 }
 
-void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures) {
     ArrowView& av = v.state<ArrowView>();
     const int h = v.selected_head, i = v.selected_row, d_k = s.d_k();
     for (int& d : av.dims) d = std::clamp(d, 0, d_k - 1); // d_k may have shrunk since
@@ -445,7 +445,7 @@ void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(6.0f * em(), std::min(avail.x - bars_w - ImGui::GetStyle().ItemSpacing.x, avail.y - notes_h));
     if (qk) {
-        const int clicked = draw_qk_plane(av.qk, in, side);
+        const int clicked = draw_qk_plane(av.qk, in, side, textures);
         if (clicked >= 0) v.selected_row = clicked;
     } else {
         draw_plane(f, av, side);

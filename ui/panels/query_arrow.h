@@ -25,6 +25,6 @@ struct ArrowView {
     ImVec2 q_tip{0, 0};
 };
 
-void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v); // edits the scenario (the pin)
+void draw_query_arrow_panel(core::Scenario& s, const core::Result& r, View& v, TextureUploader& textures); // edits the scenario (the pin)
 
 } // namespace ui
