@@ -41,21 +41,25 @@ int run_bench_core(const Options& o, std::ostream& out) {
     return 0;
 }
 
-void Typist::after_frame(ui::App& app, double frame_ms) {
+bool Typist::after_frame(ui::App& app, double frame_ms) {
     const auto now = std::chrono::steady_clock::now();
     if (!waiting_for_.empty()) {
         const ui::App::ShownRun shown = app.shown_run();
-        if (shown.prompt != waiting_for_) return figures_.between_ms.push_back(frame_ms);
+        if (shown.prompt != waiting_for_) {
+            figures_.between_ms.push_back(frame_ms);
+            return false;
+        }
         figures_.latency_ms.push_back(std::chrono::duration<double, std::milli>(now - typed_).count());
         figures_.forward_ms.push_back(shown.forward_ms);
         waiting_for_.clear();
     }
-    if (next_ >= keys_.size()) return;
+    if (next_ >= keys_.size()) return false;
     std::size_t end = next_ + 1; // one UTF-8 character
     while (end < keys_.size() && (static_cast<unsigned char>(keys_[end]) & 0xC0) == 0x80) ++end;
     waiting_for_ = app.type_into_prompt(keys_.substr(next_, end - next_));
     next_ = end;
     typed_ = now;
+    return true;
 }
 
 double nearest_rank(const std::vector<double>& ms, double p) {

@@ -28,8 +28,9 @@ constexpr int bench_frames_warmup = 10;
 // frames until then drawn as the window's loop draws them (app/desktop.h: Resting); the timed frames
 // are those from then on.
 // With --type KEYS, typing: each key is typed once the run of the one before shows; per key, from
-// the key to the first frame on screen showing its run (latency_ms) and that run's forward
-// (forward_ms), and every frame drawn while a key's run was on its way (between_ms). The line then
+// the key to the first frame on screen showing its run (latency_ms) and that run's time in the
+// model session (forward_ms: the forward with its predictions and scores, Snapshot::seconds), and every frame drawn while a key's run was on its way (between_ms), the frames
+// drawn as the window's loop draws them. The line then
 // has "typing": {"keys", "latency_ms_max", "forward_ms_p50", "over_forward_ms_max" (the largest
 // latency − forward), "frames_between", "between_ms_p50", "between_ms_max"}.
 struct TypingFigures {
@@ -44,8 +45,9 @@ public:
     explicit Typist(std::string keys) : keys_(std::move(keys)) {}
     bool done() const { return next_ >= keys_.size() && waiting_for_.empty(); }
     const TypingFigures& figures() const { return figures_; }
-    // After a frame is on screen (it took frame_ms): a key's run shown ends its wait; then the next key.
-    void after_frame(ui::App& app, double frame_ms);
+    // After a frame is on screen (it took frame_ms): a key's run shown ends its wait; then the next
+    // key, and true.
+    bool after_frame(ui::App& app, double frame_ms);
 
 private:
     std::string keys_;

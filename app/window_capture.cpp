@@ -129,9 +129,11 @@ int bench_loop(Desktop& d, const Options& options) {
     Typist typist(options.type_keys);
     Resting resting;
     while (!d.app->wants_to_quit()) {
-        // --model: until every head shows, frames come as the window's own loop draws them (a running
-        // forward wakes it as each layer ends); then they are drawn back to back and timed.
-        const bool as_the_window = !options.model.empty() && model_ms < 0.0;
+        // --model: until every head shows, and while --type's keys run, frames come as the window's
+        // own loop draws them (a running forward wakes it as each layer ends); then they are drawn
+        // back to back and timed.
+        const bool typing = !typist.done() && model_ms >= 0.0 && frames_drawn >= warmup;
+        const bool as_the_window = (!options.model.empty() && model_ms < 0.0) || typing;
         if (as_the_window && !resting.frame_due()) continue;
         const double started = glfwGetTime();
         const auto frame_start = std::chrono::steady_clock::now();
@@ -147,7 +149,7 @@ int bench_loop(Desktop& d, const Options& options) {
         if (++frames_drawn <= warmup || (!options.model.empty() && model_ms < 0.0)) continue; // --model: frames with every head
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
         if (!typist.done()) {
-            typist.after_frame(*d.app, ms);
+            if (typist.after_frame(*d.app, ms)) resting.policy.input(); // a key, as GLFW would report it
             continue;
         }
         frame_ms.push_back(ms);

@@ -1,5 +1,7 @@
 #include "core/background.h"
 
+#include "core/parallel.h"
+
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -31,6 +33,7 @@ void start(std::function<void()> task) {
     }
     try {
         std::thread([task = std::move(task)]() mutable {
+            core::parallel::work_in_background();
             try {
                 task();
             } catch (...) {

@@ -11,6 +11,9 @@
 
 #ifdef __linux__
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace core::parallel {
@@ -59,10 +62,23 @@ struct Job {
     bool done() const { return finished.load(std::memory_order_acquire) == count; }
 };
 
+thread_local bool background_thread = false;
+
+void lower_this_thread() {
+#ifdef __linux__
+    // PRIO_PROCESS with a thread id sets that thread's nice value alone.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), background_nice);
+#endif
+}
+
 class Pool {
 public:
-    explicit Pool(int helpers) {
-        for (int h = 0; h < helpers; ++h) std::thread([this] { serve(); }).detach();
+    Pool(int helpers, bool background) {
+        for (int h = 0; h < helpers; ++h)
+            std::thread([this, background] {
+                if (background) lower_this_thread();
+                serve();
+            }).detach();
     }
 
     // False when another thread is using the pool: the caller then works alone.
@@ -119,13 +135,24 @@ private:
     std::atomic<std::uint64_t> generation_{0};
 };
 
-// Created on first use and never destroyed: its helpers sleep in it until the process exits.
+// One for the window's thread and one for background work, each created on first use and never
+// destroyed: their helpers sleep in them until the process exits.
 Pool& pool() {
-    static Pool* p = new Pool(threads() - 1);
-    return *p;
+    if (background_thread) {
+        static Pool* background = new Pool(threads() - 1, true);
+        return *background;
+    }
+    static Pool* foreground = new Pool(threads() - 1, false);
+    return *foreground;
 }
 
 } // namespace
+
+void work_in_background() {
+    if (background_thread) return;
+    lower_this_thread();
+    background_thread = true;
+}
 
 int threads() {
     static const int n = threads_wanted();

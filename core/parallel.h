@@ -17,6 +17,14 @@ using Body = void (*)(void* context, std::ptrdiff_t i);
 // Threads that for_each uses: the CPUs this process may run on, or ATTNVIZ_THREADS when set (≥ 1).
 int threads();
 
+// Makes the calling thread background work, for good: on Linux its nice value becomes
+// background_nice, so that it gives way to the window's frames when both want the cores (a forward
+// on both cores made the frames between its layers 21-36 ms instead of 11). Its for_each calls share
+// blocks with helpers of the same priority only, since a thread cannot raise its priority again.
+// Every worker calls it first; threads it starts inherit the priority.
+constexpr int background_nice = 10;
+void work_in_background();
+
 // Runs body(context, 0 … count-1), each exactly once, and returns when all have returned. With
 // threads() == 1 or count < 2 it simply loops on the calling thread. Not reentrant: body must not
 // call for_each. Safe to call from several threads (they take turns).

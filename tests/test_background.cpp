@@ -1,13 +1,23 @@
-// core/background.h: tasks no one joins are counted, so that main can wait for them before exit.
+// core/background.h: tasks no one joins are counted, so that main can wait for them before exit;
+// core/parallel.h: a worker's priority is lowered, so that it gives way to the window's frames.
 #include "core/background.h"
+#include "core/parallel.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 TEST_CASE("background: wait_all returns once every task has ended, and what a task holds is freed first") {
     core::background::wait_all();
@@ -36,3 +46,21 @@ TEST_CASE("background: a task that throws ends like any other and leaves nothing
     core::background::wait_all();
     CHECK(core::background::running() == 0);
 }
+
+#ifdef __linux__
+TEST_CASE("background: a worker gives way to the frames — its nice value is raised — and its for_each still does every block") {
+    const auto nice_of_this_thread = [] { return getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))); };
+    const int caller_nice = nice_of_this_thread();
+    int nice_seen = 0;
+    std::vector<int> done(1000, 0);
+    std::thread worker([&] {
+        core::parallel::work_in_background();
+        nice_seen = nice_of_this_thread();
+        core::parallel::for_each(static_cast<std::ptrdiff_t>(done.size()), [](void* c, std::ptrdiff_t i) { ++(*static_cast<std::vector<int>*>(c))[static_cast<size_t>(i)]; }, &done);
+    });
+    worker.join();
+    CHECK(nice_seen >= core::parallel::background_nice);
+    CHECK(std::all_of(done.begin(), done.end(), [](int n) { return n == 1; }));
+    CHECK(nice_of_this_thread() == caller_nice); // the caller's own is untouched
+}
+#endif

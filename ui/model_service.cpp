@@ -4,6 +4,7 @@
 #include "core/error_text.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/input.h"
+#include "core/parallel.h"
 #include "ui/view.h"
 
 #include <imgui.h>
@@ -64,7 +65,10 @@ bool ModelService::open(const std::string& path, View& v) {
 
 void ModelService::open_in_background(const std::string& path, View& v) {
     loading_path = model_path_of_pick(path);
-    loading = std::async(std::launch::async, [dir = loading_path] { return core::model::load_model(dir); });
+    loading = std::async(std::launch::async, [dir = loading_path] {
+        core::parallel::work_in_background();
+        return core::model::load_model(dir);
+    });
     show_in_workspace(v, Source::model);
 }
 

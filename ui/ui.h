@@ -122,7 +122,8 @@ public:
     // --bench-frames --type: `key` appended to the Model workspace's prompt and run, as the prompt box
     // does when a key is typed into it; returns the prompt now.
     std::string type_into_prompt(const std::string& key);
-    // The prompt of the run the Model workspace shows and how long its forward took; empty before one.
+    // The prompt of the run the Model workspace shows and how long the run took (the forward with its
+    // predictions and scores); empty before one.
     struct ShownRun {
         std::string prompt;
         double forward_ms = 0.0;

@@ -1,5 +1,6 @@
 #include "core/model/importance_run.h"
 
+#include "core/parallel.h"
 #include "core/wake.h"
 
 #include <chrono>
@@ -55,6 +56,7 @@ bool ImportanceRun::wait_idle(double seconds) const {
 }
 
 void ImportanceRun::run() {
+    core::parallel::work_in_background();
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
         changed_.wait(lock, [this] { return jobs_.pending || stopping_; });

@@ -12,6 +12,7 @@
 #include "core/model/fast_product.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
+#include "core/parallel.h"
 #include "core/model/next_token.h"
 #include "core/wake.h"
 
@@ -311,6 +312,7 @@ void Session::run_task(std::unique_lock<std::mutex>& lock) {
 }
 
 void Session::run() {
+    core::parallel::work_in_background();
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
         changed_.wait(lock, [this] { return jobs_.pending || !tasks_.empty() || stopping_; });
@@ -390,7 +392,6 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         s->special.clear();
         return s;
     }
-    s->seconds = now_seconds() - t0;
     const int t = s->t();
     s->special.resize(static_cast<std::size_t>(t), false);
     for (int i = 0; i < t; ++i) {
@@ -403,6 +404,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
     if (!job.request.ablate.empty()) predict_intact(*s, model, tok, jobs_.stop);
     score(*s, model, job.request, jobs_.stop);
     s->rollout = std::move(s->result.rollout);
+    s->seconds = now_seconds() - t0;
     return s;
 }
 

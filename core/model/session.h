@@ -87,7 +87,7 @@ struct Snapshot {
     bool has_intact = false;
     bool fast = false;           // the products ran fast (request.fast_products where the CPU has them)
     std::string error;           // the run failed (text too long, invalid UTF-8): nothing above but request and model
-    double seconds = 0.0;        // how long the forward took
+    double seconds = 0.0;        // how long the run took: the forward, the predictions and the scores
 
     int t() const { return static_cast<int>(ids.size()); }
     int layers() const { return result.layers; }

@@ -1,6 +1,7 @@
 // core/train/session.cpp — the Train panel's worker thread and what it publishes.
 #include "core/train/session.h"
 
+#include "core/parallel.h"
 #include "core/wake.h"
 
 #include <chrono>
@@ -123,6 +124,7 @@ void TrainSession::step_once() {
 void TrainSession::pause() { stop_ = true; }
 
 void TrainSession::run(int max_steps) {
+    core::parallel::work_in_background();
     for (int i = 0; i < max_steps && !stop_; ++i) publish(trainer_->step(), i + 1 == max_steps);
     {
         std::lock_guard<std::mutex> lock(mutex_);

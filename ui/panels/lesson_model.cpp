@@ -5,6 +5,7 @@
 #include "core/model/format/checkpoint.h"
 #include "core/model/head_importance.h"
 #include "core/model/tokenizer/tokenizer.h"
+#include "core/parallel.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -114,7 +115,10 @@ void draw_model_heads(ModelHeads& m, const std::string& model, const std::string
         m.text = text;
         m.run.reset();
         m.picked = -1;
-        m.job = std::async(std::launch::async, run_model_heads, model, text);
+        m.job = std::async(std::launch::async, [model, text] {
+            core::parallel::work_in_background();
+            return run_model_heads(model, text);
+        });
     }
     if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
     if (m.job.valid()) v.motion.moving = true; // a frame takes the run as soon as it is done

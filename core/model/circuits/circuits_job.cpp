@@ -1,6 +1,7 @@
 // core/model/circuits/circuits_job.cpp — a circuits computation on its own thread.
 #include "core/model/circuits/circuits_job.h"
 
+#include "core/parallel.h"
 #include "core/wake.h"
 
 #include <chrono>
@@ -19,6 +20,7 @@ void CircuitsJob::start(Work work) {
     done_.store(0);
     total_.store(0);
     future_ = std::async(std::launch::async, [this, work = std::move(work), stop = stop_] {
+        core::parallel::work_in_background();
         CircuitsResult r;
         try {
             r = work(stop.get(), [this](int done, int total) {
