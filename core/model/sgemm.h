@@ -5,7 +5,8 @@
 // Chosen by bench/bench_products.cpp at the forward's shapes (GPT-2 small at t = 1, 32, 128, 1024
 // and a Llama-1B-sized layer at t = 128) on a Sapphire-Rapids-class Xeon against Eigen's GEMM,
 // BLIS 0.9.0 (serial) and OpenBLAS 0.3.21: oneDNN picks its AVX-512 kernels at run time whatever
-// -march this file has, and was the fastest at every shape with m > 1.
+// -march this file has, and was the fastest at every shape with m > 1. An AVX-512 kernel of our own
+// for up to 32 rows that skips the packing was slower at every forward shape (bench/RESULTS.md).
 #pragma once
 
 #include "core/model/ops.h"
