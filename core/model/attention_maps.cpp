@@ -96,11 +96,19 @@ std::vector<float> AttentionMaps::all() const {
     return out;
 }
 
+// A block row's rows are summed key by key first (a vector add per row), then binned: one division
+// per key of a block row rather than one per weight.
 void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out) {
-    for (int i = r0; i < r1; ++i) {
-        const float* row = rows + static_cast<std::ptrdiff_t>(i - r0) * t;
-        float* to = out + static_cast<std::ptrdiff_t>(i * side / t) * side;
-        for (int j = 0; j < t; ++j) to[j * side / t] += row[j];
+    thread_local std::vector<float> sums; // (t) the rows of one block row summed
+    for (int i = r0; i < r1;) {
+        const int band = i * side / t;
+        sums.assign(static_cast<std::size_t>(t), 0.0f);
+        for (; i < r1 && i * side / t == band; ++i) {
+            const float* row = rows + static_cast<std::ptrdiff_t>(i - r0) * t;
+            for (int j = 0; j < t; ++j) sums[static_cast<std::size_t>(j)] += row[j];
+        }
+        float* to = out + static_cast<std::ptrdiff_t>(band) * side;
+        for (int j = 0; j < t; ++j) to[j * side / t] += sums[static_cast<std::size_t>(j)];
     }
 }
 
