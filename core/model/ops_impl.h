@@ -75,10 +75,11 @@ void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float so
     Aligned shifted = buffer_b.reserve(entropy ? x.size() : 0);
     if (entropy) shifted = x - top;
     x = (x - top).exp(); // the padding becomes exactly 0
-    const float sum = x.sum();
-    x *= 1.0f / sum;
-    if (entropy) *entropy = std::log(sum) - (x.head(n) * shifted.head(n)).sum();
-    buffer_a.store(w + lo, n);
+    const float sum = x.sum(), inv = 1.0f / sum;
+    // Σ p (x − top) = Σ e (x − top) / S: the weights scaled once, on their way out.
+    if (entropy) *entropy = std::log(sum) - (x.head(n) * shifted.head(n)).sum() * inv;
+    const float* e = x.data();
+    for (Index j = 0; j < n; ++j) w[lo + j] = e[j] * inv;
 }
 
 // Queries `block` rows at a time: under the causal mask a block's weights are 0 past its last
