@@ -10,7 +10,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <random>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -90,4 +94,51 @@ TEST_CASE("next tokens: only the rows asked for, and what is refused") {
     const core::model::ForwardResult h = base.model->forward(ids);
     CHECK(h.logits.size() == 0);
     CHECK_THROWS_WITH_AS(core::model::next_tokens(*base.model, h.hidden, ids, 3), doctest::Contains("no LM head"), core::model::InputError);
+}
+
+TEST_CASE("next tokens: a block's best logits equal a stable sort's, with ties, NaN and blocks of any size") {
+    std::mt19937 rng(3);
+    auto sorted_best = [](const std::vector<float>& row, int v0, int top) { // (id, logit): higher first, the lower id on a tie
+        std::vector<int> order(row.size());
+        for (std::size_t j = 0; j < order.size(); ++j) order[j] = static_cast<int>(j);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[static_cast<std::size_t>(a)] > row[static_cast<std::size_t>(b)]; });
+        std::vector<std::pair<int, float>> out;
+        for (int k = 0; k < std::min<int>(top, static_cast<int>(row.size())); ++k) out.push_back({v0 + order[static_cast<std::size_t>(k)], row[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]});
+        return out;
+    };
+    int cases = 0;
+    for (int n : {1, 9, 15, 16, 17, 160, 2047, 2048}) {
+        for (int top : {1, 3, 10, 16, 20}) {
+            for (int kind = 0; kind < 3; ++kind) { // spread logits; a few values, many ties; rising logits
+                CAPTURE(n);
+                CAPTURE(top);
+                CAPTURE(kind);
+                std::vector<float> row(static_cast<std::size_t>(n));
+                std::normal_distribution<float> spread(0.0f, 4.0f);
+                std::uniform_int_distribution<int> few(0, 3);
+                for (int j = 0; j < n; ++j)
+                    row[static_cast<std::size_t>(j)] = kind == 0 ? spread(rng) : kind == 1 ? static_cast<float>(few(rng)) : 0.01f * static_cast<float>(j);
+                std::vector<core::model::Candidate> got(static_cast<std::size_t>(top));
+                const int count = core::model::keep_top(row.data(), 500, n, top, got.data());
+                const auto want = sorted_best(row, 500, top);
+                REQUIRE(count == static_cast<int>(want.size()));
+                for (int k = 0; k < count; ++k) {
+                    CHECK(got[static_cast<std::size_t>(k)].id == want[static_cast<std::size_t>(k)].first);
+                    CHECK(got[static_cast<std::size_t>(k)].logit == want[static_cast<std::size_t>(k)].second);
+                }
+                ++cases;
+            }
+        }
+    }
+    CHECK(cases == 8 * 5 * 3);
+    // A NaN among the logits: every logit offered in order, as before there was a floor, so the
+    // best of the others still come out.
+    std::vector<float> row(64, 1.0f);
+    row[40] = 5.0f;
+    row[3] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<core::model::Candidate> got(3);
+    REQUIRE(core::model::keep_top(row.data(), 0, 64, 3, got.data()) == 3);
+    CHECK(got[0].id == 40);
+    CHECK(got[1].id == 0);
+    CHECK(got[2].id == 1);
 }

@@ -19,13 +19,39 @@ namespace core::model {
 
 namespace {
 
-struct Candidate {
-    float logit;
-    int id;
-};
-
 // Higher logit first, the lower id on a tie.
 bool better(const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
+
+// Each of `lanes` columns of the row (values j ≡ c mod lanes) has its largest; those are `lanes`
+// logits, so the top-th largest of them is at most the row's top-th largest. False when there is no
+// such floor: fewer columns than `top`, or a NaN (then every logit is offered in order).
+constexpr int lanes = 16;
+
+bool floor_of_top(const float* row, int n, int top, float* least) {
+    if (top > lanes || n < lanes) return false;
+    float most[lanes];
+    int nan = 0;
+    for (int c = 0; c < lanes; ++c) most[c] = row[c];
+    int j = lanes;
+    for (; j + lanes <= n; j += lanes)
+        for (int c = 0; c < lanes; ++c) {
+            const float v = row[j + c];
+            nan |= v != v;
+            most[c] = v > most[c] ? v : most[c];
+        }
+    for (int c = 0; c < lanes; ++c) nan |= most[c] != most[c];
+    for (; j < n; ++j) nan |= row[j] != row[j];
+    if (nan) return false;
+    std::nth_element(most, most + (top - 1), most + lanes, [](float a, float b) { return a > b; });
+    *least = most[top - 1];
+    return true;
+}
+
+bool any_at_least(const float* x, float least) {
+    int hit = 0;
+    for (int c = 0; c < lanes; ++c) hit |= x[c] >= least;
+    return hit != 0;
+}
 
 struct Stream {
     const Model* model;
@@ -54,20 +80,8 @@ struct Stream {
             op.max_exp_sum(row, n, &max[at], &sum[at]);
             const int target = (*targets)[static_cast<std::size_t>(i)];
             if (target >= v0 && target < v1) target_logit[static_cast<std::size_t>(i)] = row[target - v0];
-            if ((*want)[static_cast<std::size_t>(i)]) counts[at] = keep_top(row, v0, n, &candidates[at * static_cast<std::size_t>(top)]);
+            if ((*want)[static_cast<std::size_t>(i)]) counts[at] = keep_top(row, v0, n, top, &candidates[at * static_cast<std::size_t>(top)]);
         }
-    }
-
-    // The block's `top` best of row (n logits of ids v0 …), best first, into out; returns how many.
-    int keep_top(const float* row, int v0, int n, Candidate* out) const {
-        int count = 0;
-        for (int j = 0; j < n; ++j) {
-            if (count == top && !(row[j] > out[count - 1].logit)) continue; // ids rise: a tie keeps the lower
-            int k = count < top ? count++ : top - 1;
-            for (; k > 0 && row[j] > out[k - 1].logit; --k) out[k] = out[k - 1];
-            out[k] = {row[j], v0 + j};
-        }
-        return count;
     }
 
     // log Z of row i over every block.
@@ -119,6 +133,32 @@ void check(const Model& model, const MatrixF& hidden, std::size_t t) {
 }
 
 } // namespace
+
+// Only logits at or above a floor under the top-th largest can be among the best, so only those are
+// offered, in id order: the same candidates as offering every logit, from a few dozen insertions.
+int keep_top(const float* row, int v0, int n, int top, Candidate* out) {
+    int count = 0;
+    const auto offer = [&](int j) {
+        if (count == top && !(row[j] > out[count - 1].logit)) return; // ids rise: a tie keeps the lower
+        int k = count < top ? count++ : top - 1;
+        for (; k > 0 && row[j] > out[k - 1].logit; --k) out[k] = out[k - 1];
+        out[k] = {row[j], v0 + j};
+    };
+    if (top < 1) return 0;
+    float least = 0.0f;
+    if (!floor_of_top(row, n, top, &least)) {
+        for (int j = 0; j < n; ++j) offer(j);
+        return count;
+    }
+    int j = 0;
+    for (; j + lanes <= n; j += lanes)
+        if (any_at_least(row + j, least))
+            for (int i = j; i < j + lanes; ++i)
+                if (row[i] >= least) offer(i);
+    for (; j < n; ++j)
+        if (row[j] >= least) offer(j);
+    return count;
+}
 
 NextTokens next_tokens(const Model& model, const MatrixF& hidden, const std::vector<int>& ids, int top, const std::vector<bool>& rows, bool fast) {
     check(model, hidden, ids.size());

@@ -29,6 +29,14 @@ struct NextTokens {
     std::optional<double> loss;
 };
 
+// One LM head block's best: the `top` largest of the n logits of ids v0 …, best first (the lower id
+// on a tie), into out; returns how many (min(top, n)).
+struct Candidate {
+    float logit;
+    int id;
+};
+int keep_top(const float* row, int v0, int n, int top, Candidate* out);
+
 // hidden: (t, d_model), a forward's ForwardResult::hidden for `ids` (Logits::none suffices).
 // `rows` (t) marks the rows whose top is wanted; empty means every row. Throws InputError for a
 // model without an LM head or a shape that does not match the ids. `fast`: the head's products in
