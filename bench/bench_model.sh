@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/bench_model.sh — attnviz --bench-model (the forward with every attention map, the rollout, each
-# position's top 10 and the loss) on a GPT-2-small-sized checkpoint at t = 1, 32, 128 and 1024, against
-# PyTorch's float32 forward with attentions (bench/torch_gpt2.py, 2 threads) in the same run, and on a
-# Llama-1B-sized BF16 one at t = 128; each forward also as a multiple of its bounds, measured in this run:
+# position's top 10 and the loss) on a GPT-2-small-sized checkpoint and a Llama-1B-sized BF16 one at
+# t = 1, 32, 128 and 1024 (and the Llama one at 8192 with BENCH_LLAMA_LONG=1), against PyTorch's float32
+# forward with attentions (bench/torch_gpt2.py, bench/torch_llama.py, 2 threads) in the same run; each
+# forward also as a multiple of its bounds, measured in this run:
 #
 #   products  the forward's matrix-product FLOPs at the best float32 rate this CPU runs correctly: the
 #             faster of NumPy on OpenBLAS (its SkylakeX AVX-512 kernels) and attnviz's own product
@@ -51,7 +52,7 @@ run() {
   line="$(basename "$model") t=$t products ${bound_ms} ms, weights ${stream_ms} ms; attnviz $ours  ($(ratio "$ours_ms" "$bound_ms")x the products, $(ratio "$ours_ms" "$stream_ms")x the weights)"
   if ((torch)); then
     local theirs theirs_ms
-    theirs=$("${anchor[@]}" $py bench/torch_gpt2.py "$model" "$t" "$reps")
+    theirs=$("${anchor[@]}" $py "${torch_script:-bench/torch_gpt2.py}" "$model" "$t" "$reps")
     theirs_ms=$(json median_ms "$theirs")
     line="$line  pytorch $theirs  (attnviz $(ratio "$theirs_ms" "$ours_ms")x faster)"
   fi
@@ -68,12 +69,19 @@ for t in 1 32 128 1024; do
 done
 if [ -f "$llama/model.safetensors" ]; then
   # Llama: per layer 2·t·D·(2·D + 2·KV) (q, o; k, v) + 6·t·D·F (gate, up, down) + 4·t²·D, then the logits.
-  flops=$($py -c "
-import json; c = json.load(open('$llama/config.json')); t = 128
+  llama_flops() {
+    $py -c "
+import json; c = json.load(open('$llama/config.json')); t = $1
 D, F, L, V = c['hidden_size'], c['intermediate_size'], c['num_hidden_layers'], c['vocab_size']
 KV = c['num_key_value_heads'] * c.get('head_dim', D // c['num_attention_heads'])
-print(L * (2*t*D*(2*D + 2*KV) + 6*t*D*F + 4*t*t*D) + 2*t*D*V)")
-  run "$llama" 128 "$flops" "$(weight_bytes "$llama")" 0
+print(L * (2*t*D*(2*D + 2*KV) + 6*t*D*F + 4*t*t*D) + 2*t*D*V)"
+  }
+  llama_bytes=$(weight_bytes "$llama")
+  for t in 1 32 128 1024; do
+    torch_script=bench/torch_llama.py run "$llama" "$t" "$(llama_flops "$t")" "$llama_bytes" "$torch"
+  done
+  # 8192 tokens take minutes a forward; PyTorch cannot keep its 137 GB of maps.
+  if [ -n "${BENCH_LLAMA_LONG:-}" ]; then reps=1 run "$llama" 8192 "$(llama_flops 8192)" "$llama_bytes" 0; fi
 else
   echo "bench_model: no $llama/model.safetensors (bench/make_llama_1b.py writes it): the Llama-1B-sized forward is left out"
 fi
