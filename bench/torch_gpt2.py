@@ -74,7 +74,8 @@ def forward(w, c, ids):
     return x @ w["wte.weight"].T, torch.stack(attentions)
 
 
-def main(model, tokens, reps):
+def time_forward(model, tokens, reps, load, forward, script):
+    """`reps` timed runs of forward(weights, config, ids) on `tokens` random ids after a warm-up, as JSON."""
     torch.set_num_threads(2)
     c = json.load(open(model + "/config.json"))
     w = load(model + "/model.safetensors")
@@ -88,7 +89,7 @@ def main(model, tokens, reps):
             ms.append((time.perf_counter() - t0) * 1000)
     blas = blas_in_use()
     if blas == "reference":
-        print("torch_gpt2.py: WARNING: PyTorch runs on the REFERENCE BLAS (libblas3), about 15x slower than on "
+        print(script + ": WARNING: PyTorch runs on the REFERENCE BLAS (libblas3), about 15x slower than on "
               "OpenBLAS: its figures mean nothing. Install libopenblas0-pthread (apt-get install libopenblas0-pthread).",
               file=sys.stderr)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -98,4 +99,4 @@ def main(model, tokens, reps):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    time_forward(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), load, forward, "torch_gpt2.py")

@@ -15,15 +15,12 @@ keys and values repeated over their heads, causal softmax(q kᵀ / √head_dim),
 lm_head = embed_tokensᵀ when the embeddings are tied."""
 import json
 import math
-import resource
-import statistics
 import sys
-import time
 
 import numpy as np
 import torch
 
-from torch_gpt2 import blas_in_use, openblas_kernel
+from torch_gpt2 import time_forward
 
 
 def load(path):
@@ -95,27 +92,5 @@ def forward(w, c, ids):
     return x @ head.T, torch.stack(attentions)
 
 
-def main(model, tokens, reps):
-    torch.set_num_threads(2)
-    c = json.load(open(model + "/config.json"))
-    w = load(model + "/model.safetensors")
-    ids = torch.from_numpy(np.random.default_rng(1).integers(0, c["vocab_size"], tokens))
-    ms = []
-    with torch.no_grad():
-        forward(w, c, ids)  # warm-up
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            forward(w, c, ids)
-            ms.append((time.perf_counter() - t0) * 1000)
-    blas = blas_in_use()
-    if blas == "reference":
-        print("torch_llama.py: WARNING: PyTorch runs on the REFERENCE BLAS (libblas3): its figures mean nothing. "
-              "Install libopenblas0-pthread.", file=sys.stderr)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"median_ms": round(statistics.median(ms), 2), "min_ms": round(min(ms), 2), "tokens": tokens, "reps": reps,
-                      "threads": torch.get_num_threads(), "rss_mb": round(rss, 1), "blas": blas,
-                      "blas_kernel": openblas_kernel()}))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    time_forward(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), load, forward, "torch_llama.py")
