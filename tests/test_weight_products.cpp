@@ -126,6 +126,29 @@ TEST_CASE("weight products: every type, both layouts, several panels, equal a pr
     }
 }
 
+TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot products over rows as they lie, at any depth") {
+    std::mt19937 rng(78);
+    for (const WeightType t : {WeightType::f16, WeightType::bf16}) {
+        for (const std::int64_t k : {1, 7, 8, 33, 1001}) { // the 32-wide steps, the 8-wide ones and the tail
+            const std::string type = core::model::type_name(t);
+            CAPTURE(type);
+            CAPTURE(k);
+            const std::int64_t n = 300;
+            const Mapped w = mapped(t, n, k, rng);
+            std::vector<float> x(static_cast<std::size_t>(k)); // (1, k)
+            for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            std::vector<double> ref, size;
+            reference(x, 1, *w.W, Layout::out_in, ref, size);
+            std::vector<float> y(static_cast<std::size_t>(n), 0.0f);
+            core::model::product({x.data(), k, 1, w.W, Layout::out_in, y.data(), n});
+            CHECK(worst(y, ref, size) < 2e-6);
+            std::vector<float> again(y);
+            core::model::product({x.data(), k, 1, w.W, Layout::out_in, again.data(), n});
+            CHECK(again == y); // a fixed order: the same bits every time
+        }
+    }
+}
+
 namespace {
 
 // Logits, hidden states and attention of one forward.

@@ -1,8 +1,9 @@
 // core/model/weight_product.cpp — weight panels dequantized into a thread-local buffer, then the
-// float32 kernel.
+// float32 kernel; or one row's dot products over 16-bit weight rows.
 #include "core/model/weight_product.h"
 
 #include "core/model/fast_product.h"
+#include "core/model/format/blocks.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -48,6 +49,34 @@ struct Panels {
     }
 };
 
+// One row of x times 16-bit weights stored (out, in): each output a dot product over its weight row
+// as it lies, widened in registers, instead of a panel widened into memory and read again.
+bool by_rows(const WeightProduct& p) {
+    return p.m == 1 && p.layout == Layout::out_in && (p.W->type() == WeightType::bf16 || p.W->type() == WeightType::f16);
+}
+
+// Outputs c0 … c1−1 of a by_rows product, y pointing at c0's.
+void row_dots(const WeightProduct& p, Index c0, Index c1) {
+    const Index k = depth(p);
+    for (Index j = c0; j < c1; ++j) {
+        const float d = dot_row(p.W->type(), p.W->stored_row(j), p.x, k);
+        float& out = p.y[j - c0];
+        out = p.accumulate ? out + d : d;
+    }
+}
+
+struct RowDots {
+    const WeightProduct* p;
+    Index n, width;
+    static void one(void* context, std::ptrdiff_t i) {
+        const auto& c = *static_cast<RowDots*>(context);
+        const Index c0 = i * c.width;
+        WeightProduct part = *c.p;
+        part.y += c0;
+        row_dots(part, c0, std::min(c.n, c0 + c.width));
+    }
+};
+
 thread_local bool fast_scope = false;
 
 bool runs_fast(const WeightProduct& p) { return (p.fast || fast_scope) && fast::covers(*p.W, p.layout == Layout::out_in); }
@@ -63,6 +92,7 @@ bool FastScope::open() { return fast_scope; }
 void product_columns(const WeightProduct& p, Index c0, Index c1) {
     if (runs_fast(p)) return fast::product_columns(fast_of(p), c0, c1);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
+    if (by_rows(p)) return row_dots(p, c0, c1);
     const Index step = panel_columns;
     for (Index c = c0; c < c1; c += step) {
         WeightProduct part = p;
@@ -75,6 +105,10 @@ void product(const WeightProduct& p) {
     if (runs_fast(p)) return fast::product(fast_of(p));
     const Index n = width(p);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
+    if (by_rows(p)) {
+        RowDots job{&p, n, panel_columns};
+        return core::parallel::for_each((n + job.width - 1) / job.width, &RowDots::one, &job);
+    }
     Panels job{&p, n, panel_columns};
     core::parallel::for_each((n + job.width - 1) / job.width, &Panels::one, &job);
 }

@@ -2,8 +2,9 @@
 //
 // A float32 weight in place goes straight to the float32 kernel (ops::Gemm). Any other (F16, BF16,
 // ggml's blocks, a row order) is read a panel of output columns at a time: the panel's weights
-// dequantized into a thread-local buffer, then the same kernel on that panel. No whole float32
-// copy of the matrix is ever made.
+// dequantized into a thread-local buffer, then the same kernel on that panel; one row of x times
+// F16 or BF16 weights stored (out, in) is instead a dot product per output over its weight row as it
+// lies (a decoding step reads each weight once). No whole float32 copy of the matrix is ever made.
 #pragma once
 
 #include "core/model/format/weights.h"
