@@ -138,6 +138,56 @@ __attribute__((target("avx2,fma,f16c"))) float dot_16_avx2(const unsigned char* 
     for (; i < n; ++i) total += x[i] * (bf16_values ? bf16(src + 2 * i) : f16(src + 2 * i));
     return total;
 }
+// block_k4 32 values at a time: the nibbles (and Q5_K's fifth bits) picked out of whole bytes,
+// widened to float32, then d1 · q − m1 as two roundings, as the scalar code does.
+__attribute__((target("avx2"))) void block_k4_avx2(const unsigned char* b, const unsigned char* qh, const unsigned char* qs, float* y) {
+    const float d = f16(b), dmin = f16(b + 2);
+    const unsigned char* scales = b + 4;
+    const __m256i nibble = _mm256_set1_epi8(0x0f), one = _mm256_set1_epi8(1);
+    const __m256i fifth = qh ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)) : _mm256_setzero_si256();
+    for (int i = 0; i < 4; ++i, qs += 32, y += 64) {
+        const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs));
+        for (int half = 0; half < 2; ++half) {
+            int sc, m;
+            scale_min(2 * i + half, scales, sc, m);
+            const __m256 d1 = _mm256_set1_ps(d * static_cast<float>(sc)), m1 = _mm256_set1_ps(dmin * static_cast<float>(m));
+            __m256i q = _mm256_and_si256(half ? _mm256_srli_epi16(bytes, 4) : bytes, nibble); // a 16-bit shift, then each byte masked
+            if (qh) q = _mm256_or_si256(q, _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(fifth, _mm_cvtsi32_si128(2 * i + half)), one), 4));
+            const __m128i lanes[2] = {_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1)};
+            for (int k = 0; k < 4; ++k) {
+                const __m128i eight = k % 2 ? _mm_srli_si128(lanes[k / 2], 8) : lanes[k / 2];
+                const __m256 f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(eight));
+                _mm256_storeu_ps(y + 32 * half + 8 * k, _mm256_sub_ps(_mm256_mul_ps(d1, f), m1));
+            }
+        }
+    }
+}
+// block_q6_K 32 values at a time: each run's 6-bit values assembled in whole bytes, widened, then
+// (d · scale) · (q − 32) as the scalar code rounds it.
+__attribute__((target("avx2"))) void block_q6_K_avx2(const unsigned char* b, float* y) {
+    const unsigned char *ql = b, *qh = b + 128;
+    const auto* sc = reinterpret_cast<const std::int8_t*>(b + 192);
+    const float d = f16(b + 208);
+    const __m256i nibble = _mm256_set1_epi8(0x0f), two = _mm256_set1_epi8(3), offset = _mm256_set1_epi32(32);
+    for (int n = 0; n < 2; ++n, ql += 64, qh += 32, sc += 8, y += 128) {
+        const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql)), high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
+        const __m256i runs[4] = {
+            _mm256_or_si256(_mm256_and_si256(low, nibble), _mm256_slli_epi16(_mm256_and_si256(h, two), 4)),
+            _mm256_or_si256(_mm256_and_si256(high, nibble), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), two), 4)),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low, 4), nibble), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), two), 4)),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(high, 4), nibble), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), two), 4))};
+        for (int r = 0; r < 4; ++r) {
+            const __m128i lanes[2] = {_mm256_castsi256_si128(runs[r]), _mm256_extracti128_si256(runs[r], 1)};
+            for (int k = 0; k < 4; ++k) {
+                const __m256 ds = _mm256_set1_ps(d * static_cast<float>(sc[2 * r + k / 2]));
+                const __m128i eight = k % 2 ? _mm_srli_si128(lanes[k / 2], 8) : lanes[k / 2];
+                const __m256 q = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(eight), offset));
+                _mm256_storeu_ps(y + 32 * r + 8 * k, _mm256_mul_ps(ds, q));
+            }
+        }
+    }
+}
 // x86-64-v3 has AVX2 and F16C, with the OS saving the AVX registers (core::kernel_builds reads cpuid).
 bool has_x86_64_v3() {
     static const bool has = [] {
@@ -226,12 +276,20 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
     case WeightType::bf16: widen_bf16(src, dst, n); return;
     default: break;
     }
+    auto* k4 = &block_k4;
+    auto* q6_K = &block_q6_K;
+#if defined(__x86_64__)
+    if (has_x86_64_v3()) {
+        k4 = &block_k4_avx2;
+        q6_K = &block_q6_K_avx2;
+    }
+#endif
     for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) {
         if (t == WeightType::q8_0) block_q8_0(src, dst);
         else if (t == WeightType::q4_0) block_q4_0(src, dst);
-        else if (t == WeightType::q4_K) block_k4(src, nullptr, src + 16, dst);
-        else if (t == WeightType::q5_K) block_k4(src, src + 16, src + 48, dst);
-        else block_q6_K(src, dst);
+        else if (t == WeightType::q4_K) k4(src, nullptr, src + 16, dst);
+        else if (t == WeightType::q5_K) k4(src, src + 16, src + 48, dst);
+        else q6_K(src, dst);
     }
 }
 
