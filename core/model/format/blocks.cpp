@@ -138,6 +138,25 @@ __attribute__((target("avx2,fma,f16c"))) float dot_16_avx2(const unsigned char* 
     for (; i < n; ++i) total += x[i] * (bf16_values ? bf16(src + 2 * i) : f16(src + 2 * i));
     return total;
 }
+// block_q8_0 and block_q4_0 8 values at a time: the signed bytes (or nibbles less 8) widened, then
+// times d, one rounding as in the scalar code.
+__attribute__((target("avx2"))) void block_q8_0_avx2(const unsigned char* b, float* y) {
+    const __m256 d = _mm256_set1_ps(f16(b));
+    for (int k = 0; k < 4; ++k) {
+        const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 2 + 8 * k));
+        _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(eight)), d));
+    }
+}
+__attribute__((target("avx2"))) void block_q4_0_avx2(const unsigned char* b, float* y) {
+    const __m256 d = _mm256_set1_ps(f16(b));
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2)), nibble = _mm_set1_epi8(0x0f);
+    const __m128i halves[2] = {_mm_and_si128(bytes, nibble), _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble)}; // values 0–15, 16–31
+    for (int k = 0; k < 4; ++k) {
+        const __m128i eight = k % 2 ? _mm_srli_si128(halves[k / 2], 8) : halves[k / 2];
+        const __m256i q = _mm256_sub_epi32(_mm256_cvtepu8_epi32(eight), _mm256_set1_epi32(8));
+        _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), d));
+    }
+}
 // block_k4 32 values at a time: the nibbles (and Q5_K's fifth bits) picked out of whole bytes,
 // widened to float32, then d1 · q − m1 as two roundings, as the scalar code does.
 __attribute__((target("avx2"))) void block_k4_avx2(const unsigned char* b, const unsigned char* qh, const unsigned char* qs, float* y) {
@@ -276,17 +295,19 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
     case WeightType::bf16: widen_bf16(src, dst, n); return;
     default: break;
     }
+    auto *q8_0 = &block_q8_0, *q4_0 = &block_q4_0, *q6_K = &block_q6_K;
     auto* k4 = &block_k4;
-    auto* q6_K = &block_q6_K;
 #if defined(__x86_64__)
     if (has_x86_64_v3()) {
+        q8_0 = &block_q8_0_avx2;
+        q4_0 = &block_q4_0_avx2;
         k4 = &block_k4_avx2;
         q6_K = &block_q6_K_avx2;
     }
 #endif
     for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) {
-        if (t == WeightType::q8_0) block_q8_0(src, dst);
-        else if (t == WeightType::q4_0) block_q4_0(src, dst);
+        if (t == WeightType::q8_0) q8_0(src, dst);
+        else if (t == WeightType::q4_0) q4_0(src, dst);
         else if (t == WeightType::q4_K) k4(src, nullptr, src + 16, dst);
         else if (t == WeightType::q5_K) k4(src, src + 16, src + 48, dst);
         else q6_K(src, dst);
