@@ -37,15 +37,16 @@ void panel_product(const WeightProduct& p, Index c0, Index c1) {
     ops::active().gemm({p.x, p.ldx, panel.data(), transposed ? k : cols, transposed, p.y, p.ldy, p.m, k, cols, p.accumulate}, false);
 }
 
-struct Panels {
+// Blocks of `width` output columns shared out between the cores, each as product_columns takes it.
+struct ColumnBlocks {
     const WeightProduct* p;
     Index n, width;
     static void one(void* context, std::ptrdiff_t i) {
-        const auto& c = *static_cast<Panels*>(context);
+        const auto& c = *static_cast<ColumnBlocks*>(context);
         const Index c0 = i * c.width;
         WeightProduct part = *c.p;
         part.y += c0;
-        panel_product(part, c0, std::min(c.n, c0 + c.width));
+        product_columns(part, c0, std::min(c.n, c0 + c.width));
     }
 };
 
@@ -64,18 +65,6 @@ void row_dots(const WeightProduct& p, Index c0, Index c1) {
         out = p.accumulate ? out + d : d;
     }
 }
-
-struct RowDots {
-    const WeightProduct* p;
-    Index n, width;
-    static void one(void* context, std::ptrdiff_t i) {
-        const auto& c = *static_cast<RowDots*>(context);
-        const Index c0 = i * c.width;
-        WeightProduct part = *c.p;
-        part.y += c0;
-        row_dots(part, c0, std::min(c.n, c0 + c.width));
-    }
-};
 
 thread_local bool fast_scope = false;
 
@@ -105,12 +94,8 @@ void product(const WeightProduct& p) {
     if (runs_fast(p)) return fast::product(fast_of(p));
     const Index n = width(p);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
-    if (by_rows(p)) {
-        RowDots job{&p, n, panel_columns};
-        return core::parallel::for_each((n + job.width - 1) / job.width, &RowDots::one, &job);
-    }
-    Panels job{&p, n, panel_columns};
-    core::parallel::for_each((n + job.width - 1) / job.width, &Panels::one, &job);
+    ColumnBlocks job{&p, n, panel_columns}; // by rows or by panels, as product_columns chooses
+    core::parallel::for_each((n + job.width - 1) / job.width, &ColumnBlocks::one, &job);
 }
 
 } // namespace core::model

@@ -96,28 +96,20 @@ void block_q6_K(const unsigned char* b, float* y) {
 }
 
 #if defined(__x86_64__)
-// F16 values by the CPU's own conversion (exact, as every half is a float32).
-__attribute__((target("avx,f16c"))) void widen_f16_f16c(const unsigned char* src, float* dst, std::int64_t n) {
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
-    for (; i < n; ++i) dst[i] = f16(src + 2 * i);
-}
-// BF16 values: each the top half of a float32, widened 8 at a time.
-__attribute__((target("avx2"))) void widen_bf16_avx2(const unsigned char* src, float* dst, std::int64_t n) {
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i)));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_slli_epi32(wide, 16));
-    }
-    for (; i < n; ++i) dst[i] = bf16(src + 2 * i);
-}
-// Values i … i + 7 of a row of 16-bit values, as float32.
+// Values i … i + 7 of a row of 16-bit values, as float32: BF16 as the top half of a float32, F16 by
+// the CPU's own conversion (exact, as every half is a float32).
 template <bool bf16_values>
 __attribute__((target("avx2,f16c"), always_inline)) inline __m256 widen8(const unsigned char* src, std::int64_t i) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
     if constexpr (bf16_values) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     else return _mm256_cvtph_ps(h);
+}
+// A row of 16-bit values widened 8 at a time.
+template <bool bf16_values>
+__attribute__((target("avx2,f16c"))) void widen_avx2(const unsigned char* src, float* dst, std::int64_t n) {
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, widen8<bf16_values>(src, i));
+    for (; i < n; ++i) dst[i] = bf16_values ? bf16(src + 2 * i) : f16(src + 2 * i);
 }
 // x · a row of 16-bit values: 8 lanes in 4 partial sums, widened in registers (x86-64-v3 has FMA).
 template <bool bf16_values>
@@ -219,14 +211,14 @@ bool has_x86_64_v3() {
 
 void widen_bf16(const unsigned char* src, float* dst, std::int64_t n) {
 #if defined(__x86_64__)
-    if (has_x86_64_v3()) return widen_bf16_avx2(src, dst, n);
+    if (has_x86_64_v3()) return widen_avx2<true>(src, dst, n);
 #endif
     for (std::int64_t i = 0; i < n; ++i) dst[i] = bf16(src + 2 * i);
 }
 
 void widen_f16(const unsigned char* src, float* dst, std::int64_t n) {
 #if defined(__x86_64__)
-    if (has_x86_64_v3()) return widen_f16_f16c(src, dst, n);
+    if (has_x86_64_v3()) return widen_avx2<false>(src, dst, n);
 #endif
     for (std::int64_t i = 0; i < n; ++i) dst[i] = f16(src + 2 * i);
 }
