@@ -10,6 +10,10 @@
 #             (attnviz_bench_products), both at GPT-2 small's MLP shape (1024, 768) · (768, 3072), 2 threads
 #   weights   the bytes of the weights read once at the machine's memory bandwidth (attnviz_bench_products'
 #             memory/read, 2 threads): what a forward of few tokens cannot beat
+#   alone     the same forward's matrix products and nothing else, in NumPy on OpenBLAS's SkylakeX kernels
+#             with each layer's own float32 weights (bench/numpy_products.py): the best library at the
+#             forward's own shapes, its weights coming from memory (not at 8192, whose 8.6 GB of scores
+#             per layer NumPy would hold)
 #
 #   bench/bench_model.sh [ATTNVIZ [REPS]]     defaults: build/attnviz, 5; attnviz_bench_products beside ATTNVIZ
 #
@@ -50,6 +54,7 @@ run() {
   ours=$("$attnviz" --bench-model "$model" --tokens "$t" --reps "$reps")
   ours_ms=$(json median_ms "$ours")
   line="$(basename "$model") t=$t products ${bound_ms} ms, weights ${stream_ms} ms; attnviz $ours  ($(ratio "$ours_ms" "$bound_ms")x the products, $(ratio "$ours_ms" "$stream_ms")x the weights)"
+  if [ -n "${alone[$t]:-}" ]; then line="$line  numpy's products alone ${alone[$t]} ms ($(ratio "$ours_ms" "${alone[$t]}")x)"; fi
   if ((torch)); then
     local theirs theirs_ms
     theirs=$("${anchor[@]}" $py "${torch_script:-bench/torch_gpt2.py}" "$model" "$t" "$reps")
@@ -59,9 +64,18 @@ run() {
   echo "$line"
 }
 
+# alone[t]: NumPy's time for the products of MODEL's forward at each length t.
+declare -A alone
+products_alone() {
+  local line
+  alone=()
+  while read -r line; do alone[$(json tokens "$line")]=$(json ms "$line"); done < <("${anchor[@]}" $py bench/numpy_products.py "$1/config.json" 1,32,128,1024 "$reps")
+}
+
 torch=0
 $py -c 'import torch' 2>/dev/null && torch=1
 bytes=$(weight_bytes "$gpt2")
+products_alone "$gpt2"
 for t in 1 32 128 1024; do
   # GPT-2: per layer 24·t·D² (c_attn, c_proj, the MLP) + 4·t²·D (scores and A·V, the full square as
   # PyTorch computes it), then 2·t·D·V for the logits.
@@ -77,6 +91,7 @@ KV = c['num_key_value_heads'] * c.get('head_dim', D // c['num_attention_heads'])
 print(L * (2*t*D*(2*D + 2*KV) + 6*t*D*F + 4*t*t*D) + 2*t*D*V)"
   }
   llama_bytes=$(weight_bytes "$llama")
+  products_alone "$llama"
   for t in 1 32 128 1024; do
     torch_script=bench/torch_llama.py run "$llama" "$t" "$(llama_flops "$t")" "$llama_bytes" "$torch"
   done
