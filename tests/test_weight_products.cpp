@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -145,6 +146,36 @@ TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot
             std::vector<float> again(y);
             core::model::product({x.data(), k, 1, w.W, Layout::out_in, again.data(), n});
             CHECK(again == y); // a fixed order: the same bits every time
+        }
+    }
+}
+
+TEST_CASE("weight products: several rows times F16 or BF16 weights (out, in), widened as multiplied, at any depth, row count and column range") {
+    std::mt19937 rng(79);
+    for (const WeightType t : {WeightType::f16, WeightType::bf16}) {
+        // Depths: under one widened step, its tail, several packed blocks of 2048. Rows: a panel of
+        // 16, of 32 and a part, past a block of 128. Columns: 14 to a tile, and 3 left over.
+        for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 1}, {17, 15}, {33, 600}, {130, 17}, {300, 5000}}) {
+            const std::int64_t m = shape.first, k = shape.second;
+            const std::string type = core::model::type_name(t);
+            CAPTURE(type);
+            CAPTURE(m);
+            CAPTURE(k);
+            const std::int64_t n = 45;
+            const Mapped w = mapped(t, n, k, rng);
+            std::vector<float> x(static_cast<std::size_t>(m * k)); // (m, k)
+            for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            std::vector<double> ref, size;
+            reference(x, m, *w.W, Layout::out_in, ref, size);
+            std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f); // (m, n)
+            core::model::product({x.data(), k, m, w.W, Layout::out_in, y.data(), n});
+            CHECK(worst(y, ref, size) < 2e-6);
+            // One thread over every column, and rows 1 … 2 alone: the same bits.
+            std::vector<float> one(y.size(), 0.0f), two(static_cast<std::size_t>(2 * n), 0.0f);
+            core::model::product_columns({x.data(), k, m, w.W, Layout::out_in, one.data(), n}, 0, n);
+            CHECK(one == y);
+            core::model::product({x.data() + k, k, 2, w.W, Layout::out_in, two.data(), n});
+            CHECK(std::equal(two.begin(), two.end(), y.begin() + n));
         }
     }
 }

@@ -3,7 +3,9 @@
 #include "core/model/weight_product.h"
 
 #include "core/model/fast_product.h"
+#include "core/kernels.h"
 #include "core/model/format/blocks.h"
+#include "core/model/weight_rows.h"
 #include "core/parallel.h"
 
 #include <algorithm>
@@ -66,6 +68,24 @@ void row_dots(const WeightProduct& p, Index c0, Index c1) {
     }
 }
 
+// Two or more rows of x times F16 or BF16 weights stored (out, in): weight_rows's kernel widens each
+// weight as it multiplies, where the AVX-512 build runs.
+bool by_weight_rows(const WeightProduct& p) {
+#if defined(ATTNVIZ_X86_KERNELS)
+    const WeightType t = p.W->type();
+    return p.m >= 2 && depth(p) > 0 && p.ldx < (Index{1} << 26) && p.layout == Layout::out_in && (t == WeightType::bf16 || t == WeightType::f16) &&
+           core::kernel_build() == "x86-64-v4";
+#else
+    (void)p;
+    return false;
+#endif
+}
+
+weight_rows::Product weight_rows_of(const WeightProduct& p) {
+    const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
+    return {p.x, p.ldx, p.m, depth(p), p.W->type() == WeightType::bf16, row, p.W, p.y, p.ldy, p.accumulate};
+}
+
 thread_local bool fast_scope = false;
 
 bool runs_fast(const WeightProduct& p) { return (p.fast || fast_scope) && fast::covers(*p.W, p.layout == Layout::out_in); }
@@ -82,6 +102,7 @@ void product_columns(const WeightProduct& p, Index c0, Index c1) {
     if (runs_fast(p)) return fast::product_columns(fast_of(p), c0, c1);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
     if (by_rows(p)) return row_dots(p, c0, c1);
+    if (by_weight_rows(p)) return weight_rows::product_columns(weight_rows_of(p), c0, c1);
     const Index step = panel_columns;
     for (Index c = c0; c < c1; c += step) {
         WeightProduct part = p;
@@ -94,7 +115,9 @@ void product(const WeightProduct& p) {
     if (runs_fast(p)) return fast::product(fast_of(p));
     const Index n = width(p);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, 0, n), true); // shares its own blocks out
-    ColumnBlocks job{&p, n, panel_columns}; // by rows or by panels, as product_columns chooses
+    // weight_rows packs x once per block: a block per thread. Otherwise by rows or by panels.
+    const Index threads = core::parallel::threads();
+    ColumnBlocks job{&p, n, by_weight_rows(p) ? (n + threads - 1) / threads : panel_columns};
     core::parallel::for_each((n + job.width - 1) / job.width, &ColumnBlocks::one, &job);
 }
 
