@@ -150,12 +150,15 @@ TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot
     }
 }
 
-TEST_CASE("weight products: several rows times F16 or BF16 weights (out, in), widened as multiplied, at any depth, row count and column range") {
+TEST_CASE("weight products: several rows times 16-bit or block weights (out, in), widened as multiplied, at any depth, row count and column range") {
     std::mt19937 rng(79);
-    for (const WeightType t : {WeightType::f16, WeightType::bf16}) {
-        // Depths: under one widened step, its tail, several packed blocks of 2048. Rows: a panel of
-        // 16, of 32 and a part, past a block of 128. Columns: 14 to a tile, and 3 left over.
-        for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 1}, {17, 15}, {33, 600}, {130, 17}, {300, 5000}}) {
+    using Shapes = std::vector<std::pair<std::int64_t, std::int64_t>>; // (m, k)
+    // Depths: under one widened step of 512, its tail, several packed blocks of 2048 (whole blocks of
+    // the type). Rows: a panel of 16, of 32 and a part, past a block of 128. Columns: 14 to a tile,
+    // and 3 left over.
+    const Shapes sixteen{{3, 1}, {17, 15}, {33, 600}, {130, 17}, {300, 5000}}, blocks{{3, 256}, {33, 768}, {130, 2560}};
+    for (const WeightType t : {WeightType::f16, WeightType::bf16, WeightType::q8_0, WeightType::q4_0, WeightType::q4_K, WeightType::q6_K}) {
+        for (const auto& shape : core::model::block_shape(t).values == 1 ? sixteen : blocks) {
             const std::int64_t m = shape.first, k = shape.second;
             const std::string type = core::model::type_name(t);
             CAPTURE(type);

@@ -68,12 +68,11 @@ void row_dots(const WeightProduct& p, Index c0, Index c1) {
     }
 }
 
-// Two or more rows of x times F16 or BF16 weights stored (out, in): weight_rows's kernel widens each
-// weight as it multiplies, where the AVX-512 build runs.
+// Two or more rows of x times F16, BF16 or ggml-block weights stored (out, in): weight_rows's kernel
+// widens or dequantizes each weight as it multiplies, where the AVX-512 build runs.
 bool by_weight_rows(const WeightProduct& p) {
 #if defined(ATTNVIZ_X86_KERNELS)
-    const WeightType t = p.W->type();
-    return p.m >= 2 && depth(p) > 0 && p.ldx < (Index{1} << 26) && p.layout == Layout::out_in && (t == WeightType::bf16 || t == WeightType::f16) &&
+    return p.m >= 2 && depth(p) > 0 && p.ldx < (Index{1} << 26) && p.layout == Layout::out_in && p.W->type() != WeightType::f32 &&
            core::kernel_build() == "x86-64-v4";
 #else
     (void)p;
@@ -81,9 +80,19 @@ bool by_weight_rows(const WeightProduct& p) {
 #endif
 }
 
+void read_rows(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld) {
+    const auto& W = *static_cast<const Weights::Tensor*>(tensor);
+    const BlockShape b = block_shape(W.type());
+    for (Index r = 0; r < count; ++r) dequantize(W.type(), W.stored_row(j + r) + k0 / b.values * b.bytes, dst + r * ld, kc);
+}
+
 weight_rows::Product weight_rows_of(const WeightProduct& p) {
+    using Stored = weight_rows::Product::Stored;
+    const WeightType t = p.W->type();
+    const BlockShape b = block_shape(t);
+    const Stored stored = t == WeightType::bf16 ? Stored::bf16 : t == WeightType::f16 ? Stored::f16 : Stored::blocks;
     const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
-    return {p.x, p.ldx, p.m, depth(p), p.W->type() == WeightType::bf16, row, p.W, p.y, p.ldy, p.accumulate};
+    return {p.x, p.ldx, p.m, depth(p), stored, row, b.values, b.bytes, read_rows, p.W, p.y, p.ldy, p.accumulate};
 }
 
 thread_local bool fast_scope = false;

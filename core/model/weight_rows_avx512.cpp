@@ -31,8 +31,10 @@ struct Ahead {
     std::array<const char*, rows_per_tile> rows{};
     Index count, bytes, every, r = 0, at = 0, wait;
     // Rows j … j+count−1 (count may be ≤ 0: none) at depths k0 … k0+kc−1, over `steps` k steps.
-    Ahead(const Product& p, Index j, Index n, Index k0, Index kc, Index steps) : count(std::max<Index>(n, 0)), bytes(2 * kc) {
-        for (Index i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = reinterpret_cast<const char*>(p.row(p.tensor, j + i) + 2 * k0);
+    Ahead(const Product& p, Index j, Index n, Index k0, Index kc, Index steps)
+        : count(std::max<Index>(n, 0)), bytes((kc + p.block_values - 1) / p.block_values * p.block_bytes) {
+        const Index from = k0 / p.block_values * p.block_bytes;
+        for (Index i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = reinterpret_cast<const char*>(p.row(p.tensor, j + i) + from);
         const Index lines = count * ((bytes + 63) / 64);
         every = wait = lines ? std::max<Index>(1, steps / lines) : steps + 1;
     }
@@ -113,11 +115,12 @@ Packed pack(const Product& p, Index i0, Index rows, Index k0, Index kc) {
 // 16 values (fewer where `keep` says) of a stored row as float32.
 __m512 widen16(const Product& p, const unsigned char* src, __mmask16 keep) {
     const __m256i h = _mm256_maskz_loadu_epi16(keep, src);
-    return p.bf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+    return p.stored == Product::Stored::bf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
 }
 
 // Weight rows j … j+count−1 at depths k0 … k0+kc−1 as float32, rows depth_step apart.
 void widen(const Product& p, Index j, Index count, Index k0, Index kc, float* w) {
+    if (p.stored == Product::Stored::blocks) return p.read(p.tensor, j, count, k0, kc, w, depth_step);
     const __mmask16 tail = static_cast<__mmask16>((1u << (kc % 16)) - 1);
     for (Index r = 0; r < count; ++r) {
         const unsigned char* src = p.row(p.tensor, j + r) + 2 * k0;
