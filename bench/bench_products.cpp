@@ -7,6 +7,8 @@
 //                            down_proj ((out, in)), F32 in place and BF16 through panels, T = 1, 32, 128
 //   product/TYPE/up/M        (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj, every stored type
 //   product/TYPE/down/M      (M, 8192) · W (2048, 8192)ᵀ, as down_proj
+//   fast/TYPE/up|down/M      the same with --fast's products (bf16 with float32 sums: AMX or
+//                            vdpbf16ps), F32 and BF16, where the CPU has them
 //   memory/read              the sum of 1 GiB of floats, shared between the cores as the products are
 //
 // The products run as the forward runs them (core::model::product, shared out by core::parallel;
@@ -61,13 +63,13 @@ std::shared_ptr<core::model::Weights> weights(WeightType t, std::int64_t n, std:
 }
 
 // (m, k) · W, W of type t stored (n, k) for out_in or (k, n) for in_out.
-void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t k, core::model::Layout layout) {
+void product(benchmark::State& state, WeightType t, std::int64_t n, std::int64_t k, core::model::Layout layout, bool fast = false) {
     const std::int64_t m = state.range(0);
     const bool out_in = layout == core::model::Layout::out_in;
     const auto w = out_in ? weights(t, n, k) : weights(t, k, n);
     const auto& W = out_in ? w->require("w", {n, k}) : w->require("w", {k, n});
     std::vector<float> x(static_cast<std::size_t>(m * k), 0.5f), y(static_cast<std::size_t>(m * n)); // (m, k), (m, n)
-    const core::model::WeightProduct p{x.data(), k, m, &W, layout, y.data(), n};
+    const core::model::WeightProduct p{x.data(), k, m, &W, layout, y.data(), n, false, fast};
     core::model::product(p);
     for (auto _ : state) {
         core::model::product(p);
@@ -143,6 +145,13 @@ int main(int argc, char** argv) {
                 ->Arg(128)
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
+        }
+    for (const WeightType t : {WeightType::f32, WeightType::bf16})
+        for (const bool up : {true, false}) {
+            const std::string name = std::string("fast/") + core::model::type_name(t) + (up ? "/up" : "/down");
+            benchmark::RegisterBenchmark(name.c_str(), [t, up](benchmark::State& s) {
+                product(s, t, up ? 8192 : 2048, up ? 2048 : 8192, core::model::Layout::out_in, true);
+            })->Arg(32)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
         }
     benchmark::RegisterBenchmark("memory/read", memory_read)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::Initialize(&argc, argv);

@@ -25,7 +25,7 @@ namespace {
 using ops::Index;
 
 struct Instructions {
-    bool vnni = false, bf16 = false;
+    bool vnni = false, bf16 = false, amx = false;
 };
 
 #if defined(ATTNVIZ_X86_KERNELS)
@@ -39,8 +39,8 @@ bool amx_bf16(unsigned edx) {
     return (xcr0 & 0x60000u) == 0x60000u && syscall(SYS_arch_prctl, request_permission, tile_data) == 0;
 }
 
-// AVX512-VNNI (cpuid leaf 7, ecx bit 11), and AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) with
-// AMX-BF16, on top of x86-64-v4, whose check includes the OS saving the zmm registers.
+// AVX512-VNNI (cpuid leaf 7, ecx bit 11), AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) and AMX-BF16,
+// on top of x86-64-v4, whose check includes the OS saving the zmm registers.
 Instructions cpu_instructions() {
     const std::vector<std::string> builds = core::kernel_builds();
     if (std::find(builds.begin(), builds.end(), "x86-64-v4") == builds.end()) return {};
@@ -51,7 +51,8 @@ Instructions cpu_instructions() {
     has.vnni = (c >> 11 & 1u) != 0;
     if (subleaves >= 1) {
         __cpuid_count(7, 1, a, b, c, d);
-        has.bf16 = (a >> 5 & 1u) != 0 && amx_bf16(features);
+        has.bf16 = (a >> 5 & 1u) != 0;
+        has.amx = has.bf16 && amx_bf16(features);
     }
     return has;
 }
@@ -129,7 +130,7 @@ void group_product(const Job& j, Index c, int cols, unsigned char* group) {
         else p.W->columns(0, k, c, cols, values.data()); // (k, cols)
         pack_bf16_group(values.data(), p.out_in ? k : 1, p.out_in ? 1 : cols, cols, k, group);
     }
-    bf16_group(*j.bf16, 0, j.bf16->m, group, (k + 1) / 2, y, p.ldy, cols, p.accumulate);
+    bf16_group(*j.bf16, 0, j.bf16->m, group, (k + 1) / 2, y, p.ldy, cols, p.accumulate, usable().amx);
 }
 
 // One panel of up to 64 columns starting at c0 + i · panel.

@@ -4,11 +4,11 @@
 // product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
 // float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
 // AVX512-VNNI (vpdpbusd), and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. F32, F16
-// and BF16 weights, either layout, where the CPU has AVX512-BF16 and AMX-BF16: weights and
-// activations rounded to bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by
-// AMX's tdpbf16ps, the rows left by vdpbf16ps. (vdpbf16ps alone measured slower than the float32
-// products on this Sapphire-Rapids-class CPU: it runs no more sums a cycle than FMA.) The K-quants,
-// and CPUs without the instructions, take the exact products.
+// and BF16 weights, either layout, where the CPU has AVX512-BF16: weights and activations rounded to
+// bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where
+// the CPU has AMX-BF16, the others by vdpbf16ps. (On a Sapphire-Rapids-class CPU vdpbf16ps runs no
+// more sums a cycle than FMA, and AMX is what makes bf16 faster; AMD's Zen 4 runs vdpbf16ps at twice
+// FMA's sums.) The K-quants, and CPUs without the instructions, take the exact products.
 #pragma once
 
 #include "core/model/format/weights.h"
@@ -23,7 +23,7 @@ namespace core::model::fast {
 bool available();
 // "" when available(), else one line saying what the CPU lacks.
 std::string unavailable_reason();
-// available() and AVX512-BF16 and AMX-BF16 too: the 16- and 32-bit weights' bf16 products.
+// available() and AVX512-BF16 too: the 16- and 32-bit weights' bf16 products.
 bool bf16_available();
 
 // y (m, n) row stride ldy, = or += x (m, k) row stride ldx times W (n, k)ᵀ or W (k, n).

@@ -265,10 +265,11 @@ void amx_32_rows(const Bf16Rows& x, Index row0, const unsigned char* group, floa
 
 } // namespace
 
-void bf16_group(const Bf16Rows& x, Index row0, Index rows, const unsigned char* group, Index pairs, float* y, Index ldy, int cols, bool accumulate) {
+void bf16_group(const Bf16Rows& x, Index row0, Index rows, const unsigned char* group, Index pairs, float* y, Index ldy, int cols, bool accumulate,
+                bool amx) {
     const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1u);
     Index i = 0;
-    if (rows >= 32) {
+    if (amx && rows >= 32) {
         static const TileConfig config;
         _tile_loadconfig(&config);
         for (; i + 32 <= rows; i += 32) amx_32_rows(x, row0 + i, group, y + i * ldy, ldy, keep, accumulate);

@@ -39,9 +39,10 @@ void bf16_rows(const float* x, ops::Index ldx, ops::Index m, ops::Index k, Bf16R
 // lane c holding (depth 2p, depth 2p+1); missing columns and the odd depth's pair are zeros.
 void pack_bf16_group(const float* panel, ops::Index column_stride, ops::Index depth_stride, int cols, ops::Index k, unsigned char* group);
 
-// As vnni_group, for a bf16 group of `pairs` pairs of depths: y = Σ over the pairs (vdpbf16ps).
+// As vnni_group, for a bf16 group of `pairs` pairs of depths: y = Σ over the pairs, 32 rows at a
+// time by AMX's tdpbf16ps where `amx`, the others by vdpbf16ps.
 void bf16_group(const Bf16Rows& x, ops::Index row0, ops::Index rows, const unsigned char* group, ops::Index pairs, float* y, ops::Index ldy,
-                int cols, bool accumulate);
+                int cols, bool accumulate, bool amx);
 
 // [SECTION] Q8_0 and Q4_0 (AVX512-VNNI)
 

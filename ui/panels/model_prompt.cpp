@@ -243,7 +243,7 @@ void fast_toggle(View& v) {
     remember(v, "model fast");
     ImGui::EndDisabled();
     tip(missing.empty() ? "Q8_0 and Q4_0 weights times activations rounded to int8 per block of 32 (AVX512-VNNI), F32, F16 and BF16 "
-                          "ones in bf16 (AMX): faster, not exact; the K-quants stay exact"
+                          "ones in bf16 (AVX512-BF16): faster, not exact; the K-quants stay exact"
                         : ("Not on this computer: " + missing).c_str());
     if (!m.shown || !m.shown->fast) return;
     ImGui::SameLine();
