@@ -43,7 +43,8 @@ TEST_CASE("gemm: every build, one thread or shared, equals a product in double f
         {1, 768, 130, true, true, 0},  {3, 17, 33, false, true, 7},    {7, 1, 200, true, false, 1},
         {31, 49, 129, false, false, 2}, {64, 95, 300, true, true, 4},  {130, 255, 190, false, false, 9},
         {65, 300, 1000, true, false, 0}, {200, 64, 513, false, true, 16}, {5, 0, 40, true, true, 2},
-        {6, 0, 40, false, false, 2},
+        {6, 0, 40, false, false, 2},   {1, 771, 4200, false, true, 3}, {1, 130, 700, false, false, 1},
+        {1, 1001, 300, true, true, 2}, {1, 3, 5000, false, false, 0},
     };
     const core::model::ops::Set* builds[] = {core::model::ops::generic(), &core::model::ops::active()};
     std::mt19937 rng(7);
@@ -109,5 +110,29 @@ TEST_CASE("gemm: a row has the same bits in a product of 2 to 15 rows as in one 
             ops.gemm({A.data(), k, B.data(), transposed ? k : n, transposed, few.data(), n, m, k, n}, false);
             CHECK(std::equal(few.begin(), few.begin() + m * n, all.begin()));
         }
+    }
+}
+
+TEST_CASE("gemm: one row gives the same bits shared between the cores or on one thread, and from copies at other addresses") {
+    const Index k = 1003, n = 4500; // B's rows in two unequal halves; C in two blocks of columns
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> A(static_cast<std::size_t>(k + 1)), B(static_cast<std::size_t>(n * k + 1));
+    for (float& x : A) x = u(rng);
+    for (float& x : B) x = u(rng);
+    const auto& ops = core::model::ops::active();
+    for (const bool transposed : {false, true}) {
+        CAPTURE(transposed);
+        const Index ldb = transposed ? k : n;
+        std::vector<float> shared(static_cast<std::size_t>(n)), alone(shared.size()), moved(shared.size());
+        ops.gemm({A.data(), k, B.data(), ldb, transposed, shared.data(), n, 1, k, n}, true);
+        ops.gemm({A.data(), k, B.data(), ldb, transposed, alone.data(), n, 1, k, n}, false);
+        CHECK(shared == alone);
+        std::copy(A.begin(), A.end() - 1, A.begin() + 1); // every value one float further on
+        std::copy_backward(B.begin(), B.end() - 1, B.end());
+        ops.gemm({A.data() + 1, k, B.data() + 1, ldb, transposed, moved.data(), n, 1, k, n}, true);
+        CHECK(moved == shared);
+        std::copy(A.begin() + 1, A.end(), A.begin());
+        std::copy(B.begin() + 1, B.end(), B.begin());
     }
 }
