@@ -79,6 +79,8 @@ bool available() { return unavailable_reason().empty(); }
 
 bool bf16_available() { return available() && usable().bf16; }
 
+bool tiles_available() { return bf16_available() && usable().amx; }
+
 std::string unavailable_reason() {
 #if defined(ATTNVIZ_X86_KERNELS)
     static const bool has = cpu_instructions().vnni;
@@ -91,10 +93,10 @@ std::string unavailable_reason() {
 #endif
 }
 
-bool covers(const Weights::Tensor& W, bool out_in) {
+bool covers(const Weights::Tensor& W, bool out_in, Index m) {
     if (!available() || W.shape().size() != 2) return false;
     if (W.type() == WeightType::q8_0 || W.type() == WeightType::q4_0) return out_in && W.row_values() % 32 == 0;
-    return sixteen_or_thirty_two(W.type()) && usable().bf16;
+    return sixteen_or_thirty_two(W.type()) && usable().bf16 && m >= 2;
 }
 
 #if defined(ATTNVIZ_X86_KERNELS)

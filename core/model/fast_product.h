@@ -8,7 +8,9 @@
 // bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where
 // the CPU has AMX-BF16, the others by vdpbf16ps. (On a Sapphire-Rapids-class CPU vdpbf16ps runs no
 // more sums a cycle than FMA, and AMX is what makes bf16 faster; AMD's Zen 4 runs vdpbf16ps at twice
-// FMA's sums.) The K-quants, and CPUs without the instructions, take the exact products.
+// FMA's sums.) Without AMX, weights stored (out, in) take core/model/weight_rows.h's kernel in bf16
+// instead, which packs no panel of weights; one row stays exact. The K-quants, and CPUs without the
+// instructions, take the exact products.
 #pragma once
 
 #include "core/model/format/weights.h"
@@ -25,6 +27,9 @@ bool available();
 std::string unavailable_reason();
 // available() and AVX512-BF16 too: the 16- and 32-bit weights' bf16 products.
 bool bf16_available();
+// bf16_available() and AMX-BF16: the bf16 products on AMX's tiles (product() below). Without them
+// core/model/weight_rows.h runs the bf16 products of weights stored (out, in).
+bool tiles_available();
 
 // y (m, n) row stride ldy, = or += x (m, k) row stride ldx times W (n, k)ᵀ or W (k, n).
 struct Product {
@@ -37,9 +42,11 @@ struct Product {
     bool out_in = true; // W (n, k) as stored; false: (k, n)
 };
 
-// Whether the fast kernels take W: Q8_0 or Q4_0 stored (out, in) with rows of whole blocks where
-// available(); F32, F16 or BF16 either way where bf16_available().
-bool covers(const Weights::Tensor& W, bool out_in);
+// Whether the fast kernels take W times m rows: Q8_0 or Q4_0 stored (out, in) with rows of whole
+// blocks where available(); F32, F16 or BF16 either way where bf16_available(), for two or more
+// rows (one row is bound by reading the weights, which rounding them into a panel first only slows:
+// a Llama-1B-sized BF16 forward at t = 1 took 968 ms so against 132 exact on AMD's Zen 4).
+bool covers(const Weights::Tensor& W, bool out_in, ops::Index m);
 
 // As core::model::product (every column, shared across the cores) and product_columns (columns
 // c0 … c1−1 on the calling thread, y pointing at column c0), for a W that covers() takes.

@@ -6,9 +6,11 @@
 // into a buffer of 14 × 512 floats that stays in L1, against x's rows packed transposed 32 at a
 // time, and keeps 14 × 32 sums in registers. For float32 weights in place oneDNN stays: this
 // kernel took 314 against its 408 GFLOP/s on GPT-2's LM head at 1024 rows (330 against 360 at 128),
-// and one kernel for every count of rows keeps a row's bits the same alone or in a batch. Each output is one chain of float32 multiply-adds over k in order
-// (for k past 2048, one such chain per 2048 added up in order), so its bits do not depend on m, on
-// the row's place among them, on the columns a thread takes or on the number of threads.
+// and one kernel for every count of rows keeps a row's bits the same alone or in a batch. Each
+// output is one chain of float32 multiply-adds over k in order (for k past 2048, one such chain per
+// 2048 added up in order), so its bits do not depend on m, on the row's place among them, on the
+// columns a thread takes or on the number of threads. The fast products' bf16 runs the same
+// kernel on pairs of depths rounded to bf16 (vdpbf16ps), F32 weights included.
 //
 // Measured against the path it replaces (a 128-column panel widened to float32, then oneDNN's
 // sgemm), 2 threads, same minutes: bench/RESULTS.md.
@@ -23,8 +25,8 @@ namespace core::model::weight_rows {
 struct Product {
     const float* x;  // (m, k) row stride ldx
     ops::Index ldx, m, k;
-    // F16 and BF16 are widened here; ggml's blocks by `read`.
-    enum class Stored { f16, bf16, blocks } stored;
+    // F32, F16 and BF16 are widened here; ggml's blocks by `read`.
+    enum class Stored { f32, f16, bf16, blocks } stored;
     // Weight row j's bytes as stored (any alignment): blocks of block_values values in block_bytes.
     const unsigned char* (*row)(const void* tensor, ops::Index j);
     ops::Index block_values, block_bytes;
@@ -35,6 +37,9 @@ struct Product {
     float* y;        // (m, n) row stride ldy, pointing at column c0
     ops::Index ldy;
     bool accumulate; // y += instead of y =
+    // The fast products' bf16 (F32, F16 and BF16 only, where fast::bf16_available()): weights and x
+    // rounded to bf16 (nearest even), pairs of depths multiplied by vdpbf16ps into float32 sums.
+    bool bf16 = false;
 };
 
 // Columns c0 … c1−1 on the calling thread. Only where core::kernel_build() is x86-64-v4.
