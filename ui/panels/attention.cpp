@@ -9,6 +9,7 @@
 
 #include "core/io/formats.h"
 #include "core/colormap.h"
+#include "core/parallel.h"
 #include "ui/widgets.h"
 #include "ui/zoom_map.h"
 
@@ -17,10 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 namespace ui {
 
@@ -63,7 +60,7 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
     // grid shows each thumbnail as it comes.
     worker = std::thread([this] {
         // Below the UI thread: on a busy machine the frames come first, the thumbnails after.
-        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+        core::parallel::work_in_background();
         const int heads = file->heads();
         for (int k = 0; k < total() && !stop.load(std::memory_order_relaxed); ++k) {
             summaries[static_cast<std::size_t>(k)] = core::io::summarise_head(*file, k / heads, k % heads, thumb_side);
