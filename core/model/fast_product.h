@@ -45,7 +45,7 @@ struct Product {
 // Whether the fast kernels take W times m rows: Q8_0 or Q4_0 stored (out, in) with rows of whole
 // blocks where available(); F32, F16 or BF16 either way where bf16_available(), for two or more
 // rows (one row is bound by reading the weights, which rounding them into a panel first only slows:
-// a Llama-1B-sized BF16 forward at t = 1 took 968 ms so against 132 exact on AMD's Zen 4).
+// a Llama-1B-sized BF16 forward at t = 1 took 968 ms that way against 132 exact on AMD's Zen 4).
 bool covers(const Weights::Tensor& W, bool out_in, ops::Index m);
 
 // As core::model::product (every column, shared across the cores) and product_columns (columns

@@ -4,7 +4,8 @@
 // level (ops_generic.cpp, ops_x86_64_v3.cpp, ops_x86_64_v4.cpp) with Eigen's namespace renamed,
 // and the best build the CPU runs is picked at run time (the same choice as core::kernel_build()).
 // Every build's gemm of two or more rows is the same: core/model/sgemm.h (oneDNN, which picks its
-// own kernels for the CPU); one row streams B through this build's own loops. Plain pointers only: no Eigen type crosses this header.
+// own kernels for the CPU); one row streams B through this build's own loops. Plain pointers only:
+// no Eigen type crosses this header.
 #pragma once
 
 #include <cstddef>
