@@ -45,8 +45,9 @@ void head_map(const char* name, const char* title, const core::Matrix& values, b
             const bool none = !std::isfinite(x); // composition: the reader's layer and later
             const ImU32 bg = hidden || none ? masked_color() : diverging_color(std::clamp(x / top, -1.0, 1.0));
             draw->AddRectFilled(p, ImVec2(p.x + w - 2.0f, p.y + h), bg);
-            char text[16];
-            std::snprintf(text, sizeof text, hidden ? "?" : none ? "" : "%+.2f", x);
+            char text[16] = "";
+            if (hidden) std::snprintf(text, sizeof text, "?");
+            else if (!none) std::snprintf(text, sizeof text, "%+.2f", x);
             const ImVec2 size = ImGui::CalcTextSize(text);
             draw->AddText(ImVec2(p.x + 0.5f * (w - size.x), p.y + 0.5f * (h - size.y)), text_color_on(bg), text);
             if (m.picked == k || ImGui::IsItemHovered())
