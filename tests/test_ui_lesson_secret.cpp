@@ -20,6 +20,16 @@ const char* const panels[] = {"matrices", "heatmap", "calculation", "query_arrow
 core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
 
 // The text of every panel above, side by side (the Lesson panel's own reveal is not among them).
+// A step that runs a model (the circuit lesson's) grows the Lesson panel when its run ends: the
+// choices are clicked only after that, where they will stay.
+void wait_for_lesson_runs(Ui& ui) {
+    ui::LessonView& lv = ui.st().view.state<ui::LessonView>();
+    ui.frame();
+    if (lv.model_heads.job.valid()) lv.model_heads.job.wait();
+    if (lv.circuit.job.valid()) lv.circuit.job.wait();
+    ui.frames(2);
+}
+
 std::string panels_text(Ui& ui) {
     std::string out;
     for (const char* id : panels) out += ui.screen_text(ui::find_panel(id)->title) + "\n";
@@ -59,6 +69,7 @@ void check_step(const core::learn::Lesson& lesson, int k) {
     REQUIRE(ui::start_lesson(ui.st().view, lesson.id, k + 1, error));
     ui.frames(3);
     headless::open_panels(ui, {"matrices", "heatmap", "calculation", "query_arrow", "heads", "decode"});
+    wait_for_lesson_runs(ui);
     const core::learn::Step& step = session(ui).step();
     INFO(lesson.id << " step " << k + 1 << " " << step.id);
     REQUIRE(step.predict);
