@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,31 @@ TEST_CASE("canvas: a line covers its texels by the part of each inside it, and l
     double ink = 0;
     for (size_t k = 3; k < px.size(); k += 4) ink += px[k] / 255.0;
     CHECK(ink == doctest::Approx(std::hypot(50.0, 32.0) * 1.5).epsilon(0.03));
+}
+
+TEST_CASE("canvas: lines() draws a band of rows at a time, texel for texel what line() draws one line after another") {
+    // 2000 texels wide: bands of 8 rows, so that most lines cross several bands and their edges.
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> x(-40.0f, 2040.0f), y(-20.0f, 80.0f), thick(0.5f, 4.0f);
+    std::vector<ui::Canvas::Stroke> strokes;
+    for (int k = 0; k < 300; ++k) {
+        ImVec2 from(x(rng), y(rng)), to(x(rng), y(rng));
+        if (k % 10 == 0) to.y = from.y;           // flat
+        if (k % 10 == 1) to.x = from.x;           // upright
+        if (k % 10 == 2) to.x = from.x + 3.0f;    // steep
+        strokes.push_back({from, to, thick(rng), IM_COL32(40 + k % 200, 255 - k % 250, k % 7 * 30, 30 + k % 220)});
+    }
+    ui::Canvas banded, one_by_one;
+    banded.reset(2000, 60);
+    one_by_one.reset(2000, 60);
+    banded.lines(strokes);
+    for (const ui::Canvas::Stroke& s : strokes) one_by_one.line(s.from, s.to, s.thickness, s.colour);
+    std::vector<unsigned char> a, b;
+    banded.to_rgba8(a);
+    one_by_one.to_rgba8(b);
+    REQUIRE(a.size() == b.size());
+    CHECK(std::count_if(b.begin(), b.end(), [](unsigned char c) { return c != 0; }) > 10000); // the lines left ink
+    CHECK(std::mismatch(a.begin(), a.end(), b.begin()).first == a.end());
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model head map: one texture of the forward's weights, painted again only when what it shows changes") {

@@ -1,5 +1,7 @@
 #include "ui/canvas.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +17,14 @@ void unpack(ImU32 colour, float rgba[4]) {
     for (int c = 0; c < 4; ++c) rgba[c] = static_cast<float>((colour >> shifts[c]) & 0xFF) / 255.0f;
 }
 
+// floor() and ceil() of the canvas's coordinates, inline: without SSE4.1 std::floor is a call into
+// libm, and a fan of lines takes two for each texel column.
+int floor_int(float x) {
+    const int i = static_cast<int>(x);
+    return x < static_cast<float>(i) ? i - 1 : i;
+}
+int ceil_int(float x) { return -floor_int(-x); }
+
 } // namespace
 
 void Canvas::reset(int width, int height) {
@@ -24,35 +34,74 @@ void Canvas::reset(int width, int height) {
 
 void Canvas::blend(int x, int y, const float rgba[4], float coverage) {
     if (x < 0 || y < 0 || x >= width_ || y >= height_ || coverage <= 0.0f) return;
-    float* p = &premultiplied_[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)) * 4];
+    blend(&premultiplied_[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)) * 4], rgba, coverage);
+}
+
+// The alpha channel blends as the colour channels do, with a colour of 1 (1 · a is exactly a): one
+// 4-wide operation a texel. No test of the coverage (0 … 1): 0 leaves the texel exactly as it was,
+// and a branch taken at random at a line's edges cost more than the blend.
+void Canvas::blend(float* p, const float rgba[4], float coverage) {
     const float a = rgba[3] * coverage, keep = 1.0f - a;
-    for (int c = 0; c < 3; ++c) p[c] = rgba[c] * a + p[c] * keep;
-    p[3] = a + p[3] * keep;
+    const float colour[4] = {rgba[0], rgba[1], rgba[2], 1.0f};
+    for (int c = 0; c < 4; ++c) p[c] = colour[c] * a + p[c] * keep;
 }
 
 // Along the longer axis a texel column (or row) at a time: across it, the line's band of
 // thickness · √(1 + slope²) centred on the line, each texel weighted by the part of it inside,
-// and at the two ends by the part of the column inside the line's length.
-void Canvas::line(ImVec2 from, ImVec2 to, float thickness, ImU32 colour) {
+// and at the two ends by the part of the column inside the line's length. Only texel rows
+// row_lo … row_hi − 1 are touched; the columns that cannot reach them are skipped before the loop.
+void Canvas::line_rows(const Stroke& stroke, int row_lo, int row_hi) {
     float rgba[4];
-    unpack(colour, rgba);
+    unpack(stroke.colour, rgba);
+    const ImVec2 from = stroke.from, to = stroke.to;
     const bool steep = std::fabs(to.y - from.y) > std::fabs(to.x - from.x);
     // u along the longer axis, v across it.
     float u0 = steep ? from.y : from.x, v0 = steep ? from.x : from.y, u1 = steep ? to.y : to.x, v1 = steep ? to.x : to.y;
     if (u1 < u0) std::swap(u0, u1), std::swap(v0, v1);
     const float slope = u1 > u0 ? (v1 - v0) / (u1 - u0) : 0.0f;
-    const float half = 0.5f * thickness * std::sqrt(1.0f + slope * slope);
-    const int u_limit = steep ? height_ : width_;
-    const int first = std::max(0, static_cast<int>(std::floor(u0))), last = std::min(u_limit - 1, static_cast<int>(std::ceil(u1)) - 1);
+    const float half = 0.5f * stroke.thickness * std::sqrt(1.0f + slope * slope);
+    int first = std::max(0, floor_int(u0)), last = std::min((steep ? height_ : width_) - 1, ceil_int(u1) - 1);
+    int w_lo = 0, w_hi = (steep ? width_ : height_) - 1;
+    if (steep) {
+        first = std::max(first, row_lo), last = std::min(last, row_hi - 1);
+    } else {
+        w_lo = std::max(w_lo, row_lo), w_hi = std::min(w_hi, row_hi - 1);
+        // The columns whose v (within ½ of the line's, |slope| ≤ 1) comes within half + 1 of the rows.
+        if (slope != 0.0f) {
+            const float a = u0 - 0.5f + (static_cast<float>(row_lo) - half - 1.0f - v0) / slope;
+            const float b = u0 - 0.5f + (static_cast<float>(row_hi) + half + 1.0f - v0) / slope;
+            const float lo = static_cast<float>(first - 1), hi = static_cast<float>(last + 1);
+            first = std::max(first, floor_int(std::clamp(std::min(a, b), lo, hi)) - 1);
+            last = std::min(last, ceil_int(std::clamp(std::max(a, b), lo, hi)) + 1);
+        }
+    }
+    const std::size_t u_step = steep ? static_cast<std::size_t>(width_) * 4 : 4, v_step = steep ? 4 : static_cast<std::size_t>(width_) * 4;
     for (int u = first; u <= last; ++u) {
         const float along = u1 > u0 ? overlap(static_cast<float>(u), u0, u1) : 1.0f;
         const float v = v0 + slope * (std::clamp(static_cast<float>(u) + 0.5f, u0, u1) - u0);
-        for (int w = static_cast<int>(std::floor(v - half)); w <= static_cast<int>(std::floor(v + half)); ++w) {
-            const float coverage = along * overlap(static_cast<float>(w), v - half, v + half);
-            if (steep) blend(w, u, rgba, coverage);
-            else blend(u, w, rgba, coverage);
-        }
+        const int w_first = std::max(w_lo, floor_int(v - half)), w_last = std::min(w_hi, floor_int(v + half));
+        if (w_first > w_last) continue; // the line passes beside these rows here
+        float* p = premultiplied_.data() + static_cast<std::size_t>(u) * u_step + static_cast<std::size_t>(w_first) * v_step;
+        for (int w = w_first; w <= w_last; ++w, p += v_step) blend(p, rgba, along * overlap(static_cast<float>(w), v - half, v + half));
     }
+}
+
+void Canvas::line(ImVec2 from, ImVec2 to, float thickness, ImU32 colour) { line_rows({from, to, thickness, colour}, 0, height_); }
+
+// A band of rows at a time, every stroke in order over it: the band (about 256 KiB) stays in the
+// core's L2 while thousands of lines cross it, where a whole canvas of a few MB would not.
+void Canvas::lines(const std::vector<Stroke>& strokes) {
+    struct Work {
+        Canvas* canvas;
+        const std::vector<Stroke>* strokes;
+        int rows;
+    } work{this, &strokes, std::max(8, (256 << 10) / std::max(1, width_ * 16))};
+    const auto band = [](void* context, std::ptrdiff_t k) {
+        const Work& w = *static_cast<const Work*>(context);
+        const int lo = static_cast<int>(k) * w.rows, hi = std::min(w.canvas->height_, lo + w.rows);
+        for (const Stroke& s : *w.strokes) w.canvas->line_rows(s, lo, hi);
+    };
+    core::parallel::for_each((height_ + work.rows - 1) / work.rows, band, &work);
 }
 
 // Each texel takes the part of it within radius + ½ of the centre: a one-texel ramp at the edge.
@@ -76,14 +125,25 @@ void Canvas::rect(ImVec2 min, ImVec2 max, ImU32 colour) {
     }
 }
 
+// Bands of 64 rows shared between the cores.
 void Canvas::to_rgba8(std::vector<unsigned char>& out) const {
     out.resize(premultiplied_.size());
-    for (std::size_t k = 0; k < premultiplied_.size(); k += 4) {
-        const float a = premultiplied_[k + 3];
-        for (int c = 0; c < 3; ++c)
-            out[k + static_cast<std::size_t>(c)] = static_cast<unsigned char>(std::lround(255.0f * (a > 0.0f ? std::min(1.0f, premultiplied_[k + static_cast<std::size_t>(c)] / a) : 0.0f)));
-        out[k + 3] = static_cast<unsigned char>(std::lround(255.0f * std::min(1.0f, a)));
-    }
+    struct Work {
+        const float* in;
+        unsigned char* out;
+        std::size_t size, band;
+    } work{premultiplied_.data(), out.data(), premultiplied_.size(), static_cast<std::size_t>(width_) * 4 * 64};
+    const auto band = [](void* context, std::ptrdiff_t b) {
+        const Work& w = *static_cast<const Work*>(context);
+        const std::size_t end = std::min(w.size, (static_cast<std::size_t>(b) + 1) * w.band);
+        for (std::size_t k = static_cast<std::size_t>(b) * w.band; k < end; k += 4) {
+            const float a = w.in[k + 3];
+            for (std::size_t c = 0; c < 3; ++c)
+                w.out[k + c] = static_cast<unsigned char>(std::lround(255.0f * (a > 0.0f ? std::min(1.0f, w.in[k + c] / a) : 0.0f)));
+            w.out[k + 3] = static_cast<unsigned char>(std::lround(255.0f * std::min(1.0f, a)));
+        }
+    };
+    if (work.band > 0) core::parallel::for_each(static_cast<std::ptrdiff_t>((work.size + work.band - 1) / work.band), band, &work);
 }
 
 CanvasTexture::~CanvasTexture() {

@@ -14,11 +14,19 @@ namespace ui {
 
 class Canvas {
 public:
+    struct Stroke {
+        ImVec2 from, to;
+        float thickness;
+        ImU32 colour;
+    };
     // A clear image of width × height texels.
     void reset(int width, int height);
     // A line from (x0, y0) to (x1, y1), in texels (texel (x, y) spans x … x + 1), `thickness` texels
     // wide, in `colour` (its alpha as ImGui's); each texel takes the part of it the line covers.
     void line(ImVec2 from, ImVec2 to, float thickness, ImU32 colour);
+    // The same lines, texel for texel, as line() drawing them one after another; a band of rows at a
+    // time, the bands shared between the cores (core::parallel).
+    void lines(const std::vector<Stroke>& strokes);
     // A filled disc centred at `c`, `radius` texels, and a filled axis-aligned rectangle.
     void disc(ImVec2 c, float radius, ImU32 colour);
     void rect(ImVec2 min, ImVec2 max, ImU32 colour);
@@ -28,7 +36,9 @@ public:
     int height() const { return height_; }
 
 private:
+    void line_rows(const Stroke& stroke, int row_lo, int row_hi);
     void blend(int x, int y, const float rgba[4], float coverage);
+    static void blend(float* texel, const float rgba[4], float coverage);
     int width_ = 0, height_ = 0;
     std::vector<float> premultiplied_; // (height, width, 4)
 };

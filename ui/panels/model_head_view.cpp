@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ui {
 
@@ -72,11 +73,14 @@ void draw_lines(ModelHeadView& st, const ModelHeadView::Fan& fan, int heads, Tex
     Canvas& canvas = st.image.canvas;
     canvas.reset(static_cast<int>(std::ceil((fan.x1 - origin.x) * fan.scale)), static_cast<int>(std::ceil((fan.bottom - origin.y) * fan.scale)));
     const auto at = [&](float x, int i) { return ImVec2((x - origin.x) * fan.scale, (fan.y0 + (static_cast<float>(i) + 0.5f) * fan.row - origin.y) * fan.scale); };
+    std::vector<Canvas::Stroke> strokes;
+    strokes.reserve(st.lines.size());
     for (const ModelHeadView::Line& l : st.lines) {
         const float w = std::min(1.0f, l.weight);
         const ImU32 colour = l.head < 0 ? (fan.text & ~IM_COL32_A_MASK) | (static_cast<ImU32>(w * 255.0f + 0.5f) << IM_COL32_A_SHIFT) : head_colour(l.head, heads, w);
-        canvas.line(at(fan.x0, l.query), at(fan.x1, l.key), fan.thickness * fan.scale, colour);
+        strokes.push_back({at(fan.x0, l.query), at(fan.x1, l.key), fan.thickness * fan.scale, colour});
     }
+    canvas.lines(strokes);
     st.image.send(textures);
     st.image_min = origin;
 }
