@@ -117,7 +117,13 @@ void draw_model_scores_panel(View& v) {
     std::vector<int> best;
     for (int k = 0; k < score_count; ++k) best.push_back(core::heads::best_head(s.scores, score_of(k)));
     st.order = sorted_heads(s.scores, st.sort_column, st.descending);
-    for (int index : st.order) row(v, m, s.scores[static_cast<std::size_t>(index)], index, best);
+    ImGuiListClipper rows; // the rows in view only: 512 at Llama size, each with its text formatted
+    rows.Begin(static_cast<int>(st.order.size()));
+    while (rows.Step())
+        for (int k = rows.DisplayStart; k < rows.DisplayEnd; ++k) {
+            const int index = st.order[static_cast<std::size_t>(k)];
+            row(v, m, s.scores[static_cast<std::size_t>(index)], index, best);
+        }
     ImGui::EndTable();
 }
 
