@@ -25,6 +25,10 @@ int floor_int(float x) {
 }
 int ceil_int(float x) { return -floor_int(-x); }
 
+// std::lround of x in 0 … 255, inline: x + ½ is exact in double, so truncating it rounds halves up
+// as lround does (checked against lround for every float below 256).
+unsigned char to_byte(float x) { return static_cast<unsigned char>(static_cast<double>(x) + 0.5); }
+
 } // namespace
 
 void Canvas::reset(int width, int height) {
@@ -138,9 +142,8 @@ void Canvas::to_rgba8(std::vector<unsigned char>& out) const {
         const std::size_t end = std::min(w.size, (static_cast<std::size_t>(b) + 1) * w.band);
         for (std::size_t k = static_cast<std::size_t>(b) * w.band; k < end; k += 4) {
             const float a = w.in[k + 3];
-            for (std::size_t c = 0; c < 3; ++c)
-                w.out[k + c] = static_cast<unsigned char>(std::lround(255.0f * (a > 0.0f ? std::min(1.0f, w.in[k + c] / a) : 0.0f)));
-            w.out[k + 3] = static_cast<unsigned char>(std::lround(255.0f * std::min(1.0f, a)));
+            for (std::size_t c = 0; c < 3; ++c) w.out[k + c] = to_byte(255.0f * (a > 0.0f ? std::min(1.0f, w.in[k + c] / a) : 0.0f));
+            w.out[k + 3] = to_byte(255.0f * std::min(1.0f, a));
         }
     };
     if (work.band > 0) core::parallel::for_each(static_cast<std::ptrdiff_t>((work.size + work.band - 1) / work.band), band, &work);
