@@ -249,17 +249,23 @@ void scaled_rows(const Gemm& g, Index d0, Index d1, Index c0, Index c1, float* _
         const float* __restrict b1 = b0 + g.ldb;
         const float* __restrict b2 = b1 + g.ldb;
         const float* __restrict b3 = b2 + g.ldb;
-        for (Index j0 = 0; j0 < cols; j0 += lanes) {
+        const auto scale = [&](Index j) {
+            float s = sum[j];
+            s += a0 * b0[j];
+            s += a1 * b1[j];
+            s += a2 * b2[j];
+            s += a3 * b3[j];
+            sum[j] = s;
+        };
+        // Whole blocks of `lanes` columns in a loop of that constant length, which the compiler turns
+        // into packets: a loop of a length known only at run time it vectorized 32 columns at a time,
+        // more than a block, so every column ran on the scalar remainder.
+        Index j0 = 0;
+        for (; j0 + lanes <= cols; j0 += lanes) {
             for (const float* row : {b0, b1, b2, b3}) __builtin_prefetch(row + ahead * g.ldb + j0);
-            for (Index j = j0; j < std::min(cols, j0 + lanes); ++j) {
-                float s = sum[j];
-                s += a0 * b0[j];
-                s += a1 * b1[j];
-                s += a2 * b2[j];
-                s += a3 * b3[j];
-                sum[j] = s;
-            }
+            for (Index l = 0; l < lanes; ++l) scale(j0 + l);
         }
+        for (Index j = j0; j < cols; ++j) scale(j);
     }
     for (; d < d1; ++d) {
         const float a = g.A[d];
