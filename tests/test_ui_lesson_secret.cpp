@@ -19,7 +19,6 @@ const char* const panels[] = {"matrices", "heatmap", "calculation", "query_arrow
 
 core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
 
-// The text of every panel above, side by side (the Lesson panel's own reveal is not among them).
 // A step that runs a model (the circuit lesson's) grows the Lesson panel when its run ends: the
 // choices are clicked only after that, where they will stay.
 void wait_for_lesson_runs(Ui& ui) {
@@ -30,6 +29,7 @@ void wait_for_lesson_runs(Ui& ui) {
     ui.frames(2);
 }
 
+// The text of every panel above, side by side (the Lesson panel's own reveal is not among them).
 std::string panels_text(Ui& ui) {
     std::string out;
     for (const char* id : panels) out += ui.screen_text(ui::find_panel(id)->title) + "\n";

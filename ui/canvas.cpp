@@ -92,8 +92,8 @@ void Canvas::line_rows(const Stroke& stroke, int row_lo, int row_hi) {
 
 void Canvas::line(ImVec2 from, ImVec2 to, float thickness, ImU32 colour) { line_rows({from, to, thickness, colour}, 0, height_); }
 
-// A band of rows at a time, every stroke in order over it: the band (about 256 KiB) stays in the
-// core's L2 while thousands of lines cross it, where a whole canvas of a few MB would not.
+// Bands of rows (about 256 KiB each), taken by the cores in turn; each band sees every stroke in
+// order, so each texel blends exactly as line() one after another would blend it.
 void Canvas::lines(const std::vector<Stroke>& strokes) {
     struct Work {
         Canvas* canvas;
