@@ -3,9 +3,10 @@
 // As core/kernels.h does for compute_into: core/model/ops_impl.h is compiled once per x86-64
 // level (ops_generic.cpp, ops_x86_64_v3.cpp, ops_x86_64_v4.cpp) with Eigen's namespace renamed,
 // and the best build the CPU runs is picked at run time (the same choice as core::kernel_build()).
-// Every build's gemm of two or more rows is the same: core/model/sgemm.h (oneDNN, which picks its
-// own kernels for the CPU); one row streams B through this build's own loops. Plain pointers only:
-// no Eigen type crosses this header.
+// A gemm of two or more rows is oneDNN's (core/model/sgemm.h) in the x86-64-v4 build and our own
+// (core/model/chain_gemm.h) in the others, so that ATTNVIZ_KERNELS also chooses the product's
+// kernel; one row streams B through this build's own loops. Plain pointers only: no Eigen type
+// crosses this header.
 #pragma once
 
 #include <cstddef>

@@ -5,13 +5,18 @@
 //   #define ATTNVIZ_OPS_NAME    "generic", "x86-64-v3", "x86-64-v4"
 //   #define ATTNVIZ_OPS_GETTER  the function of core/model/ops.h that returns this build's Set
 //   #define Eigen               a name of Eigen's namespace unique to this build
+//   #define ATTNVIZ_OPS_ONEDNN  (x86-64-v4 only) two or more rows on oneDNN, not chain_gemm.h
 //
 // and compiled with its own -march (see core/kernels_impl.h for why Eigen is renamed). Nothing
 // here may include a project header that includes Eigen.
 #pragma once
 
 #include "core/model/ops.h"
+#if defined(ATTNVIZ_OPS_ONEDNN)
 #include "core/model/sgemm.h"
+#else
+#include "core/model/chain_gemm.h"
+#endif
 #include "core/march_build.h"
 #include "core/parallel.h"
 
@@ -30,6 +35,16 @@ namespace {
 
 using march::larger;
 using march::smaller;
+
+// Two or more rows: oneDNN's sgemm on x86-64-v4 (core/model/sgemm.h), our own chains of
+// multiply-adds on the other builds (core/model/chain_gemm.h).
+void rows_product(const Gemm& g, bool parallel) {
+#if defined(ATTNVIZ_OPS_ONEDNN)
+    sgemm(g, parallel);
+#else
+    chain::product(g, parallel);
+#endif
+}
 
 // Eigen vectorises an array expression after peeling elements up to the first aligned address,
 // and sums in an order (and takes exp, tanh … in scalar or SIMD code) that depends on it: the same
@@ -92,14 +107,14 @@ void attend(const Attend& a) {
         const Index i1 = smaller(a.m, i0 + block), rows = i1 - i0;
         const Index live = a.causal ? smaller(a.keys, a.first_pos + i1) : a.keys;
         float* w = a.weights + i0 * a.keys;
-        sgemm({a.q + i0 * a.ldq, a.ldq, a.k, a.ldk, true, w, a.keys, rows, a.d, live}, false); // (rows, live)
+        rows_product({a.q + i0 * a.ldq, a.ldq, a.k, a.ldk, true, w, a.keys, rows, a.d, live}, false); // (rows, live)
         for (Index i = i0; i < i1; ++i) {
             const Index p = a.first_pos + i;
             const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
             softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.entropy ? a.entropy + i : nullptr);
         }
-        if (a.out) sgemm({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
+        if (a.out) rows_product({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
     }
 }
 
@@ -324,9 +339,9 @@ struct DotHalves {
 };
 
 // C (+)= A · B: one row by the loops above (on the two cores where `parallel` and B is large), more
-// rows by oneDNN.
+// rows by rows_product.
 void gemm(const Gemm& g, bool parallel) {
-    if (g.m != 1) return sgemm(g, parallel);
+    if (g.m != 1) return rows_product(g, parallel);
     const bool share = parallel && g.n * g.k >= (Index{1} << 16);
     if (!g.b_transposed) return scaled_product(g, share);
     DotHalves job{&g};

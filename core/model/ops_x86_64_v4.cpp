@@ -3,4 +3,5 @@
 #define ATTNVIZ_OPS_NAME "x86-64-v4"
 #define ATTNVIZ_OPS_GETTER x86_64_v4
 #define Eigen attnviz_eigen_ops_x86_64_v4
+#define ATTNVIZ_OPS_ONEDNN // two or more rows on oneDNN's sgemm, whose AVX-512 kernels this build was measured on
 #include "core/model/ops_impl.h"

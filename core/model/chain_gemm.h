@@ -1,0 +1,182 @@
+// core/model/chain_gemm.h — the float32 product of two or more rows for the x86-64-v3 and generic
+// builds of core/model/ops.h. Only core/model/ops_impl.h includes it (compiled once per level, so
+// everything here has internal linkage).
+//
+// Every output C[i][j] is one chain of multiply-adds over k in the order 0 … k−1, started from 0 (or
+// from C where accumulating): a fused multiply-add a link where the build has FMA (x86-64-v3), a
+// multiply then an add where it has not (generic). Blocking only stores a chain's float32 value in C
+// and reads it back, which is exact, so an output's bits depend on its row of A, its column of B and
+// k alone: not on m, on the rows beside it, on the threads or on the addresses. oneDNN's AVX2 sgemm
+// keeps none of that (a row in a product of m ≡ 1, 2, 3 mod 6 rows came out with other bits than in
+// 40), which is why these builds do not use it.
+//
+// The layout is the usual one for a register-blocked product (BLIS, GotoBLAS): B packed a block of
+// kc × nc at a time into panels of NR columns, A a block of mc × kc into panels of MR rows, an
+// MR × NR tile of C held in registers while p runs over the block.
+#pragma once
+
+#include "core/model/ops.h"
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace core::model::ops::chain {
+namespace {
+
+#if defined(__AVX__)
+constexpr int lanes = 8; // a ymm register of floats
+constexpr int MR = 6;    // 6 × 2 accumulators + 2 of B + 1 of A: 15 of the 16 ymm registers
+#else
+constexpr int lanes = 4; // an xmm register
+constexpr int MR = 4;    // 4 × 2 accumulators + 2 + 1 of the 16 xmm registers
+#endif
+constexpr int NV = 2;                    // vectors of C's columns in a tile
+constexpr int NR = lanes * NV;           // columns in a tile
+constexpr Index KC = 512;                // depth of a block: an A panel (MR × KC) and a B panel (KC × NR) in L1 and L2
+constexpr Index MC = MR * (48 / MR);     // rows of a packed A block (96 KB at KC = 512): L2
+constexpr Index NC = 4096;               // columns of a packed B block (8 MB at KC = 512): L3
+
+typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
+typedef float VecU __attribute__((vector_size(lanes * sizeof(float)), aligned(alignof(float))));
+
+// x in every lane (a broadcast; `Vec{} + x` would be an addition, which −0 keeps from folding away).
+inline Vec splat(float x) {
+    Vec v;
+    for (int l = 0; l < lanes; ++l) v[l] = x;
+    return v;
+}
+
+// One MR × NR tile: c (row stride ldc) ← (load ? c : 0) + a · b over kc, a packed (kc, MR), b (kc, NR).
+// `acc += x * y` is one expression, which clang and GCC contract into an FMA where the build has it.
+void tile(Index kc, const float* __restrict a, const float* __restrict b, float* __restrict c, Index ldc, bool load) {
+    Vec acc[MR][NV];
+    for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) acc[r][v] = load ? Vec(*reinterpret_cast<const VecU*>(c + r * ldc + v * lanes)) : Vec{};
+    for (Index p = 0; p < kc; ++p, a += MR, b += NR) {
+        Vec bv[NV];
+        for (int v = 0; v < NV; ++v) bv[v] = *reinterpret_cast<const Vec*>(b + v * lanes);
+        for (int r = 0; r < MR; ++r) {
+            const Vec ar = splat(a[r]);
+            for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
+        }
+    }
+    for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) *reinterpret_cast<VecU*>(c + r * ldc + v * lanes) = acc[r][v];
+}
+
+// A tile at C's edge (fewer than MR rows or NR columns): the same arithmetic on a full tile in a
+// buffer, then its first `rows` × `cols` written back.
+void edge_tile(Index kc, const float* a, const float* b, float* c, Index ldc, bool load, Index rows, Index cols) {
+    alignas(64) float t[MR * NR] = {};
+    if (load)
+        for (Index r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + cols, t + r * NR);
+    tile(kc, a, b, t, NR, load);
+    for (Index r = 0; r < rows; ++r) std::copy(t + r * NR, t + r * NR + cols, c + r * ldc);
+}
+
+float* aligned(std::vector<float>& buffer, Index count) {
+    const std::size_t want = static_cast<std::size_t>(count) + 16;
+    if (buffer.size() < want) buffer.resize(want);
+    const auto address = reinterpret_cast<std::uintptr_t>(buffer.data());
+    return buffer.data() + (64 - address % 64) % 64 / sizeof(float);
+}
+
+// B's rows p0 … p0+kc−1, columns j0 … j0+cols−1 as panels of NR columns (kc, NR), zeros past cols.
+void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __restrict dst) {
+    for (Index jp = 0; jp < cols; jp += NR, dst += kc * NR) {
+        const Index w = std::min<Index>(NR, cols - jp);
+        if (g.b_transposed) { // B (n, k): column j of the product is row j of B
+            for (Index j = 0; j < NR; ++j) {
+                if (j >= w) {
+                    for (Index p = 0; p < kc; ++p) dst[p * NR + j] = 0.0f;
+                    continue;
+                }
+                const float* src = g.B + (j0 + jp + j) * g.ldb + p0;
+                for (Index p = 0; p < kc; ++p) dst[p * NR + j] = src[p];
+            }
+        } else {
+            for (Index p = 0; p < kc; ++p) {
+                const float* src = g.B + (p0 + p) * g.ldb + j0 + jp;
+                float* out = dst + p * NR;
+                for (Index j = 0; j < w; ++j) out[j] = src[j];
+                for (Index j = w; j < NR; ++j) out[j] = 0.0f;
+            }
+        }
+    }
+}
+
+// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as panels of MR rows (kc, MR), zeros past rows.
+void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __restrict dst) {
+    for (Index ip = 0; ip < rows; ip += MR, dst += kc * MR) {
+        const Index h = std::min<Index>(MR, rows - ip);
+        for (Index r = 0; r < MR; ++r) {
+            if (r >= h) {
+                for (Index p = 0; p < kc; ++p) dst[p * MR + r] = 0.0f;
+                continue;
+            }
+            const float* src = g.A + (i0 + ip + r) * g.lda + p0;
+            for (Index p = 0; p < kc; ++p) dst[p * MR + r] = src[p];
+        }
+    }
+}
+
+// Columns c0 … c1−1 of C, on the calling thread.
+void columns(const Gemm& g, Index c0, Index c1) {
+    thread_local std::vector<float> a_buffer, b_buffer;
+    if (g.k == 0) {
+        if (!g.accumulate)
+            for (Index i = 0; i < g.m; ++i) std::fill(g.C + i * g.ldc + c0, g.C + i * g.ldc + c1, 0.0f);
+        return;
+    }
+    for (Index jc = c0; jc < c1; jc += NC) {
+        const Index nc = std::min(NC, c1 - jc), panels = (nc + NR - 1) / NR;
+        for (Index pc = 0; pc < g.k; pc += KC) {
+            const Index kc = std::min(KC, g.k - pc);
+            const bool load = pc > 0 || g.accumulate;
+            float* b = aligned(b_buffer, panels * NR * kc);
+            pack_b(g, pc, kc, jc, nc, b);
+            for (Index ic = 0; ic < g.m; ic += MC) {
+                const Index mc = std::min(MC, g.m - ic);
+                float* a = aligned(a_buffer, (mc + MR - 1) / MR * MR * kc);
+                pack_a(g, ic, mc, pc, kc, a);
+                for (Index jr = 0; jr < nc; jr += NR) {
+                    const float* bp = b + jr / NR * kc * NR;
+                    for (Index ir = 0; ir < mc; ir += MR) {
+                        const float* ap = a + ir / MR * kc * MR;
+                        float* c = g.C + (ic + ir) * g.ldc + jc + jr;
+                        const Index rows = std::min<Index>(MR, mc - ir), cols = std::min<Index>(NR, nc - jr);
+                        if (rows == MR && cols == NR) tile(kc, ap, bp, c, g.ldc, load);
+                        else edge_tile(kc, ap, bp, c, g.ldc, load, rows, cols);
+                    }
+                }
+            }
+        }
+    }
+}
+
+struct Blocks {
+    const Gemm* g;
+    Index width; // a multiple of NR
+    static void one(void* context, std::ptrdiff_t i) {
+        const auto& b = *static_cast<Blocks*>(context);
+        const Index c0 = i * b.width;
+        columns(*b.g, c0, std::min(b.g->n, c0 + b.width));
+    }
+};
+
+// C (+)= A · B; with `parallel` and a product worth sharing, a block of columns per thread of
+// core::parallel (the bits are the same either way).
+void product(const Gemm& g, bool parallel) {
+    if (g.m == 0 || g.n == 0) return;
+    const double flops = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+    const Index threads = parallel && flops >= 1e6 ? std::min<Index>(core::parallel::threads(), g.n / NR) : 1;
+    if (threads < 2) return columns(g, 0, g.n);
+    Blocks job{&g, (g.n + threads - 1) / threads + NR - 1};
+    job.width -= job.width % NR;
+    core::parallel::for_each((g.n + job.width - 1) / job.width, &Blocks::one, &job);
+}
+
+} // namespace
+} // namespace core::model::ops::chain
