@@ -2,6 +2,7 @@
 # The front door. On a fresh Debian 12 machine:
 #   ./build.sh run [FILE]   install what is missing, build, open the window
 #   ./build.sh test         install what is missing, build, run every test: the normal build,
+#                           its numerical tests again at each lower kernel level the CPU runs,
 #                           then the whole suite under ASan + UBSan, then a short fuzz run
 #                           (ATTNVIZ_QUICK=1 runs the normal build's tests only)
 #   ./build.sh package      install what is missing, build, make build/attnviz_<version>_<arch>.deb
@@ -47,6 +48,17 @@ case "${1:-run}" in
     build
     ctest --test-dir build --output-on-failure -j2
     [ "${ATTNVIZ_QUICK:-0}" = 1 ] && exit 0
+
+    # The numerical tests again at each lower kernel level this CPU runs (ATTNVIZ_KERNELS; --version
+    # lists them best first): on an AVX-512 machine that proves the AVX2 and generic paths too. The
+    # doctest cases less the ones that only drive panels, then the NumPy references of every model.
+    lower_levels=$(build/attnviz --version | awk -F'[ (;]+' '/^kernels:/ { for (i = 6; i <= NF && $i !~ /^ATTNVIZ/; i++) { gsub(",", "", $i); if (below) print $i; if ($i == $2) below = 1 } }')
+    for level in $lower_levels; do
+      echo "build.sh: the numerical tests again with ATTNVIZ_KERNELS=$level"
+      ATTNVIZ_KERNELS=$level build/tests/attnviz_tests --no-intro=true --minimal=true \
+        --test-case-exclude='ui*,lesson panel*,lesson secret*,workspaces*,monkey*'
+      ATTNVIZ_KERNELS=$level ctest --test-dir build --output-on-failure -j2 -R '_numpy_reference|numpy_forward'
+    done
 
     # One clang build with ASan + UBSan holds both the whole test suite and the libFuzzer targets:
     # the code is compiled once for both (clang compiles it about twice as fast as g++ with the

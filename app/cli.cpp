@@ -21,7 +21,9 @@
 #include "app/monkey.h"
 #include "core/io/formats.h"
 #include "core/io/settings.h"
+#include "core/kernels.h"
 #include "core/model/arch/table.h"
+#include "core/model/fast_product.h"
 #include "core/scenario.h"
 #include "ui/workspace_table.h"
 
@@ -103,10 +105,10 @@ std::string usage_text() {
     "                                               set to zero or to their mean over the positions\n"
     "       ... --forward, --generate or --bench-model ... --fast\n"
     "                                               Q8_0 and Q4_0 weights times activations rounded to\n"
-    "                                               int8 per block of 32 (AVX512-VNNI), F32, F16 and BF16\n"
-    "                                               ones in bf16 (AVX512-BF16): faster, not exact; where\n"
-    "                                               the CPU lacks them, one line says so and the run is\n"
-    "                                               exact\n"
+    "                                               int8 per block of 32 (AVX512-VNNI, else AVX2), F32,\n"
+    "                                               F16 and BF16 ones in bf16 (AVX512-BF16): faster, not\n"
+    "                                               exact; what stays exact here is said in one line\n"
+    "                                               (--version lists what this CPU runs)\n"
     "       attnviz --heads MODEL (--text TEXT | --sequence \"ids\" | --probe M [--seed S])\n"
     "                                               every head's previous, duplicate, induction and entropy\n"
     "                                               scores as JSON; --probe: M random ids twice, after BOS\n"
@@ -307,8 +309,13 @@ int run_help(const Options&, std::ostream& out, std::ostream&) {
     return 0;
 }
 
+// The version, then the kernel level in use beside the levels this CPU runs, and what --fast does here.
 int run_version(const Options&, std::ostream& out, std::ostream&) {
     out << "attnviz " << ATTNVIZ_VERSION << "\n";
+    std::string levels;
+    for (const std::string& k : core::kernel_builds()) levels += (levels.empty() ? "" : ", ") + k;
+    out << "kernels: " << core::kernel_build() << " (this CPU runs " << levels << "; ATTNVIZ_KERNELS chooses)\n";
+    out << "--fast: " << core::model::fast::summary() << "\n";
     return 0;
 }
 
@@ -366,6 +373,10 @@ int window_mode(const Options& o, std::ostream& err, WindowRunner run_window) {
 } // namespace
 
 int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream& err, WindowRunner run_window) {
+    if (const std::string problem = core::kernel_request_problem(); !problem.empty()) {
+        err << "attnviz: " << problem << "\n";
+        return 2;
+    }
     for (const OwnMode& m : own_modes)
         if (m.wants(argc, argv)) return m.run(argc, argv, out, err);
     Options o;

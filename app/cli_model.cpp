@@ -355,12 +355,22 @@ bool wants_model_mode(int argc, const char* const* argv) {
     return forward && (checkpoint || text);
 }
 
+// --fast where the int8 products run but a model's 16- or 32-bit matrices stay exact: why, in one line.
+void warn_exact_weights(const core::model::Weights& w, std::ostream& err) {
+    using core::model::WeightType;
+    const std::string why = core::model::fast::bf16_unavailable_reason();
+    if (!core::model::fast::available() || why.empty()) return;
+    if (w.has_matrix_of(WeightType::f32) || w.has_matrix_of(WeightType::f16) || w.has_matrix_of(WeightType::bf16))
+        err << "attnviz: --fast: " << why << "; they run exact\n";
+}
+
 int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const ModelOptions o = parse(argc, argv);
         if (o.fast && !core::model::fast::available())
             err << "attnviz: --fast: " << core::model::fast::unavailable_reason() << "; the products run exact\n";
         const core::model::OpenedModel m = core::model::open_model(o.model);
+        if (o.fast) warn_exact_weights(*m.weights, err);
         switch (o.mode) {
         case Mode::forward: return run_forward(o, m, out);
         case Mode::generate: return run_generate(o, m, out);

@@ -54,10 +54,18 @@ const Set& active();
 
 namespace core {
 
-// The inner loops compute_into runs on: a build of kernels_impl.h for this CPU's instruction
-// set, "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2 + FMA) or "generic", picked on first use; the
-// environment variable ATTNVIZ_KERNELS names one to use instead (ignored when this CPU lacks it).
+// The kernel level everything runs on: compute_into's loops, the model's products (core/model/ops.h,
+// oneDNN's on x86-64-v4 alone), the fast products, the weight-row kernels and the dequantizers. The
+// best this CPU runs, "x86-64-v4" (AVX-512), "x86-64-v3" (AVX2 + FMA) or "generic", picked on first
+// use; the environment variable ATTNVIZ_KERNELS names one to use instead (ignored when this CPU
+// lacks it: kernel_request_problem() says so, and the program refuses to start).
 std::string kernel_build();
+// Empty, or the one line that says why ATTNVIZ_KERNELS cannot be honoured: not a level, or one this
+// CPU cannot run (naming what it lacks and the levels it can run).
+std::string kernel_request_problem();
+// kernel_build() without building a string, for the loops that ask on every call (the dequantizers).
+enum class KernelLevel { generic, x86_64_v3, x86_64_v4 };
+KernelLevel kernel_level();
 // The builds this binary has and this CPU can run, best first; "generic" is always there.
 std::vector<std::string> kernel_builds();
 // Switches compute_into to one of kernel_builds() (for tests and benchmarks); false if it is not one.

@@ -23,7 +23,8 @@ namespace {
 using core::model::Layout;
 using Index = std::int64_t;
 
-// A Q8_0 or Q4_0 matrix (rows, k): its values (int8, or −8 … 7) and scales as the test knows them,
+// A Q8_0 or Q4_0 matrix (rows, k): its values (int8 with −128, which ggml never writes but a file
+// may hold, or −8 … 7) and scales as the test knows them,
 // and the same bytes in a mapped file, stored in reverse row order (Q4_0: byte e of a block holds
 // value e + 8 in its low nibble and value e + 16 + 8 in its high one).
 struct Q8Matrix {
@@ -46,7 +47,7 @@ Q8Matrix q8_matrix(Index rows, Index k, std::mt19937& rng, core::model::WeightTy
             unsigned char* block = &file[static_cast<std::size_t>(((rows - 1 - r) * (k / 32) + b) * bytes)];
             std::memcpy(block, &half, 2);
             for (int e = 0; e < 32; ++e) {
-                const auto v = static_cast<std::int8_t>(four ? static_cast<int>(rng() % 16) - 8 : static_cast<int>(rng() % 255) - 127);
+                const auto v = static_cast<std::int8_t>(four ? static_cast<int>(rng() % 16) - 8 : static_cast<int>(rng() % 256) - 128);
                 m.q[static_cast<std::size_t>(r * k + b * 32 + e)] = v;
                 if (!four) block[2 + e] = static_cast<unsigned char>(v);
                 else block[2 + e % 16] = static_cast<unsigned char>(block[2 + e % 16] | (v + 8) << (e < 16 ? 0 : 4));
@@ -95,11 +96,10 @@ std::vector<float> reference(const std::vector<float>& x, Index m, const Q8Matri
 
 } // namespace
 
-TEST_CASE("fast products: Q8_0 and Q4_0 weights times int8 activations equal the same arithmetic written out, to the bit") {
-    if (!core::model::fast::available()) {
-        MESSAGE("skipped: " << core::model::fast::unavailable_reason());
-        return;
-    }
+namespace {
+
+// The product of Q8_0 and Q4_0 weights against reference() at the kernel level in use.
+void check_int8_products() {
     std::mt19937 rng(5);
     for (const auto type : {core::model::WeightType::q8_0, core::model::WeightType::q4_0})
     for (const Index k : {32, 96, 800})
@@ -135,6 +135,24 @@ TEST_CASE("fast products: Q8_0 and Q4_0 weights times int8 activations equal the
         }
 }
 
+} // namespace
+
+// At every level this CPU runs that has them: AVX512-VNNI's kernel on x86-64-v4 (where the CPU has
+// VNNI) and AVX2's on x86-64-v3, both to the bit.
+TEST_CASE("fast products: Q8_0 and Q4_0 weights times int8 activations equal the same arithmetic written out, to the bit") {
+    const std::string before = core::kernel_build();
+    int levels = 0;
+    for (const std::string& level : core::kernel_builds()) {
+        REQUIRE(core::use_kernel_build(level));
+        CAPTURE(level);
+        if (!core::model::fast::available()) continue;
+        ++levels;
+        check_int8_products();
+    }
+    REQUIRE(core::use_kernel_build(before));
+    if (levels == 0) MESSAGE("skipped: " << core::model::fast::unavailable_reason());
+}
+
 TEST_CASE("fast products: the scope holds on its own thread only while it lives, and other types stay exact") {
     CHECK_FALSE(core::model::FastScope::open());
     {
@@ -148,28 +166,49 @@ TEST_CASE("fast products: the scope holds on its own thread only while it lives,
     CHECK(core::model::fast::available() == core::model::fast::unavailable_reason().empty());
 }
 
+// What --fast says on this machine at each level: nothing where every product of the model has a
+// fast kernel, the reason where its F32 matrices stay exact, and why there is none at all.
 TEST_CASE("fast products: --fast on the command line, and one line where it cannot run fast") {
     NEED_CHECKPOINTS();
+    using core::model::fast::available;
+    using core::model::fast::bf16_available;
     const std::string model = fixtures::checkpoints() + "/gpt2"; // F32 weights: in bf16 where the CPU has AVX512-BF16
     const Run exact = run({"--forward", model, "--sequence", "3 1 4"});
     const Run fast = run({"--forward", model, "--sequence", "3 1 4", "--fast"});
     REQUIRE(exact.code == 0);
     CHECK(fast.code == 0);
-    CHECK((fast.out == exact.out) == !core::model::fast::bf16_available());
-    CHECK(fast.err == (core::model::fast::available() ? "" : "attnviz: --fast: " + core::model::fast::unavailable_reason() + "; the products run exact\n"));
+    CHECK((fast.out == exact.out) == !bf16_available());
+    const std::string f32_exact = "attnviz: --fast: F32, F16 and BF16 weights need AVX512-BF16 for a fast product";
+    if (bf16_available()) CHECK(fast.err == "");
+    else if (available()) CHECK(fast.err.rfind(f32_exact, 0) == 0);
+    else CHECK(fast.err == "attnviz: --fast: " + core::model::fast::unavailable_reason() + "; the products run exact\n");
     const std::vector<std::string> builds = core::kernel_builds();
-    if (std::find(builds.begin(), builds.end(), "x86-64-v3") != builds.end()) {
-        const std::string before = core::kernel_build();
-        REQUIRE(core::use_kernel_build("x86-64-v3"));
+    const std::string before = core::kernel_build();
+    const auto forced = [&](const std::string& level) {
+        REQUIRE(core::use_kernel_build(level));
         const Run limited = run({"--generate", model, "--sequence", "3 1 4", "--tokens", "2", "--fast"});
+        const Run plain = run({"--generate", model, "--sequence", "3 1 4", "--tokens", "2"});
         REQUIRE(core::use_kernel_build(before));
         CHECK(limited.code == 0);
-        CHECK(limited.err == "attnviz: --fast: the kernels in use are x86-64-v3 (ATTNVIZ_KERNELS), not x86-64-v4's AVX-512; the products run exact\n");
-        CHECK(limited.out == run({"--generate", model, "--sequence", "3 1 4", "--tokens", "2"}).out);
+        CHECK(limited.out == plain.out);
+        return limited.err;
+    };
+    if (std::find(builds.begin(), builds.end(), "x86-64-v3") != builds.end()) {
+        bool cpu_bf16 = false; // AVX512-BF16, which only x86-64-v4's kernels use
+        if (std::find(builds.begin(), builds.end(), "x86-64-v4") != builds.end()) {
+            REQUIRE(core::use_kernel_build("x86-64-v4"));
+            cpu_bf16 = bf16_available();
+            REQUIRE(core::use_kernel_build(before));
+        }
+        CHECK(forced("x86-64-v3") == f32_exact + (cpu_bf16 ? ", and the kernels in use are x86-64-v3 (ATTNVIZ_KERNELS)" : ", which this CPU lacks") +
+                                         "; they run exact\n");
+        CHECK(forced("generic") == "attnviz: --fast: the kernels in use are generic (ATTNVIZ_KERNELS), which have no fast products; the products run exact\n");
+    } else {
+        CHECK(forced("generic") == "attnviz: --fast: this CPU lacks AVX2 (x86-64-v3), which the fast products need; the products run exact\n");
     }
     const Run bench = run({"--bench-model", model, "--tokens", "4", "--reps", "1", "--fast"});
     CHECK(bench.code == 0);
-    CHECK(bench.out.find(core::model::fast::available() ? "\"fast\":true" : "\"fast\":false") != std::string::npos);
+    CHECK(bench.out.find(available() ? "\"fast\":true" : "\"fast\":false") != std::string::npos);
     CHECK(bench.out.find("\"forward_ms\"") != std::string::npos);
     const Run refused = run({"--export-attention", model, "--sequence", "3 1 4", "--out", fixtures::temp_dir() + "/a.safetensors", "--fast"});
     CHECK(refused.code == 2);

@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 
 #if defined(ATTNVIZ_X86_KERNELS)
+#include "core/model/fast_product_avx2.h"
 #include "core/model/fast_product_avx512.h"
 
 #include <cpuid.h>
@@ -25,6 +26,7 @@ namespace {
 using ops::Index;
 
 struct Instructions {
+    bool int8 = false; // x86-64-v3's int8 kernel (AVX2)
     bool vnni = false, bf16 = false, amx = false;
 };
 
@@ -39,15 +41,21 @@ bool amx_bf16(unsigned edx) {
     return (xcr0 & 0x60000u) == 0x60000u && syscall(SYS_arch_prctl, request_permission, tile_data) == 0;
 }
 
-// AVX512-VNNI (cpuid leaf 7, ecx bit 11), AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) and AMX-BF16,
-// on top of x86-64-v4, whose check includes the OS saving the zmm registers.
-Instructions cpu_instructions() {
+bool cpu_runs(const char* level) {
     const std::vector<std::string> builds = core::kernel_builds();
-    if (std::find(builds.begin(), builds.end(), "x86-64-v4") == builds.end()) return {};
+    return std::find(builds.begin(), builds.end(), level) != builds.end();
+}
+
+// The CPU's: AVX2 (x86-64-v3) for the int8 kernel; AVX512-VNNI (cpuid leaf 7, ecx bit 11),
+// AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) and AMX-BF16 on top of x86-64-v4, whose check includes
+// the OS saving the zmm registers.
+Instructions cpu_instructions() {
+    Instructions has;
+    has.int8 = cpu_runs("x86-64-v3");
+    if (!cpu_runs("x86-64-v4")) return has;
     unsigned a = 0, b = 0, c = 0, d = 0;
     __cpuid_count(7, 0, a, b, c, d);
     const unsigned subleaves = a, features = d;
-    Instructions has;
     has.vnni = (c >> 11 & 1u) != 0;
     if (subleaves >= 1) {
         __cpuid_count(7, 1, a, b, c, d);
@@ -56,16 +64,21 @@ Instructions cpu_instructions() {
     }
     return has;
 }
+
+const Instructions& cpu() {
+    static const Instructions has = cpu_instructions();
+    return has;
+}
 #endif
 
-// What runs now: the CPU's, when the kernels in use are x86-64-v4's.
+// What runs now: the CPU's instructions that the kernel level in use (core::kernel_build) allows.
 Instructions usable() {
 #if defined(ATTNVIZ_X86_KERNELS)
-    static const Instructions cpu = cpu_instructions();
-    return core::kernel_build() == "x86-64-v4" ? cpu : Instructions{};
-#else
-    return {};
+    const std::string level = core::kernel_build();
+    if (level == "x86-64-v4") return cpu();
+    if (level == "x86-64-v3") return {cpu().int8, false, false, false};
 #endif
+    return {};
 }
 
 bool sixteen_or_thirty_two(WeightType t) { return t == WeightType::f32 || t == WeightType::f16 || t == WeightType::bf16; }
@@ -75,22 +88,37 @@ constexpr Index panel = 4 * 16;
 
 } // namespace
 
-bool available() { return unavailable_reason().empty(); }
+bool available() { return usable().int8; }
 
-bool bf16_available() { return available() && usable().bf16; }
+bool bf16_available() { return usable().bf16; }
 
 bool tiles_available() { return bf16_available() && usable().amx; }
 
 std::string unavailable_reason() {
 #if defined(ATTNVIZ_X86_KERNELS)
-    static const bool has = cpu_instructions().vnni;
-    if (!has) return "this CPU lacks AVX512-VNNI (or the OS does not save the AVX-512 registers)";
-    const std::string build = core::kernel_build();
-    if (build != "x86-64-v4") return "the kernels in use are " + build + " (ATTNVIZ_KERNELS), not x86-64-v4's AVX-512";
-    return "";
+    if (available()) return "";
+    if (!cpu().int8) return "this CPU lacks AVX2 (x86-64-v3), which the fast products need";
+    return "the kernels in use are " + core::kernel_build() + " (ATTNVIZ_KERNELS), which have no fast products";
 #else
     return "the fast products are built for x86-64 only";
 #endif
+}
+
+std::string bf16_unavailable_reason() {
+    if (!available()) return unavailable_reason();
+    if (bf16_available()) return "";
+#if defined(ATTNVIZ_X86_KERNELS)
+    if (cpu().bf16) return "F32, F16 and BF16 weights need AVX512-BF16 for a fast product, and the kernels in use are " + core::kernel_build() +
+                           " (ATTNVIZ_KERNELS)";
+#endif
+    return "F32, F16 and BF16 weights need AVX512-BF16 for a fast product, which this CPU lacks";
+}
+
+std::string summary() {
+    if (!available()) return "exact products only: " + unavailable_reason();
+    std::string s = std::string("Q8_0 and Q4_0 weights times int8 activations on ") + (usable().vnni ? "AVX512-VNNI" : "AVX2");
+    if (bf16_available()) return s + "; F32, F16 and BF16 weights in bf16 on " + (tiles_available() ? "AMX-BF16" : "AVX512-BF16");
+    return s + "; " + bf16_unavailable_reason() + ", so they run exact";
 }
 
 bool covers(const Weights::Tensor& W, bool out_in, Index m) {
@@ -118,9 +146,13 @@ unsigned char* aligned(std::vector<unsigned char>& buffer, std::size_t bytes) {
 void group_product(const Job& j, Index c, int cols, unsigned char* group) {
     const Product& p = *j.p;
     float* y = p.y + (c - j.c0);
-    if (j.q8) {
+    if (j.q8 && usable().vnni) {
         pack_group(*p.W, c, cols, j.q8->blocks, group);
         return vnni_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
+    }
+    if (j.q8) {
+        avx2::pack_group(*p.W, c, cols, j.q8->blocks, group);
+        return avx2::int8_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
     }
     thread_local std::vector<float> values;
     const Index k = p.out_in ? p.W->row_values() : p.W->shape()[0], n = p.out_in ? p.W->shape()[0] : p.W->row_values();
@@ -152,7 +184,8 @@ Job job_of(const Product& p, Index c0, Index c1) {
     thread_local Bf16Rows bf16;
     const Index k = p.out_in ? p.W->row_values() : p.W->shape()[0];
     if (p.W->type() == WeightType::q8_0 || p.W->type() == WeightType::q4_0) {
-        quantize_rows(p.x, p.ldx, p.m, k, weight_offset(p.W->type()), q8);
+        if (usable().vnni) quantize_rows(p.x, p.ldx, p.m, k, weight_offset(p.W->type()), q8);
+        else avx2::quantize_rows(p.x, p.ldx, p.m, k, weight_offset(p.W->type()), q8);
         return {&p, &q8, nullptr, c0, c1};
     }
     bf16_rows(p.x, p.ldx, p.m, k, bf16);

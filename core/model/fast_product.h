@@ -3,7 +3,9 @@
 // Q8_0 and Q4_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
 // product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
 // float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
-// AVX512-VNNI (vpdpbusd), and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. F32, F16
+// AVX512-VNNI (vpdpbusd), or on AVX2 (vpmaddubsw, core/model/fast_product_avx2.h) where the CPU lacks
+// VNNI or the kernels in use are x86-64-v3's, to the same bits; and y = Σ_blocks d_w · d_x · Σ q_w q_x
+// accumulates in float32. F32, F16
 // and BF16 weights, either layout, where the CPU has AVX512-BF16: weights and activations rounded to
 // bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where
 // the CPU has AMX-BF16, the others by vdpbf16ps. (On a Sapphire-Rapids-class CPU vdpbf16ps runs no
@@ -20,13 +22,19 @@
 
 namespace core::model::fast {
 
-// True where the CPU and the OS run the fast kernels (AVX-512 with VNNI; cpuid and xgetbv) and
-// the kernels in use (core::kernel_build, ATTNVIZ_KERNELS) are x86-64-v4's.
+// True where the kernels in use (core::kernel_build, ATTNVIZ_KERNELS) are x86-64-v3's or v4's: the
+// int8 products of Q8_0 and Q4_0 weights, on AVX512-VNNI where the CPU has it and the level is v4,
+// else on AVX2.
 bool available();
-// "" when available(), else one line saying what the CPU lacks.
+// "" when available(), else one line saying why not: what the CPU lacks, or the level in use.
 std::string unavailable_reason();
-// available() and AVX512-BF16 too: the 16- and 32-bit weights' bf16 products.
+// available(), the kernels in use x86-64-v4's and the CPU with AVX512-BF16: the 16- and 32-bit
+// weights' bf16 products.
 bool bf16_available();
+// "" when bf16_available(), else one line saying why F32, F16 and BF16 weights stay exact.
+std::string bf16_unavailable_reason();
+// What --fast does on this CPU at the kernel level in use, in one line (--version).
+std::string summary();
 // bf16_available() and AMX-BF16: the bf16 products on AMX's tiles (product() below). Without them
 // core/model/weight_rows.h runs the bf16 products of weights stored (out, in).
 bool tiles_available();

@@ -109,7 +109,7 @@ struct ForwardOptions {
     // no Logits::all.
     bool last_position_only = false;
     // The products with the weights in the fast arithmetic where the CPU and the weight type allow
-    // (core/model/fast_product.h: Q8_0 in int8 on AVX512-VNNI), exact everywhere else.
+    // (core/model/fast_product.h: Q8_0 and Q4_0 in int8, 16- and 32-bit weights in bf16), exact everywhere else.
     bool fast_products = false;
 };
 

@@ -242,8 +242,8 @@ void fast_toggle(View& v) {
     if (ImGui::Checkbox("Fast", &m.fast_products)) m.run_prompt();
     remember(v, "model fast");
     ImGui::EndDisabled();
-    tip(missing.empty() ? "Q8_0 and Q4_0 weights times activations rounded to int8 per block of 32 (AVX512-VNNI), F32, F16 and BF16 "
-                          "ones in bf16 (AVX512-BF16): faster, not exact; the K-quants stay exact"
+    tip(missing.empty() ? ("Faster, not exact: " + core::model::fast::summary() + " (activations rounded to int8 per block of 32); "
+                           "the K-quants stay exact").c_str()
                         : ("Not on this computer: " + missing).c_str());
     if (!m.shown || !m.shown->fast) return;
     ImGui::SameLine();

@@ -199,14 +199,9 @@ __attribute__((target("avx2"))) void block_q6_K_avx2(const unsigned char* b, flo
         }
     }
 }
-// x86-64-v3 has AVX2 and F16C, with the OS saving the AVX registers (core::kernel_builds reads cpuid).
-bool has_x86_64_v3() {
-    static const bool has = [] {
-        const std::vector<std::string> builds = core::kernel_builds();
-        return std::find(builds.begin(), builds.end(), "x86-64-v3") != builds.end();
-    }();
-    return has;
-}
+// The AVX2 loops where the kernel level in use (core::kernel_level, ATTNVIZ_KERNELS) is x86-64-v3 or
+// v4: the dequantizers give the same bits either way, dot_row sums in another order.
+bool has_x86_64_v3() { return core::kernel_level() != core::KernelLevel::generic; }
 #endif
 
 void widen_bf16(const unsigned char* src, float* dst, std::int64_t n) {

@@ -240,6 +240,12 @@ std::int64_t Weights::Tensor::count() const {
     return n;
 }
 
+bool Weights::has_matrix_of(WeightType t) const {
+    for (const auto& [name, tensor] : tensors_)
+        if (tensor->type() == t && tensor->shape().size() >= 2) return true;
+    return false;
+}
+
 std::int64_t Weights::Tensor::row_values() const {
     std::int64_t n = 1;
     for (std::size_t i = 1; i < shape_.size(); ++i) n *= shape_[i];

@@ -54,6 +54,8 @@ public:
     bool has(const std::string& name) const { return tensors_.count(name) != 0; }
     const Shape& shape(const std::string& name) const;
     const std::string& path() const { return path_; }
+    // Whether any matrix (a tensor of two or more dimensions) is stored as `t`.
+    bool has_matrix_of(WeightType t) const;
     std::uint64_t file_bytes() const { return file_bytes_; } // the mapped files' sizes
 
     // A tensor checked to exist with `shape` and a type of blocks.h; throws FileError "FILE: tensor
