@@ -7,8 +7,9 @@
 //                            down_proj ((out, in)), F32 in place and BF16 through panels, T = 1, 32, 128
 //   product/TYPE/up/M        (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj, every stored type
 //   product/TYPE/down/M      (M, 8192) · W (2048, 8192)ᵀ, as down_proj
-//   fast/TYPE/up|down/M      the same with --fast's products (bf16 with float32 sums: AMX or
-//                            vdpbf16ps), F32 and BF16, where the CPU has them
+//   fast/TYPE/up|down/M      the same with --fast's products: F32 and BF16 in bf16 with float32 sums
+//                            (AMX or vdpbf16ps), Q8_0 and Q4_0 times int8 (AVX512-VNNI, or AVX2 at
+//                            ATTNVIZ_KERNELS=x86-64-v3), where the CPU has them
 //   memory/read              the sum of 1 GiB of floats, shared between the cores as the products are
 //
 // The products run as the forward runs them (core::model::product, shared out by core::parallel;
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
         }
-    for (const WeightType t : {WeightType::f32, WeightType::bf16})
+    for (const WeightType t : {WeightType::f32, WeightType::bf16, WeightType::q8_0, WeightType::q4_0})
         for (const bool up : {true, false}) {
             const std::string name = std::string("fast/") + core::model::type_name(t) + (up ? "/up" : "/down");
             benchmark::RegisterBenchmark(name.c_str(), [t, up](benchmark::State& s) {
