@@ -9,7 +9,8 @@
 //      own_modes in app/cli.cpp. A mode that shares the common flags: add its Options::Mode and
 //      fields to app/options.h, its flags to parse_args and one row to text_modes in app/cli.cpp.
 //   3. Document it in usage_text (app/cli.cpp, the manual page packaging/attnviz.1 follows it) and
-//      test it through main_with (tests/cli_run.h).
+//      in docs/cli.md (its line in the list, and the JSON it prints), and test it through main_with
+//      (tests/cli_run.h).
 #pragma once
 
 #include "app/options.h"
