@@ -1,4 +1,5 @@
 #include "app/autosave.h"
+#include "core/io/user_dirs.h"
 
 #include "app/options.h"
 
@@ -25,12 +26,7 @@ bool make_parent_dirs(const std::string& path) {
 
 } // namespace
 
-std::string default_session_path() {
-    const char* state = std::getenv("XDG_STATE_HOME");
-    if (state && *state == '/') return std::string(state) + "/attnviz/session.json";
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : "/tmp") + "/.local/state/attnviz/session.json";
-}
+std::string default_session_path() { return core::io::state_dir() + "/session.json"; }
 
 Autosave::Autosave(std::string path, Clock::duration delay) : path_(std::move(path)), delay_(delay) {}
 

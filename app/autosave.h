@@ -14,7 +14,8 @@
 
 namespace app {
 
-// $XDG_STATE_HOME/attnviz/session.json, or $HOME/.local/state/attnviz/session.json.
+// session.json in core::io::state_dir(): $XDG_STATE_HOME/attnviz, else ~/.local/state/attnviz (the
+// home as core/io/user_dirs.h finds it).
 std::string default_session_path();
 
 class Autosave {

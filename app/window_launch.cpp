@@ -5,6 +5,7 @@
 // [SECTION] Window geometry
 // [SECTION] Layout file
 #include "app/window_launch.h"
+#include "core/io/user_dirs.h"
 
 #include "app/cli_scenario.h"
 #include "core/error_text.h"
@@ -138,13 +139,7 @@ void remember_geometry(GLFWwindow* window, core::io::Settings& settings) {
 
 std::string layout_file(std::ostream& err) {
     namespace fs = std::filesystem;
-    fs::path dir;
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    const char* home = std::getenv("HOME");
-    if (xdg && xdg[0] == '/') dir = xdg; // the XDG spec says to ignore a relative path
-    else if (home && home[0]) dir = fs::path(home) / ".config";
-    else return {};
-    dir /= "attnviz";
+    const fs::path dir = core::io::config_dir();
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) {

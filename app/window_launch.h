@@ -46,8 +46,8 @@ core::io::WindowGeometry first_placement(const std::optional<core::io::WindowGeo
 // Where the window is now, to open there next time (its size before it was maximized is not
 // known to GLFW, so a maximized window keeps the last size it had otherwise).
 void remember_geometry(GLFWwindow* window, core::io::Settings& settings);
-// $XDG_CONFIG_HOME/attnviz/imgui.ini, else ~/.config/attnviz/imgui.ini, creating the directory;
-// empty (no saved layout) when there is neither or the directory cannot be made.
+// imgui.ini in core::io::config_dir() ($XDG_CONFIG_HOME/attnviz, else ~/.config/attnviz), creating
+// the directory; empty (no saved layout) when the directory cannot be made.
 std::string layout_file(std::ostream& err);
 
 } // namespace app

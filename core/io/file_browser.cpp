@@ -4,6 +4,7 @@
 // [SECTION] Listing and paths
 // [SECTION] FileBrowser
 #include "core/io/file_browser.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/tensor.h"
 
@@ -108,10 +109,7 @@ std::vector<FolderEntry> list_folder(const std::string& folder, bool hidden) {
 
 std::string resolve_typed_path(const std::string& typed, const std::string& base) {
     fs::path p = typed;
-    if (typed == "~" || typed.rfind("~/", 0) == 0) {
-        const char* home = std::getenv("HOME");
-        if (home && *home) p = fs::path(home) / typed.substr(std::min<std::size_t>(2, typed.size()));
-    }
+    if (typed == "~" || typed.rfind("~/", 0) == 0) p = fs::path(home_dir()) / typed.substr(std::min<std::size_t>(2, typed.size()));
     if (p.is_relative()) p = fs::path(base) / p;
     std::string out = p.lexically_normal().string();
     while (out.size() > 1 && out.back() == '/') out.pop_back();

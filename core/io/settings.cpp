@@ -4,6 +4,7 @@
 // [SECTION] Parsing
 // [SECTION] Writing and paths
 #include "core/io/settings.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/files.h"
 
@@ -219,15 +220,7 @@ std::string settings_json(const Settings& s) {
     return doc.dump(2) + "\n";
 }
 
-std::string settings_path() {
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    const char* home = std::getenv("HOME");
-    fs::path dir;
-    if (xdg && xdg[0] == '/') dir = xdg; // the XDG spec says to ignore a relative path
-    else if (home && home[0]) dir = fs::path(home) / ".config";
-    else return {};
-    return (dir / "attnviz" / "settings.json").string();
-}
+std::string settings_path() { return config_dir() + "/settings.json"; }
 
 Settings load_settings(const std::string& path, std::vector<std::string>& problems) {
     std::error_code ec;

@@ -71,8 +71,8 @@ int next_zoom_step(int percent, int direction);
 Settings parse_settings(const std::string& text, const std::string& file, std::vector<std::string>& problems);
 std::string settings_json(const Settings& settings);
 
-// $XDG_CONFIG_HOME/attnviz/settings.json, else $HOME/.config/attnviz/settings.json; empty when
-// neither variable is usable.
+// settings.json in core::io::config_dir(): $XDG_CONFIG_HOME/attnviz, else ~/.config/attnviz (the home
+// as core/io/user_dirs.h finds it).
 std::string settings_path();
 // A missing file gives the defaults without a problem; an unreadable or bad one, the defaults and
 // a message.

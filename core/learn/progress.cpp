@@ -1,4 +1,5 @@
 #include "core/learn/progress.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/files.h"
 
@@ -15,12 +16,7 @@
 
 namespace core::learn {
 
-std::string default_progress_path() {
-    const char* state = std::getenv("XDG_STATE_HOME");
-    if (state && *state == '/') return std::string(state) + "/attnviz/progress.json";
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : "/tmp") + "/.local/state/attnviz/progress.json";
-}
+std::string default_progress_path() { return io::state_dir() + "/progress.json"; }
 
 ProgressStore::ProgressStore(std::string path) : path_(std::move(path)) {}
 

@@ -26,7 +26,8 @@ struct LessonProgress {
     bool operator==(const LessonProgress& o) const { return current == o.current && done == o.done && predictions == o.predictions; }
 };
 
-// $XDG_STATE_HOME/attnviz/progress.json, or $HOME/.local/state/attnviz/progress.json.
+// progress.json in core::io::state_dir(): $XDG_STATE_HOME/attnviz, else ~/.local/state/attnviz (the
+// home as core/io/user_dirs.h finds it).
 std::string default_progress_path();
 
 class ProgressStore {

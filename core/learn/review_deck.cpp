@@ -5,6 +5,7 @@
 // [SECTION] load and save
 // [SECTION] Anki export
 #include "core/learn/review_deck.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/files.h"
 #include "core/io/xml.h"
@@ -83,12 +84,7 @@ int ReviewDeck::due_count(Seconds until) const { return static_cast<int>(due(unt
 
 bool ReviewDeck::operator==(const ReviewDeck& o) const { return deck_to_json(*this) == deck_to_json(o); }
 
-std::string default_review_path() {
-    const char* state = std::getenv("XDG_STATE_HOME");
-    if (state && *state == '/') return std::string(state) + "/attnviz/review.json";
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : "/tmp") + "/.local/state/attnviz/review.json";
-}
+std::string default_review_path() { return io::state_dir() + "/review.json"; }
 
 // [SECTION] file format (JSON)
 namespace {

@@ -78,7 +78,8 @@ private:
     std::vector<Explanation> explanations_;
 };
 
-// $XDG_STATE_HOME/attnviz/review.json, or $HOME/.local/state/attnviz/review.json.
+// review.json in core::io::state_dir(): $XDG_STATE_HOME/attnviz, else ~/.local/state/attnviz (the
+// home as core/io/user_dirs.h finds it).
 std::string default_review_path();
 
 std::string deck_to_json(const ReviewDeck& deck);

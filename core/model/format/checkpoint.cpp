@@ -1,6 +1,7 @@
 // core/model/format/checkpoint.cpp — model directories, the Hugging Face cache, attnviz's trained models
 // (read in core/model/format/trained.cpp).
 #include "core/model/format/checkpoint.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
@@ -110,8 +111,7 @@ OpenedModel open_model(const std::string& path) {
 std::string hub_cache_dir() {
     if (const char* hub = std::getenv("HF_HUB_CACHE"); hub && *hub) return hub;
     if (const char* home = std::getenv("HF_HOME"); home && *home) return std::string(home) + "/hub";
-    const char* user = std::getenv("HOME");
-    return std::string(user && *user ? user : ".") + "/.cache/huggingface/hub";
+    return core::io::home_dir() + "/.cache/huggingface/hub";
 }
 
 std::vector<CachedModel> list_cached_models(const std::string& hub_dir) {

@@ -1,5 +1,6 @@
 // core/model/format/ollama.cpp — Ollama's manifests and blobs, as core/model/format/ollama.h lays them out.
 #include "core/model/format/ollama.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/files.h"
 
@@ -85,8 +86,7 @@ void list_ollama(const std::string& store, std::vector<StoredModel>& out, std::v
 
 std::string ollama_store_dir() {
     if (const char* v = std::getenv("OLLAMA_MODELS"); v && *v) return v;
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : ".") + "/.ollama/models";
+    return core::io::home_dir() + "/.ollama/models";
 }
 
 std::optional<StoredModel> find_ollama_model(const std::string& name, const std::string& dir) {

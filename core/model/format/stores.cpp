@@ -1,6 +1,7 @@
 // core/model/format/stores.cpp — the models in the Hugging Face cache, Ollama's store, LM Studio's
 // models folders and llama.cpp's cache, as core/model/format/stores.h lays them out.
 #include "core/model/format/stores.h"
+#include "core/io/user_dirs.h"
 
 #include "core/io/files.h"
 #include "core/model/format/checkpoint.h"
@@ -189,7 +190,7 @@ std::string gguf_quantization(const std::string& path) {
 }
 
 StorePlaces store_places() {
-    const std::string home = env_or("HOME", ".");
+    const std::string home = core::io::home_dir();
     StorePlaces p;
     p.hub = hub_cache_dir();
     p.ollama = ollama_store_dir();
