@@ -80,3 +80,33 @@ TEST_CASE("model head map: every corner cell and the centre answer the pointer a
         every_corner_answers(ui);
     }
 }
+
+TEST_CASE("model positions count from 1 where a person reads them: a chip's tooltip, Next token's heading, the rollout map's cells") {
+    NEED_CHECKPOINTS();
+    headless::Ui ui(core::preset_three_tokens(), ImVec2(1366, 768));
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat";
+    REQUIRE(m.open(tiny("gpt2"), v));
+    until_run(ui);
+    const int t = m.shown->t();
+    const std::vector<std::string>& labels = m.shown->labels;
+    ui.move(ui.item("model chip 0"));
+    ui.frame();
+    CHECK(ui.shows("position 1 · id " + std::to_string(m.shown->ids[0]), "##Tooltip_00"));
+    CHECK(ui.shows("(position " + std::to_string(t) + "):", "Next-token predictions")); // after the last token
+    ui.click(ui.item("model chip 2"));
+    ui.frames(2);
+    CHECK(ui.shows("(position 3):", "Next-token predictions"));
+    v.open["model_rollout"] = true;
+    ui.frames(2);
+    for (const auto& [row, column] : {std::pair{0, 0}, std::pair{t - 1, 0}, std::pair{t - 1, t - 1}, std::pair{t / 2, t / 2}}) {
+        const int i = row, j = column;
+        CAPTURE(i);
+        CAPTURE(j);
+        ui.move(ui.grid_cell("rollout", i, j));
+        ui.frame();
+        CHECK(ui.shows("position " + std::to_string(i + 1) + " (" + labels[static_cast<std::size_t>(i)] + ") after the last layer", "##Tooltip_00"));
+        CHECK(ui.shows("on input " + std::to_string(j + 1) + " (" + labels[static_cast<std::size_t>(j)] + ")", "##Tooltip_00"));
+    }
+}
