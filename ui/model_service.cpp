@@ -35,6 +35,7 @@ namespace {
 // was asked for (the command line's --head).
 void opened(ModelService& m, View& v, bool keep_selection) {
     m.open_error.clear();
+    ++m.models_opened;
     m.shown.reset();
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
@@ -48,6 +49,7 @@ void opened(ModelService& m, View& v, bool keep_selection) {
 
 void failed(ModelService& m, View& v, const std::string& error) {
     m.open_error = error;
+    m.failed_at = m.asked;
     v.tell(error, true);
 }
 
@@ -169,7 +171,10 @@ void ModelService::take_new_data(View& v) {
     if (auto newest = session.snapshot(); newest && newest->serial != seen) {
         seen = newest->serial;
         run_error = newest->error;
-        if (newest->error.empty()) shown = std::move(newest);
+        if (newest->error.empty()) {
+            if (newest->serial > failed_at) open_error.clear(); // the user has moved on
+            shown = std::move(newest);
+        }
     } else if (!newest) {
         shown.reset();
         run_error.clear();
