@@ -1,8 +1,8 @@
 #include "ui/model_service.h"
 
-#include "core/assets.h"
 #include "core/error_text.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/format/stores.h"
 #include "core/model/input.h"
 #include "core/parallel.h"
 #include "ui/view.h"
@@ -196,14 +196,8 @@ const char* score_name(int score) {
 }
 
 std::string bundled_model_dir() {
-    const std::string root = core::asset_path("models");
-    std::error_code ec;
-    if (root.empty() || !fs::is_directory(root, ec)) return "";
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(root, ec))
-        if (fs::exists(e.path() / "config.json", ec)) found.push_back(e.path().string());
-    std::sort(found.begin(), found.end());
-    return found.empty() ? "" : found.front();
+    const std::optional<core::model::StoredModel> bundled = core::model::bundled_model();
+    return bundled ? bundled->path : "";
 }
 
 std::string model_path_of_pick(const std::string& picked) {

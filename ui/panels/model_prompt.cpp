@@ -59,14 +59,6 @@ void ask_model_file(View& v) {
                                  }};
 }
 
-std::uint64_t directory_bytes(const std::string& dir) {
-    std::uint64_t total = 0;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-        if (e.is_regular_file(ec)) total += e.file_size(ec);
-    return total;
-}
-
 // `text` cut in the middle to `width`, keeping more of its end: the file's name at the end of a path.
 std::string fit_middle(const std::string& text, float width) {
     if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
@@ -94,7 +86,9 @@ void model_row(View& v, int row, const core::model::StoredModel& e, const std::s
     }
     ImGui::TableNextColumn();
     ImGui::BeginDisabled(!e.complete);
-    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(e.path, v)) v.state<ModelService>().show_chooser = false;
+    // An Ollama model by its NAME:TAG, which it is then called by, not its blob's path.
+    const std::string& opened = e.store == "Ollama" ? e.name : e.path;
+    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(opened, v)) v.state<ModelService>().show_chooser = false;
     remember(v, item.c_str());
     ImGui::EndDisabled();
     if (!e.complete) tip("This snapshot has no config.json or no weights.");
@@ -120,7 +114,8 @@ void models_table(View& v, ModelChooser& c) {
     const auto& models = c.listing.models;
     const int rows = static_cast<int>(models.size()) + (c.bundled.path.empty() ? 0 : 1);
     dim_text(models.empty() ? "No models in the Hugging Face cache, Ollama, LM Studio or llama.cpp."
-                            : std::to_string(models.size()) + " models in the Hugging Face cache, Ollama, LM Studio and llama.cpp.");
+                            : std::to_string(models.size()) + (models.size() == 1 ? " model" : " models") +
+                                  " in the Hugging Face cache, Ollama, LM Studio and llama.cpp.");
     tip(places_text(c.places).c_str());
     for (const std::string& p : c.listing.problems) error_text(p);
     if (rows == 0) return;
@@ -151,9 +146,8 @@ void chooser_window(View& v) {
         c.places = core::model::store_places();
         c.listing = {};
         c.looking = std::async(std::launch::async, [places = c.places] { return core::model::list_models(places); });
-        const std::string dir = bundled_model_dir();
-        c.bundled = {};
-        if (!dir.empty()) c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled)", "attnviz", dir, "safetensors", directory_bytes(dir), "", true};
+        c.bundled = core::model::bundled_model().value_or(core::model::StoredModel{});
+        if (!c.bundled.path.empty()) c.bundled.name += " (bundled)";
         c.listed = true;
     }
     // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
