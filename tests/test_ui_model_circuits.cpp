@@ -207,3 +207,41 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: another model clears every re
     CHECK_FALSE(ui.shows("Measured on", "Circuits"));
     CHECK(ui.shows("Activation patching", "Circuits"));
 }
+
+TEST_CASE("model circuits at 1920×1080: the lens of a 24-token prompt shows every position and its colour legend; head maps label heads H1 …") {
+    NEED_CHECKPOINTS();
+    headless::Ui ui(core::preset_three_tokens(), ImVec2(1920, 1080));
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the dog sat on the log and the cat saw the dog on the mat by the door";
+    REQUIRE(m.open(model_ui::tiny("gpt2"), v));
+    model_ui::until_run(ui);
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits run"));
+    const core::model::CircuitsResult& lens = finished(ui, st);
+    REQUIRE(lens.lens.t >= 24);
+    // The positions run down the tall panel, as far as its bottom: more of them than fit across it.
+    const ui::GridGeometry& g = v.grids.at("lens");
+    const ImRect panel = ImGui::FindWindowByName("Circuits")->InnerRect;
+    const int across = static_cast<int>(g.visible.GetWidth() / g.cell_size.x + 0.01f), down = static_cast<int>(g.visible.GetHeight() / g.cell_size.y + 0.01f);
+    CHECK(across == lens.lens.layers);
+    CHECK(g.visible.Max.y >= panel.Max.y - g.cell_size.y);
+    CHECK(down > static_cast<int>(panel.GetWidth() / g.cell_size.x));
+    CHECK(ui.shows("colour: the top token's probability 0", "Circuits"));
+    for (const std::pair<int, int>& cell : {std::pair{0, 0}, std::pair{std::min(down, lens.lens.t) - 1, lens.lens.layers - 1}}) {
+        const int i = cell.first, l = cell.second;
+        CAPTURE(i);
+        ui.move(ui.grid_cell("lens", i, l));
+        ui.frame();
+        CHECK(ui.shows("after layer " + std::to_string(l + 1) + ", position " + std::to_string(i + 1), "##Tooltip_00"));
+    }
+    ui.click(ui.item("model circuits Attribution"));
+    ui.type_into(ui.item("model circuits target"), "#5");
+    ui.click(ui.item("model circuits run"));
+    REQUIRE(finished(ui, st).error.empty());
+    const ui::GridGeometry& map = v.grids.at("circuits");
+    CHECK(ui.shows("H1|H2", "Circuits")); // the labels over the map's two wide columns
+    CHECK(map.cell_size.x >= ImGui::CalcTextSize("H2").x);
+}

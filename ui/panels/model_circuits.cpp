@@ -8,6 +8,7 @@
 
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -148,29 +149,61 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
     ImGui::EndDisabled();
 }
 
-// The lens: rows the layers, columns the positions, each cell the layer's top token on a colour of
-// its probability.
+// How many cells of a rows × cols grid of `cell` cells show in `avail` past the labels.
+float cells_in_view(ImVec2 avail, ImVec2 labels, ImVec2 cell, int rows, int cols) {
+    return std::min(static_cast<float>(cols), std::max(0.0f, avail.x - labels.x) / cell.x) *
+           std::min(static_cast<float>(rows), std::max(0.0f, avail.y - labels.y) / cell.y);
+}
+
+// The lens's colours: the top token's probability, 0 to 1, on one line.
+void lens_legend() {
+    ImGui::TextDisabled("colour: the top token's probability  0");
+    ImGui::SameLine();
+    const ImVec2 at = ImGui::GetCursorScreenPos(), size(8 * em(), ImGui::GetTextLineHeight());
+    constexpr int steps = 16;
+    for (int k = 0; k < steps; ++k) {
+        const float x0 = at.x + size.x * static_cast<float>(k) / steps, x1 = at.x + size.x * static_cast<float>(k + 1) / steps;
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1 + 0.5f, at.y + size.y), sequential_color((k + 0.5) / steps));
+    }
+    ImGui::Dummy(size);
+    ImGui::SameLine();
+    ImGui::TextDisabled("1");
+}
+
+// The lens: each layer's top token at each position, on a colour of its probability. The positions
+// run across, or down when that shows more of the grid (a long prompt in a tall panel).
 void lens_grid(View& v, const ModelService& m, const core::model::LogitLens& lens, const std::vector<std::string>& labels) {
     const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
     const auto label = [&](int id) { return tok && tok->vocab_size() ? tok->token_display(id) : std::to_string(id); };
     const auto at = [&](int l, int i) { return static_cast<std::size_t>(l) * static_cast<std::size_t>(lens.t) + static_cast<std::size_t>(i); };
+    const auto position_label = [&](int i) { return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i + 1); };
+    const auto layer_label = [](int l) { return "L" + std::to_string(l + 1); };
+    lens_legend();
     GridSpec g;
     g.id = "lens";
-    g.rows = lens.layers;
-    g.cols = lens.t;
     g.cell_w = 4.5f * em();
     g.cell_h = ImGui::GetTextLineHeightWithSpacing();
-    g.row_header_w = 2.5f * em();
     g.max_size = ImGui::GetContentRegionAvail();
-    g.row_label = [](int l) { return "L" + std::to_string(l + 1); };
-    g.col_label = [&](int i) { return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i + 1); };
-    g.cell = [&](int l, int i, const ImRect& r) {
+    const ImVec2 cell(g.cell_w, g.cell_h);
+    const bool down = cells_in_view(g.max_size, ImVec2(7 * em(), g.cell_h), cell, lens.t, lens.layers) >
+                      cells_in_view(g.max_size, ImVec2(2.5f * em(), g.cell_h), cell, lens.layers, lens.t);
+    g.rows = down ? lens.t : lens.layers;
+    g.cols = down ? lens.layers : lens.t;
+    g.row_header_w = down ? 7 * em() : 2.5f * em();
+    g.row_label = [&](int r) { return down ? fit_text(position_label(r), 6.7f * em()) : layer_label(r); };
+    g.col_label = [&](int c) { return down ? layer_label(c) : position_label(c); };
+    // (layer, position) of the cell in row r, column c.
+    const auto layer_of = [down](int r, int c) { return down ? c : r; };
+    const auto position_of = [down](int r, int c) { return down ? r : c; };
+    g.cell = [&](int r, int c, const ImRect& rect) {
+        const int l = layer_of(r, c), i = position_of(r, c);
         const double p = lens.p[at(l, i) * static_cast<std::size_t>(lens.k)];
         const ImU32 back = sequential_color(p);
-        ImGui::GetWindowDrawList()->AddRectFilled(r.Min, r.Max, back);
-        cell_text(r, fit_text(label(lens.top[at(l, i) * static_cast<std::size_t>(lens.k)]), r.GetWidth()), text_color_on(back));
+        ImGui::GetWindowDrawList()->AddRectFilled(rect.Min, rect.Max, back);
+        cell_text(rect, fit_text(label(lens.top[at(l, i) * static_cast<std::size_t>(lens.k)]), rect.GetWidth()), text_color_on(back));
     };
-    g.cell_tooltip = [&](int l, int i) {
+    g.cell_tooltip = [&](int r, int c) {
+        const int l = layer_of(r, c), i = position_of(r, c);
         std::string text = "after layer " + std::to_string(l + 1) + ", position " + std::to_string(i + 1);
         for (int j = 0; j < lens.k; ++j) {
             char line[96];
