@@ -32,7 +32,8 @@ struct ModelChooser {
     core::model::StorePlaces places;
     std::future<core::model::ModelListing> looking; // the listing, read on a worker (GGUF headers take a while)
     core::model::ModelListing listing;
-    bool refit = false; // the listing came: fit the window's height to it once
+    bool refit = false; // the listing came, or an error line: fit the window's height to it once
+    std::string error_fitted; // the open error the window's height was last fitted to
     core::model::StoredModel bundled; // the model attnviz ships (no path when none does)
     std::string typed; // a directory typed or pasted
 };
@@ -151,11 +152,13 @@ void chooser_window(View& v) {
         c.listed = true;
     }
     // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
+    if (c.error_fitted != m.open_error) c.refit = true, c.error_fitted = m.open_error; // its Close button stays in the window
     const ImGuiCond fit = c.refit ? ImGuiCond_Always : ImGuiCond_Appearing;
     c.refit = false;
     ImGui::SetNextWindowSize(ImVec2(46 * em(), 0), fit);
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), fit, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowFocus(); // in front of the panels while it is open
+    ImGui::SetNextWindowBgAlpha(1.0f); // opaque: the panels behind would show through its rows
     if (!ImGui::Begin("Open model", &m.show_chooser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return;
@@ -173,6 +176,7 @@ void chooser_window(View& v) {
     if ((ImGui::Button("Open##dir") || enter) && !c.typed.empty() && m.open(c.typed, v)) m.show_chooser = false;
     if (!m.open_error.empty()) error_text(m.open_error);
     if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) m.show_chooser = false;
+    remember(v, "model chooser close");
     ImGui::End();
 }
 
