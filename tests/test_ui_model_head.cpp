@@ -211,4 +211,11 @@ TEST_CASE("model head: a second prompt typed in its box gives each head's differ
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.4f", want.mean_js[2]);
     CHECK(shows_wrapped(ui, std::string("Layer2,head1:meandivergence") + mean));
+    // Another model: the comparison, measured on the first, goes.
+    REQUIRE(m.open(tiny("qwen3"), ui.st().view));
+    until_idle(ui);
+    ui.frames(2);
+    CHECK(ui.st().view.open["model_compare"]);
+    CHECK(st.shown == nullptr);
+    CHECK_FALSE(shows_wrapped(ui, "␣cat→␣dog"));
 }

@@ -39,8 +39,8 @@ void opened(ModelService& m, View& v, bool keep_selection) {
     m.shown.reset();
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
-    m.query = -1;
-    m.ablate.clear(); // another model's heads
+    m.query = m.key = -1; // positions of another model's prompt
+    m.ablate.clear();     // another model's heads
     m.importance.reset();
     m.show_in_workspace(v, ModelService::Source::model);
     v.tell("Opened " + m.session.model_name(), false);
