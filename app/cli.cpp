@@ -28,10 +28,12 @@
 #include "ui/workspace_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace app {
 
@@ -115,8 +117,8 @@ std::string usage_text() {
     "       attnviz --head-importance MODEL (--text TEXT | --sequence \"ids\")\n"
     "                                               each head's loss increase when it alone is zeroed\n"
     "       attnviz --rollout MODEL (--text TEXT | --sequence \"ids\")\n"
-    "                                               attention rollout {\"rollout\": (t, t)}; layers and heads\n"
-    "                                               count from 1 in all of these\n"
+    "                                               attention rollout {\"rollout\": (t, t)}; layers, heads and\n"
+    "                                               positions count from 1 in all of these and below\n"
     "       attnviz --logit-lens MODEL (--text TEXT | --sequence \"ids\") [--top K]\n"
     "                                               each layer's top tokens through the final norm and head\n"
     "       attnviz --attribute MODEL (--text TEXT | --sequence \"ids\") --target TOKEN [--vs TOKEN]\n"
@@ -132,9 +134,10 @@ std::string usage_text() {
     "                                               the stream's components; --key J: the pairs\n"
     "       attnviz --export-attention MODEL (--text TEXT | --sequence \"ids\") --out ATT.safetensors\n"
     "                                               every head's weights with the tokens, for --attention\n"
-    "       attnviz --list-models                   every model in the Hugging Face cache, Ollama's store,\n"
-    "                                               LM Studio's models folder and llama.cpp's cache as JSON:\n"
-    "                                               name, store, path, format, bytes, quantization\n"
+    "       attnviz --list-models                   the bundled model, then every model in the Hugging Face\n"
+    "                                               cache, Ollama's store, LM Studio's models folder and\n"
+    "                                               llama.cpp's cache as JSON: name, store, path, format,\n"
+    "                                               bytes, quantization\n"
     "       attnviz --bench-model MODEL --tokens N [--reps R]\n"
     "                                               time a forward with attentions on N random ids as JSON:\n"
     "                                               forward_ms the forward alone, median_ms with every\n"
@@ -189,6 +192,20 @@ void head_of(Options& o, const std::string& text) {
     }
     o.head_layer = whole_flag("--head's layer", text.substr(0, dot), 1, 100000);
     o.head = whole_flag("--head", text.substr(dot + 1), 1, 100000);
+}
+
+// Every --flag the usage text names: what an unknown option may be a typo of.
+std::vector<std::string> options_in_usage() {
+    const std::string text = usage_text();
+    std::vector<std::string> found;
+    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+        std::size_t end = at + 2;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-')) ++end;
+        if (end > at + 2) found.push_back(text.substr(at, end - at));
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    return found;
 }
 
 std::string workspace_of(const std::string& text) {
@@ -266,7 +283,7 @@ Options parse_args(int argc, const char* const* argv) {
         else if (a == "--now") o.review_now = value_of(i);
         else if (a == "--export-anki") { set_mode(Options::Mode::export_anki, a); o.anki_path = value_of(i); }
         else if (a == "--reps") { o.reps = whole_flag(a, value_of(i), 1, 100000); bench_flag = a; reps_given = true; }
-        else if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
+        else if (a.size() > 1 && a[0] == '-') throw unknown_option(a, options_in_usage());
         else if (!o.file.empty()) throw UsageError("more than one FILE (" + o.file + ", " + a + ")");
         else o.file = a;
     }

@@ -75,7 +75,7 @@ CircuitOptions parse(int argc, const char* const* argv) {
         const std::string a = argv[i];
         if (i == at) o.model = flag_value(argc, argv, i);
         else if (std::find(known.begin(), known.end(), a) != known.end()) o.values[a] = flag_value(argc, argv, i);
-        else throw UsageError("unknown option " + a + " for " + name_of(o.mode));
+        else throw unknown_option(a, known, name_of(o.mode));
     }
     check_flags(o);
     return o;
@@ -111,9 +111,14 @@ int run_lens(const CircuitOptions& o, const core::model::OpenedModel& m, std::os
     const core::model::LogitLens lens = core::model::logit_lens(*m.model, in.ids, k);
     Json rank = nested(lens.rank_next.data(), {lens.layers, lens.t});
     for (Json& row : rank) row.back() = nullptr; // no next token after the last
-    out << Json{{"tokens", in.tokens}, {"top", nested(lens.top.data(), {lens.layers, lens.t, k})}, {"p", nested(lens.p.data(), {lens.layers, lens.t, k})},
+    std::vector<std::string> top_tokens;
+    for (const int id : lens.top) top_tokens.push_back(token_text(in.tokenizer, id));
+    out << Json{{"tokens", in.tokens},
+                {"top", nested(lens.top.data(), {lens.layers, lens.t, k})},
+                {"top_tokens", nested(top_tokens.data(), {lens.layers, lens.t, k})},
+                {"p", nested(lens.p.data(), {lens.layers, lens.t, k})},
                 {"p_next", nested(lens.p_next.data(), {lens.layers, lens.t})}, {"rank_next", rank}}
-               .dump()
+               .dump(-1, ' ', false, Json::error_handler_t::replace) // a vocabulary may hold invalid UTF-8
         << "\n";
     return 0;
 }
@@ -125,9 +130,10 @@ int run_attribute(const CircuitOptions& o, const core::model::OpenedModel& m, st
     const int target = token_of("--target", o.at("--target"), m, in.tokenizer);
     const int vs = o.has("--vs") ? token_of("--vs", o.at("--vs"), m, in.tokenizer) : -1;
     const core::model::Attribution a = core::model::direct_attribution(*m.model, in.ids, target, vs, position);
-    out << Json{{"position", position + 1}, {"target", target}, {"vs", vs < 0 ? Json() : Json(vs)}, {"logit", a.logit}, {"embed", a.embed},
+    out << Json{{"position", position + 1}, {"target", target}, {"target_token", token_text(in.tokenizer, target)}, {"vs", vs < 0 ? Json() : Json(vs)},
+                {"vs_token", vs < 0 ? Json() : Json(token_text(in.tokenizer, vs))}, {"logit", a.logit}, {"embed", a.embed},
                 {"heads", matrix(a.heads)}, {"mlps", a.mlps}, {"bias", a.bias}}
-               .dump()
+               .dump(-1, ' ', false, Json::error_handler_t::replace) // a vocabulary may hold invalid UTF-8
         << "\n";
     return 0;
 }

@@ -30,6 +30,17 @@ int whole_flag(const std::string& flag, const std::string& text, int lo, int hi)
     return static_cast<int>(v);
 }
 
+UsageError unknown_option(const std::string& option, const std::vector<std::string>& known, const std::string& where) {
+    std::string message = "unknown option " + option + (where.empty() ? "" : " for " + where);
+    const std::size_t close = option.size() >= 8 ? 2 : 1; // a short option is near too many others
+    std::size_t best = close + 1;
+    std::string nearest;
+    for (const std::string& k : known)
+        if (const std::size_t d = core::edit_distance(option, k); d < best) best = d, nearest = k;
+    if (!nearest.empty()) message += "; did you mean " + nearest + "?";
+    return UsageError(message);
+}
+
 std::optional<double> number_of(const std::string& text) {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);

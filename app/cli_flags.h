@@ -2,6 +2,7 @@
 // whole number in a range with one wording of its error, and one way of reporting a mode's errors.
 #pragma once
 
+#include "app/options.h"
 #include "core/heads/scores.h"
 
 #include <functional>
@@ -19,6 +20,10 @@ std::string flag_value(int argc, const char* const* argv, int& i);
 // `text` as a whole number from lo to hi (digits only). Throws UsageError
 // "FLAG takes a whole number from LO to HI, not "TEXT"".
 int whole_flag(const std::string& flag, const std::string& text, int lo, int hi);
+
+// "unknown option OPTION" (" for WHERE" with a WHERE), with "; did you mean …?" naming the nearest
+// of `known` when a typo or two away from it.
+UsageError unknown_option(const std::string& option, const std::vector<std::string>& known, const std::string& where = "");
 
 // `text` as a number, all of it (strtod's syntax); nothing when it is not one.
 std::optional<double> number_of(const std::string& text);

@@ -88,7 +88,8 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--ablate") { o.ablate = value_of(i); o.ablate_given = true; }
         else if (a == "--fast") o.fast = true;
         else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i)); mode_given = true; }
-        else throw UsageError("unknown option " + a + " for " + mode_flag(o.mode));
+        else throw unknown_option(a, {"--forward", "--generate", "--export-attention", "--bench-model", "--text", "--sequence", "--out", "--tokens", "--reps",
+                                      "--ablate", "--fast", "--ablate-mode"}, mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
     if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw UsageError("--ablate goes with --forward or --generate");
@@ -190,7 +191,9 @@ int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::
     const std::vector<int> made = fo.ablate.empty() || fo.ablation == core::heads::Ablation::zero
                                       ? core::model::generate_greedy(*m.model, in.ids, o.tokens, fo)
                                       : generate_recomputing(*m.model, in.ids, o.tokens, fo);
-    nlohmann::json j = {{"prompt_ids", in.ids}, {"ids", made}, {"text", nullptr}};
+    std::vector<std::string> made_tokens;
+    for (int id : made) made_tokens.push_back(token_text(in.tokenizer, id));
+    nlohmann::json j = {{"prompt_ids", in.ids}, {"prompt_tokens", in.tokens}, {"ids", made}, {"tokens", made_tokens}, {"text", nullptr}};
     if (in.tokenizer.vocab_size()) j["text"] = in.tokenizer.decode(made);
     out << safe_dump(j) << "\n";
     return 0;
@@ -275,10 +278,14 @@ ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const
         if (in.ids.empty()) throw UsageError("--text gives no tokens");
     } else {
         in.ids = sequence_ids(sequence, m.model->config().vocab, m.model->config().name);
-        for (int id : in.ids) in.tokens.push_back(in.tokenizer.vocab_size() ? in.tokenizer.token_string(id) : std::to_string(id));
+        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
     }
     m.model->check_ids(in.ids, 0);
     return in;
+}
+
+std::string token_text(const core::model::Tokenizer& tokenizer, int id) {
+    return tokenizer.vocab_size() ? tokenizer.token_string(id) : std::to_string(id);
 }
 
 std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name) {

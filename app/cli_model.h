@@ -24,6 +24,8 @@ struct ModelInput {
 
 // --text through the model's tokenizer, else --sequence "ids"; checked against the model.
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
+// Id `id`'s string in the vocabulary ("Ġcat"), printed beside the id; the id as text without a tokenizer.
+std::string token_text(const core::model::Tokenizer& tokenizer, int id);
 // --sequence "ids" for a model of `vocab` ids named `name` (core::model::parse_ids). Throws
 // UsageError "--sequence: …" naming the word that is no id, or for no ids at all.
 std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name);

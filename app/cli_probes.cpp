@@ -51,7 +51,7 @@ ProbeOptions parse(int argc, const char* const* argv) {
         else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
         else if (a == "--probe") { o.probe = whole_flag(a, value_of(i), 1, 100000); o.probe_given = true; }
         else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole_flag(a, value_of(i), 0, 999999)); o.seed_given = true; }
-        else throw UsageError("unknown option " + a + " for a head probe");
+        else throw unknown_option(a, {"--heads", "--head-importance", "--rollout", "--text", "--sequence", "--probe", "--seed"}, "a head probe");
     }
     if (o.probe_given && o.mode != Mode::heads) throw UsageError("--probe goes with --heads");
     if (o.seed_given && !o.probe_given) throw UsageError("--seed goes with --probe");

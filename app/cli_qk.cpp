@@ -28,20 +28,20 @@ struct QkOptions {
     bool qk = false; // --qk, else --composition
     std::string model, text, sequence, head, kind = "k";
     bool text_given = false, sequence_given = false, kind_given = false;
-    int query = 0, key = 0; // from 1; 0: not given
+    std::string query, key; // positions from 1, read once the prompt's length is known; empty: not given
 };
 
 void check(const QkOptions& o) {
     if (o.model.empty()) throw UsageError("give --composition MODEL or --qk MODEL");
     if (o.kind != "q" && o.kind != "k" && o.kind != "v") throw UsageError("--kind takes q, k or v, not \"" + o.kind + "\"");
     if (!o.qk) {
-        if (o.text_given || o.sequence_given || !o.head.empty() || o.query || o.key)
+        if (o.text_given || o.sequence_given || !o.head.empty() || !o.query.empty() || !o.key.empty())
             throw UsageError("--composition reads the weights alone: no --text, --sequence, --head, --query or --key");
         return;
     }
     if (o.kind_given) throw UsageError("--kind goes with --composition");
     if (o.text_given == o.sequence_given) throw UsageError("--qk needs --text TEXT or --sequence \"ids\" (one of them)");
-    if (o.head.empty() || !o.query) throw UsageError("--qk needs --head L.H and --query I (counting from 1)");
+    if (o.head.empty() || o.query.empty()) throw UsageError("--qk needs --head L.H and --query I (counting from 1)");
 }
 
 QkOptions parse(int argc, const char* const* argv) {
@@ -57,9 +57,9 @@ QkOptions parse(int argc, const char* const* argv) {
         else if (a == "--text") { o.text = value_of(i); o.text_given = true; }
         else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
         else if (a == "--head") o.head = value_of(i);
-        else if (a == "--query") o.query = whole_flag(a, value_of(i), 1, 1 << 30);
-        else if (a == "--key") o.key = whole_flag(a, value_of(i), 1, 1 << 30);
-        else throw UsageError("unknown option " + a + " for " + (o.qk ? "--qk" : "--composition"));
+        else if (a == "--query") o.query = value_of(i);
+        else if (a == "--key") o.key = value_of(i);
+        else throw unknown_option(a, {"--qk", "--composition", "--kind", "--text", "--sequence", "--head", "--query", "--key"}, o.qk ? "--qk" : "--composition");
     }
     check(o);
     return o;
@@ -91,11 +91,8 @@ int run_composition(const QkOptions& o, const core::model::OpenedModel& m, std::
     return 0;
 }
 
-// Position `p` (from 1) of `flag` among t tokens, from 0.
-int position(const std::string& flag, int p, int t) {
-    if (p > t) throw UsageError(flag + " " + std::to_string(p) + ": the input has " + std::to_string(t) + " tokens");
-    return p - 1;
-}
+// Position `text` (from 1) of `flag` among the input's t tokens, from 0.
+int position(const std::string& flag, const std::string& text, int t) { return whole_flag(flag, text, 1, t) - 1; }
 
 // The pairs of one key: components, pairs (C, C), bias, score and the top pairs in words.
 void add_pairs(const core::model::QkAttribution& a, Json& j) {
@@ -121,15 +118,15 @@ int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& 
     const int t = static_cast<int>(in.ids.size()), i = position("--query", o.query, t);
     const core::model::QkStream s = core::model::qk_stream(*m.model, in.ids, heads[0].layer);
     const std::vector<int> keys = core::model::visible_keys(s, i);
-    Json j{{"head", o.head}, {"query", o.query}, {"keys", Json::array()}, {"scores", Json::array()}};
+    Json j{{"head", o.head}, {"query", i + 1}, {"keys", Json::array()}, {"scores", Json::array()}};
     for (int k : keys) {
         j["keys"].push_back(k + 1);
         j["scores"].push_back(number(core::model::qk_attribution(s, heads[0].head, i, k).score));
     }
-    if (o.key) {
+    if (!o.key.empty()) {
         const int k = position("--key", o.key, t);
         if (!s.weights.visible(i, k))
-            throw UsageError("--key " + std::to_string(o.key) + ": query " + std::to_string(o.query) + " does not see it in head " + o.head +
+            throw UsageError("--key " + o.key + ": query " + o.query + " does not see it in head " + o.head +
                              (s.weights.window ? " (a window of " + std::to_string(s.weights.window) + ")" : " (causal)"));
         add_pairs(core::model::qk_attribution(s, heads[0].head, i, k), j);
     }

@@ -348,7 +348,7 @@ def check_bad_files(good):
         open(p, "wb").write(data)
         return p
     refused("truncated", variant("truncated", raw[:len(raw) - 100]), "truncated")
-    refused("bad magic", variant("magic", b"GGUX" + raw[4:]), "bad magic")
+    refused("bad magic", variant("magic", b"GGUX" + raw[4:]), "not a GGUF file: it does not begin with")
     refused("bad version", variant("version", raw[:4] + struct.pack("<I", 7) + raw[8:]), "version 7")
     at = raw.index(b"llama", 24)
     refused("unknown architecture", variant("arch", raw[:at] + b"mamba" + raw[at + 5:]), "architecture \"mamba\"")

@@ -344,7 +344,7 @@ def check_bad_inputs():
     refused(["--composition"], ["--composition needs a value"])
     qk = ["--qk", gpt2, "--sequence", "5 6 7 8"]
     refused(qk + ["--head", "3.1", "--query", "2"], ["--head", "3.1"])
-    refused(qk + ["--head", "1.1", "--query", "5"], ["--query 5", "4 tokens"])
+    refused(qk + ["--head", "1.1", "--query", "5"], ["--query", "from 1 to 4", "\"5\""])
     refused(qk + ["--head", "1.1", "--query", "2", "--key", "3"], ["--key 3", "does not see"])
     refused(qk + ["--head", "1.1"], ["--query"])
     refused(qk + ["--head", "1.1", "--query", "0"], ["--query"])

@@ -161,7 +161,7 @@ TEST_CASE("gguf: every truncation of a file is one line naming the file, never a
 TEST_CASE("gguf: bad magic, versions and endianness are one line each") {
     Bytes magic = every_type(3);
     magic.b[0] = 'X';
-    CHECK(refusal(magic) == "m.gguf: not a GGUF file (bad magic) (the header)");
+    CHECK(refusal(magic) == "m.gguf: not a GGUF file: it does not begin with \"GGUF\"");
     CHECK(refusal(every_type(1)) == "m.gguf: GGUF version 1 is not supported (attnviz reads versions 2 and 3) (the header)");
     CHECK(refusal(every_type(4)) == "m.gguf: GGUF version 4 is not supported (attnviz reads versions 2 and 3) (the header)");
     CHECK(refusal(every_type(0x03000000)) == "m.gguf: a big-endian GGUF file; attnviz reads little-endian ones (the header)");

@@ -13,6 +13,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -115,19 +117,28 @@ TEST_CASE("model stores: an Ollama name finds its model blob, as ollama names it
     for (const char* missing : {"qwen3", "qwen3:4b", "tiny", "broken", "gone", "", "../qwen3:0.6b"}) CHECK(!core::model::find_ollama_model(missing, store));
 }
 
-TEST_CASE("model stores: --list-models prints every model as JSON, each bad manifest one line, and goes on") {
+TEST_CASE("model stores: --list-models prints every model as JSON, the bundled one first, each bad manifest one line, and goes on") {
     Stores home;
     const Run r = run({"--list-models"});
     CHECK(r.code == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    REQUIRE(j["models"].size() == 8);
-    const nlohmann::json& qwen = j["models"][3];
+    REQUIRE(j["models"].size() == 9);
+    const nlohmann::json& bundled = j["models"][0]; // as Open model lists it
+    const std::optional<StoredModel> shipped = core::model::bundled_model();
+    REQUIRE(shipped);
+    CHECK(bundled["name"] == std::filesystem::path(shipped->path).filename().string());
+    CHECK(bundled["store"] == "attnviz");
+    CHECK(bundled["path"] == shipped->path);
+    CHECK(bundled["format"] == "safetensors");
+    CHECK(bundled["bytes"].get<std::uint64_t>() > 1000);
+    CHECK(core::model::open_model(bundled["path"].get<std::string>()).model->config().layers > 0);
+    const nlohmann::json& qwen = j["models"][4];
     CHECK(qwen["name"] == "qwen3:0.6b");
     CHECK(qwen["store"] == "Ollama");
     CHECK(qwen["path"] == home.qwen_blob);
     CHECK(qwen["format"] == "gguf");
     CHECK(qwen["bytes"] == small_gguf(15).size());
-    CHECK(j["models"][0]["quantization"] == "BF16");
+    CHECK(j["models"][1]["quantization"] == "BF16");
     CHECK(qwen["quantization"] == "Q4_K_M");
     CHECK(r.err.find("attnviz: " + home.ollama_dir() + "/manifests/registry.ollama.ai/library/broken/latest: not an Ollama manifest") == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);

@@ -176,6 +176,25 @@ TEST_CASE("ui: dragging the query arrow pins q — every matrix follows — one 
     CHECK(ui.head().weights(2, 2) == doctest::Approx(old_weight));
 }
 
+TEST_CASE("ui: when a drag of q ends, the axes stay and q's tip stays under the pointer; an edit elsewhere fits them again") {
+    Ui ui;
+    ui.app().select_row(2);
+    ui.frames(2);
+    const ui::ArrowView& a = ui.st().view.state<ui::ArrowView>();
+    const float scale = a.scale;
+    const ImVec2 origin = a.origin, dropped(origin.x + 0.2f * scale, origin.y - 1.5f * scale); // q (0.2, 1.5), inside the plane
+    REQUIRE(a.plane.Contains(dropped));
+    ui.drag(a.q_tip, dropped);
+    ui.frames(3);
+    CHECK(a.scale <= scale); // grown only as far as a vector outside needs, about the tip
+    CHECK(a.q_tip.x == doctest::Approx(dropped.x).epsilon(0.002));
+    CHECK(a.q_tip.y == doctest::Approx(dropped.y).epsilon(0.002));
+    ui.type_into(ui.item("q_x"), "3"); // typed: the axes fit q where it now is
+    ui.frames(2);
+    CHECK(a.scale != scale);
+    CHECK(a.plane.Contains(a.q_tip));
+}
+
 TEST_CASE("ui: the query arrow says plainly when q = 0 and when q is long") {
     Ui ui(core::preset_it_sentence());
     ui.app().select_row(4); // "it"

@@ -11,6 +11,7 @@
 #include "core/model/circuits/patching.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/tokenizer/tokenizer.h"
+#include "ui/panel_table.h"
 #include "ui/panels/lesson.h"
 
 #include <doctest/doctest.h>
@@ -105,10 +106,10 @@ void predict(Ui& ui, bool right) {
     check_against_forwards(r, session(ui).step());
     const bool composition = p.answer.text() == "composition_layer";
     if (composition) check_reader(r, session(ui).step());
-    CHECK(ui.shows(ui::reveal_hint, "Lesson"));
+    CHECK(ui.shows(ui::reveal_hint, ui::lesson_model_window));
     const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
     REQUIRE(live.has_value());
-    const std::string shown_before = ui.screen_text("Lesson");
+    const std::string shown_before = ui.screen_text(ui::lesson_model_window); // the maps, beside the text
     const int nearest = lesson_walk::nearest_choice(p, *live);
     const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
     ui.click(ui.item("lesson_choice_" + std::to_string(k)));
@@ -116,19 +117,19 @@ void predict(Ui& ui, bool right) {
     REQUIRE(session(ui).committed());
     CHECK(session(ui).prediction()->correct == right);
     CHECK(ui.shows(std::string(right ? "✓ Right." : "✗ Not this time.") + " you: " + p.choices[static_cast<size_t>(k)].text(), "Lesson"));
-    CHECK_FALSE(ui.shows(ui::reveal_hint, "Lesson"));
+    CHECK_FALSE(ui.shows(ui::reveal_hint, ui::lesson_model_window));
     char best[16];
     std::snprintf(best, sizeof best, "%+.2f", r.recovery.maxCoeff());
     if (p.answer.text() == "best_recovery") {
         CHECK(shown_before.find(best) == std::string::npos); // kept back, then shown
-        CHECK(ui.shows(best, "Lesson"));
+        CHECK(ui.shows(best, ui::lesson_model_window));
     }
     if (composition) { // the map's largest entry and the top pair, kept back, then shown
         std::snprintf(best, sizeof best, "%+.2f", r.k_composition.topRows(r.reader / r.heads).maxCoeff());
         CHECK(shown_before.find(best) == std::string::npos);
-        CHECK(ui.shows(best, "Lesson"));
+        CHECK(ui.shows(best, ui::lesson_model_window));
         CHECK(shown_before.find(r.qk_pairs[0]) == std::string::npos);
-        CHECK(ui.shows(r.qk_pairs[0], "Lesson"));
+        CHECK(ui.shows(r.qk_pairs[0], ui::lesson_model_window));
     }
 }
 
@@ -164,7 +165,7 @@ void solve(Ui& ui, const std::string& id) {
         CHECK_FALSE(session(ui).is_done(session(ui).index()));
         pick(ui, "recovery", static_cast<int>(l * r.heads + h), r.heads, m.picked);
         CHECK(l >= 2); // the copy is carried late
-        CHECK(ui.shows("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1) + ": recovery", "Lesson"));
+        CHECK(ui.shows("L" + std::to_string(l + 1) + " H" + std::to_string(h + 1) + ": recovery", ui::lesson_model_window));
     }
     lesson_walk::hold_until_done(ui);
 }
@@ -209,6 +210,41 @@ TEST_CASE("ui lesson: reading a circuit, on the bundled model, walked with every
         ui.frames(2);
         walk(ui, right);
     }
+}
+
+TEST_CASE("ui lesson: a step on the real model at 1366×768 — its grid fills the screen beside the text, the toy panels close, and no internal name shows") {
+    StateHome state;
+    Ui ui(core::preset_three_tokens(), ImVec2(1366, 768));
+    ui::View& v = ui.st().view;
+    ui.frames(2);
+    std::string error;
+    REQUIRE(ui::start_lesson(v, "reading-a-circuit", 2, error)); // "Challenge: an induction head in a real model"
+    ui.frames(3);
+    wait_for(ui, lesson_view(ui).model_heads.job);
+    ui.frames(2);
+    for (const char* toy : {"matrices", "heatmap", "query_arrow", "calculation"}) {
+        CAPTURE(toy);
+        CHECK_FALSE(v.open[toy]);
+    }
+    const ImGuiWindow* lesson = ImGui::FindWindowByName(ui::find_panel("lesson")->title);
+    const ImGuiWindow* model = ImGui::FindWindowByName(ui::lesson_model_window);
+    REQUIRE(lesson);
+    REQUIRE(model);
+    CHECK(model->Pos.x == doctest::Approx(lesson->Pos.x + lesson->Size.x));
+    CHECK(model->Size.x >= 0.6f * 1366);
+    CHECK(model->Pos.x + model->Size.x == doctest::Approx(1366));
+    CHECK(model->Size.y == doctest::Approx(lesson->Size.y));
+    const std::string item = "lesson.model_head.3.2"; // a head of the last layer, in the model's window
+    REQUIRE(v.items.count(item) == 1);
+    CHECK(model->InnerClipRect.Contains(v.items.at(item)));
+    CHECK_FALSE(ui.shows("picked_induction"));
+    CHECK(ui.shows("The induction score of the head picked", "Lesson"));
+    // A lesson on the toy example brings its panels back.
+    REQUIRE(ui::start_lesson(v, "worked-example", 1, error));
+    ui.frames(3);
+    CHECK(v.open["matrices"]);
+    CHECK(v.open["heatmap"]);
+    CHECK(ImGui::FindWindowByName(ui::lesson_model_window)->Active == false);
 }
 
 TEST_CASE("ui lesson: the Learn menu lists the five built-in lessons") {

@@ -115,6 +115,23 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model panels: a model directory that does not
     CHECK(ui.st().view.status_is_error);
 }
 
+TEST_CASE_FIXTURE(ModelWorkspace, "model panels: a failed open's message goes once the next run shows, and the tokens · ms line is back") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat");
+    const std::string missing = fixtures::temp_dir() + "/no-such-model";
+    CHECK_FALSE(m.open(missing, v));
+    ui.frames(2);
+    CHECK(ui.shows(missing, "Model"));
+    ui.click(ui.item("model prompt"));
+    ui.key('A', true);
+    ui.type("the cat sat on the mat");
+    until_run(ui);
+    CHECK(m.shown->request.text == "the cat sat on the mat");
+    CHECK(m.open_error.empty());
+    CHECK_FALSE(ui.shows(missing, "Model"));
+    CHECK(ui.shows(std::to_string(m.shown->t()) + " tokens ·", "Model"));
+}
+
 TEST_CASE("model panels: Open model lists the Hugging Face cache with sizes and opens a model from it") {
     NEED_CHECKPOINTS();
     const std::string hub = fixtures::temp_dir();

@@ -21,8 +21,14 @@ const core::model::CircuitsResult& finished(headless::Ui& ui, ui::ModelCircuitsV
         ui.frame();
     }
     ui.frames(2);
-    REQUIRE(st.result);
-    return *st.result;
+    REQUIRE(st.result());
+    return *st.result();
+}
+
+// The text on screen without its line breaks: a wrapped sentence whole again.
+std::string flat(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), '\n'), text.end());
+    return text;
 }
 
 } // namespace
@@ -49,7 +55,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and 
     ui.click(ui.item("model circuits run"));
     const core::model::Attribution a = finished(ui, st).attribution;
     const core::model::Attribution a_want = core::model::direct_attribution(*opened.model, ids, 5, -1, static_cast<int>(ids.size()) - 1);
-    CHECK(st.result->error.empty());
+    CHECK(st.result()->error.empty());
     CHECK(a.logit == doctest::Approx(a_want.logit).epsilon(1e-12));
     CHECK(a.heads.isApprox(a_want.heads, 1e-12));
 
@@ -58,7 +64,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and 
     ui.type_into(ui.item("model circuits corrupt"), "the dog sat on the mat and the cat");
     ui.click(ui.item("model circuits run"));
     const core::model::Patching p = finished(ui, st).patching;
-    REQUIRE(st.result->error.empty());
+    REQUIRE(st.result()->error.empty());
     const std::vector<int> corrupt = core::model::load_tokenizer(model_ui::tiny("gpt2")).encode_ids("the dog sat on the mat and the cat");
     const core::model::Patching p_want = core::model::activation_patching(*opened.model, ids, corrupt, {5, 7, false}, core::model::PatchBy::head);
     REQUIRE(p.recovery.rows() == 2);
@@ -126,8 +132,116 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: a token that is not one of th
     ui.type_into(ui.item("model circuits target"), "Hello world");
     ui.click(ui.item("model circuits run"));
     ui.frames(2);
-    REQUIRE(st.result);
+    REQUIRE(st.result());
     CHECK(!st.job.running());
-    CHECK(st.result->error.find("not one") != std::string::npos);
+    CHECK(st.result()->error.find("not one") != std::string::npos);
     CHECK(ui.shows("#ID")); // one word: the line wraps where the checkpoint's path ends
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: each kind shows its own result under its own title — another kind's result never shows there") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat and the cat");
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits run"));
+    REQUIRE(finished(ui, st).kind == core::model::CircuitsResult::Kind::lens);
+    CHECK(ui.shows("The logit lens", "Circuits"));
+    CHECK(v.grids.count("lens") == 1);
+    ui.click(ui.item("model circuits Attribution"));
+    v.grids.erase("lens"); // recorded again by a frame that draws it
+    ui.frame();
+    CHECK(st.result() == nullptr);
+    CHECK(v.grids.count("lens") == 0);
+    CHECK(ui.shows("Direct logit attribution", "Circuits"));
+    CHECK_FALSE(ui.shows("The logit lens", "Circuits"));
+    CHECK(flat(ui.screen_text("Circuits")).find("Giveatoken(textor#ID)andRun") != std::string::npos);
+    ui.type_into(ui.item("model circuits target"), "#5");
+    ui.click(ui.item("model circuits run"));
+    REQUIRE(finished(ui, st).kind == core::model::CircuitsResult::Kind::attribution);
+    const std::string last = "At position " + std::to_string(encoded_prompt().size()) + ":"; // the last, counted from 1
+    CHECK(ui.shows(last));
+    CHECK(v.grids.count("circuits") == 1);
+    ui.click(ui.item("model circuits Patching"));
+    v.grids.erase("circuits");
+    ui.frame();
+    CHECK(st.result() == nullptr);
+    CHECK(v.grids.count("circuits") == 0);
+    CHECK(ui.shows("Activation patching", "Circuits"));
+    CHECK_FALSE(ui.shows(last));
+    ui.click(ui.item("model circuits Logit lens"));
+    ui.frame();
+    REQUIRE(st.result() != nullptr);
+    CHECK(st.result()->kind == core::model::CircuitsResult::Kind::lens);
+    CHECK(ui.shows("The logit lens", "Circuits"));
+    CHECK(v.grids.count("lens") == 1);
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: another model clears every result; a result of an earlier prompt names the model and prompt it was measured on") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat");
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits Patching"));
+    ui.type_into(ui.item("model circuits target"), "#5");
+    ui.type_into(ui.item("model circuits vs"), "#7");
+    ui.type_into(ui.item("model circuits corrupt"), "the dog sat on the mat");
+    ui.click(ui.item("model circuits run"));
+    REQUIRE(finished(ui, st).error.empty());
+    REQUIRE(v.grids.count("circuits") == 1);
+    // Another prompt on the same model: the result stays, named as measured on the one before.
+    m.prompt = "the dog sat on the log";
+    m.run_prompt();
+    model_ui::until_run(ui);
+    CHECK(st.result() != nullptr);
+    CHECK(flat(ui.screen_text("Circuits")).find("Measuredongpt2withtheprompt\"thecatsatonthemat\":runagainforthisone.") != std::string::npos);
+    // Another model: nothing of the first one's is left to show with the new one's tokens.
+    v.grids.erase("circuits");
+    REQUIRE(m.open(model_ui::tiny("qwen3"), v));
+    model_ui::until_run(ui);
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    for (const auto& measured : st.measured) CHECK(measured.result == nullptr);
+    CHECK(v.grids.count("circuits") == 0);
+    CHECK_FALSE(ui.shows("Measured on", "Circuits"));
+    CHECK(ui.shows("Activation patching", "Circuits"));
+}
+
+TEST_CASE("model circuits at 1920×1080: the lens of a 24-token prompt shows every position and its colour legend; head maps label heads H1 …") {
+    NEED_CHECKPOINTS();
+    headless::Ui ui(core::preset_three_tokens(), ImVec2(1920, 1080));
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    m.prompt = "the cat sat on the mat and the dog sat on the log and the cat saw the dog on the mat by the door";
+    REQUIRE(m.open(model_ui::tiny("gpt2"), v));
+    model_ui::until_run(ui);
+    v.open["model_circuits"] = true;
+    ui.frames(2);
+    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui.click(ui.item("model circuits run"));
+    const core::model::CircuitsResult& lens = finished(ui, st);
+    REQUIRE(lens.lens.t >= 24);
+    // The positions run down the tall panel, as far as its bottom: more of them than fit across it.
+    const ui::GridGeometry& g = v.grids.at("lens");
+    const ImRect panel = ImGui::FindWindowByName("Circuits")->InnerRect;
+    const int across = static_cast<int>(g.visible.GetWidth() / g.cell_size.x + 0.01f), down = static_cast<int>(g.visible.GetHeight() / g.cell_size.y + 0.01f);
+    CHECK(across == lens.lens.layers);
+    CHECK(g.visible.Max.y >= panel.Max.y - g.cell_size.y);
+    CHECK(down > static_cast<int>(panel.GetWidth() / g.cell_size.x));
+    CHECK(ui.shows("colour: the top token's probability 0", "Circuits"));
+    for (const std::pair<int, int>& cell : {std::pair{0, 0}, std::pair{std::min(down, lens.lens.t) - 1, lens.lens.layers - 1}}) {
+        const int i = cell.first, l = cell.second;
+        CAPTURE(i);
+        ui.move(ui.grid_cell("lens", i, l));
+        ui.frame();
+        CHECK(ui.shows("after layer " + std::to_string(l + 1) + ", position " + std::to_string(i + 1), "##Tooltip_00"));
+    }
+    ui.click(ui.item("model circuits Attribution"));
+    ui.type_into(ui.item("model circuits target"), "#5");
+    ui.click(ui.item("model circuits run"));
+    REQUIRE(finished(ui, st).error.empty());
+    const ui::GridGeometry& map = v.grids.at("circuits");
+    CHECK(ui.shows("H1|H2", "Circuits")); // the labels over the map's two wide columns
+    CHECK(map.cell_size.x >= ImGui::CalcTextSize("H2").x);
 }

@@ -5,6 +5,7 @@
 #include "tests/model_ui.h"
 
 #include "tests/checkpoint_fixtures.h"
+#include "tests/cli_run.h"
 #include "tests/store_home.h"
 #include "core/model/fast_product.h"
 #include "ui/model_service.h"
@@ -142,4 +143,32 @@ TEST_CASE("model panels: a GGUF file opened by its Ollama NAME:TAG reads the pro
     const std::vector<float> shown = m.shown->result.maps.all(), want = from_safetensors->result.maps.all();
     REQUIRE(shown.size() == want.size());
     close_to(shown.data(), want.data(), static_cast<std::ptrdiff_t>(want.size()));
+}
+
+TEST_CASE("model panels: an Ollama model is called by its NAME:TAG — opened from Open model, in the window's words and the command line's messages") {
+    NEED_CHECKPOINTS();
+    const std::string gguf = gguf_of("gpt2", "F32");
+    REQUIRE(!gguf.empty());
+    StoreHome home;
+    const std::string blob = home.ollama("registry.ollama.ai/library/tinyllm/q8", "ff77", fixtures::read(gguf));
+    headless::Ui ui;
+    ui::View& v = ui.st().view;
+    ui::ModelService& m = v.state<ui::ModelService>();
+    ui::ask_model(v);
+    model_ui::until_listed(ui);
+    CHECK(ui.shows("1 model in the Hugging Face cache, Ollama"));
+    ui.click(ui.item("model cached 0"));
+    until_run(ui);
+    CHECK(m.session.model_path() == blob);
+    CHECK(m.session.model_name() == "tinyllm:q8");
+    CHECK(v.status == "Opened tinyllm:q8");
+    // The command line names the model as it was given, with the forms MODEL takes and the near names for a tag not in the store.
+    const Run target = run({"--attribute", "tinyllm:q8", "--sequence", "1 2", "--target", "Hello world"});
+    CHECK(target.code == 2);
+    CHECK(target.err.find("tinyllm:q8's vocabulary, not one") != std::string::npos);
+    CHECK(target.err.find("ff77") == std::string::npos);
+    const Run missing = run({"--forward", "tinyllm:q4", "--sequence", "1 2"});
+    CHECK(missing.code == 2);
+    CHECK(missing.err == "attnviz: tinyllm:q4: no such file, directory or Ollama model (give a model directory, a Hugging Face cache snapshot or "
+                         "models--ORG--NAME folder, a GGUF file, an Ollama NAME:TAG or attnviz's own trained .safetensors); there are tinyllm:q8\n");
 }

@@ -110,7 +110,7 @@ TEST_CASE("model head: each click on Next token is one token of greedy decoding 
         const std::string bytes = std::to_string(2 * 2 * 2 * 8 * t * 4);
         CHECK(shows_wrapped(ui, "2·2layers·2key/valueheads·8d_head·" + std::to_string(t) + "tokens·4bytes=" + bytes + "bytes"));
         CHECK(shows_wrapped(ui, "Withoutgrouped-queryattention(4key/valueheads)itwouldbe" + std::to_string(2 * 2 * 4 * 8 * t * 4)));
-        CHECK(shows_wrapped(ui, "Newtoken:" + st.shown.labels.back()));
+        CHECK(shows_wrapped(ui, "Newtoken:" + st.shown.labels.back() + "(id" + std::to_string(st.shown.ids.back()) + ")atposition" + std::to_string(t)));
     }
     CHECK(shows_wrapped(ui, "Layer2head3:thenewquery'sweightsoverthe" + std::to_string(prompt.size() + 3) + "cachedkeys"));
 
@@ -211,4 +211,11 @@ TEST_CASE("model head: a second prompt typed in its box gives each head's differ
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.4f", want.mean_js[2]);
     CHECK(shows_wrapped(ui, std::string("Layer2,head1:meandivergence") + mean));
+    // Another model: the comparison, measured on the first, goes.
+    REQUIRE(m.open(tiny("qwen3"), ui.st().view));
+    until_idle(ui);
+    ui.frames(2);
+    CHECK(ui.st().view.open["model_compare"]);
+    CHECK(st.shown == nullptr);
+    CHECK_FALSE(shows_wrapped(ui, "␣cat→␣dog"));
 }

@@ -313,6 +313,13 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head importance runs on a worke
     ui.frames(2);
     CHECK(m.layer == 1);
     CHECK(m.head == 0);
+    // Another prompt: the map stays, named as measured on the one before.
+    m.prompt = "the dog sat";
+    m.run_prompt();
+    model_ui::until_run(ui);
+    std::string text = ui.screen_text("Head importance");
+    text.erase(std::remove(text.begin(), text.end(), '\n'), text.end());
+    CHECK(text.find("Measuredongpt2withtheprompt\"thecatsatonthematandthecat\":measureagainforthisone.") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model probes: the rollout map and the head view's rollout lines equal core's rollout of the attention") {

@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -102,4 +103,25 @@ TEST_CASE("model why: a job dropped with its view is stopped, and the program's 
     core::background::wait_all();
     CHECK(saw_stop->load());
     CHECK(core::background::running() == 0);
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model why: a click on a head map cell opens Why this score on that query and key, as the tooltip says") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat and the cat");
+    REQUIRE_FALSE(v.open["model_why"]);
+    const auto& map = v.state<ui::ModelMapView>();
+    const int i = m.shown->t() - 1, j = 2;
+    const ImVec2 cell(map.cell_min(i, j).x + map.cell / 2, map.cell_min(i, j).y + map.cell / 2);
+    ui.move(cell);
+    ui.frame();
+    CHECK(ui.shows("click: why this query attends to this key", "##Tooltip_00"));
+    ui.click(cell);
+    ui.frames(2);
+    CHECK(v.open["model_why"]);
+    const auto& st = v.state<ui::ModelWhyView>();
+    until(ui, [&] { return st.shown && st.shown->cell == st.asked; });
+    std::string text = ui.screen_text("Why this score");
+    text.erase(std::remove(text.begin(), text.end(), '\n'), text.end());
+    CHECK(text.find("Whyquery" + std::to_string(i + 1) + "(" + m.shown->labels[static_cast<std::size_t>(i)] + ")attendstokey3(" +
+                    m.shown->labels[2] + ")inhead1.1") != std::string::npos);
 }

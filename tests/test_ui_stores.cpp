@@ -49,3 +49,23 @@ TEST_CASE("model stores: Open model lists every store's models with their sizes,
     CHECK(ui.st().view.state<ui::ModelService>().session.model_name() == "tiny/gpt2");
     CHECK(!ui.st().view.state<ui::ModelService>().show_chooser);
 }
+
+TEST_CASE("model stores: Open model is opaque at 1366×768, and after a model that does not open its Close button is still in it") {
+    StoreHome home;
+    headless::Ui ui(core::preset_three_tokens(), ImVec2(1366, 768));
+    ui::View& v = ui.st().view;
+    ui::ask_model(v);
+    model_ui::until_listed(ui);
+    const ImGuiWindow* chooser = ImGui::FindWindowByName("Open model");
+    REQUIRE(chooser);
+    REQUIRE(chooser->DrawList->VtxBuffer.Size > 0);
+    CHECK((chooser->DrawList->VtxBuffer[0].col >> IM_COL32_A_SHIFT & 0xFF) == 255); // its background, drawn first
+    const ImRect before = v.items.at("model chooser close");
+    CHECK(chooser->InnerClipRect.Contains(before));
+    CHECK_FALSE(v.state<ui::ModelService>().open(home.dir + "/no-such-model", v));
+    ui.frames(3);
+    CHECK(ui.shows("no-such-model: no such file", "Open model"));
+    const ImRect after = v.items.at("model chooser close");
+    CHECK(after.Min.y > before.Min.y); // below the error line
+    CHECK(chooser->InnerClipRect.Contains(after));
+}

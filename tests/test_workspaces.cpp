@@ -427,3 +427,17 @@ TEST_CASE("--workspace and --head on the command line: what each takes, and what
     CHECK(parsed({"--attention", "a.npy", "--head", "1.40"}).head == 40); // a model's file may have more heads
     CHECK(usage_error({"--attention", "a.npy", "--dump"}) == "--attention opens the window (or goes with --screenshot or --bench-frames)");
 }
+
+TEST_CASE("matrices: the three-token example's Q, K, V, scores, A and Z fit the Matrices panel whole at 1280 x 720 and 1366 x 768") {
+    for (const ImVec2 size : {ImVec2(1280, 720), ImVec2(1366, 768)}) {
+        CAPTURE(size.x);
+        Ui ui(core::preset_three_tokens(), size);
+        ui.frames(3);
+        const std::string matrices = ui::find_panel("matrices")->title;
+        const ImGuiWindow* w = ImGui::FindWindowByName(matrices.c_str());
+        REQUIRE(w);
+        CHECK(w->ScrollMax.y == 0.0f); // nothing below the fold: "sat"'s rows of A and Z show
+        const std::string text = ui.screen_text(matrices.c_str());
+        CHECK(text.find("sat|0.187|0.045|0.768") != std::string::npos);
+    }
+}

@@ -18,12 +18,14 @@ int draw_head_map(View& v, const char* id, const core::Matrix& d, int& layer, in
     const double top = colour_span(d);
     const float label_w = ImGui::CalcTextSize("L00").x + 0.4f * em(), label_h = ImGui::GetTextLineHeightWithSpacing(), bar_w = 5 * em();
     const ImVec2 avail = ImGui::GetContentRegionAvail(), p0 = ImGui::GetCursorScreenPos();
-    const float cell = std::max(1.2f * em(), std::min((avail.x - label_w - bar_w) / static_cast<float>(H), (avail.y - label_h) / static_cast<float>(L)));
+    const float head_label_w = ImGui::CalcTextSize(("H" + std::to_string(H)).c_str()).x + 0.4f * em(); // each column's "H1" … fits
+    const float cell = std::max(std::max(1.2f * em(), head_label_w),
+                                std::min((avail.x - label_w - bar_w) / static_cast<float>(H), (avail.y - label_h) / static_cast<float>(L)));
     const ImVec2 origin(p0.x + label_w, p0.y + label_h);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     for (int h = 0; h < H; ++h)
-        cell_text(ImRect(origin.x + static_cast<float>(h) * cell, p0.y, origin.x + static_cast<float>(h + 1) * cell, origin.y), std::to_string(h + 1), text);
+        cell_text(ImRect(origin.x + static_cast<float>(h) * cell, p0.y, origin.x + static_cast<float>(h + 1) * cell, origin.y), "H" + std::to_string(h + 1), text);
     for (int l = 0; l < L; ++l) {
         const std::string name = "L" + std::to_string(l + 1);
         draw->AddText(ImVec2(p0.x, origin.y + (static_cast<float>(l) + 0.5f) * cell - ImGui::GetTextLineHeight() / 2), text, name.c_str());

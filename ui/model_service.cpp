@@ -1,8 +1,8 @@
 #include "ui/model_service.h"
 
-#include "core/assets.h"
 #include "core/error_text.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/format/stores.h"
 #include "core/model/input.h"
 #include "core/parallel.h"
 #include "ui/view.h"
@@ -35,11 +35,12 @@ namespace {
 // was asked for (the command line's --head).
 void opened(ModelService& m, View& v, bool keep_selection) {
     m.open_error.clear();
+    ++m.models_opened;
     m.shown.reset();
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
-    m.query = -1;
-    m.ablate.clear(); // another model's heads
+    m.query = m.key = -1; // positions of another model's prompt
+    m.ablate.clear();     // another model's heads
     m.importance.reset();
     m.show_in_workspace(v, ModelService::Source::model);
     v.tell("Opened " + m.session.model_name(), false);
@@ -48,6 +49,7 @@ void opened(ModelService& m, View& v, bool keep_selection) {
 
 void failed(ModelService& m, View& v, const std::string& error) {
     m.open_error = error;
+    m.failed_at = m.asked;
     v.tell(error, true);
 }
 
@@ -169,7 +171,10 @@ void ModelService::take_new_data(View& v) {
     if (auto newest = session.snapshot(); newest && newest->serial != seen) {
         seen = newest->serial;
         run_error = newest->error;
-        if (newest->error.empty()) shown = std::move(newest);
+        if (newest->error.empty()) {
+            if (newest->serial > failed_at) open_error.clear(); // the user has moved on
+            shown = std::move(newest);
+        }
     } else if (!newest) {
         shown.reset();
         run_error.clear();
@@ -191,14 +196,8 @@ const char* score_name(int score) {
 }
 
 std::string bundled_model_dir() {
-    const std::string root = core::asset_path("models");
-    std::error_code ec;
-    if (root.empty() || !fs::is_directory(root, ec)) return "";
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(root, ec))
-        if (fs::exists(e.path() / "config.json", ec)) found.push_back(e.path().string());
-    std::sort(found.begin(), found.end());
-    return found.empty() ? "" : found.front();
+    const std::optional<core::model::StoredModel> bundled = core::model::bundled_model();
+    return bundled ? bundled->path : "";
 }
 
 std::string model_path_of_pick(const std::string& picked) {

@@ -36,7 +36,9 @@ struct ModelService {
     std::string prompt = "Mr. Darcy looked at Elizabeth, and Elizabeth looked at Mr. Darcy.";
     long long asked = 0;     // the serial of the last request
     long long seen = 0;      // the serial of the last snapshot taken
-    std::string open_error;  // the last model that did not open: one line naming the file
+    std::string open_error;  // the last model that did not open: one line naming the file, until a run asked after it is shown
+    long long failed_at = 0; // `asked` when the open failed
+    int models_opened = 0;   // counts the models opened: a result measured on another model is dropped
     bool show_chooser = false; // File ▸ Open model…'s window
 
     // The selection, shared by every panel: one head, one query position (-1: the last).

@@ -4,10 +4,11 @@ namespace ui {
 
 namespace {
 
-// Explore's three columns: editors, tables, pictures.
-constexpr float c1 = 0.25f, c2 = 0.67f, row = 0.45f;
+// Explore's three columns: editors, tables, pictures. The tables get the height of Q, K, V, the scores,
+// A and Z of the three-token example whole at 1280 × 720.
+constexpr float c1 = 0.25f, c2 = 0.67f, row = 0.45f, tables = 0.53f;
 constexpr Place left_top{0, 0, c1, 0.28f}, left_middle{0, 0.28f, c1, 0.604f}, left_bottom{0, 0.604f, c1, 1};
-constexpr Place middle_top{c1, 0, c2, row}, middle_bottom{c1, row, c2, 1};
+constexpr Place middle_top{c1, 0, c2, tables}, middle_bottom{c1, tables, c2, 1};
 constexpr Place right_top{c2, 0, 1, row}, right_bottom{c2, row, 1, 1};
 constexpr Place centre{0.22f, 0.12f, 0.78f, 0.88f};
 

@@ -11,7 +11,9 @@ namespace ui {
 MapMouse zoom_and_pan(const char* id, ZoomMap& m, int n, ImVec2 corner, const ImRect& area) {
     const ImGuiIO& io = ImGui::GetIO();
     const float side = area.GetWidth(), n_f = static_cast<float>(n);
-    // A release without a drag is a click; a drag pans.
+    // A release without a drag is a click; a drag pans. The button starts at `corner`, not at the
+    // cursor: a map centred in its panel starts right of the cursor, and its right part would not answer.
+    ImGui::SetCursorScreenPos(corner);
     const bool released = ImGui::InvisibleButton(id, ImVec2(area.Max.x - corner.x, area.Max.y - corner.y));
     ImGui::SetItemUsingMouseWheel();
     MapMouse out;

@@ -11,6 +11,7 @@
 #include "core/heads/scores.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -159,7 +160,9 @@ private:
         if (!facts_ || it == facts_->end()) {
             const auto& names = fact_names();
             const auto f = std::find_if(names.begin(), names.end(), [&](const FactName& x) { return n.text == x.name; });
-            throw ExprError("\"" + n.text + "\" " + f->measured_by, n.column);
+            std::string meaning = f->meaning; // a learner reads it: the phrase, not the name
+            meaning[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(meaning[0])));
+            throw ExprError(meaning + " " + f->measured_by, n.column);
         }
         return it->second;
     }
@@ -314,9 +317,9 @@ Expr Expr::parse(const std::string& text) {
 
 const std::vector<FactName>& fact_names() {
     static const char* const train = "is measured by the Train panel (View ▸ Train a tiny transformer): open it";
-    static const char* const grid = "is measured on the head picked in the lesson's grid of the model's heads: pick one";
-    static const char* const maps = "is measured on the lesson's circuit maps of the model: wait for them";
-    static const char* const picked = "is measured on the head picked in the lesson's circuit maps: pick one";
+    static const char* const grid = "comes from the lesson's grid of the model's heads: pick a head there";
+    static const char* const maps = "comes from the lesson's circuit maps of the model: wait for them";
+    static const char* const picked = "comes from the lesson's circuit maps: pick a head there";
     static const std::vector<FactName> names = {
         {"repeat_accuracy", "the tiny model's repeat accuracy with its heads knocked out", train},
         {"intact_accuracy", "the tiny model's repeat accuracy with every head in place", train},

@@ -166,6 +166,8 @@ public:
     Model& operator=(const Model&) = delete;
 
     const ModelConfig& config() const { return config_; }
+    // The name messages give the model: what the user called it (an Ollama NAME:TAG, not its blob's path).
+    void name_as(std::string name) { config_.name = std::move(name); }
     bool causal() const { return config_.causal; }
 
     // Runs `ids` as positions cache.length … and appends their keys and values to `cache`.

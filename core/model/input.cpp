@@ -40,11 +40,14 @@ int token_id(const std::string& text, const Tokenizer& tok, const ModelConfig& c
         if (id.size() == 1) return id[0];
         throw InputError("\"" + text + "\" is not #ID, one token id of " + c.name);
     }
+    if (text.empty()) throw InputError("\"\" is empty; give a text that is one token of " + c.name + "'s vocabulary, or #ID");
     if (tok.vocab_size() == 0) throw InputError("\"" + text + "\": " + c.name + " has no tokenizer; give #ID");
     const std::vector<int> ids = tok.encode_ids(text, false);
-    if (ids.size() != 1)
-        throw InputError("\"" + text + "\" is " + std::to_string(ids.size()) + " tokens of " + c.name + "'s vocabulary, not one; give #ID");
-    return ids[0];
+    if (ids.size() == 1) return ids[0];
+    // A word inside a sentence is its token with the space before ("at" is " at" after "looked").
+    if (text[0] != ' ')
+        if (const std::vector<int> spaced = tok.encode_ids(" " + text, false); spaced.size() == 1) return spaced[0];
+    throw InputError("\"" + text + "\" is " + std::to_string(ids.size()) + " tokens of " + c.name + "'s vocabulary, not one; give #ID");
 }
 
 Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const ModelConfig& c) {

@@ -20,8 +20,8 @@ Tokenizer tokenizer_of(const OpenedModel& m);
 // InputError "\"WORD\" is not a token id of NAME (0 … V−1)". No words, no ids.
 std::vector<int> parse_ids(const std::string& text, int vocab, const std::string& name);
 
-// One token: "#ID", or a text the tokenizer makes exactly one token (no special tokens added). Throws
-// InputError naming the text otherwise.
+// One token: "#ID", or a text the tokenizer makes exactly one token (no special tokens added), else
+// that text after a space when that is one token. Throws InputError naming the text otherwise.
 int token_id(const std::string& text, const Tokenizer& tok, const ModelConfig& c);
 
 // A prompt as ids: the tokenizer's encoding, or without a tokenizer the ids written out (their

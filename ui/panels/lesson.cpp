@@ -13,6 +13,7 @@
 #include "core/learn/lesson_load.h"
 #include "ui/panels/lesson_checks.h"
 #include "ui/widgets.h"
+#include "ui/workspace_table.h"
 
 #include <imgui_stdlib.h>
 
@@ -60,6 +61,28 @@ void go(LessonView& lv, View& v, const core::Scenario& s, int k) {
     save(lv, v);
 }
 
+bool runs_a_model(const Lesson& lesson) {
+    return std::any_of(lesson.steps.begin(), lesson.steps.end(), [](const Step& step) { return !step.actions.model.empty(); });
+}
+
+// A lesson on a real model has no use for the toy example's panels of the Learn workspace: they
+// close, but for those its step opens, and the model's heads take their place beside the text
+// (model_window). A lesson on the toy example brings back those that one closed.
+void place_toy_panels(LessonView& lv, View& v, const std::vector<std::string>& step_opens) {
+    if (!runs_a_model(lv.session->lesson())) {
+        for (const std::string& id : lv.toy_panels_hidden) v.open[id] = true;
+        lv.toy_panels_hidden.clear();
+        return;
+    }
+    for (const PanelPlace& p : workspace_table()[static_cast<std::size_t>(find_workspace("learn"))].panels) {
+        const std::string id = p.panel;
+        const bool named = std::find(step_opens.begin(), step_opens.end(), id) != step_opens.end();
+        if (id == "lesson" || id == "train" || named || !v.open[id]) continue;
+        v.open[id] = false;
+        lv.toy_panels_hidden.push_back(id);
+    }
+}
+
 // Carries a step's state into the App: one undoable change of the scenario, the selection, the
 // panels it opens (brought to the front, unless they sit in the left column, which the Lesson
 // panel fills) and its highlights.
@@ -68,6 +91,7 @@ void apply_pending(LessonView& lv, core::Scenario& s, View& v) {
     core::edits::replace_scenario(s, lv.pending->scenario);
     v.selected_row = lv.pending->selected_row;
     v.selected_head = lv.pending->selected_head;
+    place_toy_panels(lv, v, lv.pending->open_panels);
     for (const std::string& id : lv.pending->open_panels) {
         v.open[id] = true;
         v.bring_to_front.push_back(id);
@@ -289,9 +313,25 @@ void inline_controls(const Step& step, core::Scenario& s, const core::Result& r,
     ImGui::PopID();
 }
 
+// The real model's grid of heads, or its circuit maps, in a window of their own beside the Lesson
+// panel (`beside`: its top-right corner) to the screen's right edge, where the toy panels were.
+void model_window(LessonView& lv, const Step& step, View& v, ImVec2 beside, float height) {
+    const ImGuiViewport* screen = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(beside, ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(std::max(10 * em(), screen->WorkPos.x + screen->WorkSize.x - beside.x), height), ImGuiCond_Always);
+    const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize;
+    if (ImGui::Begin(lesson_model_window, nullptr, fixed)) {
+        if (step.actions.patch) draw_circuit_maps(lv.circuit, step.actions.model, step.actions.model_text, *step.actions.patch, v);
+        else draw_model_heads(lv.model_heads, step.actions.model, step.actions.model_text, v);
+    }
+    ImGui::End();
+}
+
 void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r) {
     Session& session = *lv.session;
     const Step& step = session.step();
+    const ImVec2 beside(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y);
+    const float height = ImGui::GetWindowSize().y;
     ImGui::TextDisabled("%s", session.lesson().title.c_str());
     step_list(lv, v, s);
     if (session.predictions_total() > 0) {
@@ -307,8 +347,6 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     ImGui::BeginChild("##lesson_body", ImVec2(0.0f, -footer_h));
     draw_blocks(step.blocks);
     inline_controls(step, s, r, v);
-    if (step.actions.patch) draw_circuit_maps(lv.circuit, step.actions.model, step.actions.model_text, *step.actions.patch, v);
-    else if (!step.actions.model.empty()) draw_model_heads(lv.model_heads, step.actions.model, step.actions.model_text, v);
     if (step.predict) draw_predict(lv, v, *step.predict, s, r);
     if (step.challenge) draw_challenge(lv, v, *step.challenge, s);
     const int link = draw_lesson_check(v, session.lesson(), step, s, r); // question, explain, recap
@@ -319,6 +357,7 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     ImGui::EndChild();
     if (link >= 0) go(lv, v, s, link);
     footer(lv, v, s);
+    if (!step.actions.model.empty()) model_window(lv, step, v, beside, height);
 }
 
 void chooser(LessonView& lv, View& v) {
@@ -376,6 +415,8 @@ void close_lesson(View& v) {
     lv.secret_key = {};
     v.lesson = {};
     v.open["lesson"] = false;
+    for (const std::string& id : lv.toy_panels_hidden) v.open[id] = true;
+    lv.toy_panels_hidden.clear();
 }
 
 void draw_lesson_panel(core::Scenario& s, const core::Result& r, View& v) {

@@ -16,6 +16,9 @@
 
 namespace ui {
 
+// The window beside the Lesson panel that shows a step's real model (its grid of heads or circuit maps).
+inline constexpr const char* lesson_model_window = "The real model";
+
 struct LessonView {
     core::learn::ProgressStore store{core::learn::default_progress_path()};
     bool store_loaded = false;
@@ -31,6 +34,8 @@ struct LessonView {
     } secret_key;
     ModelHeads model_heads; // the grid of a model's heads that a step shows, and the head picked
     CircuitMaps circuit;    // the patching and attribution maps that a step shows, and the head picked
+    // The toy example's panels that a lesson on a real model closed; the next lesson without one reopens them.
+    std::vector<std::string> toy_panels_hidden;
     std::vector<core::learn::Lesson> builtin; // listed by the Learn menu, loaded once
     bool builtin_loaded = false;
 };

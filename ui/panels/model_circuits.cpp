@@ -8,6 +8,7 @@
 
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -21,11 +22,29 @@ using core::model::CircuitsResult;
 using Kind = CircuitsResult::Kind;
 
 const char* const kind_names[] = {"Logit lens", "Attribution", "Patching"};
+const char* const kind_titles[] = {"The logit lens", "Direct logit attribution", "Activation patching"};
+const char* const kind_about[] = {"each layer's top token at each position, through the final norm and the head",
+                                  "each head's and MLP's direct share of the token's logit",
+                                  "what each part copied from the clean run into the corrupted one recovers"};
+const char* const kind_hints[] = {"Run shows each layer's most likely next token at each position of the prompt.",
+                                  "Give a token (text or #ID) and Run: each head's direct share of its logit at the selected position.",
+                                  ("Give the answer, the other token and a corrupted prompt, and Run: what patching each head from the "
+                                   "prompt into the corrupted one recovers.")};
 
 CircuitsResult failed(const std::string& error) {
     CircuitsResult r;
     r.error = error;
     return r;
+}
+
+// What a job started now is measured on: the open model and the prompt shown.
+ModelCircuitsView::Measured measured_now(const ModelService& m) {
+    ModelCircuitsView::Measured now;
+    now.model = m.models_opened;
+    now.model_name = m.shown->model;
+    now.prompt = m.shown->request.text;
+    now.labels = m.shown->labels;
+    return now;
 }
 
 // What Run starts on the prompt shown; throws InputError for a token that is not one.
@@ -117,39 +136,74 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
     }
     ImGui::BeginDisabled(!m.shown || m.shown->t() == 0);
     if (ImGui::Button("Run")) {
+        st.running = measured_now(m);
+        st.running_kind = st.kind;
         try {
             st.job.start(work_of(st, m));
         } catch (const std::exception& e) {
-            st.result = std::make_shared<const CircuitsResult>(failed(e.what()));
+            st.running.result = std::make_shared<const CircuitsResult>(failed(e.what()));
+            st.measured[st.kind] = std::move(st.running);
         }
     }
     remember(v, "model circuits run");
     ImGui::EndDisabled();
 }
 
-// The lens: rows the layers, columns the positions, each cell the layer's top token on a colour of
-// its probability.
-void lens_grid(const ModelService& m, const core::model::LogitLens& lens) {
+// How many cells of a rows × cols grid of `cell` cells show in `avail` past the labels.
+float cells_in_view(ImVec2 avail, ImVec2 labels, ImVec2 cell, int rows, int cols) {
+    return std::min(static_cast<float>(cols), std::max(0.0f, avail.x - labels.x) / cell.x) *
+           std::min(static_cast<float>(rows), std::max(0.0f, avail.y - labels.y) / cell.y);
+}
+
+// The lens's colours: the top token's probability, 0 to 1, on one line.
+void lens_legend() {
+    ImGui::TextDisabled("colour: the top token's probability  0");
+    ImGui::SameLine();
+    const ImVec2 at = ImGui::GetCursorScreenPos(), size(8 * em(), ImGui::GetTextLineHeight());
+    constexpr int steps = 16;
+    for (int k = 0; k < steps; ++k) {
+        const float x0 = at.x + size.x * static_cast<float>(k) / steps, x1 = at.x + size.x * static_cast<float>(k + 1) / steps;
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1 + 0.5f, at.y + size.y), sequential_color((k + 0.5) / steps));
+    }
+    ImGui::Dummy(size);
+    ImGui::SameLine();
+    ImGui::TextDisabled("1");
+}
+
+// The lens: each layer's top token at each position, on a colour of its probability. The positions
+// run across, or down when that shows more of the grid (a long prompt in a tall panel).
+void lens_grid(View& v, const ModelService& m, const core::model::LogitLens& lens, const std::vector<std::string>& labels) {
     const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
     const auto label = [&](int id) { return tok && tok->vocab_size() ? tok->token_display(id) : std::to_string(id); };
     const auto at = [&](int l, int i) { return static_cast<std::size_t>(l) * static_cast<std::size_t>(lens.t) + static_cast<std::size_t>(i); };
+    const auto position_label = [&](int i) { return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i + 1); };
+    const auto layer_label = [](int l) { return "L" + std::to_string(l + 1); };
+    lens_legend();
     GridSpec g;
     g.id = "lens";
-    g.rows = lens.layers;
-    g.cols = lens.t;
     g.cell_w = 4.5f * em();
     g.cell_h = ImGui::GetTextLineHeightWithSpacing();
-    g.row_header_w = 2.5f * em();
     g.max_size = ImGui::GetContentRegionAvail();
-    g.row_label = [](int l) { return "L" + std::to_string(l + 1); };
-    g.col_label = [&](int i) { return m.shown && i < m.shown->t() ? m.shown->labels[static_cast<std::size_t>(i)] : std::to_string(i + 1); };
-    g.cell = [&](int l, int i, const ImRect& r) {
+    const ImVec2 cell(g.cell_w, g.cell_h);
+    const bool down = cells_in_view(g.max_size, ImVec2(7 * em(), g.cell_h), cell, lens.t, lens.layers) >
+                      cells_in_view(g.max_size, ImVec2(2.5f * em(), g.cell_h), cell, lens.layers, lens.t);
+    g.rows = down ? lens.t : lens.layers;
+    g.cols = down ? lens.layers : lens.t;
+    g.row_header_w = down ? 7 * em() : 2.5f * em();
+    g.row_label = [&](int r) { return down ? fit_text(position_label(r), 6.7f * em()) : layer_label(r); };
+    g.col_label = [&](int c) { return down ? layer_label(c) : position_label(c); };
+    // (layer, position) of the cell in row r, column c.
+    const auto layer_of = [down](int r, int c) { return down ? c : r; };
+    const auto position_of = [down](int r, int c) { return down ? r : c; };
+    g.cell = [&](int r, int c, const ImRect& rect) {
+        const int l = layer_of(r, c), i = position_of(r, c);
         const double p = lens.p[at(l, i) * static_cast<std::size_t>(lens.k)];
         const ImU32 back = sequential_color(p);
-        ImGui::GetWindowDrawList()->AddRectFilled(r.Min, r.Max, back);
-        cell_text(r, fit_text(label(lens.top[at(l, i) * static_cast<std::size_t>(lens.k)]), r.GetWidth()), text_color_on(back));
+        ImGui::GetWindowDrawList()->AddRectFilled(rect.Min, rect.Max, back);
+        cell_text(rect, fit_text(label(lens.top[at(l, i) * static_cast<std::size_t>(lens.k)]), rect.GetWidth()), text_color_on(back));
     };
-    g.cell_tooltip = [&](int l, int i) {
+    g.cell_tooltip = [&](int r, int c) {
+        const int l = layer_of(r, c), i = position_of(r, c);
         std::string text = "after layer " + std::to_string(l + 1) + ", position " + std::to_string(i + 1);
         for (int j = 0; j < lens.k; ++j) {
             char line[96];
@@ -159,7 +213,7 @@ void lens_grid(const ModelService& m, const core::model::LogitLens& lens) {
         if (i + 1 < lens.t) text += "\nthe next token: p " + std::to_string(lens.p_next[at(l, i)]) + ", rank " + std::to_string(lens.rank_next[at(l, i)]);
         ImGui::SetTooltip("%s", text.c_str());
     };
-    draw_grid(g);
+    v.grids[g.id] = draw_grid(g);
 }
 
 // A (layers, heads) map; hover names a head's value, a click selects it.
@@ -206,10 +260,12 @@ void position_map(View& v, ModelService& m, ModelCircuitsView& st, const Circuit
     v.grids[g.id] = draw_grid(g);
 }
 
-void show(View& v, ModelService& m, ModelCircuitsView& st, const CircuitsResult& r) {
+void show(View& v, ModelService& m, ModelCircuitsView& st, const ModelCircuitsView::Measured& measured) {
+    const CircuitsResult& r = *measured.result;
     if (!r.error.empty()) return error_text(r.error);
-    if (m.shown && r.ids != m.shown->ids) dim_text("Measured on an earlier prompt: run again for this one.");
-    if (r.kind == Kind::lens) return lens_grid(m, r.lens);
+    if (m.shown && r.ids != m.shown->ids)
+        dim_text("Measured on " + measured.model_name + " with the prompt \"" + measured.prompt + "\": run again for this one.");
+    if (r.kind == Kind::lens) return lens_grid(v, m, r.lens, measured.labels);
     if (r.kind == Kind::attribution) {
         const core::model::Attribution& a = r.attribution;
         double mlps = 0.0;
@@ -232,12 +288,22 @@ void draw_model_circuits_panel(View& v) {
     ModelService& m = v.state<ModelService>();
     ModelCircuitsView& st = v.state<ModelCircuitsView>();
     st.hovered = -1;
-    if (std::optional<CircuitsResult> done = st.job.take()) st.result = std::make_shared<const CircuitsResult>(std::move(*done));
+    if (std::optional<CircuitsResult> done = st.job.take()) {
+        st.running.result = std::make_shared<const CircuitsResult>(std::move(*done));
+        st.measured[st.running_kind] = std::move(st.running);
+    }
+    for (ModelCircuitsView::Measured& measured : st.measured)
+        if (measured.model != m.models_opened) measured = {};
     if (!m.session.has_model()) return dim_text("No model is open.");
     controls(v, m, st);
-    if (st.result) show(v, m, st, *st.result);
-    else if (!st.job.running()) dim_text("The logit lens, each head's direct share of a token's logit at the selected position, or what "
-                                         "patching each head from the prompt into a corrupted one recovers; measured on a worker.");
+    ImGui::Separator();
+    ImGui::TextUnformatted(kind_titles[st.kind]);
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", fit_text(kind_about[st.kind], ImGui::GetContentRegionAvail().x).c_str());
+    tip(kind_about[st.kind]);
+    const ModelCircuitsView::Measured& measured = st.measured[st.kind];
+    if (measured.result) show(v, m, st, measured);
+    else if (!st.job.running() || st.running_kind != st.kind) dim_text(kind_hints[st.kind]);
 }
 
 } // namespace ui

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ui {
 
@@ -19,7 +20,18 @@ struct ModelCircuitsView {
     int patch_by = 0;             // patching: 0 each head's output, 1 the stream at each (layer, position)
     bool loss = false;            // patching's metric: the loss, or (false) the answer's logit minus the other's
     core::model::CircuitsJob job;
-    std::shared_ptr<const core::model::CircuitsResult> result; // the last finished job
+    // A job's result with what it was measured on. Each kind keeps its own; another model drops them all.
+    struct Measured {
+        std::shared_ptr<const core::model::CircuitsResult> result;
+        int model = -1;                  // ModelService::models_opened when it ran
+        std::string model_name, prompt;  // named over a result of an earlier prompt
+        std::vector<std::string> labels; // the prompt's tokens then: the lens's columns
+    };
+    Measured measured[3]; // by kind
+    Measured running;     // the running job's, until it finishes
+    int running_kind = 0;
+    // The result the chosen kind shows (nullptr: none yet).
+    const core::model::CircuitsResult* result() const { return measured[kind].result.get(); }
     int hovered = -1;             // the map's cell under the pointer (layer · columns + column), -1: none
     double hovered_value = 0.0;
 };

@@ -35,12 +35,13 @@ std::vector<int> ids_of(const std::string& text, const OpenedModel& m, const Tok
 }
 
 void post_compare(core::model::Session& session, std::shared_ptr<CompareShared> shared, std::shared_ptr<const core::model::Snapshot> first,
-                  std::string second) {
+                  std::string second, int model) {
     std::lock_guard<std::mutex> counting(shared->mutex); // held until posted: the task cannot finish before it counts
     ++shared->busy;
-    if (!session.post([shared, first, second](const OpenedModel& m, const Tokenizer& tok, const std::atomic<bool>& cancel) {
+    if (!session.post([shared, first, second, model](const OpenedModel& m, const Tokenizer& tok, const std::atomic<bool>& cancel) {
         auto p = std::make_shared<ComparePublished>();
         p->first_serial = first->serial;
+        p->model = model;
         p->second = second;
         try {
             const std::vector<int> ids = ids_of(second, m, tok);
@@ -149,6 +150,7 @@ void draw_model_compare_panel(View& v) {
     ModelCompareView& st = v.state<ModelCompareView>();
     {
         std::lock_guard<std::mutex> lock(st.shared->mutex);
+        if (st.shared->published && st.shared->published->model != m.models_opened) st.shared->published.reset(); // another model's
         st.shown = st.shared->published;
         st.busy = st.shared->busy > 0;
     }
@@ -164,7 +166,7 @@ void draw_model_compare_panel(View& v) {
     remember(v, "model_compare.prompt");
     ImGui::SameLine();
     ImGui::BeginDisabled(st.busy);
-    if ((ImGui::Button("Compare") || entered) && !st.busy) post_compare(m.session, st.shared, m.shown, st.second);
+    if ((ImGui::Button("Compare") || entered) && !st.busy) post_compare(m.session, st.shared, m.shown, st.second, m.models_opened);
     remember(v, "model_compare.run");
     ImGui::EndDisabled();
     dim_text("Aligned tokens: those both prompts share, in order, and a run replaced by one as long, position by position "

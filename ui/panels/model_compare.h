@@ -19,6 +19,7 @@ namespace ui {
 
 struct ComparePublished {
     long long first_serial = -1;       // the first prompt's snapshot
+    int model = -1;                    // ModelService::models_opened when it was asked: another model drops it
     std::string second;                // the second prompt
     int t_first = 0, t_second = 0;
     std::vector<std::string> labels;   // (n) an aligned token: "cat" or "cat → dog"

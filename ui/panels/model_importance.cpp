@@ -48,6 +48,14 @@ void delta_map(View& v, ModelService& m, const core::model::ImportanceResult& r)
                       static_cast<int>(r.ids.size()));
 }
 
+// Over a result of an earlier prompt: the model and the prompt it was measured on (opening another
+// model forgets it, so the model is the open one).
+std::string measured_on(const ModelService& m, const core::model::ImportanceResult& r) {
+    const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
+    const std::string prompt = tok && tok->vocab_size() ? "\"" + tok->decode(r.ids) + "\"" : std::to_string(r.ids.size()) + " ids";
+    return "Measured on " + m.session.model_name() + " with the prompt " + prompt + ": measure again for this one.";
+}
+
 } // namespace
 
 void draw_model_importance_panel(View& v) {
@@ -65,7 +73,7 @@ void draw_model_importance_panel(View& v) {
     controls(v, m, st);
     if (!st.error.empty()) error_text(st.error);
     if (st.result) {
-        if (m.shown && st.result->ids != m.shown->ids) dim_text("Measured on an earlier prompt: measure again for this one.");
+        if (m.shown && st.result->ids != m.shown->ids) dim_text(measured_on(m, *st.result));
         delta_map(v, m, *st.result);
     } else if (!st.running) {
         dim_text("Measures each head's share of the prompt's loss, on a worker: the window stays live.");

@@ -145,10 +145,14 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
     if ((input.hovered || input.clicked) && area.Contains(mouse)) {
         const int i = std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
         const int j = std::clamp(static_cast<int>((mouse.x - st.origin.x) / st.cell), 0, t - 1);
-        if (input.clicked) m.query = i, m.key = j;
+        if (input.clicked) {
+            m.query = i, m.key = j;
+            v.open["model_why"] = true; // the score explained: the reason to click a cell
+        }
         if (!ImGui::IsItemActive())
-            ImGui::SetTooltip("query %s (position %d)\nkey %s (position %d)\nweight %.4f", s.labels[static_cast<std::size_t>(i)].c_str(), i,
-                              s.labels[static_cast<std::size_t>(j)].c_str(), j, static_cast<double>(a[i * t + j]));
+            ImGui::SetTooltip("query %s (position %d)\nkey %s (position %d)\nweight %.4f\nclick: why this query attends to this key",
+                              s.labels[static_cast<std::size_t>(i)].c_str(), i + 1, s.labels[static_cast<std::size_t>(j)].c_str(), j + 1,
+                              static_cast<double>(a[i * t + j]));
     }
     ImGui::SetCursorScreenPos(ImVec2(p0.x, area.Max.y + below));
     ImGui::Dummy(ImVec2(0, 0));

@@ -1,6 +1,6 @@
 // ui/panels/model_map.h — the selected head's weights as a map (rows are queries) with token labels
 // on both axes (thinned when they do not fit), a colour bar, hover, wheel zoom and drag pan; a click
-// selects the query and the key (ModelService::key, for QK attribution).
+// selects the query and the key (ModelService::key) and opens Why this score on them.
 #pragma once
 
 #include "ui/ui.h"

@@ -64,7 +64,7 @@ void draw_model_predictions_panel(View& v) {
     if (m.session.causal()) {
         const int i = m.query_position();
         loss_line(st, s);
-        ImGui::TextUnformatted(fit_text("After \"" + s.labels[static_cast<std::size_t>(i)] + "\" (position " + std::to_string(i) + "):",
+        ImGui::TextUnformatted(fit_text("After \"" + s.labels[static_cast<std::size_t>(i)] + "\" (position " + std::to_string(i + 1) + "):",
                                         ImGui::GetContentRegionAvail().x).c_str());
         if (s.top[static_cast<std::size_t>(i)].empty()) dim_text("This model has no language-model head.");
         ImGui::BeginChild("top", ImVec2(0, 0)); // scrolls when the panel is shorter than ten rows
@@ -77,7 +77,7 @@ void draw_model_predictions_panel(View& v) {
     for (int i = 0; i < s.t(); ++i) {
         if (s.top[static_cast<std::size_t>(i)].empty()) continue;
         any = true;
-        ImGui::Text("[MASK] at position %d:", i);
+        ImGui::Text("[MASK] at position %d:", i + 1);
         table(st, s, i);
         ImGui::Spacing();
     }

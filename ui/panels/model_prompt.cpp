@@ -32,7 +32,8 @@ struct ModelChooser {
     core::model::StorePlaces places;
     std::future<core::model::ModelListing> looking; // the listing, read on a worker (GGUF headers take a while)
     core::model::ModelListing listing;
-    bool refit = false; // the listing came: fit the window's height to it once
+    bool refit = false; // the listing came, or an error line: fit the window's height to it once
+    std::string error_fitted; // the open error the window's height was last fitted to
     core::model::StoredModel bundled; // the model attnviz ships (no path when none does)
     std::string typed; // a directory typed or pasted
 };
@@ -57,14 +58,6 @@ void ask_model_file(View& v) {
                                  [&m, view](const std::string& path) {
                                      if (!m.open(path, *view)) throw core::io::FileError(m.open_error);
                                  }};
-}
-
-std::uint64_t directory_bytes(const std::string& dir) {
-    std::uint64_t total = 0;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-        if (e.is_regular_file(ec)) total += e.file_size(ec);
-    return total;
 }
 
 // `text` cut in the middle to `width`, keeping more of its end: the file's name at the end of a path.
@@ -94,7 +87,9 @@ void model_row(View& v, int row, const core::model::StoredModel& e, const std::s
     }
     ImGui::TableNextColumn();
     ImGui::BeginDisabled(!e.complete);
-    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(e.path, v)) v.state<ModelService>().show_chooser = false;
+    // An Ollama model by its NAME:TAG, which it is then called by, not its blob's path.
+    const std::string& opened = e.store == "Ollama" ? e.name : e.path;
+    if (ImGui::SmallButton("Open") && v.state<ModelService>().open(opened, v)) v.state<ModelService>().show_chooser = false;
     remember(v, item.c_str());
     ImGui::EndDisabled();
     if (!e.complete) tip("This snapshot has no config.json or no weights.");
@@ -120,7 +115,8 @@ void models_table(View& v, ModelChooser& c) {
     const auto& models = c.listing.models;
     const int rows = static_cast<int>(models.size()) + (c.bundled.path.empty() ? 0 : 1);
     dim_text(models.empty() ? "No models in the Hugging Face cache, Ollama, LM Studio or llama.cpp."
-                            : std::to_string(models.size()) + " models in the Hugging Face cache, Ollama, LM Studio and llama.cpp.");
+                            : std::to_string(models.size()) + (models.size() == 1 ? " model" : " models") +
+                                  " in the Hugging Face cache, Ollama, LM Studio and llama.cpp.");
     tip(places_text(c.places).c_str());
     for (const std::string& p : c.listing.problems) error_text(p);
     if (rows == 0) return;
@@ -151,17 +147,18 @@ void chooser_window(View& v) {
         c.places = core::model::store_places();
         c.listing = {};
         c.looking = std::async(std::launch::async, [places = c.places] { return core::model::list_models(places); });
-        const std::string dir = bundled_model_dir();
-        c.bundled = {};
-        if (!dir.empty()) c.bundled = {std::filesystem::path(dir).filename().string() + " (bundled)", "attnviz", dir, "safetensors", directory_bytes(dir), "", true};
+        c.bundled = core::model::bundled_model().value_or(core::model::StoredModel{});
+        if (!c.bundled.path.empty()) c.bundled.name += " (bundled)";
         c.listed = true;
     }
     // A window of its own (drawn from inside the panel's), in front: not a modal, so the panels behind keep drawing.
+    if (c.error_fitted != m.open_error) c.refit = true, c.error_fitted = m.open_error; // its Close button stays in the window
     const ImGuiCond fit = c.refit ? ImGuiCond_Always : ImGuiCond_Appearing;
     c.refit = false;
     ImGui::SetNextWindowSize(ImVec2(46 * em(), 0), fit);
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), fit, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowFocus(); // in front of the panels while it is open
+    ImGui::SetNextWindowBgAlpha(1.0f); // opaque: the panels behind would show through its rows
     if (!ImGui::Begin("Open model", &m.show_chooser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return;
@@ -179,6 +176,7 @@ void chooser_window(View& v) {
     if ((ImGui::Button("Open##dir") || enter) && !c.typed.empty() && m.open(c.typed, v)) m.show_chooser = false;
     if (!m.open_error.empty()) error_text(m.open_error);
     if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) m.show_chooser = false;
+    remember(v, "model chooser close");
     ImGui::End();
 }
 

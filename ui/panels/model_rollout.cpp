@@ -66,8 +66,8 @@ void draw_model_rollout_panel(View& v) {
         const ImVec2 mouse = ImGui::GetIO().MousePos;
         const int i = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, t - 1), j = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, t - 1);
         st.hovered_row = i, st.hovered_column = j, st.hovered_value = R(i, j);
-        ImGui::SetTooltip("position %d (%s) after the last layer\ndraws %.4f on input %d (%s)", i, s.labels[static_cast<std::size_t>(i)].c_str(),
-                          static_cast<double>(R(i, j)), j, s.labels[static_cast<std::size_t>(j)].c_str());
+        ImGui::SetTooltip("position %d (%s) after the last layer\ndraws %.4f on input %d (%s)", i + 1, s.labels[static_cast<std::size_t>(i)].c_str(),
+                          static_cast<double>(R(i, j)), j + 1, s.labels[static_cast<std::size_t>(j)].c_str());
         if (ImGui::IsItemClicked()) m.query = i;
     }
 }

@@ -155,7 +155,7 @@ void steps_shown(const ModelStepsView& st, const ModelService& m) {
     const StepsPublished& p = st.shown;
     ImGui::TextWrapped("%s", p.prompt_text.c_str());
     coloured_text(good_text_colour(), p.made_text);
-    ImGui::Text("New token: %s (id %d) at position %d", p.labels.back().c_str(), p.ids.back(), static_cast<int>(p.ids.size()) - 1);
+    ImGui::Text("New token: %s (id %d) at position %d", p.labels.back().c_str(), p.ids.back(), static_cast<int>(p.ids.size()));
     if (p.ended) dim_text("That is the model's end-of-text token: generating stops there, as --generate does.");
     cache_lines(p.cache);
     if (m.layer >= p.layers || m.head >= p.heads) return;

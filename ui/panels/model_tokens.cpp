@@ -35,7 +35,7 @@ void draw_model_tokens_panel(View& v) {
         remember(v, ("model chip " + std::to_string(i)).c_str());
         if (ImGui::IsItemHovered()) {
             m.hovered = i;
-            ImGui::SetTooltip("position %d · id %d\n%s%s", i, s.ids[k], s.tokens[k].c_str(), s.special[k] ? "\nadded by the tokenizer" : "");
+            ImGui::SetTooltip("position %d · id %d\n%s%s", i + 1, s.ids[k], s.tokens[k].c_str(), s.special[k] ? "\nadded by the tokenizer" : "");
         }
         ImGui::PopID();
     }

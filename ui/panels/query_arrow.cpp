@@ -235,19 +235,46 @@ void draw_dimension_pickers(ArrowView& av, int d_k, int n, View& v) {
 // [SECTION] Plane
 //-----------------------------------------------------------------------------
 
-// Fits the axes to every vector drawn (and the origin), unless q is being dragged.
+// The box around every vector drawn and the origin: lo (x, y) and hi (x, y).
+struct Bounds {
+    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
+    void add(double x, double y) { lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y); }
+};
+Bounds drawn_bounds(const ArrowView& av, const Focus& f) {
+    const core::HeadResult& hr = f.hr;
+    Bounds b;
+    for (int j = 0; j < f.n; ++j) b.add(f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()));
+    b.add(f.qd.x(f.q.data()), f.qd.y(f.q.data()));
+    b.add(f.vd.x(f.z.data()), f.vd.y(f.z.data()));
+    if (av.show_values)
+        for (int j = 0; j < f.n; ++j) b.add(f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()));
+    return b;
+}
+
+// After a drag, while q stays where it was dropped: the axes keep q's tip where the pointer left it,
+// growing about that point only as far as a vector outside them needs. False when they fit anew.
+bool keep_after_drop(ArrowView& av, const Focus& f, const Bounds& b) {
+    if (av.dropped_q.empty()) return false;
+    const bool same_q = av.dropped_q.size() == static_cast<std::size_t>(f.q.size()) &&
+                        std::equal(av.dropped_q.begin(), av.dropped_q.end(), f.q.data());
+    const double w = av.world_max.x - av.world_min.x, qx = f.qd.x(f.q.data()), qy = f.qd.y(f.q.data());
+    const double u = (qx - av.world_min.x) / w, v = (qy - av.world_min.y) / w; // the tip's place across the square plane
+    if (!same_q || u <= 0 || u >= 1 || v <= 0 || v >= 1) {
+        av.dropped_q.clear();
+        return false;
+    }
+    const double side = std::max({w, (qx - b.lo_x) / u, (b.hi_x - qx) / (1 - u), (qy - b.lo_y) / v, (b.hi_y - qy) / (1 - v)});
+    av.world_min = ImVec2(static_cast<float>(qx - u * side), static_cast<float>(qy - v * side));
+    av.world_max = ImVec2(static_cast<float>(av.world_min.x + side), static_cast<float>(av.world_min.y + side));
+    return true;
+}
+
+// Fits the axes to every vector drawn (and the origin), unless q is being dragged or was just dropped.
 void fit_axes(ArrowView& av, const Focus& f) {
     if (av.dragging) return;
-    const core::HeadResult& hr = f.hr;
-    double lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
-    auto fit = [&](double x, double y) {
-        lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x), lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
-    };
-    for (int j = 0; j < f.n; ++j) fit(f.qd.x(hr.K.row(j).data()), f.qd.y(hr.K.row(j).data()));
-    fit(f.qd.x(f.q.data()), f.qd.y(f.q.data()));
-    fit(f.vd.x(f.z.data()), f.vd.y(f.z.data()));
-    if (av.show_values)
-        for (int j = 0; j < f.n; ++j) fit(f.vd.x(hr.V.row(j).data()), f.vd.y(hr.V.row(j).data()));
+    const Bounds b = drawn_bounds(av, f);
+    if (keep_after_drop(av, f, b)) return;
+    const double lo_x = b.lo_x, hi_x = b.hi_x, lo_y = b.lo_y, hi_y = b.hi_y;
     const double half = std::max({hi_x - lo_x, hi_y - lo_y, 1.0}) * 0.5 * 1.3;
     const double cx = (lo_x + hi_x) * 0.5, cy = (lo_y + hi_y) * 0.5;
     av.world_min = ImVec2(static_cast<float>(cx - half), static_cast<float>(cy - half));
@@ -260,7 +287,10 @@ bool drag_q(Focus& f, ArrowView& av, const Plane& plane, float side, double step
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool near_tip = std::hypot(mouse.x - av.q_tip.x, mouse.y - av.q_tip.y) <= 1.2f * em();
     if (ImGui::IsItemActivated()) av.dragging = near_tip;
-    if (!ImGui::IsItemActive()) av.dragging = false;
+    if (!ImGui::IsItemActive() && av.dragging) {
+        av.dragging = false;
+        av.dropped_q.assign(f.q.data(), f.q.data() + f.q.size());
+    }
     if ((ImGui::IsItemHovered() && near_tip) || av.dragging) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
     if (av.dragging) {
         // Snap to a hundredth of a grid step, so dragged queries read as short numbers.

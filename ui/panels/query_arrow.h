@@ -4,6 +4,8 @@
 #include "ui/qk_plane.h"
 #include "ui/view.h"
 
+#include <vector>
+
 namespace ui {
 
 // What the plane shows when d_k > 2: the query–key view (core::heads::query_key_view), or two raw dimensions.
@@ -15,8 +17,10 @@ struct ArrowView {
     int dims[2] = {0, 1};     // the two query dimensions the plane shows (plane_kind `dimensions`)
     bool show_values = false;
     bool dragging = false;
-    // Axis range in world units; frozen while dragging so the plane does not move under the mouse.
+    // Axis range in world units; frozen while dragging so the plane does not move under the mouse,
+    // and after it while q stays where it was dropped and everything fits: the tip stays at the pointer.
     ImVec2 world_min{-1, -1}, world_max{1, 1};
+    std::vector<double> dropped_q; // q where the last drag left it (empty: no drag holds the axes)
     // Recorded each frame: screen = origin + (x, -y) · scale.
     ImVec2 origin{0, 0};
     float scale = 1.0f;

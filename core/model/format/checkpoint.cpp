@@ -3,12 +3,14 @@
 #include "core/model/format/checkpoint.h"
 #include "core/io/user_dirs.h"
 
+#include "core/error_text.h"
 #include "core/io/tensor.h"
 #include "core/model/arch/table.h"
 #include "core/model/format/ollama.h"
 #include "core/model/format/weights.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +63,35 @@ std::string snapshot_of(const fs::path& entry) {
     return newest.string();
 }
 
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// An Ollama model or a Hugging Face cache entry whose name is near `asked`: the same name with another
+// tag, one holding the other, or a typo or two away (case aside).
+bool near_name(const std::string& asked, const std::string& name) {
+    const std::string a = lower(asked), n = lower(name);
+    const auto base = [](const std::string& s) { return s.substr(0, s.find(':')); };
+    if (base(a) == base(n) || (a.size() >= 3 && n.find(a) != std::string::npos) || (n.size() >= 3 && a.find(n) != std::string::npos)) return true;
+    return core::edit_distance(a, n) <= 2;
+}
+
+// What MODEL may be, and the models in Ollama's store and the Hugging Face cache named like `path`.
+std::string not_found(const std::string& path) {
+    std::string message = path + ": no such file, directory or Ollama model (give a model directory, a Hugging Face cache snapshot or "
+                                 "models--ORG--NAME folder, a GGUF file, an Ollama NAME:TAG or attnviz's own trained .safetensors)";
+    std::vector<StoredModel> ollama;
+    std::vector<std::string> problems, near;
+    list_ollama(ollama_store_dir(), ollama, problems);
+    for (const StoredModel& m : ollama)
+        if (near_name(path, m.name)) near.push_back(m.name);
+    for (const CachedModel& m : list_cached_models(hub_cache_dir()))
+        if (near_name(path, m.name)) near.push_back(m.name);
+    for (std::size_t k = 0; k < near.size(); ++k) message += (k ? ", " : "; there are ") + near[k];
+    return message;
+}
+
 } // namespace
 
 bool is_trained_model_file(const std::string& path) {
@@ -69,7 +100,8 @@ bool is_trained_model_file(const std::string& path) {
 
 std::string resolve_model_dir(const std::string& path) {
     const fs::path p(path);
-    if (!is_dir(p)) throw FileError(path + ": no such directory (give a model directory, a Hugging Face cache snapshot or an attnviz .safetensors model)");
+    if (std::error_code ec; !fs::exists(p, ec)) throw FileError(not_found(path));
+    if (!is_dir(p)) throw FileError(path + ": not a model directory, a GGUF file nor attnviz's own trained .safetensors");
     if (is_file(p / "config.json")) return path;
     const std::string folder = p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
     if (folder.rfind("models--", 0) == 0 && is_dir(p / "snapshots")) {
@@ -85,8 +117,10 @@ OpenedModel open_model(const std::string& path) {
         if (const auto stored = find_ollama_model(path, ollama_store_dir())) {
             OpenedModel m = open_model(stored->path); // its path the blob's, for the tokenizer and to open again
             m.name = stored->name;
+            m.model->name_as(stored->name);
             return m;
         }
+        throw FileError(not_found(path));
     }
     if (is_trained_model_file(path)) return open_trained(path);
     if (is_gguf_file(path)) return open_gguf(path);

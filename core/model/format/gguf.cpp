@@ -164,7 +164,7 @@ Value read_value(Reader& r, ValueType t, int depth) {
 
 void read_header(Reader& r, File& f) {
     r.need(4);
-    if (std::memcmp(r.bytes, "GGUF", 4) != 0) r.fail("not a GGUF file (bad magic)");
+    if (std::memcmp(r.bytes, "GGUF", 4) != 0) throw FileError(r.path + ": not a GGUF file: it does not begin with \"GGUF\"");
     r.pos = 4;
     f.version = r.u32();
     const std::uint32_t swapped = __builtin_bswap32(f.version);

@@ -3,6 +3,7 @@
 #include "core/model/format/stores.h"
 #include "core/io/user_dirs.h"
 
+#include "core/assets.h"
 #include "core/io/files.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/format/gguf.h"
@@ -211,6 +212,22 @@ ModelListing list_models(const StorePlaces& places) {
         return store_rank(a.store) != store_rank(b.store) ? store_rank(a.store) < store_rank(b.store) : lower(a.name) < lower(b.name);
     });
     return l;
+}
+
+std::optional<StoredModel> bundled_model() {
+    const std::string root = core::asset_path("models");
+    std::error_code ec;
+    if (root.empty() || !fs::is_directory(root, ec)) return std::nullopt;
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (fs::exists(e.path() / "config.json", ec)) found.push_back(e.path());
+    if (found.empty()) return std::nullopt;
+    const fs::path dir = *std::min_element(found.begin(), found.end());
+    StoredModel m{dir.filename().string(), "attnviz", dir.string(), "safetensors", 0, "", true};
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec)) m.bytes += size_of(e.path());
+    m.quantization = config_quantization(dir / "config.json");
+    return m;
 }
 
 } // namespace core::model

@@ -11,6 +11,7 @@
 #include "core/model/format/gguf.h"
 #include "core/model/format/stored_model.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct ModelListing {
 
 // Every model in those places; a place that does not exist adds nothing.
 ModelListing list_models(const StorePlaces& places);
+
+// The model attnviz ships (assets/models/NAME/, the first with a config.json), listed as store
+// "attnviz" under its folder's name; nothing when this build ships none.
+std::optional<StoredModel> bundled_model();
 
 // A GGUF file's header, metadata and tensor table, read from its mapping (unmapped after). Throws
 // core::io::FileError naming the file.
