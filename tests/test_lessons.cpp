@@ -459,3 +459,26 @@ TEST_CASE("lesson progress: written atomically, read back, a damaged file kept a
     CHECK(default_progress_path() == "/somewhere/attnviz/progress.json");
     unsetenv("XDG_STATE_HOME");
 }
+
+// A goal on a fact the lesson's panels have not measured yet says how to measure it, as a step still
+// to take (drawn as guidance, not in red); a goal that cannot hold on the scenario is a fault.
+TEST_CASE("lesson goals: a fact not measured yet is a step to take, a bad head number a fault") {
+    const core::Scenario s = core::preset_three_tokens();
+    const core::Result r = core::compute(s);
+    const core::learn::Facts none;
+    try {
+        Expr::parse("picked_recovery >= 0.5").evaluate(s, r, &none);
+        FAIL("an unmeasured fact evaluated");
+    } catch (const core::learn::ExprError& e) {
+        CHECK(e.awaiting);
+        CHECK(std::string(e.what()).find("pick a head there") != std::string::npos);
+    }
+    const core::learn::Facts measured = {{"picked_recovery", 0.75}};
+    CHECK(Expr::parse("picked_recovery >= 0.5").evaluate(s, r, &measured).boolean);
+    try {
+        Expr::parse("induction(9) > 0").evaluate(s, r, &none);
+        FAIL("head 9 of 1 evaluated");
+    } catch (const core::learn::ExprError& e) {
+        CHECK_FALSE(e.awaiting);
+    }
+}

@@ -162,7 +162,7 @@ private:
             const auto f = std::find_if(names.begin(), names.end(), [&](const FactName& x) { return n.text == x.name; });
             std::string meaning = f->meaning; // a learner reads it: the phrase, not the name
             meaning[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(meaning[0])));
-            throw ExprError(meaning + " " + f->measured_by, n.column);
+            throw ExprError(meaning + " " + f->measured_by, n.column, true);
         }
         return it->second;
     }

@@ -30,9 +30,12 @@
 namespace core::learn {
 
 // A parse or evaluation problem; `column` is 1-based within the expression text.
+// `awaiting`: a fact the lesson's panels have not measured yet, which the message tells the learner
+// how to measure: a step still to take, not a fault.
 struct ExprError : std::runtime_error {
-    ExprError(const std::string& what, int col) : std::runtime_error(what), column(col) {}
+    ExprError(const std::string& what, int col, bool waiting = false) : std::runtime_error(what), column(col), awaiting(waiting) {}
     int column;
+    bool awaiting;
 };
 
 struct Value {

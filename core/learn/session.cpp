@@ -156,6 +156,7 @@ std::optional<QueryPin> Session::tick(double dt, const Scenario& s, const Result
     const Challenge& c = *step().challenge;
     status_.elapsed += dt;
     status_.error.clear();
+    status_.awaiting = false;
     try {
         const Value goal = c.goal.evaluate(s, r, &facts_);
         status_.holds = goal.kind == Value::Kind::boolean && goal.boolean;
@@ -166,6 +167,7 @@ std::optional<QueryPin> Session::tick(double dt, const Scenario& s, const Result
         status_.left.reset();
         status_.shown.reset();
         status_.error = e.what();
+        status_.awaiting = e.awaiting;
     }
     status_.held = status_.holds ? status_.held + dt : 0.0;
     if (status_.held >= Challenge::hold_seconds) mark_done(step().id);

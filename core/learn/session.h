@@ -22,6 +22,7 @@ struct ChallengeStatus {
     std::optional<Value> left;  // the live value of the goal's left side ("cat" for argmax(A["it"]) == "ate")
     std::optional<Value> shown; // the live value of `show`, when the step has one
     std::string error;         // the goal cannot be evaluated on the live scenario (a token renamed, …)
+    bool awaiting = false;     // … because a fact is not measured yet: `error` says how to measure it
 };
 
 // What an open prediction keeps off the screen until the learner commits it: the rows its answer

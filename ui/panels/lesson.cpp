@@ -237,9 +237,10 @@ void draw_challenge(LessonView& lv, View& v, const Challenge& c, const core::Sce
         ImGui::TextDisabled("now: %s", now.c_str());
         ImGui::PopTextWrapPos();
     }
-    if (!st.error.empty()) {
+    if (!st.error.empty()) { // what to do next in the normal colour of guidance; a fault in red
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(error_text_colour(), "%s", st.error.c_str());
+        if (st.awaiting) ImGui::TextDisabled("%s", st.error.c_str());
+        else ImGui::TextColored(error_text_colour(), "%s", st.error.c_str());
         ImGui::PopTextWrapPos();
     }
     for (int k = 0; k < st.hints_shown; ++k) ImGui::TextWrapped("Hint %d: %s", k + 1, c.hints[static_cast<size_t>(k)].c_str());
