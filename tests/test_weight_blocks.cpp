@@ -67,6 +67,16 @@ TEST_CASE("weight blocks: shapes and ggml's names") {
     CHECK(core::model::block_shape(WeightType::q6_K).bytes == 210);
     CHECK(core::model::block_shape(WeightType::bf16).bytes == 2);
     CHECK(std::string(core::model::type_name(WeightType::q5_K)) == "Q5_K");
+    const std::pair<WeightType, int> legacy[] = {{WeightType::q4_1, 20}, {WeightType::q5_0, 22}, {WeightType::q5_1, 24},
+                                                 {WeightType::iq4_nl, 18}, {WeightType::mxfp4, 17}};
+    for (const auto& [t, bytes] : legacy) CHECK(core::model::block_shape(t).values == 32);
+    for (const auto& [t, bytes] : legacy) CHECK(core::model::block_shape(t).bytes == bytes);
+    CHECK(core::model::block_shape(WeightType::q2_K).bytes == 84);
+    CHECK(core::model::block_shape(WeightType::q3_K).bytes == 110);
+    CHECK(core::model::block_shape(WeightType::iq4_xs).values == 256);
+    CHECK(core::model::block_shape(WeightType::iq4_xs).bytes == 136);
+    CHECK(std::string(core::model::type_name(WeightType::iq4_xs)) == "IQ4_XS");
+    CHECK(std::string(core::model::type_name(WeightType::mxfp4)) == "MXFP4");
     CHECK(std::string(core::model::type_name(WeightType::bf16)) == "BF16");
 }
 
@@ -169,6 +179,130 @@ TEST_CASE("weight blocks: Q6_K is d·scale·(q − 32) per 16 values, 4 low bits
     for (int v = 0; v < 256; ++v) {
         const double want = double{quarter.value} * scale[static_cast<std::size_t>(v / 16)] * (q[static_cast<std::size_t>(v)] - 32);
         CHECK(out[static_cast<std::size_t>(v)] == static_cast<float>(want));
+    }
+}
+
+TEST_CASE("weight blocks: Q4_1 and Q5_1 are q·d + m, Q5_0 is (q − 16)·d, the fifth bit of value j at bit j of qh") {
+    for (const WeightType t : {WeightType::q4_1, WeightType::q5_0, WeightType::q5_1}) {
+        CAPTURE(core::model::type_name(t));
+        const bool five = t != WeightType::q4_1, with_min = t != WeightType::q5_0;
+        Bytes b(static_cast<std::size_t>(core::model::block_shape(t).bytes));
+        put16(b, 0, neg_half.bits);
+        if (with_min) put16(b, 2, dmin_half.bits);
+        const std::size_t qh = with_min ? 4 : 2, qs = qh + (five ? 4 : 0);
+        int q[32];
+        for (int j = 0; j < 32; ++j) q[j] = j == 0 ? 0 : j == 31 ? (five ? 31 : 15) : uniform(0, five ? 31 : 15);
+        for (int j = 0; j < 16; ++j) b[qs + static_cast<std::size_t>(j)] = static_cast<unsigned char>((q[j] & 15) | ((q[j + 16] & 15) << 4));
+        if (five)
+            for (int j = 0; j < 32; ++j) b[qh + static_cast<std::size_t>(j / 8)] |= static_cast<unsigned char>((q[j] >> 4) << (j % 8));
+        const std::vector<float> out = dequantized(t, b);
+        for (int i = 0; i < 32; ++i) {
+            const float want = with_min ? static_cast<float>(q[i]) * neg_half.value + dmin_half.value : static_cast<float>(q[i] - 16) * neg_half.value;
+            CHECK(out[static_cast<std::size_t>(i)] == want);
+        }
+    }
+}
+
+TEST_CASE("weight blocks: Q2_K is (d·scale)·q − dmin·min per 16 values, 2 bits per value, 4-bit scales and mins") {
+    Bytes b(84);
+    std::vector<int> q(256), scale(16), min(16);
+    for (int& v : q) v = uniform(0, 3);
+    for (int s = 0; s < 16; ++s) {
+        scale[static_cast<std::size_t>(s)] = uniform(0, 15);
+        min[static_cast<std::size_t>(s)] = uniform(0, 15);
+        b[static_cast<std::size_t>(s)] = static_cast<unsigned char>(scale[static_cast<std::size_t>(s)] | (min[static_cast<std::size_t>(s)] << 4));
+    }
+    // Value 128n + 32r + l (l < 32) in bits 2r, 2r+1 of qs[32n + l]; sub-block (value / 16).
+    for (int v = 0; v < 256; ++v) b[static_cast<std::size_t>(16 + 32 * (v / 128) + v % 32)] |= static_cast<unsigned char>(q[static_cast<std::size_t>(v)] << (2 * (v % 128 / 32)));
+    put16(b, 80, d_half.bits);
+    put16(b, 82, dmin_half.bits);
+    const std::vector<float> out = dequantized(WeightType::q2_K, b);
+    for (int v = 0; v < 256; ++v) {
+        const auto s = static_cast<std::size_t>(v / 16);
+        const float want = d_half.value * static_cast<float>(scale[s]) * static_cast<float>(q[static_cast<std::size_t>(v)]) - dmin_half.value * static_cast<float>(min[s]);
+        CHECK(out[static_cast<std::size_t>(v)] == want);
+    }
+}
+
+TEST_CASE("weight blocks: Q3_K is (d·(scale − 32))·(q − 4), a set bit of hmask taking the 4 back, 6-bit scales in 12 bytes") {
+    Bytes b(110);
+    std::vector<int> q(256), scale(16);
+    for (int& v : q) v = uniform(0, 7);
+    for (int& s : scale) s = uniform(0, 63);
+    scale[0] = 0;
+    scale[15] = 63;
+    for (int v = 0; v < 256; ++v) {
+        // Low 2 bits as Q2_K's; the third bit at bit (v / 32) of hmask[v mod 32].
+        b[static_cast<std::size_t>(32 + 32 * (v / 128) + v % 32)] |= static_cast<unsigned char>((q[static_cast<std::size_t>(v)] & 3) << (2 * (v % 128 / 32)));
+        b[static_cast<std::size_t>(v % 32)] |= static_cast<unsigned char>((q[static_cast<std::size_t>(v)] >> 2) << (v / 32));
+    }
+    // Scale j: low nibble in byte j (j < 8) or the high nibble of byte j − 8; top 2 bits at bits
+    // 2·(j / 4) of byte 8 + j mod 4.
+    for (int j = 0; j < 16; ++j) {
+        const int s = scale[static_cast<std::size_t>(j)];
+        b[static_cast<std::size_t>(96 + j % 8)] |= static_cast<unsigned char>((s & 15) << (j < 8 ? 0 : 4));
+        b[static_cast<std::size_t>(96 + 8 + j % 4)] |= static_cast<unsigned char>((s >> 4) << (2 * (j / 4)));
+    }
+    put16(b, 108, quarter.bits);
+    const std::vector<float> out = dequantized(WeightType::q3_K, b);
+    for (int v = 0; v < 256; ++v) {
+        const float dl = quarter.value * static_cast<float>(scale[static_cast<std::size_t>(v / 16)] - 32);
+        CHECK(out[static_cast<std::size_t>(v)] == dl * static_cast<float>(q[static_cast<std::size_t>(v)] - 4));
+    }
+}
+
+namespace {
+
+// ggml's non-linear 4-bit levels (ggml-common.h's kvalues_iq4nl).
+constexpr int iq4_level[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+} // namespace
+
+TEST_CASE("weight blocks: IQ4_NL is d·level, IQ4_XS (d·(scale − 32))·level per 32 values, of 16 non-linear levels") {
+    Bytes nl(18);
+    put16(nl, 0, neg_half.bits);
+    int q[32];
+    for (int j = 0; j < 32; ++j) q[j] = j < 16 ? j : uniform(0, 15);
+    for (int j = 0; j < 16; ++j) nl[static_cast<std::size_t>(2 + j)] = static_cast<unsigned char>(q[j] | (q[j + 16] << 4));
+    const std::vector<float> out = dequantized(WeightType::iq4_nl, nl);
+    for (int i = 0; i < 32; ++i) CHECK(out[static_cast<std::size_t>(i)] == neg_half.value * static_cast<float>(iq4_level[q[i]]));
+
+    Bytes xs(136);
+    put16(xs, 0, quarter.bits);
+    const int scale[8] = {0, 63, 32, 17, 48, 5, 40, 33};
+    std::uint16_t high = 0;
+    for (int i = 0; i < 8; ++i) {
+        xs[static_cast<std::size_t>(4 + i / 2)] |= static_cast<unsigned char>((scale[i] & 15) << (4 * (i % 2)));
+        high = static_cast<std::uint16_t>(high | ((scale[i] >> 4) << (2 * i)));
+    }
+    put16(xs, 2, high);
+    std::vector<int> v(256);
+    for (int& x : v) x = uniform(0, 15);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 16; ++j)
+            xs[static_cast<std::size_t>(8 + 16 * i + j)] = static_cast<unsigned char>(v[static_cast<std::size_t>(32 * i + j)] | (v[static_cast<std::size_t>(32 * i + 16 + j)] << 4));
+    const std::vector<float> wide = dequantized(WeightType::iq4_xs, xs);
+    for (int k = 0; k < 256; ++k) {
+        const float dl = quarter.value * static_cast<float>(scale[k / 32] - 32);
+        CHECK(wide[static_cast<std::size_t>(k)] == dl * static_cast<float>(iq4_level[v[static_cast<std::size_t>(k)]]));
+    }
+}
+
+TEST_CASE("weight blocks: MXFP4 is an E2M1 value times 2^(e − 127), low nibbles first, at every exponent") {
+    // E2M1: sign bit 3, then exponent bits 1–2 and mantissa bit 0: 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+    const float e2m1[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+    for (const int e : {0, 1, 2, 100, 127, 130, 254}) {
+        CAPTURE(e);
+        Bytes b(17);
+        b[0] = static_cast<unsigned char>(e);
+        int q[32];
+        for (int j = 0; j < 32; ++j) q[j] = j < 16 ? j : uniform(0, 15);
+        for (int j = 0; j < 16; ++j) b[static_cast<std::size_t>(1 + j)] = static_cast<unsigned char>(q[j] | (q[j + 16] << 4));
+        const std::vector<float> out = dequantized(WeightType::mxfp4, b);
+        for (int i = 0; i < 32; ++i) {
+            const float magnitude = static_cast<float>(std::ldexp(double{e2m1[q[i] & 7]}, e - 127));
+            CHECK(out[static_cast<std::size_t>(i)] == (q[i] & 8 ? -magnitude : magnitude));
+        }
     }
 }
 

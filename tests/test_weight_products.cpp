@@ -33,10 +33,15 @@ Bytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
         b[at + 1] = static_cast<unsigned char>(h >> 8);
     };
     for (std::size_t at = 0; at < b.size(); at += static_cast<std::size_t>(s.bytes)) {
-        if (t == WeightType::f16 || t == WeightType::q8_0 || t == WeightType::q4_0) half(at);
+        if (t == WeightType::f16 || t == WeightType::q8_0 || t == WeightType::q4_0 || t == WeightType::q5_0 || t == WeightType::iq4_nl ||
+            t == WeightType::iq4_xs)
+            half(at);
         if (t == WeightType::bf16) b[at + 1] = static_cast<unsigned char>(0x3c + rng() % 4 + (rng() & 0x80)); // |v| in 2⁻⁷ … 2⁻⁴·2
-        if (t == WeightType::q4_K || t == WeightType::q5_K) { half(at); half(at + 2); }
+        if (t == WeightType::q4_K || t == WeightType::q5_K || t == WeightType::q4_1 || t == WeightType::q5_1) { half(at); half(at + 2); }
         if (t == WeightType::q6_K) half(at + 208);
+        if (t == WeightType::q2_K) { half(at + 80); half(at + 82); }
+        if (t == WeightType::q3_K) half(at + 108);
+        if (t == WeightType::mxfp4) b[at] = static_cast<unsigned char>(120 + rng() % 8); // scales 2⁻⁸ … 2⁻¹
         if (t == WeightType::f32) {
             const float v = std::uniform_real_distribution<float>(-1, 1)(rng);
             std::memcpy(&b[at], &v, 4);
@@ -94,7 +99,8 @@ double worst(const std::vector<float>& y, const std::vector<double>& ref, const 
 TEST_CASE("weight products: every type, both layouts, several panels, equal a product of the float32 weights to float32 rounding") {
     std::mt19937 rng(77);
     for (const WeightType t : {WeightType::f32, WeightType::f16, WeightType::bf16, WeightType::q8_0, WeightType::q4_0, WeightType::q4_K,
-                               WeightType::q5_K, WeightType::q6_K}) {
+                               WeightType::q5_K, WeightType::q6_K, WeightType::q4_1, WeightType::q5_0, WeightType::q5_1, WeightType::q2_K,
+                               WeightType::q3_K, WeightType::iq4_nl, WeightType::iq4_xs, WeightType::mxfp4}) {
         const bool one_value = core::model::block_shape(t).values == 1;
         for (const Layout layout : {Layout::out_in, Layout::in_out}) {
             if (layout == Layout::in_out && !one_value) continue; // ggml stores every matrix (out, in)
@@ -157,7 +163,8 @@ TEST_CASE("weight products: several rows times 16-bit or block weights (out, in)
     // the type). Rows: a panel of 16, of 32 and a part, past a block of 128. Columns: 14 to a tile,
     // and 3 left over.
     const Shapes sixteen{{3, 1}, {17, 15}, {33, 600}, {130, 17}, {300, 5000}}, blocks{{3, 256}, {33, 768}, {130, 2560}};
-    for (const WeightType t : {WeightType::f16, WeightType::bf16, WeightType::q8_0, WeightType::q4_0, WeightType::q4_K, WeightType::q6_K}) {
+    for (const WeightType t : {WeightType::f16, WeightType::bf16, WeightType::q8_0, WeightType::q4_0, WeightType::q4_K, WeightType::q6_K,
+                               WeightType::q3_K, WeightType::mxfp4}) {
         for (const auto& shape : core::model::block_shape(t).values == 1 ? sixteen : blocks) {
             const std::int64_t m = shape.first, k = shape.second;
             const std::string type = core::model::type_name(t);

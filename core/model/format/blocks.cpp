@@ -95,6 +95,137 @@ void block_q6_K(const unsigned char* b, float* y) {
         }
 }
 
+// The 5-bit legacy blocks' fifth bits: 4 bytes, little-endian, bit j for value j.
+std::uint32_t u32(const unsigned char* p) {
+    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) | (static_cast<std::uint32_t>(p[2]) << 16) |
+           (static_cast<std::uint32_t>(p[3]) << 24);
+}
+
+// Q4_1: d, m (f16), then Q4_0's 16 bytes of nibbles without the offset: value = q · d + m.
+void block_q4_1(const unsigned char* b, float* y) {
+    const float d = f16(b), m = f16(b + 2);
+    const unsigned char* q = b + 4;
+    for (int j = 0; j < 16; ++j) {
+        y[j] = static_cast<float>(q[j] & 0x0f) * d + m;
+        y[j + 16] = static_cast<float>(q[j] >> 4) * d + m;
+    }
+}
+
+// Q5_0: d (f16), qh (4 bytes), then Q4_0's nibbles; bit j of qh is value j's fifth bit:
+// value = (q − 16) · d.
+void block_q5_0(const unsigned char* b, float* y) {
+    const float d = f16(b);
+    const std::uint32_t qh = u32(b + 2);
+    const unsigned char* q = b + 6;
+    for (int j = 0; j < 16; ++j) {
+        const int q0 = ((q[j] & 0x0f) | (((qh >> j) & 1) << 4)) - 16, q1 = ((q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - 16;
+        y[j] = static_cast<float>(q0) * d;
+        y[j + 16] = static_cast<float>(q1) * d;
+    }
+}
+
+// Q5_1: d, m (f16), qh (4 bytes), nibbles, as Q5_0 without the offset: value = q · d + m.
+void block_q5_1(const unsigned char* b, float* y) {
+    const float d = f16(b), m = f16(b + 2);
+    const std::uint32_t qh = u32(b + 4);
+    const unsigned char* q = b + 8;
+    for (int j = 0; j < 16; ++j) {
+        const int q0 = (q[j] & 0x0f) | (((qh >> j) & 1) << 4), q1 = (q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4);
+        y[j] = static_cast<float>(q0) * d + m;
+        y[j + 16] = static_cast<float>(q1) * d + m;
+    }
+}
+
+// Q2_K: 16 bytes of scales (low nibble scale, high nibble min, per 16 values), 64 bytes of 2-bit
+// values, d, dmin (f16). Each 128 values: four runs of 32 (bit pairs 0, 2, 4, 6 of qs[0..31]), each
+// run two sub-blocks of 16: value = (d · scale) · q − dmin · min.
+void block_q2_K(const unsigned char* b, float* y) {
+    const unsigned char *sc = b, *qs = b + 16;
+    const float d = f16(b + 80), dmin = f16(b + 82);
+    for (int n = 0; n < 2; ++n, qs += 32)
+        for (int r = 0; r < 4; ++r)
+            for (int l = 0; l < 32; ++l, ++y) {
+                const int s = sc[8 * n + 2 * r + l / 16];
+                const float dl = d * static_cast<float>(s & 0x0f), ml = dmin * static_cast<float>(s >> 4);
+                *y = dl * static_cast<float>((qs[l] >> (2 * r)) & 3) - ml;
+            }
+}
+
+// Q3_K's 16 scales, 6 bits each in 12 bytes: the low 4 bits of scale j in the low (j < 8) or high
+// nibble of byte j mod 8, its top 2 bits at bits 2·(j / 4) of byte 8 + j mod 4; stored plus 32.
+int q3_K_scale(const unsigned char* s, int j) {
+    const int low = j < 8 ? s[j] & 0x0f : s[j - 8] >> 4;
+    return (low | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
+}
+
+// Q3_K: hmask (32 bytes), 64 bytes of 2-bit values, 12 bytes of scales, d (f16). Value
+// 128n + 32r + l takes bit pair r of qs[32n + l] and, as its third bit, bit 4n + r of hmask[l]; a clear
+// bit means less 4: value = (d · scale) · (q − 4 or q).
+void block_q3_K(const unsigned char* b, float* y) {
+    const unsigned char *hmask = b, *qs = b + 32, *scales = b + 96;
+    const float d = f16(b + 108);
+    for (int n = 0; n < 2; ++n, qs += 32)
+        for (int r = 0; r < 4; ++r)
+            for (int l = 0; l < 32; ++l, ++y) {
+                const float dl = d * static_cast<float>(q3_K_scale(scales, 8 * n + 2 * r + l / 16));
+                const int q = ((qs[l] >> (2 * r)) & 3) - ((hmask[l] >> (4 * n + r)) & 1 ? 0 : 4);
+                *y = dl * static_cast<float>(q);
+            }
+}
+
+// IQ4_NL and IQ4_XS: each nibble picks one of 16 levels, denser near zero (ggml's kvalues_iq4nl).
+constexpr std::int8_t iq4_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+// IQ4_NL: d (f16), then Q4_0's nibbles: value = d · level.
+void block_iq4_nl(const unsigned char* b, float* y) {
+    const float d = f16(b);
+    const unsigned char* q = b + 2;
+    for (int j = 0; j < 16; ++j) {
+        y[j] = d * static_cast<float>(iq4_levels[q[j] & 0x0f]);
+        y[j + 16] = d * static_cast<float>(iq4_levels[q[j] >> 4]);
+    }
+}
+
+// IQ4_XS: d (f16), scales_h (u16), scales_l (4 bytes), 128 bytes of nibbles. Sub-block i of 32 has
+// the 6-bit scale nibble i mod 2 of scales_l[i / 2] with bits 2i, 2i+1 of scales_h on top, stored plus
+// 32, and IQ4_NL's layout in qs[16i..16i+15]: value = (d · scale) · level.
+void block_iq4_xs(const unsigned char* b, float* y) {
+    const float d = f16(b);
+    const unsigned scales_h = u16(b + 2);
+    const unsigned char *scales_l = b + 4, *q = b + 8;
+    for (int i = 0; i < 8; ++i, q += 16, y += 32) {
+        const int scale = (((scales_l[i / 2] >> (4 * (i % 2))) & 0x0f) | (((scales_h >> (2 * i)) & 3) << 4)) - 32;
+        const float dl = d * static_cast<float>(scale);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = dl * static_cast<float>(iq4_levels[q[j] & 0x0f]);
+            y[j + 16] = dl * static_cast<float>(iq4_levels[q[j] >> 4]);
+        }
+    }
+}
+
+// MXFP4 (OCP microscaling): the E2M1 values 0, ±0.5, ±1, ±1.5, ±2, ±3, ±4, ±6 doubled to integers,
+// sign in the nibble's top bit, as ggml's kvalues_mxfp4.
+constexpr std::int8_t e2m1_doubled[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// An E8M0 scale 2^(e − 127), halved to undo the doubled values: 2^(e − 128) as float32 bits, the
+// two smallest as subnormals.
+float e8m0_half(unsigned char e) {
+    const std::uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<std::uint32_t>(e - 1) << 23;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// MXFP4: e (E8M0), then Q4_0's nibbles: value = doubled E2M1 value · 2^(e − 128).
+void block_mxfp4(const unsigned char* b, float* y) {
+    const float d = e8m0_half(b[0]);
+    const unsigned char* q = b + 1;
+    for (int j = 0; j < 16; ++j) {
+        y[j] = static_cast<float>(e2m1_doubled[q[j] & 0x0f]) * d;
+        y[j + 16] = static_cast<float>(e2m1_doubled[q[j] >> 4]) * d;
+    }
+}
+
 #if defined(__x86_64__)
 // Values i … i + 7 of a row of 16-bit values, as float32: BF16 as the top half of a float32, F16 by
 // the CPU's own conversion (exact, as every half is a float32).
@@ -256,6 +387,14 @@ BlockShape block_shape(WeightType t) {
     case WeightType::q4_K: return {256, 144};
     case WeightType::q5_K: return {256, 176};
     case WeightType::q6_K: return {256, 210};
+    case WeightType::q4_1: return {32, 20};
+    case WeightType::q5_0: return {32, 22};
+    case WeightType::q5_1: return {32, 24};
+    case WeightType::q2_K: return {256, 84};
+    case WeightType::q3_K: return {256, 110};
+    case WeightType::iq4_nl: return {32, 18};
+    case WeightType::iq4_xs: return {256, 136};
+    case WeightType::mxfp4: return {32, 17};
     }
     return {1, 4};
 }
@@ -270,9 +409,37 @@ const char* type_name(WeightType t) {
     case WeightType::q4_K: return "Q4_K";
     case WeightType::q5_K: return "Q5_K";
     case WeightType::q6_K: return "Q6_K";
+    case WeightType::q4_1: return "Q4_1";
+    case WeightType::q5_0: return "Q5_0";
+    case WeightType::q5_1: return "Q5_1";
+    case WeightType::q2_K: return "Q2_K";
+    case WeightType::q3_K: return "Q3_K";
+    case WeightType::iq4_nl: return "IQ4_NL";
+    case WeightType::iq4_xs: return "IQ4_XS";
+    case WeightType::mxfp4: return "MXFP4";
     }
     return "?";
 }
+
+namespace {
+
+// The blocks with no AVX2 loop: the same scalar code at every kernel level.
+using BlockFunction = void (*)(const unsigned char*, float*);
+BlockFunction scalar_block(WeightType t) {
+    switch (t) {
+    case WeightType::q4_1: return &block_q4_1;
+    case WeightType::q5_0: return &block_q5_0;
+    case WeightType::q5_1: return &block_q5_1;
+    case WeightType::q2_K: return &block_q2_K;
+    case WeightType::q3_K: return &block_q3_K;
+    case WeightType::iq4_nl: return &block_iq4_nl;
+    case WeightType::iq4_xs: return &block_iq4_xs;
+    case WeightType::mxfp4: return &block_mxfp4;
+    default: return nullptr;
+    }
+}
+
+} // namespace
 
 void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t n) {
     const BlockShape s = block_shape(t);
@@ -281,6 +448,10 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
     case WeightType::f16: widen_f16(src, dst, n); return;
     case WeightType::bf16: widen_bf16(src, dst, n); return;
     default: break;
+    }
+    if (const BlockFunction block = scalar_block(t)) {
+        for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) block(src, dst);
+        return;
     }
     auto *q8_0 = &block_q8_0, *q4_0 = &block_q4_0, *q6_K = &block_q6_K;
     auto* k4 = &block_k4;

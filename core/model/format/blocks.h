@@ -8,7 +8,7 @@
 
 namespace core::model {
 
-enum class WeightType { f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K };
+enum class WeightType { f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K, q4_1, q5_0, q5_1, q2_K, q3_K, iq4_nl, iq4_xs, mxfp4 };
 
 struct BlockShape {
     int values;
@@ -16,9 +16,12 @@ struct BlockShape {
 };
 
 // f32 {1,4} f16 {1,2} bf16 {1,2} q8_0 {32,34} q4_0 {32,18} q4_K {256,144} q5_K {256,176} q6_K {256,210}
+// q4_1 {32,20} q5_0 {32,22} q5_1 {32,24} q2_K {256,84} q3_K {256,110} iq4_nl {32,18} iq4_xs {256,136}
+// mxfp4 {32,17}
 BlockShape block_shape(WeightType t);
 
-// ggml's names: "F32" "F16" "BF16" "Q8_0" "Q4_0" "Q4_K" "Q5_K" "Q6_K".
+// ggml's names: "F32" "F16" "BF16" "Q8_0" "Q4_0" "Q4_K" "Q5_K" "Q6_K" "Q4_1" "Q5_0" "Q5_1" "Q2_K"
+// "Q3_K" "IQ4_NL" "IQ4_XS" "MXFP4".
 const char* type_name(WeightType t);
 
 // n values (a multiple of block_shape(t).values) from the blocks at src into dst, as ggml's

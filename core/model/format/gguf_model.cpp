@@ -92,13 +92,19 @@ void read_sizes(const GgufKeys& k, ModelConfig& c) {
     if (c.eos_token_id >= 0) c.eos_token_ids = {c.eos_token_id};
 }
 
-bool weight_type(std::uint32_t ggml, WeightType& out) {
-    static const std::pair<std::uint32_t, WeightType> types[] = {
-        {0, WeightType::f32},   {1, WeightType::f16},   {30, WeightType::bf16}, {8, WeightType::q8_0},
-        {2, WeightType::q4_0}, {12, WeightType::q4_K}, {13, WeightType::q5_K}, {14, WeightType::q6_K}};
-    for (const auto& [id, type] : types)
-        if (id == ggml) return out = type, true;
-    return false;
+// The ggml type ids attnviz reads (ggml.h's enum ggml_type), in the order messages list them.
+constexpr std::pair<std::uint32_t, WeightType> readable[] = {
+    {0, WeightType::f32},     {1, WeightType::f16},     {30, WeightType::bf16},   {8, WeightType::q8_0},
+    {2, WeightType::q4_0},    {3, WeightType::q4_1},    {6, WeightType::q5_0},    {7, WeightType::q5_1},
+    {10, WeightType::q2_K},   {11, WeightType::q3_K},   {12, WeightType::q4_K},   {13, WeightType::q5_K},
+    {14, WeightType::q6_K},   {20, WeightType::iq4_nl}, {23, WeightType::iq4_xs}, {39, WeightType::mxfp4}};
+
+// "F32, F16, … and MXFP4": for the message on a type attnviz does not read.
+std::string readable_types() {
+    std::string list;
+    const std::size_t n = sizeof(readable) / sizeof(readable[0]);
+    for (std::size_t i = 0; i < n; ++i) list += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::string(type_name(readable[i].second));
+    return list;
 }
 
 // "blk.3.attn_q.weight" → "model.layers.3.self_attn.q_proj.weight"; empty for a tensor the model
@@ -141,10 +147,11 @@ std::vector<MappedTensor> translate(const gguf::File& f, const GgufLayout& g, co
     for (const gguf::TensorInfo& t : f.tensors) {
         std::string name = model_name(t.name, g);
         if (name.empty()) continue;
-        MappedTensor m{name, t.shape, WeightType::f32, t.offset, {}};
-        if (!weight_type(t.type, m.type))
+        const std::optional<WeightType> type = readable_weight_type(t.type);
+        if (!type)
             throw FileError(f.path + ": tensor " + gguf::quote_name(t.name) + " has type " + gguf::ggml_type_name(t.type) +
-                            "; attnviz reads F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K");
+                            ", which attnviz does not read; it reads " + readable_types());
+        MappedTensor m{name, t.shape, *type, t.offset, {}};
         const bool q = ends_with(name, "self_attn.q_proj.weight") || ends_with(name, "self_attn.q_proj.bias");
         const bool k = ends_with(name, "self_attn.k_proj.weight") || ends_with(name, "self_attn.k_proj.bias");
         const int heads = q ? c.heads : c.kv_heads;
@@ -162,6 +169,12 @@ std::string model_title(const gguf::File& f, const std::string& path) {
 }
 
 } // namespace
+
+std::optional<WeightType> readable_weight_type(std::uint32_t ggml_type) {
+    for (const auto& [id, type] : readable)
+        if (id == ggml_type) return type;
+    return std::nullopt;
+}
 
 bool has_gguf_magic(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -7,6 +7,7 @@
 // builder asks for ("model.layers.0.self_attn.q_proj.weight"). The tensors are mapped, not read.
 #pragma once
 
+#include "core/model/format/blocks.h"
 #include "core/model/format/gguf.h"
 
 #include <optional>
@@ -33,5 +34,9 @@ struct GgufKeys {
     // A 1-D F32 tensor of `count` values, or nullopt when the file has none of that name.
     std::optional<std::vector<double>> f32_tensor(const std::string& name, int count) const;
 };
+
+// The WeightType of a ggml type id attnviz reads (a tensor's gguf::TensorInfo::type); nullopt for
+// the others (IQ2_XXS, IQ3_S, TQ1_0, …), which open_gguf refuses naming the tensor.
+std::optional<WeightType> readable_weight_type(std::uint32_t ggml_type);
 
 } // namespace core::model
