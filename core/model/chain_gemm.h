@@ -22,6 +22,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace core::model::ops::chain {
 namespace {
 
@@ -83,26 +87,60 @@ float* aligned(std::vector<float>& buffer, Index count) {
     return buffer.data() + (64 - address % 64) % 64 / sizeof(float);
 }
 
+#if defined(__AVX__)
+// Depths p … p+7 of 8 rows of B (n, k) as 8 rows of 8 columns at out (row stride NR): the usual 8 × 8
+// transpose in registers. The scalar copy wrote a float at a time 64 bytes apart, a sixth of the LM
+// head's product at t = 128.
+inline void transpose8(const float* const* rows, Index p, float* out) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + p);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(out + i * NR, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+        _mm256_storeu_ps(out + (i + 4) * NR, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    }
+}
+#endif
+
 // B's rows p0 … p0+kc−1, columns j0 … j0+cols−1 as panels of NR columns (kc, NR), zeros past cols.
+// B (k, n) is read a row at a time across every panel, in the order it lies: a panel's column of 16
+// floats down 512 rows touched 512 pages, and packing GPT-2's c_attn at t = 128 that way took a
+// fifth of the product's time.
 void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __restrict dst) {
-    for (Index jp = 0; jp < cols; jp += NR, dst += kc * NR) {
-        const Index w = std::min<Index>(NR, cols - jp);
-        if (g.b_transposed) { // B (n, k): column j of the product is row j of B
-            for (Index j = 0; j < NR; ++j) {
-                if (j >= w) {
-                    for (Index p = 0; p < kc; ++p) dst[p * NR + j] = 0.0f;
-                    continue;
-                }
-                const float* src = g.B + (j0 + jp + j) * g.ldb + p0;
-                for (Index p = 0; p < kc; ++p) dst[p * NR + j] = src[p];
-            }
-        } else {
-            for (Index p = 0; p < kc; ++p) {
-                const float* src = g.B + (p0 + p) * g.ldb + j0 + jp;
-                float* out = dst + p * NR;
-                for (Index j = 0; j < w; ++j) out[j] = src[j];
-                for (Index j = w; j < NR; ++j) out[j] = 0.0f;
-            }
+    const Index panels = (cols + NR - 1) / NR, full = cols / NR;
+    if (g.b_transposed) { // B (n, k): column j of the product is row j of B
+        for (Index q = 0; q < panels; ++q) {
+            float* panel = dst + q * kc * NR;
+            const Index w = std::min<Index>(NR, cols - q * NR);
+            const float* rows[NR];
+            for (Index j = 0; j < NR; ++j) rows[j] = j < w ? g.B + (j0 + q * NR + j) * g.ldb + p0 : nullptr;
+            Index p = 0;
+#if defined(__AVX__)
+            if (w == NR)
+                for (; p + 8 <= kc; p += 8)
+                    for (int half = 0; half < NR; half += 8) transpose8(rows + half, p, panel + p * NR + half);
+#endif
+            for (; p < kc; ++p)
+                for (Index j = 0; j < NR; ++j) panel[p * NR + j] = rows[j] ? rows[j][p] : 0.0f;
+        }
+        return;
+    }
+    for (Index p = 0; p < kc; ++p) {
+        const float* src = g.B + (p0 + p) * g.ldb + j0;
+        for (Index q = 0; q < full; ++q)
+            for (int j = 0; j < NR; ++j) dst[q * kc * NR + p * NR + j] = src[q * NR + j]; // constant length: a vector copy
+        if (full < panels) {
+            float* out = dst + full * kc * NR + p * NR;
+            for (Index j = 0; j < NR; ++j) out[j] = full * NR + j < cols ? src[full * NR + j] : 0.0f;
         }
     }
 }
@@ -112,12 +150,8 @@ void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __re
     for (Index ip = 0; ip < rows; ip += MR, dst += kc * MR) {
         const Index h = std::min<Index>(MR, rows - ip);
         for (Index r = 0; r < MR; ++r) {
-            if (r >= h) {
-                for (Index p = 0; p < kc; ++p) dst[p * MR + r] = 0.0f;
-                continue;
-            }
-            const float* src = g.A + (i0 + ip + r) * g.lda + p0;
-            for (Index p = 0; p < kc; ++p) dst[p * MR + r] = src[p];
+            const float* src = r < h ? g.A + (i0 + ip + r) * g.lda + p0 : nullptr;
+            for (Index p = 0; p < kc; ++p) dst[p * MR + r] = src ? src[p] : 0.0f;
         }
     }
 }
