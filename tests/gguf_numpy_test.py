@@ -438,6 +438,15 @@ def check_bad_files(good):
     key = b"llama.feed_forward_length"
     at = raw.index(key) + len(key) + 4
     refused("shape against the metadata", variant("shape", raw[:at] + struct.pack("<I", 41) + raw[at + 4:]), "needs (24, 41)")
+    # The file's own names read the same tensors as transformers' names, q unpermuted as attnviz reads it.
+    own = ["blk.0.attn_q.weight", "blk.0.ffn_down.weight", "output_norm.weight"]
+    hub = ["model.layers.0.self_attn.q_proj.weight", "model.layers.0.mlp.down_proj.weight", "model.norm.weight"]
+    a, b = run("--tensor", good, *own), run("--tensor", good, *hub)
+    la, lb = [json.loads(x) for x in a.stdout.splitlines()], [json.loads(x) for x in b.stdout.splitlines()]
+    if a.returncode or len(la) != 3 or [x["name"] for x in la] != own or [x.get("as") for x in la] != hub or \
+            [x["values"] for x in la] != [x["values"] for x in lb] or any("as" in x for x in lb):
+        fail(f"--tensor with GGUF's own names: exit {a.returncode} {a.stderr.strip()!r}, "
+             f"{[(x['name'], x.get('as')) for x in la]} (wanted the values of {hub})")
     r = run("--tensor", good, "model.norm.weight", "model.layers.0.self_attn.x_proj.weight")
     line = r.stderr.strip()
     if r.returncode != 2 or r.stdout or "\n" in line or good not in line or "x_proj" not in line:

@@ -151,7 +151,7 @@ std::vector<MappedTensor> translate(const gguf::File& f, const GgufLayout& g, co
         if (!type)
             throw FileError(f.path + ": tensor " + gguf::quote_name(t.name) + " has type " + gguf::ggml_type_name(t.type) +
                             ", which attnviz does not read; it reads " + readable_types());
-        MappedTensor m{name, t.shape, *type, t.offset, {}};
+        MappedTensor m{name, t.shape, *type, t.offset, {}, t.name};
         const bool q = ends_with(name, "self_attn.q_proj.weight") || ends_with(name, "self_attn.q_proj.bias");
         const bool k = ends_with(name, "self_attn.k_proj.weight") || ends_with(name, "self_attn.k_proj.bias");
         const int heads = q ? c.heads : c.kv_heads;

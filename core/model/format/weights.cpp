@@ -189,6 +189,7 @@ std::shared_ptr<Weights> Weights::open_mapped(
         t->type_ = e.type;
         t->bytes_ = bytes + e.offset;
         t->row_order_ = std::move(e.row_order);
+        if (!e.file_name.empty() && e.file_name != e.name) w->file_names_.emplace(e.file_name, e.name);
         w->tensors_.emplace(e.name, std::move(t));
     }
     w->file_bytes_ = m->size;
@@ -238,6 +239,11 @@ std::int64_t Weights::Tensor::count() const {
     std::int64_t n = 1;
     for (std::int64_t d : shape_) n *= d;
     return n;
+}
+
+std::string Weights::name_for(const std::string& name) const {
+    const auto it = file_names_.find(name);
+    return it == file_names_.end() || tensors_.count(name) ? name : it->second;
 }
 
 bool Weights::has_matrix_of(WeightType t) const {

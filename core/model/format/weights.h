@@ -32,6 +32,7 @@ struct MappedTensor {                     // one tensor of a mapped file
     WeightType type = WeightType::f32;
     std::uint64_t offset = 0;             // of its first byte from the file's start
     std::vector<std::int32_t> row_order;  // empty: identity; else row r of the tensor is stored row row_order[r]
+    std::string file_name = {};           // its name in the file where the reader translated it ("blk.0.attn_q.weight")
 };
 
 class Weights {
@@ -52,6 +53,9 @@ public:
     Weights& operator=(const Weights&) = delete;
 
     bool has(const std::string& name) const { return tensors_.count(name) != 0; }
+    // The name a tensor has here for `name` as the file itself calls it (GGUF's "blk.0.attn_q.weight"
+    // is "model.layers.0.self_attn.q_proj.weight"); `name` itself when the file does not rename it.
+    std::string name_for(const std::string& name) const;
     const Shape& shape(const std::string& name) const;
     const std::string& path() const { return path_; }
     // Whether any matrix (a tensor of two or more dimensions) is stored as `t`.
@@ -73,6 +77,7 @@ private:
     std::string path_;
     std::vector<std::unique_ptr<Mapping>> mappings_;
     std::map<std::string, std::unique_ptr<Tensor>> tensors_;
+    std::map<std::string, std::string> file_names_; // the file's own name → the name in tensors_, where they differ
     std::uint64_t file_bytes_ = 0;
 };
 
