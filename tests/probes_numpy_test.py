@@ -49,7 +49,7 @@ def close(name, ours, theirs, rel=1e-4):
 # ---- the definitions -----------------------------------------------------------------------------
 
 def scores(A, ids):
-    """previous, duplicate, induction, entropy of one head A (t, t) on ids; None where no row qualifies."""
+    """previous, duplicate, induction, entropy and sink of one head A (t, t) on ids; None where no row qualifies."""
     t = len(ids)
     previous = np.mean([A[i, i - 1] for i in range(1, t)]) if t > 1 else None
     dup = [A[i, [j for j in range(i) if ids[j] == ids[i]]].sum() for i in range(t) if ids[i] in ids[:i]]
@@ -60,7 +60,8 @@ def scores(A, ids):
             ind.append(A[i, keys].sum())
     safe = np.where(A > 0, A, 1.0)
     entropy = -(A * np.log(safe)).sum(axis=1).mean()
-    return [previous, np.mean(dup) if dup else None, np.mean(ind) if ind else None, entropy]
+    sink = np.mean([A[i, 0] for i in range(1, t)]) if t > 1 else None  # the share on the first position
+    return [previous, np.mean(dup) if dup else None, np.mean(ind) if ind else None, entropy, sink]
 
 
 def rollout(att):
@@ -104,7 +105,7 @@ def check_heads(name, ids, got, what=""):
     for row in got:
         l, h = row["layer"], row["head"]
         want = scores(att[l - 1, h - 1], list(ids))
-        for key, w in zip(("previous", "duplicate", "induction", "entropy"), want):
+        for key, w in zip(("previous", "duplicate", "induction", "entropy", "sink"), want):
             if (w is None) != (row[key] is None) or (w is not None and abs(row[key] - w) > 1e-4 * max(1.0, abs(w))):
                 fail(f"{name} --heads layer {l} head {h} {key}: {row[key]}, the reference gives {w}")
 

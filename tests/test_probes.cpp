@@ -77,6 +77,8 @@ TEST_CASE("probes: the four scores of a hand-made head, worked by hand") {
     CHECK(*s.previous == doctest::Approx((0.4 + 0.5 + 0.2 + 0.2) / 4));
     CHECK(*s.duplicate == doctest::Approx((0.2 + 0.6) / 2));
     CHECK(*s.induction == doctest::Approx((0.5 + 0.2) / 2));
+    REQUIRE(s.sink); // rows 2 … 5 on position 1
+    CHECK(*s.sink == doctest::Approx((0.4 + 0.2 + 0.1 + 0.2) / 4));
     auto h = [](double p) { return -p * std::log(p); };
     const double rows_entropy = 0.0 + (h(0.4) + h(0.6)) + (h(0.2) + h(0.5) + h(0.3)) + (2 * h(0.1) + h(0.6) + h(0.2)) + std::log(5.0);
     CHECK(s.entropy == doctest::Approx(rows_entropy / 5));

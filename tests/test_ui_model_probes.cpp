@@ -22,8 +22,6 @@
 #include "ui/panels/model_scores.h"
 
 #include <doctest/doctest.h>
-
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -56,6 +54,7 @@ void check_scores(const std::vector<HeadScores>& shown, const std::vector<HeadSc
         check_same(shown[i].previous, expected[i].previous);
         check_same(shown[i].duplicate, expected[i].duplicate);
         check_same(shown[i].induction, expected[i].induction);
+        check_same(shown[i].sink, expected[i].sink);
         CHECK(shown[i].entropy == doctest::Approx(expected[i].entropy).epsilon(1e-6));
     }
 }
@@ -219,6 +218,20 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head scores on the prompt and t
     until_run(ui);
     CHECK(m.shown->scored_ids == prompt_ids);
     check_scores(m.shown->scores, core_scores(tiny("gpt2"), prompt_ids));
+
+    // Sorting by the sink share (the last column), largest first; the heads past the threshold are
+    // named "sink" in the rows in view, the others not.
+    ui.click(ui.item("model scores header 5"));
+    ui.frames(2);
+    const std::vector<HeadScores>& shown = m.shown->scores;
+    REQUIRE(table.order.size() == shown.size());
+    for (std::size_t k = 1; k < table.order.size(); ++k)
+        CHECK(*shown[static_cast<std::size_t>(table.order[k - 1])].sink >= *shown[static_cast<std::size_t>(table.order[k])].sink);
+    const double top = *shown[static_cast<std::size_t>(table.order.front())].sink;
+    char named[48];
+    std::snprintf(named, sizeof named, "%.3fsink", top); // screen_text() joins a word to the next
+    CHECK(ui.screen_text().find("|sink") != std::string::npos); // the column's header
+    CHECK((ui.screen_text().find(named) != std::string::npos) == (top >= core::heads::sink_threshold));
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model probes: clicking heads in knock-out mode updates the top 10 and the loss beside the intact ones") {

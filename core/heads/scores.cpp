@@ -74,9 +74,11 @@ HeadScores scores_of(const Ref& A, const ScoreIndex& ix, const float* row_entrop
         throw std::invalid_argument("head scores: the attention is " + shape_text(A.rows(), A.cols()) + " for " + std::to_string(ix.t) + " tokens");
     HeadScores s;
     if (ix.t >= 2) {
-        double sum = 0.0;
+        double sum = 0.0, first = 0.0;
         for (int i = 1; i < ix.t; ++i) sum += A(i, i - 1);
+        for (int i = 1; i < ix.t; ++i) first += A(i, 0);
         s.previous = sum / (ix.t - 1);
+        s.sink = first / (ix.t - 1);
     }
     s.duplicate = listed_mean(A, ix.duplicate);
     s.induction = listed_mean(A, ix.induction);
@@ -120,6 +122,7 @@ std::optional<double> mean_of(double total, std::size_t rows) {
 
 void ScoreRows::add(const float* rows, int r0, int r1, int cols) {
     for (int i = std::max(r0, 1); i < r1; ++i) previous_ += rows[static_cast<std::ptrdiff_t>(i - r0) * cols + i - 1];
+    for (int i = std::max(r0, 1); i < r1; ++i) sink_ += rows[static_cast<std::ptrdiff_t>(i - r0) * cols];
     listed_rows(ix_->duplicate, next_duplicate_, rows, r0, r1, cols, duplicate_);
     listed_rows(ix_->induction, next_induction_, rows, r0, r1, cols, induction_);
 }
@@ -127,6 +130,7 @@ void ScoreRows::add(const float* rows, int r0, int r1, int cols) {
 HeadScores ScoreRows::finish(const float* row_entropy) const {
     HeadScores s;
     if (ix_->t >= 2) s.previous = previous_ / (ix_->t - 1);
+    if (ix_->t >= 2) s.sink = sink_ / (ix_->t - 1);
     s.duplicate = mean_of(duplicate_, ix_->duplicate.rows.size());
     s.induction = mean_of(induction_, ix_->induction.rows.size());
     double total = 0.0;
@@ -167,6 +171,7 @@ std::optional<double> score_value(const HeadScores& s, Score score) {
     case Score::induction: return s.induction;
     case Score::entropy: return s.entropy;
     case Score::copy: return s.copy;
+    case Score::sink: return s.sink;
     }
     return std::nullopt;
 }

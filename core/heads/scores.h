@@ -43,10 +43,16 @@ struct HeadScores {
     double entropy = 0.0;            // mean over rows of −Σ_j A[i, j] ln A[i, j], nats (0 ln 0 = 0)
     std::optional<double> copy;      // the tiny model's repeat task alone: the mean weight a repeated
                                      // segment puts on the segment's first occurrence
+    std::optional<double> sink;      // mean over i ≥ 2 of A[i, 1]: the share parked on the first position
+                                     // (BOS where the prompt starts with it), StreamingLLM's attention sink
 };
 
+// A head whose sink share reaches this parks most of its attention on the first position: the
+// Head scores table names it.
+constexpr double sink_threshold = 0.5;
+
 // The scores in the order the window lists them.
-enum class Score { previous, duplicate, induction, entropy, copy };
+enum class Score { previous, duplicate, induction, entropy, copy, sink };
 std::optional<double> score_value(const HeadScores& s, Score score);
 
 // The index of the head with the highest score (the lowest entropy: the most focused head), or -1
@@ -75,7 +81,7 @@ public:
 
 private:
     const ScoreIndex* ix_;
-    double previous_ = 0.0, duplicate_ = 0.0, induction_ = 0.0;
+    double previous_ = 0.0, duplicate_ = 0.0, induction_ = 0.0, sink_ = 0.0;
     std::size_t next_duplicate_ = 0, next_induction_ = 0; // the next listed row of each
 };
 

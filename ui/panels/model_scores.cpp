@@ -36,6 +36,11 @@ void sequence_choice(View& v, ModelService& m) {
     if (changed) m.run_prompt();
 }
 
+// The table's score columns: the grid's four, then the sink share, which names the heads past
+// core::heads::sink_threshold instead of a best one.
+constexpr int table_scores = score_count + 1;
+core::heads::Score table_score(int k) { return k < score_count ? score_of(k) : core::heads::Score::sink; }
+
 // Heads in the order of the sort: missing scores last either way, ties by head.
 std::vector<int> sorted_heads(const std::vector<core::heads::HeadScores>& scores, int column, bool descending) {
     std::vector<int> order(scores.size());
@@ -45,7 +50,8 @@ std::vector<int> sorted_heads(const std::vector<core::heads::HeadScores>& scores
         return order;
     }
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        const auto x = core::heads::score_value(scores[static_cast<std::size_t>(a)], score_of(column - 1)), y = core::heads::score_value(scores[static_cast<std::size_t>(b)], score_of(column - 1));
+        const core::heads::Score score = table_score(column - 1);
+        const auto x = core::heads::score_value(scores[static_cast<std::size_t>(a)], score), y = core::heads::score_value(scores[static_cast<std::size_t>(b)], score);
         if (!x || !y) return x.has_value() && !y.has_value();
         return descending ? *x > *y : *x < *y;
     });
@@ -62,7 +68,7 @@ void take_sort(ModelScoresView& st) {
 
 void header_row(View& v) {
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    for (int c = 0; c < 1 + score_count; ++c) {
+    for (int c = 0; c < 1 + table_scores; ++c) {
         ImGui::TableSetColumnIndex(c);
         ImGui::TableHeader(ImGui::TableGetColumnName(c));
         remember(v, ("model scores header " + std::to_string(c)).c_str());
@@ -76,13 +82,15 @@ void row(View& v, ModelService& m, const core::heads::HeadScores& sc, int index,
     const std::string name = "L" + std::to_string(l + 1) + " H" + std::to_string(h + 1);
     if (ImGui::Selectable(name.c_str(), l == m.layer && h == m.head, ImGuiSelectableFlags_SpanAllColumns)) m.layer = l, m.head = h;
     remember(v, ("model scores row " + std::to_string(l) + "." + std::to_string(h)).c_str());
-    for (int k = 0; k < score_count; ++k) {
+    for (int k = 0; k < table_scores; ++k) {
         ImGui::TableSetColumnIndex(k + 1);
-        const auto value = core::heads::score_value(sc, score_of(k));
+        const auto value = core::heads::score_value(sc, table_score(k));
         char text[32];
         if (value) std::snprintf(text, sizeof text, "%.3f", *value);
         else std::snprintf(text, sizeof text, "-");
-        if (best[static_cast<std::size_t>(k)] == index) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.2f, 1.0f), "%s best", text);
+        const bool sink = k == score_count && value && *value >= core::heads::sink_threshold;
+        if (k < score_count && best[static_cast<std::size_t>(k)] == index) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.2f, 1.0f), "%s best", text);
+        else if (sink) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.2f, 1.0f), "%s sink", text);
         else ImGui::TextUnformatted(text);
     }
 }
@@ -104,14 +112,15 @@ void draw_model_scores_panel(View& v) {
     }
     const core::model::Snapshot& s = *m.shown;
     dim_text("Scored on " + std::string(s.request.score_ids.empty() ? "the prompt" : "the probe") + ", " +
-             std::to_string(s.scored_ids.size()) + " tokens; entropy's best is the lowest.");
+             std::to_string(s.scored_ids.size()) + " tokens; entropy's best is the lowest; sink: the weight on position 1.");
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
                                   ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
-    if (!ImGui::BeginTable("model scores", 1 + score_count, flags)) return;
+    if (!ImGui::BeginTable("model scores", 1 + table_scores, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Head", ImGuiTableColumnFlags_DefaultSort);
     for (int k = 0; k < score_count; ++k)
         ImGui::TableSetupColumn(score_name(k), k == score_entropy ? ImGuiTableColumnFlags_PreferSortAscending : ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn("sink", ImGuiTableColumnFlags_PreferSortDescending);
     take_sort(st);
     header_row(v);
     std::vector<int> best;
