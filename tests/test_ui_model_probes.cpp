@@ -20,6 +20,7 @@
 #include "ui/panels/model_qk.h"
 #include "ui/panels/model_rollout.h"
 #include "ui/panels/model_scores.h"
+#include "ui/panels/model_sinks.h"
 
 #include <doctest/doctest.h>
 #include <cmath>
@@ -499,4 +500,45 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model knock-outs on a Llama with grouped-quer
     clear_knock_outs(ui);
     CHECK(preds.loss == doctest::Approx(loss_of(intact, ids)).epsilon(1e-5));
     CHECK(preds.intact_shown.empty());
+}
+
+// The Attention sinks panel: the pointer on each corner head and the centre of its layers × heads map
+// names that head and its share (the model's own forward, written out here), a click selects it, and
+// the selected head's bars are its map's first column at positions 2 … t.
+TEST_CASE_FIXTURE(ModelWorkspace, "model sinks: every head of the map answers the pointer with its share, a click selects it, its bars are its weight on position 1") {
+    NEED_CHECKPOINTS();
+    open("gpt2", "the cat sat on the mat and the cat sat on the mat");
+    v.open["model_sinks"] = true;
+    ui.frames(3);
+    const auto& st = v.state<ui::ModelSinksView>();
+    const std::vector<int> ids = encoded_prompt();
+    const auto opened = own_model();
+    const core::model::ForwardResult r = opened.model->forward(ids);
+    const int L = r.layers, H = r.heads, t = static_cast<int>(ids.size());
+    const auto every_map = r.maps.all();
+    const float* all = every_map.data(); // (L, H, t, t)
+    REQUIRE(v.grids.count("sinks"));
+    const ui::GridGeometry g = v.grids["sinks"];
+    for (const std::pair<int, int>& cell : std::vector<std::pair<int, int>>{{0, 0}, {0, H - 1}, {L - 1, 0}, {L - 1, H - 1}, {L / 2, H / 2}}) {
+        const int l = cell.first, h = cell.second;
+        CAPTURE(l);
+        CAPTURE(h);
+        const ImVec2 at(g.cell_origin.x + (static_cast<float>(h) + 0.5f) * g.cell_size.x, g.cell_origin.y + (static_cast<float>(l) + 0.5f) * g.cell_size.y);
+        REQUIRE(g.visible.Contains(at));
+        double share = 0.0; // the mean of column 1 over queries 2 … t
+        for (int i = 1; i < t; ++i) share += all[((static_cast<std::ptrdiff_t>(l) * H + h) * t + i) * t];
+        share /= t - 1;
+        char said[96];
+        std::snprintf(said, sizeof said, "layer %d, head %d: %.3f", l + 1, h + 1, share);
+        ui.move(at);
+        ui.frame();
+        CHECK(st.hovered == l * H + h);
+        CHECK(ui.shows(said, "##Tooltip_00"));
+        ui.click(at);
+        ui.frames(3);
+        CHECK(m.layer == l);
+        CHECK(m.head == h);
+        REQUIRE(st.shares.size() == static_cast<std::size_t>(t - 1));
+        for (int i = 1; i < t; ++i) CHECK(st.shares[static_cast<std::size_t>(i - 1)] == all[((static_cast<std::ptrdiff_t>(l) * H + h) * t + i) * t]);
+    }
 }
