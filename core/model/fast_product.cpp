@@ -88,6 +88,16 @@ constexpr Index panel = 4 * 16;
 
 } // namespace
 
+#if defined(ATTNVIZ_X86_KERNELS)
+void QuantizedRows::resize(Index rows, Index k) {
+    m = rows;
+    blocks = k / 32;
+    q.resize(static_cast<std::size_t>(rows * k));
+    d.resize(static_cast<std::size_t>(rows * blocks));
+    bias.resize(d.size());
+}
+#endif
+
 bool available() { return usable().int8; }
 
 bool bf16_available() { return usable().bf16; }

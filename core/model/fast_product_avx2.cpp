@@ -93,11 +93,7 @@ void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsi
 // ggml's quantize_row_q8_0 (its vector path: round half to even), d in float32: fast::quantize_rows's
 // operations on 8 lanes instead of 16, which give the same values.
 void quantize_rows(const float* x, Index ldx, Index m, Index k, int offset, QuantizedRows& out) {
-    out.m = m;
-    out.blocks = k / 32;
-    out.q.resize(static_cast<std::size_t>(m * k));
-    out.d.resize(static_cast<std::size_t>(m * out.blocks));
-    out.bias.resize(out.d.size());
+    out.resize(m, k);
     const __m256 sign = _mm256_set1_ps(-0.0f);
     for (Index i = 0; i < m; ++i)
         for (Index b = 0; b < out.blocks; ++b) {

@@ -117,11 +117,7 @@ void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsi
 
 // As ggml's quantize_row_q8_0 (its vector path: round half to even), with d kept in float32.
 void quantize_rows(const float* x, Index ldx, Index m, Index k, int offset, QuantizedRows& out) {
-    out.m = m;
-    out.blocks = k / 32;
-    out.q.resize(static_cast<std::size_t>(m * k));
-    out.d.resize(static_cast<std::size_t>(m * out.blocks));
-    out.bias.resize(out.d.size());
+    out.resize(m, k);
     for (Index i = 0; i < m; ++i)
         for (Index b = 0; b < out.blocks; ++b) {
             const float* v = x + i * ldx + b * 32;

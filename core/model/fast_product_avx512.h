@@ -17,6 +17,10 @@ struct QuantizedRows {
     std::vector<std::int8_t> q;     // (m, blocks · 32)
     std::vector<float> d;           // (m, blocks) the block scales
     std::vector<std::int32_t> bias; // (m, blocks) −offset · Σ q of the block (the unsigned weights' correction)
+    // Sized for (m, k) activations. Defined in core/model/fast_product.cpp, built for any x86-64: an
+    // inline function here would be compiled by each kernel file with its own -march, and the linker
+    // could keep the AVX-512 copy for the AVX2 kernel.
+    void resize(ops::Index rows, ops::Index k);
 };
 
 // A group of 16 output columns of a Q8_0 or Q4_0 weight, packed for the kernel: per block of 32 depths,
