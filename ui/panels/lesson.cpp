@@ -357,8 +357,8 @@ void draw_step(LessonView& lv, View& v, core::Scenario& s, const core::Result& r
     }
     ImGui::EndChild();
     if (link >= 0) go(lv, v, s, link);
-    footer(lv, v, s);
-    if (!step.actions.model.empty()) model_window(lv, step, v, beside, height);
+    footer(lv, v, s); // it may close the lesson: `session` and `step` are not to be read after it
+    if (lv.session && !lv.session->step().actions.model.empty()) model_window(lv, lv.session->step(), v, beside, height);
 }
 
 void chooser(LessonView& lv, View& v) {
