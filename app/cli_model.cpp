@@ -215,6 +215,30 @@ int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::os
     return 0;
 }
 
+// One decoding step after the prompt `ids`, as generating runs it: the next id through the cache
+// the prompt filled, its logits over the vocabulary, no maps. The median of `reps` steps, each on
+// a copy of the same cache; 0 for a model that does not generate.
+double decode_step_ms(const core::model::Model& model, const std::vector<int>& ids, core::model::ForwardOptions fo, int reps) {
+    if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return 0.0;
+    fo.attention = false;
+    fo.rollout = false;
+    fo.scores = nullptr;
+    fo.thumbnail_side = 0;
+    fo.logits = core::model::Logits::none;
+    core::model::KvCache prompt;
+    model.extend(prompt, ids, fo);
+    fo.logits = core::model::Logits::last;
+    std::vector<double> ms;
+    for (int i = 0; i <= reps; ++i) { // the first step is a warm-up
+        core::model::KvCache cache = prompt;
+        const auto t0 = std::chrono::steady_clock::now();
+        model.extend(cache, {ids.front()}, fo);
+        if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return std::round(ms[ms.size() / 2] * 100) / 100;
+}
+
 int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const core::model::ModelConfig& c = m.model->config();
     if (o.tokens > c.context) throw core::model::InputError("--tokens " + std::to_string(o.tokens) + " is past the context; " + m.path + " takes at most " + std::to_string(c.context));
@@ -257,6 +281,7 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
     };
     out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"forward_ms", median_of(forward_ms)},
                            {"tokens", o.tokens}, {"fast", fo.fast_products},
+                           {"step_ms", decode_step_ms(*m.model, ids, fo, o.reps)},
                            {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
                            {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
                            {"attention_mb", std::round(attention_mb * 10) / 10}})

@@ -333,6 +333,7 @@ TEST_CASE("model command line: the export opens in the attention viewer — usag
     CHECK(b["tokens"] == 8);
     CHECK(b["median_ms"].get<double>() > 0);
     CHECK(b["rss_mb"].get<double>() > 0);
+    CHECK(b["step_ms"].get<double>() > 0); // a decoding step after the 8 ids
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"--forward", checkpoints() + "/gpt2"},
              {"--forward", checkpoints() + "/gpt2", "--sequence", "1", "--text", "a"},
