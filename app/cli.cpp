@@ -363,20 +363,27 @@ const TextMode text_modes[] = {
     {Options::Mode::lesson_answers, run_lesson_mode},
 };
 
-// The modes that read every flag themselves: the first that wants the arguments runs.
+// The modes that read every flag themselves: the first that wants the arguments runs. Any one of
+// a mode's flags asks for it; a mode whose flags other modes take too decides by its own `wants`.
 struct OwnMode {
+    std::vector<std::string> flags;
     bool (*wants)(int argc, const char* const* argv);
     int (*run)(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+    bool wanted(int argc, const char* const* argv) const {
+        if (wants) return wants(argc, argv);
+        return std::any_of(argv + 1, argv + argc, [&](const char* a) { return std::find(flags.begin(), flags.end(), a) != flags.end(); });
+    }
 };
 const OwnMode own_modes[] = {
-    {wants_circuits_mode, run_circuits_mode},
-    {wants_qk_mode, run_qk_mode},
-    {wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
-    {wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
-    {wants_train_mode, run_train_mode},
-    {wants_tokenize_mode, run_tokenize_mode},
-    {wants_list_models_mode, run_list_models_mode},
-    {wants_tensor_mode, run_tensor_mode},
+    {{"--logit-lens", "--attribute", "--patch"}, nullptr, run_circuits_mode},
+    {{"--composition", "--qk"}, nullptr, run_qk_mode},
+    {{}, wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
+    {{}, wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
+    {{"--train", "--forward"}, nullptr, run_train_mode},
+    {{"--tokenize"}, nullptr, run_tokenize_mode},
+    {{"--list-models"}, nullptr, run_list_models_mode},
+    {{"--tensor"}, nullptr, run_tensor_mode},
 };
 
 // The window, --screenshot and --bench-frames: their files are checked before any window opens.
@@ -399,7 +406,7 @@ int main_with(int argc, const char* const* argv, std::ostream& out, std::ostream
         return 2;
     }
     for (const OwnMode& m : own_modes)
-        if (m.wants(argc, argv)) return m.run(argc, argv, out, err);
+        if (m.wanted(argc, argv)) return m.run(argc, argv, out, err);
     Options o;
     try {
         o = parse_args(argc, argv);

@@ -5,8 +5,9 @@
 //   1. Write app/cli_NAME.{h,cpp} with its run function (and its flags' checks), and add the .cpp
 //      to attnviz_cli in CMakeLists.txt. Read flags' values and whole numbers with app/cli_flags.h
 //      and run the mode inside run_reporting_errors, so that every mode words its errors alike.
-//   2. A mode with flags of its own reads argv itself: add {wants_NAME_mode, run_NAME_mode} to
-//      own_modes in app/cli.cpp. A mode that shares the common flags: add its Options::Mode and
+//   2. A mode with flags of its own reads argv itself: add {{"--FLAG", …}, nullptr, run_NAME_mode}
+//      to own_modes in app/cli.cpp (a wants_NAME_mode in place of the flags only where its flags
+//      alone do not decide). A mode that shares the common flags: add its Options::Mode and
 //      fields to app/options.h, its flags to parse_args and one row to text_modes in app/cli.cpp.
 //   3. Document it in usage_text (app/cli.cpp, the manual page packaging/attnviz.1 follows it) and
 //      in docs/cli.md (its line in the list, and the JSON it prints), and test it through main_with

@@ -167,14 +167,6 @@ int run_patch(const CircuitOptions& o, const core::model::OpenedModel& m, std::o
 
 } // namespace
 
-bool wants_circuits_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--logit-lens" || a == "--attribute" || a == "--patch") return true;
-    }
-    return false;
-}
-
 int run_circuits_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const CircuitOptions o = parse(argc, argv);

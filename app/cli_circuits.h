@@ -6,9 +6,6 @@
 
 namespace app {
 
-// Whether the arguments ask for --logit-lens, --attribute or --patch.
-bool wants_circuits_mode(int argc, const char* const* argv);
-
 // attnviz --logit-lens MODEL (--text T | --sequence IDS) [--top K]
 //     {"tokens", "top": (L, t, K) ids, "p": (L, t, K), "p_next": (L, t), "rank_next": (L, t)}
 // attnviz --attribute MODEL (--text T | --sequence IDS) --target TOKEN [--vs TOKEN] [--position I]

@@ -136,14 +136,6 @@ int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& 
 
 } // namespace
 
-bool wants_qk_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--composition" || a == "--qk") return true;
-    }
-    return false;
-}
-
 int run_qk_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const QkOptions o = parse(argc, argv);

@@ -7,9 +7,6 @@
 
 namespace app {
 
-// Whether the arguments ask for --composition or --qk.
-bool wants_qk_mode(int argc, const char* const* argv);
-
 // attnviz --composition MODEL [--kind q|k|v]
 //     {"kind", "scores": (L, H, L, H)}, [l₁][h₁][l₂][h₂] the score of head h₁ of layer l₁ into h₂ of
 //     l₂, null unless l₁ < l₂; --kind k by default

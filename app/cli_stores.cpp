@@ -11,12 +11,6 @@
 
 namespace app {
 
-bool wants_list_models_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--list-models") return true;
-    return false;
-}
-
 int run_list_models_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         for (int i = 1; i < argc; ++i)

@@ -6,8 +6,6 @@
 
 namespace app {
 
-bool wants_list_models_mode(int argc, const char* const* argv);
-
 // Prints {"models": [{"name", "store", "path", "format", "bytes", "quantization"}, …]}; each file of a
 // store that cannot be read is one line "attnviz: FILE: reason" on `err`, and the listing goes on.
 // Returns 0, or 2 after one line for a usage error.

@@ -46,12 +46,6 @@ void print_tensor(const core::model::Weights::Tensor& t, const std::string& name
 
 } // namespace
 
-bool wants_tensor_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--tensor") return true;
-    return false;
-}
-
 // Every name is looked up before any is printed: a missing one prints nothing.
 int run_tensor_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {

@@ -5,9 +5,6 @@
 
 namespace app {
 
-// Whether the arguments ask for --tensor (then run_tensor_mode owns every flag).
-bool wants_tensor_mode(int argc, const char* const* argv);
-
 // Prints {"name", "type", "shape", "values"} of the tensor NAME (as the model's builder names it,
 // e.g. "model.layers.0.self_attn.q_proj.weight") of MODEL (any model --forward opens, a GGUF file
 // too): its values as float32, row-major, dequantized block by block and in transformers' row

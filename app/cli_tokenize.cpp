@@ -53,12 +53,6 @@ core::model::Tokenizer tokenizer_for(const std::string& model) {
 
 } // namespace
 
-bool wants_tokenize_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--tokenize") return true;
-    return false;
-}
-
 int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const TokenizeOptions o = parse(argc, argv);

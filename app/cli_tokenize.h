@@ -5,9 +5,6 @@
 
 namespace app {
 
-// Whether the arguments ask for --tokenize (then run_tokenize_mode owns every flag).
-bool wants_tokenize_mode(int argc, const char* const* argv);
-
 // Prints {"ids": [...], "tokens": [...]} for TEXT through MODEL's tokenizer (a model directory with
 // tokenizer.json or vocab.json + merges.txt, a Hugging Face cache entry models--ORG--NAME, a
 // tokenizer.json, a GGUF file or an Ollama NAME:TAG), the template's special tokens included. Returns 0, or 2 after one line "attnviz: FILE: reason" on `err`.

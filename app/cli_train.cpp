@@ -197,12 +197,6 @@ int run_forward(const TrainOptions& o, std::ostream& out) {
 
 } // namespace
 
-bool wants_train_mode(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--train" || std::string(argv[i]) == "--forward") return true;
-    return false;
-}
-
 int run_train_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     if (wants_text_training(argc, argv)) return run_text_training(argc, argv, out, err);
     return run_reporting_errors(err, [&] {

@@ -5,9 +5,6 @@
 
 namespace app {
 
-// Whether the arguments ask for --train or --forward (then run_train_mode owns every flag).
-bool wants_train_mode(int argc, const char* const* argv);
-
 // attnviz --train TASK [--layers L --heads H --d-model D --ctx T --vocab V --mlp --steps N --seed S
 //                       --lr X --init small|large --batch B --threads 1|2] --out M.safetensors
 // attnviz --forward M.safetensors --sequence "3 1 4 1 5"
