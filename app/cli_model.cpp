@@ -11,7 +11,7 @@
 #include "app/options.h"
 
 #include "core/io/safetensors.h"
-#include "core/model/format/checkpoint.h"
+#include "core/model/open.h"
 #include "core/model/next_token.h"
 #include "core/model/session.h"
 #include "core/heads/rollout.h"
@@ -20,7 +20,6 @@
 #include "core/model/input.h"
 #include "core/model/fast_product.h"
 #include "core/model/tokenizer/tokenizer.h"
-#include "core/model/format/weights.h"
 #include "core/parallel.h"
 
 #include <nlohmann/json.hpp>
@@ -388,11 +387,10 @@ bool wants_model_mode(int argc, const char* const* argv) {
 }
 
 // --fast where the int8 products run but a model's 16- or 32-bit matrices stay exact: why, in one line.
-void warn_exact_weights(const core::model::Weights& w, std::ostream& err) {
-    using core::model::WeightType;
+void warn_exact_weights(const core::model::OpenedModel& m, std::ostream& err) {
     const std::string why = core::model::fast::bf16_unavailable_reason();
     if (!core::model::fast::available() || why.empty()) return;
-    if (w.has_matrix_of(WeightType::f32) || w.has_matrix_of(WeightType::f16) || w.has_matrix_of(WeightType::bf16))
+    if (core::model::has_float_matrices(m))
         err << "attnviz: --fast: " << why << "; they run exact\n";
 }
 
@@ -402,7 +400,7 @@ int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::os
         if (o.fast && !core::model::fast::available())
             err << "attnviz: --fast: " << core::model::fast::unavailable_reason() << "; the products run exact\n";
         const core::model::OpenedModel m = core::model::open_model(o.model);
-        if (o.fast) warn_exact_weights(*m.weights, err);
+        if (o.fast) warn_exact_weights(m, err);
         switch (o.mode) {
         case Mode::forward: return run_forward(o, m, out);
         case Mode::generate: return run_generate(o, m, out);

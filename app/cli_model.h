@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/heads/head.h"
-#include "core/model/format/checkpoint.h"
+#include "core/model/open.h"
 #include "core/model/tokenizer/tokenizer.h"
 
 #include <functional>

@@ -2,7 +2,7 @@
 #include "app/cli_flags.h"
 #include "app/options.h"
 
-#include "core/model/format/stores.h"
+#include "core/model/open.h"
 
 #include <nlohmann/json.hpp>
 

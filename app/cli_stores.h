@@ -1,5 +1,5 @@
 // app/cli_stores.h — attnviz --list-models: every model in the places people keep them
-// (core/model/format/stores.h), as JSON.
+// (core/model/open.h), as JSON.
 #pragma once
 
 #include <iosfwd>

@@ -4,15 +4,16 @@
 #include "app/options.h"
 
 #include "core/io/tensor.h"
-#include "core/model/format/checkpoint.h"
-#include "core/model/format/weights.h"
+#include "core/model/open.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace app {
@@ -26,20 +27,19 @@ std::string number(float v) {
     return buf;
 }
 
-// The tensor's values, a row at a time: [v, v, …] row-major. `name` as asked; `here` the name attnviz
-// reads it by, printed as "as" where the file's own name was asked (a GGUF file's).
-void print_tensor(const core::model::Weights::Tensor& t, const std::string& name, const std::string& here, std::ostream& out) {
+// The tensor's values, a row at a time: [v, v, …] row-major. `name` as asked; the tensor's own name
+// printed as "as" where it differs (the file's own name was asked, a GGUF file's).
+void print_tensor(const core::model::ModelTensor& t, const std::string& name, std::ostream& out) {
     std::string shape;
-    for (std::int64_t d : t.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    for (std::int64_t d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     const auto quoted = [](const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
     out << "{\"name\": " << quoted(name);
-    if (here != name) out << ", \"as\": " << quoted(here);
-    out << ", \"type\": \"" << core::model::type_name(t.type()) << "\", \"shape\": [" << shape << "], \"values\": [";
-    const std::int64_t rows = t.shape().empty() ? 1 : t.shape()[0], width = t.row_values();
-    std::vector<float> row(static_cast<std::size_t>(width)); // (width)
-    for (std::int64_t r = 0; r < rows; ++r) {
-        t.rows(r, 1, row.data());
-        for (std::int64_t j = 0; j < width; ++j) out << (r || j ? ", " : "") << number(row[static_cast<std::size_t>(j)]);
+    if (t.name != name) out << ", \"as\": " << quoted(t.name);
+    out << ", \"type\": \"" << t.type << "\", \"shape\": [" << shape << "], \"values\": [";
+    std::vector<float> row(static_cast<std::size_t>(t.width)); // (width)
+    for (std::int64_t r = 0; r < t.rows; ++r) {
+        t.read_row(r, row.data());
+        for (std::int64_t j = 0; j < t.width; ++j) out << (r || j ? ", " : "") << number(row[static_cast<std::size_t>(j)]);
     }
     out << "]}\n";
 }
@@ -51,13 +51,13 @@ int run_tensor_mode(int argc, const char* const* argv, std::ostream& out, std::o
     return run_reporting_errors(err, [&] {
         if (argc < 4 || std::string(argv[1]) != "--tensor") throw UsageError("--tensor takes MODEL NAME [NAME ...] and nothing else");
         const core::model::OpenedModel m = core::model::open_model(argv[2]);
-        const std::vector<std::string> names(argv + 3, argv + argc);
-        for (const std::string& name : names)
-            if (!m.weights->has(m.weights->name_for(name))) throw core::io::FileError(m.path + ": no tensor " + core::io::quote_text(name));
-        for (const std::string& name : names) {
-            const std::string here = m.weights->name_for(name);
-            print_tensor(m.weights->require(here, m.weights->shape(here)), name, here, out);
+        std::vector<core::model::ModelTensor> tensors;
+        for (const std::string& name : std::vector<std::string>(argv + 3, argv + argc)) {
+            std::optional<core::model::ModelTensor> t = core::model::find_tensor(m, name);
+            if (!t) throw core::io::FileError(m.path + ": no tensor " + core::io::quote_text(name));
+            tensors.push_back(std::move(*t));
         }
+        for (std::size_t i = 0; i < tensors.size(); ++i) print_tensor(tensors[i], argv[3 + i], out);
         return 0;
     });
 }

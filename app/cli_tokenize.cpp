@@ -3,15 +3,11 @@
 #include "app/options.h"
 
 #include "core/io/tensor.h"
-#include "core/model/format/checkpoint.h"
-#include "core/model/format/ollama.h"
-#include "core/model/format/stores.h"
+#include "core/model/open.h"
 #include "core/model/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -38,25 +34,12 @@ TokenizeOptions parse(int argc, const char* const* argv) {
     return o;
 }
 
-// A GGUF file's own (the file named, or an Ollama NAME:TAG's blob); a Hugging Face cache entry
-// (models--ORG--NAME) stands for its snapshot; anything else is read as it is, so that a folder with
-// only a tokenizer works too.
-core::model::Tokenizer tokenizer_for(const std::string& model) {
-    std::error_code ec;
-    const auto stored = std::filesystem::exists(model, ec) ? std::nullopt : core::model::find_ollama_model(model, core::model::ollama_store_dir());
-    const std::string file = stored ? stored->path : model;
-    if (core::model::has_gguf_magic(file)) return core::model::gguf_tokenizer(core::model::read_gguf(file));
-    const std::filesystem::path p(model);
-    const std::string folder = p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
-    return core::model::load_tokenizer(folder.rfind("models--", 0) == 0 ? core::model::resolve_model_dir(model) : model);
-}
-
 } // namespace
 
 int run_tokenize_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_reporting_errors(err, [&] {
         const TokenizeOptions o = parse(argc, argv);
-        const core::model::Tokenizer t = tokenizer_for(o.model);
+        const core::model::Tokenizer t = core::model::model_tokenizer(o.model);
         core::model::Encoding enc;
         try {
             enc = t.encode(o.text);

@@ -9,6 +9,8 @@
    the panels through ui/ui.h.
 4. core/model/ (the real checkpoints) and core/train/ (the tiny transformer) stand side by side:
    neither includes the other, and core/heads/, the analysis of heads both use, includes neither.
+5. ui/ and app/ include nothing of core/model/format/: they open, list and read models through
+   core/model/open.h, so that a format's details change in core/model/format/ alone.
 
 Usage: include_rules.py [SOURCE_DIR]   (exit 0, or 1 with one line per broken rule)
 """
@@ -142,6 +144,8 @@ def broken_rules(root):
                 problems.append(f"{path}: includes {inc}; ui/ knows nothing of app/")
             elif top == "app" and panel_header:
                 problems.append(f"{path}: includes {inc}; app/ reaches the panels through ui/ui.h")
+            elif top in ("ui", "app") and inc.startswith("core/model/format/"):
+                problems.append(f"{path}: includes {inc}; {top}/ opens models through core/model/open.h")
             elif folder_problem(path, inc):
                 problems.append(folder_problem(path, inc))
     for component in loops(graph):

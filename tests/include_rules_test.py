@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """include_rules.py on small made-up trees: a clean one passes; a loop, a panel including another
 panel's header, core/ including ui/, app/ including a panel, core/model/ including core/train/ (and
-back) and core/heads/ including either each fail with their message."""
+back), core/heads/ including either, and ui/ or app/ including core/model/format/ each fail with their
+message."""
 import os
 import subprocess
 import sys
@@ -32,6 +33,10 @@ CLEAN = {
     "core/heads/scores.h": ["core/a.h"], "core/heads/scores.cpp": ["core/heads/scores.h"],
     "core/model/forward.h": ["core/heads/scores.h"], "core/model/forward.cpp": ["core/model/forward.h"],
     "core/train/model.h": ["core/heads/scores.h"], "core/train/model.cpp": ["core/train/model.h"],
+    "core/model/open.h": ["core/model/forward.h"],
+    "core/model/format/checkpoint.h": ["core/model/open.h"], "core/model/format/checkpoint.cpp": ["core/model/format/checkpoint.h"],
+    "ui/model_service.cpp": ["core/model/open.h"],
+    "app/cli_model.cpp": ["core/model/open.h"],
 }
 
 
@@ -61,6 +66,10 @@ def main():
               "core/heads/scores.cpp: includes core/model/forward.h; core/heads/ lies below"),
         check("core/heads/ including core/train/", {"core/heads/scores.h": ["core/train/model.h"]},
               "core/heads/scores.h: includes core/train/model.h; core/heads/ lies below"),
+        check("ui/ including core/model/format/", {"ui/model_service.cpp": ["core/model/format/checkpoint.h"]},
+              "ui/model_service.cpp: includes core/model/format/checkpoint.h; ui/ opens models through core/model/open.h"),
+        check("app/ including core/model/format/", {"app/cli_model.cpp": ["core/model/open.h", "core/model/format/checkpoint.h"]},
+              "app/cli_model.cpp: includes core/model/format/checkpoint.h; app/ opens models through core/model/open.h"),
     ]
     return 0 if all(results) else 1
 

@@ -1,8 +1,7 @@
 #include "ui/model_service.h"
 
 #include "core/error_text.h"
-#include "core/model/format/checkpoint.h"
-#include "core/model/format/stores.h"
+#include "core/model/open.h"
 #include "core/model/input.h"
 #include "core/parallel.h"
 #include "ui/view.h"

@@ -2,7 +2,7 @@
 #include "ui/panels/lesson_model.h"
 
 #include "core/error_text.h"
-#include "core/model/format/checkpoint.h"
+#include "core/model/open.h"
 #include "core/model/head_importance.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/parallel.h"

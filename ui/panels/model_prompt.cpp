@@ -8,7 +8,7 @@
 #include "core/io/formats.h"
 #include "core/io/tensor.h"
 #include "core/model/fast_product.h"
-#include "core/model/format/stores.h"
+#include "core/model/open.h"
 #include "ui/widgets.h"
 
 #include <imgui_stdlib.h>

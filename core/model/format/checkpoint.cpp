@@ -142,6 +142,20 @@ OpenedModel open_model(const std::string& path) {
     return out;
 }
 
+bool has_float_matrices(const OpenedModel& m) {
+    const Weights& w = *m.weights;
+    return w.has_matrix_of(WeightType::f32) || w.has_matrix_of(WeightType::f16) || w.has_matrix_of(WeightType::bf16);
+}
+
+std::optional<ModelTensor> find_tensor(const OpenedModel& m, const std::string& name) {
+    const std::string here = m.weights->name_for(name);
+    if (!m.weights->has(here)) return std::nullopt;
+    const Weights::Tensor& t = m.weights->require(here, m.weights->shape(here));
+    ModelTensor found{here, type_name(t.type()), t.shape(), t.shape().empty() ? 1 : t.shape()[0], t.row_values(), {}};
+    found.read_row = [&t](std::int64_t r, float* dst) { t.rows(r, 1, dst); };
+    return found;
+}
+
 std::string hub_cache_dir() {
     if (const char* hub = std::getenv("HF_HUB_CACHE"); hub && *hub) return hub;
     if (const char* home = std::getenv("HF_HOME"); home && *home) return std::string(home) + "/hub";

@@ -9,36 +9,16 @@
 // models--ORG--NAME/snapshots/REVISION/, whose files are symbolic links into models--ORG--NAME/blobs/.
 #pragma once
 
-#include "core/model/forward.h"
+#include "core/model/open.h"
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
 namespace core::model {
 
-class Weights;
-
-struct OpenedModel {
-    std::string path;                // what was asked for
-    std::string dir;                 // the directory holding config.json (empty for a trained .safetensors)
-    std::string name;                // for titles: "ORG/NAME" in the cache, else the directory's or file's name
-    std::unique_ptr<Model> model;
-    std::shared_ptr<const Weights> weights;
-};
-
-// The directory a path names: a model directory, a snapshot, or a cache entry models--ORG--NAME
-// (its refs/main snapshot, else its only one). Throws core::io::FileError.
-std::string resolve_model_dir(const std::string& path);
-
-// Opens a model; reads config.json and the safetensors headers, no weights (they are mapped).
-// Throws core::io::FileError, one line naming the file: no config.json, an unknown architecture,
-// a missing tensor, a wrong shape or dtype, a truncated file, a shard index naming a missing file.
-OpenedModel open_model(const std::string& path);
-
-// Whether a path is attnviz's own trained model (a .safetensors file, not a directory).
-bool is_trained_model_file(const std::string& path);
+// OpenedModel, open_model, resolve_model_dir, is_trained_model_file and is_gguf_file are declared
+// in core/model/open.h, for those above the formats; their definitions are here and in gguf_model.cpp.
 
 // attnviz's own trained model (a .safetensors written by --train) as a GPT-2 checkpoint, read from
 // the file itself (core/model/format/trained.cpp): the layout is core/train/model_file.h's, which
@@ -47,9 +27,6 @@ bool is_trained_model_file(const std::string& path);
 // unexpected tensor, a wrong shape or dtype, a config that does not describe the tensors.
 OpenedModel open_trained(const std::string& path);
 
-// Whether `path` is a GGUF file: a file named .gguf, or whose first four bytes say so (Ollama's blobs
-// have no extension).
-bool is_gguf_file(const std::string& path);
 // Whether the file at `path` begins with GGUF's magic, whatever its name.
 bool has_gguf_magic(const std::string& path);
 

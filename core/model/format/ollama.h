@@ -4,7 +4,7 @@
 // as NAME:TAG, with the default registry's library/ namespace bare ("qwen3:0.6b").
 #pragma once
 
-#include "core/model/format/stored_model.h"
+#include "core/model/open.h"
 
 #include <optional>
 #include <string>

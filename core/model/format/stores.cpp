@@ -9,6 +9,7 @@
 #include "core/model/format/gguf.h"
 #include "core/model/format/ollama.h"
 #include "core/model/format/weights.h"
+#include "core/model/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -228,6 +229,16 @@ std::optional<StoredModel> bundled_model() {
         if (e.is_regular_file(ec)) m.bytes += size_of(e.path());
     m.quantization = config_quantization(dir / "config.json");
     return m;
+}
+
+Tokenizer model_tokenizer(const std::string& model) {
+    std::error_code ec;
+    const auto stored = fs::exists(model, ec) ? std::nullopt : find_ollama_model(model, ollama_store_dir());
+    const std::string file = stored ? stored->path : model;
+    if (has_gguf_magic(file)) return gguf_tokenizer(read_gguf(file));
+    const fs::path p(model);
+    const std::string folder = p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
+    return load_tokenizer(folder.rfind("models--", 0) == 0 ? resolve_model_dir(model) : model);
 }
 
 } // namespace core::model

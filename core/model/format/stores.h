@@ -9,7 +9,7 @@
 #pragma once
 
 #include "core/model/format/gguf.h"
-#include "core/model/format/stored_model.h"
+#include "core/model/open.h"
 
 #include <optional>
 #include <string>
@@ -17,25 +17,8 @@
 
 namespace core::model {
 
-struct StorePlaces {
-    std::string hub, ollama, llama_cpp;
-    std::vector<std::string> lm_studio;
-};
-
-// The places from the environment (they may not exist).
-StorePlaces store_places();
-
-struct ModelListing {
-    std::vector<StoredModel> models;   // by store, then name
-    std::vector<std::string> problems; // one line each, "FILE: what is wrong" (a bad manifest, a missing blob)
-};
-
-// Every model in those places; a place that does not exist adds nothing.
-ModelListing list_models(const StorePlaces& places);
-
-// The model attnviz ships (assets/models/NAME/, the first with a config.json), listed as store
-// "attnviz" under its folder's name; nothing when this build ships none.
-std::optional<StoredModel> bundled_model();
+// StoredModel, StorePlaces, ModelListing, store_places, list_models and bundled_model are declared
+// in core/model/open.h, for those above the formats; stores.cpp defines them.
 
 // A GGUF file's header, metadata and tensor table, read from its mapping (unmapped after). Throws
 // core::io::FileError naming the file.
