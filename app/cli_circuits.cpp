@@ -168,9 +168,7 @@ int run_patch(const CircuitOptions& o, const core::model::OpenedModel& m, std::o
 } // namespace
 
 int run_circuits_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    return run_reporting_errors(err, [&] {
-        const CircuitOptions o = parse(argc, argv);
-        const core::model::OpenedModel m = core::model::open_model(o.model);
+    return run_on_model(argc, argv, err, parse, [&](const CircuitOptions& o, const core::model::OpenedModel& m) {
         if (o.mode == Mode::lens) return run_lens(o, m, out);
         return o.mode == Mode::attribute ? run_attribute(o, m, out) : run_patch(o, m, out);
     });

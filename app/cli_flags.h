@@ -1,9 +1,11 @@
 // app/cli_flags.h — what the parsers of the command-line modes share: the value after a flag, a
-// whole number in a range with one wording of its error, and one way of reporting a mode's errors.
+// whole number in a range with one wording of its error, and one way of reporting a mode's errors
+// (and of running a mode on one model).
 #pragma once
 
 #include "app/options.h"
 #include "core/heads/scores.h"
+#include "core/model/open.h"
 
 #include <functional>
 #include <iosfwd>
@@ -37,5 +39,15 @@ std::string head_scores_json(const std::vector<core::heads::HeadScores>& scores,
 // "(see attnviz --help)"), bad input, a tokenizer, a training configuration or a file that cannot
 // be read.
 int run_reporting_errors(std::ostream& err, const std::function<int()>& mode);
+
+// Runs a mode on one model, as run_reporting_errors does: `parse` reads argv into the mode's
+// options, the model their `model` names is opened, and `run(options, model)` gives the result.
+template <class Parse, class Run>
+int run_on_model(int argc, const char* const* argv, std::ostream& err, Parse parse, Run run) {
+    return run_reporting_errors(err, [&] {
+        const auto o = parse(argc, argv);
+        return run(o, core::model::open_model(o.model));
+    });
+}
 
 } // namespace app

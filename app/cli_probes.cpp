@@ -127,9 +127,7 @@ bool wants_probes_mode(int argc, const char* const* argv) {
 }
 
 int run_probes_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    return run_reporting_errors(err, [&] {
-        const ProbeOptions o = parse(argc, argv);
-        const core::model::OpenedModel m = core::model::open_model(o.model);
+    return run_on_model(argc, argv, err, parse, [&](const ProbeOptions& o, const core::model::OpenedModel& m) {
         if (o.mode == Mode::heads) return run_heads(o, m, out);
         return o.mode == Mode::rollout ? run_rollout(o, m, out) : run_importance(o, m, out);
     });

@@ -137,9 +137,7 @@ int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& 
 } // namespace
 
 int run_qk_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    return run_reporting_errors(err, [&] {
-        const QkOptions o = parse(argc, argv);
-        const core::model::OpenedModel m = core::model::open_model(o.model);
+    return run_on_model(argc, argv, err, parse, [&](const QkOptions& o, const core::model::OpenedModel& m) {
         return o.qk ? run_qk(o, m, out) : run_composition(o, m, out);
     });
 }
