@@ -7,12 +7,28 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace ui {
 
 namespace {
 
 using core::model::CompositionKind;
+
+struct Cell {
+    int row = 0, column = 0;
+};
+
+// A square map of n × n cells of side `cell` drawn at `origin`: its grid (named `grid`, for the
+// tests' clicks) and a button over it; the cell under the mouse while the button is hovered.
+std::optional<Cell> hovered_cell(View& v, const char* grid, const char* button, ImVec2 origin, float cell, int n) {
+    const ImVec2 size(cell * static_cast<float>(n), cell * static_cast<float>(n));
+    v.grids[grid] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
+    ImGui::InvisibleButton(button, size);
+    if (!ImGui::IsItemHovered()) return std::nullopt;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    return Cell{std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, n - 1), std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, n - 1)};
+}
 
 // [SECTION] QK attribution ------------------------------------------------------------------------
 
@@ -41,12 +57,9 @@ void pairs_map(View& v, const core::model::QkAttribution& a) {
             const ImVec2 p(origin.x + static_cast<float>(c) * cell, origin.y + static_cast<float>(r) * cell);
             draw->AddRectFilled(p, ImVec2(p.x + cell, p.y + cell), diverging_color(a.pairs(r, c) / top));
         }
-    const ImVec2 size(cell * static_cast<float>(C), cell * static_cast<float>(C));
-    v.grids["qk pairs"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
-    ImGui::InvisibleButton("qk pairs", size);
-    if (!ImGui::IsItemHovered()) return;
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const int r = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, C - 1), c = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, C - 1);
+    const std::optional<Cell> hovered = hovered_cell(v, "qk pairs", "qk pairs", origin, cell, C);
+    if (!hovered) return;
+    const int r = hovered->row, c = hovered->column;
     ImGui::SetTooltip("query's %s × key's %s\n%+.4f of %.4f", a.components[static_cast<std::size_t>(r)].c_str(),
                       a.components[static_cast<std::size_t>(c)].c_str(), a.pairs(r, c), a.score);
 }
@@ -126,12 +139,9 @@ void composition_map(View& v, ModelService& m, const core::model::CompositionSco
     const int sel = m.layer * c.heads + m.head;
     draw->AddRect(ImVec2(origin.x + static_cast<float>(sel) * cell, origin.y), ImVec2(origin.x + static_cast<float>(sel + 1) * cell, origin.y + cell * static_cast<float>(n)),
                   selection_color());
-    const ImVec2 size(cell * static_cast<float>(n), cell * static_cast<float>(n));
-    v.grids["composition"] = GridGeometry{origin, ImVec2(cell, cell), ImRect(origin, ImVec2(origin.x + size.x, origin.y + size.y))};
-    ImGui::InvisibleButton("composition map", size);
-    if (!ImGui::IsItemHovered()) return;
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const int w = std::clamp(static_cast<int>((mouse.y - origin.y) / cell), 0, n - 1), r = std::clamp(static_cast<int>((mouse.x - origin.x) / cell), 0, n - 1);
+    const std::optional<Cell> hovered = hovered_cell(v, "composition", "composition map", origin, cell, n);
+    if (!hovered) return;
+    const int w = hovered->row, r = hovered->column;
     ImGui::SetTooltip("head %d.%d writes, head %d.%d reads: %.4f", w / c.heads + 1, w % c.heads + 1, r / c.heads + 1, r % c.heads + 1,
                       c.at(w / c.heads, w % c.heads, r / c.heads, r % c.heads));
     if (ImGui::IsItemClicked()) m.layer = r / c.heads, m.head = r % c.heads;
