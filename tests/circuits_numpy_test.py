@@ -9,43 +9,15 @@ run's scale; a head's patch replaces that head's output before the output projec
 usage: circuits_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_numpy_test as ref  # noqa: E402
+from cli_numpy import close, fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
-attnviz, workdir = sys.argv[1:3]
-failures = []
 ARCHITECTURES = ("gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "phi3", "gemma2", "gemma3_text", "gemma3", "bert")
-
-
-def fail(message):
-    failures.append(message)
-    print("circuits_numpy_test: FAIL " + message, file=sys.stderr)
-
-
-def run(*args):
-    return subprocess.run([attnviz, *args], capture_output=True, text=True)
-
-
-def ours(*args):
-    r = run(*args)
-    if r.returncode != 0:
-        fail(f"{' '.join(args[:2])}: exit {r.returncode}: {r.stderr.strip()}")
-        return None
-    return json.loads(r.stdout)
-
-
-def close(name, a, b, rel=1e-4):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    if a.shape != b.shape:
-        return fail(f"{name}: shape {a.shape}, the reference has {b.shape}")
-    err = np.abs(a - b).max() / max(np.abs(b).max(), 1e-30)
-    if not err <= rel:
-        fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
 
 
 def forward(name, ids, mode="zero", layers=None):
@@ -73,7 +45,7 @@ def softmax(x):
 
 
 def check_lens(name, ids):
-    out = ours("--logit-lens", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids)), "--top", "3")
+    out = output_of("--logit-lens", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids)), "--top", "3")
     if out is None:
         return
     L, t = layer_count(name), len(ids)
@@ -96,7 +68,7 @@ def check_attribute(name, ids):
     c = json.load(open(os.path.join(d, "config.json")))
     cap = ref.gemma_text_config(c)[1]["final_logit_softcapping"] if c["architectures"][0].startswith("Gemma") else None
     vs = [] if cap else ["--vs", "#7"]
-    out = ours("--attribute", d, "--sequence", " ".join(map(str, ids)), "--target", "#5", *vs, "--position", "4")
+    out = output_of("--attribute", d, "--sequence", " ".join(map(str, ids)), "--target", "#5", *vs, "--position", "4")
     if out is None:
         return
     terms = [out["embed"], out["bias"], *np.ravel(out["heads"]), *out["mlps"]]
@@ -131,14 +103,14 @@ def gpt2_head_attributions(ids, position, target, vs):
 
 
 def check_gpt2_heads(ids):
-    out = ours("--attribute", os.path.join(workdir, "gpt2"), "--sequence", " ".join(map(str, ids)), "--target", "#5", "--vs", "#7",
+    out = output_of("--attribute", os.path.join(workdir, "gpt2"), "--sequence", " ".join(map(str, ids)), "--target", "#5", "--vs", "#7",
                "--position", "4")
     if out is not None:
         close("gpt2 per-head attributions", out["heads"], gpt2_head_attributions(ids, 3, 5, 7))
 
 
 def ids_of(name, text):
-    return ours("--tokenize", os.path.join(workdir, name), "--text", text)["ids"]
+    return output_of("--tokenize", os.path.join(workdir, name), "--text", text)["ids"]
 
 
 def prompts(name):
@@ -162,7 +134,7 @@ def metric(logits, answer, vs):
 def check_patch(name, clean_text, corrupt_text):
     """Each head's recovery against the reference forward with that head's output from the clean run."""
     d = os.path.join(workdir, name)
-    out = ours("--patch", d, "--clean", clean_text, "--corrupt", corrupt_text, "--answer", "#5", "--vs", "#7")
+    out = output_of("--patch", d, "--clean", clean_text, "--corrupt", corrupt_text, "--answer", "#5", "--vs", "#7")
     if out is None:
         return
     clean, corrupt = ids_of(name, clean_text), ids_of(name, corrupt_text)
@@ -208,21 +180,17 @@ def check_bad_inputs():
 
 
 def main():
-    subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "make_checkpoints.py"), workdir],
-                   check=True)
+    write_fixtures()
     rng = np.random.default_rng(11)
     for name in ARCHITECTURES:
-        config = json.load(open(os.path.join(workdir, name, "config.json")))
-        ids = rng.integers(0, min(300, config.get("text_config", config)["vocab_size"]), 6).tolist()
+        ids = rng.integers(0, min(300, vocab_size(name)), 6).tolist()
         check_lens(name, ids)
         if name != "bert":  # BERT's MLM head is not linear: check_bad_inputs sees it refused
             check_attribute(name, ids)
         check_patch(name, *prompts(name))
     check_gpt2_heads(rng.integers(0, 300, 6).tolist())
     check_bad_inputs()
-    if failures:
-        sys.exit(f"circuits_numpy_test: {len(failures)} failures")
-    print("circuits_numpy_test: the lens, the attributions and head patching match the NumPy reference on every fixture")
+    finish("the lens, the attributions and head patching match the NumPy reference on every fixture")
 
 
 if __name__ == "__main__":

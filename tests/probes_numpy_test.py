@@ -8,42 +8,13 @@ the rollout and the loss are written here from their definitions.
 usage: probes_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_numpy_test as ref  # noqa: E402
-
-attnviz, workdir = sys.argv[1:3]
-failures = []
-
-
-def fail(message):
-    failures.append(message)
-    print("probes_numpy_test: FAIL " + message, file=sys.stderr)
-
-
-def run(*args):
-    return subprocess.run([attnviz, *args], capture_output=True, text=True)
-
-
-def output_of(*args):
-    r = run(*args)
-    if r.returncode != 0:
-        fail(f"{' '.join(args[:2])}: exit {r.returncode}: {r.stderr.strip()}")
-        return None
-    return json.loads(r.stdout)
-
-
-def close(name, ours, theirs, rel=1e-4):
-    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
-    if ours.shape != theirs.shape:
-        return fail(f"{name}: shape {theirs.shape}, the reference has {ours.shape}")
-    err = np.abs(ours - theirs).max() / max(np.abs(ours).max(), 1e-30)
-    if not err <= rel:
-        fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
+from cli_numpy import close, fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
 
 # ---- the definitions -----------------------------------------------------------------------------
@@ -128,8 +99,8 @@ def check_ablated_forward(name, ids, heads, mode):
     logits, att = reference(d, ids, [(l - 1, h - 1) for l, h in heads], mode)
     intact, _ = reference(d, ids)
     key = "hidden" if "hidden" in out else "logits"
-    close(f"{name} --ablate {spec} ({mode}) {key}", logits, out[key])
-    close(f"{name} --ablate {spec} ({mode}) attention", att, out["attention"])
+    close(f"{name} --ablate {spec} ({mode}) {key}", out[key], logits)
+    close(f"{name} --ablate {spec} ({mode}) attention", out["attention"], att)
     if np.abs(logits - intact).max() < 1e-3:
         fail(f"{name} --ablate {spec} ({mode}): the reference barely changes; the check proves nothing")
 
@@ -155,7 +126,7 @@ def check_rollout(name, ids):
     d = os.path.join(workdir, name)
     out = output_of("--rollout", d, "--sequence", " ".join(map(str, ids)))
     if out is not None:
-        close(f"{name} --rollout", rollout(reference(d, ids)[1]), out["rollout"])
+        close(f"{name} --rollout", out["rollout"], rollout(reference(d, ids)[1]))
 
 
 def check_importance(name, ids):
@@ -192,12 +163,10 @@ def check_bad_ablate():
 
 
 def main():
-    subprocess.run(["/usr/bin/python3", os.path.join(ref.here, "fixtures", "make_checkpoints.py"), workdir], check=True)
+    write_fixtures()
     rng = np.random.default_rng(8)
     for name in ("gpt2", "llama_gqa", "bert", "gemma2", "gemma3_text", "gemma3", "qwen3", "phi3"):
-        config = json.load(open(os.path.join(workdir, name, "config.json")))
-        vocab = config.get("text_config", config)["vocab_size"]
-        ids = rng.integers(3, min(vocab, 40), 9).tolist()
+        ids = rng.integers(3, min(vocab_size(name), 40), 9).tolist()
         ids[5:8] = ids[1:4]  # a repeat: duplicate and induction rows
         check_heads(name, ids, output_of("--heads", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids))))
         check_rollout(name, ids)
@@ -210,9 +179,7 @@ def main():
     check_probe("llama_gqa", 5, 1)
     check_probe("gemma2", 5, 2)
     check_bad_ablate()
-    if failures:
-        sys.exit(f"probes_numpy_test: {len(failures)} failures")
-    print("probes_numpy_test: scores, rollout, ablations and head importance match the NumPy reference")
+    finish("scores, rollout, ablations and head importance match the NumPy reference")
 
 
 main()

@@ -15,31 +15,16 @@ through the frozen norms, W_Q / W_K, the q/k norms and RoPE, written here from t
 usage: qk_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_numpy_test as ref  # noqa: E402
+from cli_numpy import fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
-attnviz, workdir = sys.argv[1:3]
-failures = []
 FIXTURES = ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
             "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25", "tinyllama")
-
-
-def fail(message):
-    failures.append(message)
-    print("qk_numpy_test: FAIL " + message, file=sys.stderr)
-
-
-def output_of(*args):
-    r = subprocess.run([attnviz, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"{' '.join(args[:2])}: exit {r.returncode}: {r.stderr.strip()}")
-        return None
-    return json.loads(r.stdout)
 
 
 # ---- each head's weights -------------------------------------------------------------------------
@@ -330,7 +315,7 @@ def check_qk(name, ids):
 
 def refused(args, words):
     """attnviz ARGS exits 2 after one line that has each of `words`."""
-    r = subprocess.run([attnviz, *args], capture_output=True, text=True)
+    r = run(*args)
     lines = r.stderr.strip().splitlines()
     if r.returncode != 2 or len(lines) != 1 or not all(w in r.stderr for w in words):
         fail(f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}; wanted exit 2 and one line with {words}")
@@ -353,16 +338,13 @@ def check_bad_inputs():
 
 
 def main():
-    subprocess.run(["/usr/bin/python3", os.path.join(ref.here, "fixtures", "make_checkpoints.py"), workdir], check=True)
+    write_fixtures()
     rng = np.random.default_rng(32)
     for name in FIXTURES:
         check_composition(name)
-        config = json.load(open(os.path.join(workdir, name, "config.json")))
-        check_qk(name, rng.integers(3, min(config.get("text_config", config)["vocab_size"], 300), 10).tolist())
+        check_qk(name, rng.integers(3, min(vocab_size(name), 300), 10).tolist())
     check_bad_inputs()
-    if failures:
-        sys.exit(f"qk_numpy_test: {len(failures)} failures")
-    print("qk_numpy_test: composition scores and QK attributions match the NumPy reference on every fixture")
+    finish("composition scores and QK attributions match the NumPy reference on every fixture")
 
 
 main()
