@@ -1,6 +1,6 @@
 // What the headless Model-workspace tests share: a fixture checkpoint's folder, frames until the
-// model session has answered the last request, a UI with a checkpoint opened in the Model workspace,
-// and the model's own ranking of the next token.
+// model session has answered the last request, a UI with a checkpoint opened in the Model workspace
+// and its panels, hovering a head map, and the model's own ranking of the next token.
 #pragma once
 
 #include "headless.h"
@@ -54,6 +54,9 @@ struct ModelWorkspace {
     ui::ModelService& m = v.state<ui::ModelService>();
     std::string checkpoint; // the fixture's name, e.g. "gpt2"
 
+    ModelWorkspace() = default;
+    explicit ModelWorkspace(ImVec2 display) : ui(core::preset_three_tokens(), display) {}
+
     void open(const std::string& name) {
         checkpoint = name;
         REQUIRE(m.open(tiny(name), v));
@@ -63,10 +66,33 @@ struct ModelWorkspace {
         m.prompt = prompt;
         open(name);
     }
+    // Opens the panel `id` as its View menu item does, and gives its state after the frames that draw it.
+    template <class PanelView> PanelView& show_panel(const char* id) {
+        v.open[id] = true;
+        ui.frames(2);
+        return v.state<PanelView>();
+    }
     core::model::OpenedModel own_model() const { return core::model::open_model(tiny(checkpoint)); }
     // The prompt's ids from the checkpoint's own tokenizer.
     std::vector<int> encoded_prompt() const { return core::model::load_tokenizer(tiny(checkpoint)).encode_ids(m.prompt); }
 };
+
+// Hovers each head's cell of the 2 × 2 (layers × heads) map `grid` and calls check(layer, head) after
+// the frame that draws the hover; then a click on layer 2's head 1 selects that head.
+template <class Check>
+void hover_each_head_then_select(headless::Ui& ui, const char* grid, Check check) {
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) {
+            ui.move(ui.grid_cell(grid, l, h));
+            ui.frame();
+            check(l, h);
+        }
+    ui.click(ui.grid_cell(grid, 1, 0));
+    ui.frames(2);
+    const ui::ModelService& m = ui.st().view.state<ui::ModelService>();
+    CHECK(m.layer == 1);
+    CHECK(m.head == 0);
+}
 
 // Every id ordered by the model's logit after position i, most likely first (lower id on a tie).
 inline std::vector<int> ranked_next_ids(const core::model::ForwardResult& r, int i) {

@@ -13,6 +13,18 @@ using model_ui::ModelWorkspace;
 
 namespace {
 
+// The Model workspace with the Circuits panel open on the gpt2 fixture.
+struct CircuitsWorkspace : ModelWorkspace {
+    using ModelWorkspace::ModelWorkspace;
+    ui::ModelCircuitsView& open_circuits(const std::string& prompt) {
+        open("gpt2", prompt);
+        return show_panel<ui::ModelCircuitsView>("model_circuits"); // as View ▸ Circuits does
+    }
+};
+struct FullHdCircuitsWorkspace : CircuitsWorkspace {
+    FullHdCircuitsWorkspace() : CircuitsWorkspace(ImVec2(1920, 1080)) {}
+};
+
 // Frames until the panel's job has finished and its result is taken.
 const core::model::CircuitsResult& finished(headless::Ui& ui, ui::ModelCircuitsView& st) {
     ui.frame();
@@ -33,12 +45,9 @@ std::string flat(std::string text) {
 
 } // namespace
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and head patching run on a worker and show core's numbers") {
+TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: the lens, an attribution and head patching run on a worker and show core's numbers") {
     NEED_CHECKPOINTS();
-    open("gpt2", "the cat sat on the mat and the cat");
-    v.open["model_circuits"] = true; // as View ▸ Circuits does
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat and the cat");
     const auto opened = own_model();
     const std::vector<int> ids = encoded_prompt();
 
@@ -69,26 +78,16 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: the lens, an attribution and 
     const core::model::Patching p_want = core::model::activation_patching(*opened.model, ids, corrupt, {5, 7, false}, core::model::PatchBy::head);
     REQUIRE(p.recovery.rows() == 2);
     REQUIRE(p.recovery.cols() == 2);
-    for (int l = 0; l < 2; ++l)
-        for (int h = 0; h < 2; ++h) {
-            CHECK(p.recovery(l, h) == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
-            ui.move(ui.grid_cell("circuits", l, h)); // hover names the head's recovery
-            ui.frame();
-            CHECK(st.hovered == l * 2 + h);
-            CHECK(st.hovered_value == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
-        }
-    ui.click(ui.grid_cell("circuits", 1, 0));
-    ui.frames(2);
-    CHECK(m.layer == 1);
-    CHECK(m.head == 0);
+    model_ui::hover_each_head_then_select(ui, "circuits", [&](int l, int h) { // hover names the head's recovery
+        CHECK(p.recovery(l, h) == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
+        CHECK(st.hovered == l * 2 + h);
+        CHECK(st.hovered_value == doctest::Approx(p_want.recovery(l, h)).epsilon(1e-12));
+    });
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: patching by position on the loss draws core's layer × position map — a cell names its recovery and selects its layer") {
+TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: patching by position on the loss draws core's layer × position map — a cell names its recovery and selects its layer") {
     NEED_CHECKPOINTS();
-    open("gpt2", "the cat sat on the mat");
-    v.open["model_circuits"] = true;
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat");
     ui.click(ui.item("model circuits Patching"));
     ui.frame();
     ui.click(ui.item("model circuits By position"));
@@ -122,12 +121,9 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: patching by position on the l
     CHECK(m.layer == 1);
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: a token that is not one of the vocabulary's is one line, and nothing runs") {
+TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: a token that is not one of the vocabulary's is one line, and nothing runs") {
     NEED_CHECKPOINTS();
-    open("gpt2", "the cat sat on the mat");
-    v.open["model_circuits"] = true;
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat");
     ui.click(ui.item("model circuits Attribution"));
     ui.type_into(ui.item("model circuits target"), "Hello world");
     ui.click(ui.item("model circuits run"));
@@ -138,12 +134,9 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: a token that is not one of th
     CHECK(ui.shows("#ID")); // one word: the line wraps where the checkpoint's path ends
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: each kind shows its own result under its own title — another kind's result never shows there") {
+TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: each kind shows its own result under its own title — another kind's result never shows there") {
     NEED_CHECKPOINTS();
-    open("gpt2", "the cat sat on the mat and the cat");
-    v.open["model_circuits"] = true;
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat and the cat");
     ui.click(ui.item("model circuits run"));
     REQUIRE(finished(ui, st).kind == core::model::CircuitsResult::Kind::lens);
     CHECK(ui.shows("The logit lens", "Circuits"));
@@ -177,12 +170,9 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: each kind shows its own resul
     CHECK(v.grids.count("lens") == 1);
 }
 
-TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: another model clears every result; a result of an earlier prompt names the model and prompt it was measured on") {
+TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: another model clears every result; a result of an earlier prompt names the model and prompt it was measured on") {
     NEED_CHECKPOINTS();
-    open("gpt2", "the cat sat on the mat");
-    v.open["model_circuits"] = true;
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat");
     ui.click(ui.item("model circuits Patching"));
     ui.type_into(ui.item("model circuits target"), "#5");
     ui.type_into(ui.item("model circuits vs"), "#7");
@@ -208,17 +198,9 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model circuits: another model clears every re
     CHECK(ui.shows("Activation patching", "Circuits"));
 }
 
-TEST_CASE("model circuits at 1920×1080: the lens of a 24-token prompt shows every position and its colour legend; head maps label heads H1 …") {
+TEST_CASE_FIXTURE(FullHdCircuitsWorkspace, "model circuits at 1920×1080: the lens of a 24-token prompt shows every position and its colour legend; head maps label heads H1 …") {
     NEED_CHECKPOINTS();
-    headless::Ui ui(core::preset_three_tokens(), ImVec2(1920, 1080));
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat and the dog sat on the log and the cat saw the dog on the mat by the door";
-    REQUIRE(m.open(model_ui::tiny("gpt2"), v));
-    model_ui::until_run(ui);
-    v.open["model_circuits"] = true;
-    ui.frames(2);
-    ui::ModelCircuitsView& st = v.state<ui::ModelCircuitsView>();
+    ui::ModelCircuitsView& st = open_circuits("the cat sat on the mat and the dog sat on the log and the cat saw the dog on the mat by the door");
     ui.click(ui.item("model circuits run"));
     const core::model::CircuitsResult& lens = finished(ui, st);
     REQUIRE(lens.lens.t >= 24);

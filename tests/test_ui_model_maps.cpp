@@ -19,6 +19,10 @@ namespace {
 using model_ui::tiny;
 using model_ui::until_run;
 
+struct LaptopModelWorkspace : model_ui::ModelWorkspace {
+    LaptopModelWorkspace() : ModelWorkspace(ImVec2(1366, 768)) {}
+};
+
 // The centre of cell (i, j) of the head map on screen.
 ImVec2 centre(const ui::ModelMapView& map, int i, int j) {
     const ImVec2 p = map.cell_min(i, j);
@@ -81,14 +85,9 @@ TEST_CASE("model head map: every corner cell and the centre answer the pointer a
     }
 }
 
-TEST_CASE("model positions count from 1 where a person reads them: a chip's tooltip, Next token's heading, the rollout map's cells") {
+TEST_CASE_FIXTURE(LaptopModelWorkspace, "model positions count from 1 where a person reads them: a chip's tooltip, Next token's heading, the rollout map's cells") {
     NEED_CHECKPOINTS();
-    headless::Ui ui(core::preset_three_tokens(), ImVec2(1366, 768));
-    ui::View& v = ui.st().view;
-    ui::ModelService& m = v.state<ui::ModelService>();
-    m.prompt = "the cat sat on the mat";
-    REQUIRE(m.open(tiny("gpt2"), v));
-    until_run(ui);
+    open("gpt2", "the cat sat on the mat");
     const int t = m.shown->t();
     const std::vector<std::string>& labels = m.shown->labels;
     ui.move(ui.item("model chip 0"));

@@ -314,19 +314,12 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head importance runs on a worke
     REQUIRE(st.result->importance.delta.rows() == 2);
     REQUIRE(st.result->importance.delta.cols() == 2);
     const auto& view = v.state<ui::ModelImportanceView>();
-    for (int l = 0; l < 2; ++l)
-        for (int h = 0; h < 2; ++h) {
-            CHECK(st.result->importance.delta(l, h) == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
-            // Hover names the head's Δloss; a click selects the head.
-            ui.move(ui.grid_cell("importance", l, h));
-            ui.frame();
-            CHECK(view.hovered == l * 2 + h);
-            CHECK(view.hovered_delta == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
-        }
-    ui.click(ui.grid_cell("importance", 1, 0));
-    ui.frames(2);
-    CHECK(m.layer == 1);
-    CHECK(m.head == 0);
+    // Hover names the head's Δloss; a click selects the head.
+    model_ui::hover_each_head_then_select(ui, "importance", [&](int l, int h) {
+        CHECK(st.result->importance.delta(l, h) == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
+        CHECK(view.hovered == l * 2 + h);
+        CHECK(view.hovered_delta == doctest::Approx(expected.delta(l, h)).epsilon(1e-9));
+    });
     // Another prompt: the map stays, named as measured on the one before.
     m.prompt = "the dog sat";
     m.run_prompt();
