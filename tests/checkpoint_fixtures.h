@@ -1,8 +1,9 @@
 // tests/checkpoint_fixtures.h — the tiny checkpoints of tests/fixtures/make_checkpoints.py, written
-// once per test run into a scratch folder (empty when there is no Python with NumPy), and a fake
-// Hugging Face cache made of them.
+// once per test run into a scratch folder (empty when there is no Python with NumPy), each of them
+// opened in turn, and a fake Hugging Face cache made of them.
 #pragma once
 
+#include "core/model/open.h"
 #include "tests/fixture_files.h"
 
 #include <doctest/doctest.h>
@@ -26,6 +27,19 @@ inline const std::string& checkpoints() {
         return std::system(cmd.c_str()) == 0 ? d : std::string();
     }();
     return dir;
+}
+
+inline void say_skipped() { MESSAGE("skipped: no /usr/bin/python3 with NumPy to write the fixtures"); }
+
+// Opens each fixture checkpoint of `names` in turn and calls test(opened), with the name captured for
+// the checks' messages; skips them all, as NEED_CHECKPOINTS does, when there are no fixtures.
+template <class Names, class Test>
+void for_each_checkpoint(const Names& names, Test test) {
+    if (checkpoints().empty()) return say_skipped();
+    for (const char* name : names) {
+        CAPTURE(name);
+        test(core::model::open_model(checkpoints() + "/" + name));
+    }
 }
 
 // The largest |a − b| over n values.
@@ -66,8 +80,8 @@ inline void add_to_fake_cache(const std::string& hub, const std::string& org_nam
 
 } // namespace fixtures
 
-#define NEED_CHECKPOINTS()                                                       \
-    if (fixtures::checkpoints().empty()) {                                       \
-        MESSAGE("skipped: no /usr/bin/python3 with NumPy to write the fixtures"); \
-        return;                                                                  \
+#define NEED_CHECKPOINTS()               \
+    if (fixtures::checkpoints().empty()) { \
+        fixtures::say_skipped();           \
+        return;                            \
     }

@@ -31,10 +31,7 @@ MatrixF sum_of(const core::model::StreamParts& p) {
 } // namespace
 
 TEST_CASE("circuits: the stream's components sum to the stream entering every layer, on every architecture") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         std::vector<MatrixF> residuals; // (layers) × (t, D)
@@ -52,14 +49,11 @@ TEST_CASE("circuits: the stream's components sum to the stream entering every la
             CHECK(heads_named == heads_before);
             CHECK(relative(sum_of(p), residuals[static_cast<std::size_t>(l)]) < 2e-6);
         }
-    }
+    });
 }
 
 TEST_CASE("circuits: after the last layer, the components through the frozen final norm give the model's logits") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const core::model::ForwardResult r = m.model->forward(ids);
@@ -69,7 +63,7 @@ TEST_CASE("circuits: after the last layer, the components through the frozen fin
         CHECK(core::model::part_index(p, "token embedding") == 0);
         if (!m.model->linear_head() || r.logits.size() == 0) { // BERT: the stream itself is the last hidden state
             CHECK(relative(sum_of(p), r.hidden) < 2e-6);
-            continue;
+            return;
         }
         const auto u = m.model->unembedding();
         Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> W(c.vocab, c.d_model); // (V, D)
@@ -84,21 +78,18 @@ TEST_CASE("circuits: after the last layer, the components through the frozen fin
             const Eigen::RowVectorXd model = r.logits.row(i).cast<double>();
             CHECK((logits - model).cwiseAbs().maxCoeff() < 1e-5 * model.cwiseAbs().maxCoeff());
         }
-    }
+    });
 }
 
 TEST_CASE("circuits: the logit lens's last layer is the model's own output, and direct attributions sum to the logit") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size());
         const core::model::ForwardResult r = m.model->forward(ids);
         if (r.logits.size() == 0) { // a bare encoder
             CHECK_THROWS_AS(core::model::logit_lens(*m.model, ids, 3), core::model::InputError);
-            continue;
+            return;
         }
         const core::model::LogitLens lens = core::model::logit_lens(*m.model, ids, 3);
         for (int i = 0; i < t; ++i) {
@@ -112,7 +103,7 @@ TEST_CASE("circuits: the logit lens's last layer is the model's own output, and 
         CHECK(std::isnan(lens.p_next.back()));
         if (!m.model->linear_head()) {
             CHECK_THROWS_AS(core::model::direct_attribution(*m.model, ids, 5, -1, t - 1), core::model::InputError);
-            continue;
+            return;
         }
         for (const int vs : {-1, 7}) {
             const core::model::Attribution a = core::model::direct_attribution(*m.model, ids, 5, vs, 3);
@@ -126,14 +117,11 @@ TEST_CASE("circuits: the logit lens's last layer is the model's own output, and 
             if (c.final_logit_softcapping <= 0) CHECK(a.logit == doctest::Approx(own).epsilon(1e-5));
             CHECK(a.heads.cwiseAbs().maxCoeff() > 1e-3); // the heads write something toward it
         }
-    }
+    });
 }
 
 TEST_CASE("circuits: a forward for the last position alone gives each copy's last row as the whole forward does") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const int layers = m.model->config().layers;
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size());
@@ -161,14 +149,11 @@ TEST_CASE("circuits: a forward for the last position alone gives each copy's las
         ForwardOptions all;
         all.last_position_only = true;
         CHECK_THROWS_AS(m.model->forward(ids, all), core::model::InputError); // Logits::all would read the other rows
-    }
+    });
 }
 
 TEST_CASE("forward: a stream of more rows than mlp_rows goes through the MLP a block at a time, as one row would") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size()), copies = core::model::mlp_rows / t + 3; // blocks of 2048, then 24 rows
         ForwardOptions o;
@@ -182,16 +167,13 @@ TEST_CASE("forward: a stream of more rows than mlp_rows goes through the MLP a b
             CAPTURE(c);
             CHECK(relative(many.middleRows(c * t, t), one) < 1e-6);
         }
-    }
+    });
 }
 
 TEST_CASE("circuits: patching every head recovers 1, nothing 0, and one head's patch equals a full forward with it patched") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
-        if (!m.model->unembedding().weight) continue;
+        if (!m.model->unembedding().weight) return;
         const std::vector<int> clean = {4, 9, 6, 2, 8, 9, 6, 3}, corrupt = {4, 11, 6, 2, 8, 12, 6, 3};
         const core::model::PatchMetric metric{5, 7, false};
         const core::model::Patching p = core::model::activation_patching(*m.model, clean, corrupt, metric, core::model::PatchBy::head);
@@ -213,5 +195,5 @@ TEST_CASE("circuits: patching every head recovers 1, nothing 0, and one head's p
         REQUIRE(s.recovery.cols() == static_cast<Eigen::Index>(corrupt.size()));
         CHECK(s.recovery(0, 1) + s.recovery(0, 5) != doctest::Approx(0.0)); // the corrupted positions matter
         CHECK(s.recovery(0, 0) == doctest::Approx(0.0).scale(1.0)); // an unchanged token's embedding
-    }
+    });
 }

@@ -18,10 +18,7 @@ const char* const every_architecture[] = {"gpt2", "llama_gqa", "qwen2", "mistral
 } // namespace
 
 TEST_CASE("qk: pairs plus bias are the forward's own q · k times the scale, on every architecture") {
-    NEED_CHECKPOINTS();
-    for (const char* name : every_architecture) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         core::model::ForwardOptions o;
@@ -41,7 +38,7 @@ TEST_CASE("qk: pairs plus bias are the forward's own q · k times the scale, on 
                 CHECK(std::abs(a.score - forward) <= 2e-5 * std::max(1.0, std::abs(forward)));
             }
         }
-    }
+    });
 }
 
 TEST_CASE("qk: a query sees the keys of the head's causal mask and window") {
