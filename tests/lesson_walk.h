@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 namespace lesson_walk {
 
@@ -28,6 +30,21 @@ inline int nearest_choice(const core::learn::Predict& p, const core::learn::Valu
     for (size_t k = 0; k < p.choices.size(); ++k)
         if (std::abs(p.choices[k].number - live.number) < std::abs(p.choices[static_cast<size_t>(nearest)].number - live.number)) nearest = static_cast<int>(k);
     return nearest;
+}
+
+// Commits the open prediction through a choice button: the nearest choice to the live answer when
+// `right`, else the one after it; the verdict and the choice show.
+inline void commit_choice(headless::Ui& ui, bool right) {
+    const core::learn::Predict& p = *session(ui).step().predict;
+    const std::optional<core::learn::Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
+    REQUIRE(live.has_value());
+    const int nearest = nearest_choice(p, *live);
+    const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
+    ui.click(ui.item("lesson_choice_" + std::to_string(k)));
+    ui.frames(2);
+    REQUIRE(session(ui).committed());
+    CHECK(session(ui).prediction()->correct == right);
+    CHECK(ui.shows(std::string(right ? "✓ Right." : "✗ Not this time.") + " you: " + p.choices[static_cast<size_t>(k)].text(), "Lesson"));
 }
 
 // The open challenge, once its goal has held long enough, is done.
@@ -54,6 +71,24 @@ inline void answer_question(headless::Ui& ui, bool right) {
     ui.frames(2);
     CHECK(ui.shows(right ? "Right." : "Not quite.", "Lesson"));
     CHECK(session(ui).is_done(session(ui).index()));
+}
+
+// Walks the open lesson from its current step to its last, as a learner does: every step's title
+// shows, its prediction is made (predict(ui, right)), its challenge solved (solve(ui, id)) and its
+// question answered, right or wrong; the lesson asks for four predictions.
+template <class Predict, class Solve>
+void walk_to_last_step(headless::Ui& ui, bool right, Predict predict, Solve solve) {
+    while (true) {
+        const core::learn::Step& step = session(ui).step();
+        INFO("step " << session(ui).index() + 1 << " " << step.id << (right ? " right" : " wrong"));
+        CHECK(ui.shows(step.title, "Lesson"));
+        if (step.predict) predict(ui, right);
+        if (step.challenge) solve(ui, step.id);
+        if (step.question) answer_question(ui, right);
+        if (session(ui).index() + 1 == session(ui).size()) break;
+        next(ui);
+    }
+    CHECK(session(ui).predictions_made() == 4);
 }
 
 } // namespace lesson_walk

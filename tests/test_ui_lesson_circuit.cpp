@@ -21,7 +21,6 @@
 #include <numeric>
 
 using headless::Ui;
-using core::learn::Value;
 
 namespace {
 
@@ -107,16 +106,8 @@ void predict(Ui& ui, bool right) {
     const bool composition = p.answer.text() == "composition_layer";
     if (composition) check_reader(r, session(ui).step());
     CHECK(ui.shows(ui::reveal_hint, ui::lesson_model_window));
-    const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
-    REQUIRE(live.has_value());
     const std::string shown_before = ui.screen_text(ui::lesson_model_window); // the maps, beside the text
-    const int nearest = lesson_walk::nearest_choice(p, *live);
-    const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
-    ui.click(ui.item("lesson_choice_" + std::to_string(k)));
-    ui.frames(2);
-    REQUIRE(session(ui).committed());
-    CHECK(session(ui).prediction()->correct == right);
-    CHECK(ui.shows(std::string(right ? "✓ Right." : "✗ Not this time.") + " you: " + p.choices[static_cast<size_t>(k)].text(), "Lesson"));
+    lesson_walk::commit_choice(ui, right);
     CHECK_FALSE(ui.shows(ui::reveal_hint, ui::lesson_model_window));
     char best[16];
     std::snprintf(best, sizeof best, "%+.2f", r.recovery.maxCoeff());
@@ -186,17 +177,7 @@ void open_lesson(Ui& ui, bool from_menu) {
 void walk(Ui& ui, bool right) {
     open_lesson(ui, right);
     CHECK(ui.app().workspace() == "learn");
-    while (true) {
-        const core::learn::Step& step = session(ui).step();
-        INFO("step " << session(ui).index() + 1 << " " << step.id << (right ? " right" : " wrong"));
-        CHECK(ui.shows(step.title, "Lesson"));
-        if (step.predict) predict(ui, right);
-        if (step.challenge) solve(ui, step.id);
-        if (step.question) lesson_walk::answer_question(ui, right);
-        if (session(ui).index() + 1 == session(ui).size()) break;
-        lesson_walk::next(ui);
-    }
-    CHECK(session(ui).predictions_made() == 4);
+    lesson_walk::walk_to_last_step(ui, right, predict, solve);
     for (const core::learn::Step& s : session(ui).lesson().steps)
         if (s.challenge || s.question) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
 }

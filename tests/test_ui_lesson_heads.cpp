@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 using headless::Ui;
-using core::learn::Value;
 
 namespace {
 
@@ -36,17 +35,8 @@ std::string head_item(const char* kind, int k, int H) { return std::string("trai
 
 // Commits the prediction through a choice button: the nearest choice to the live answer, or another.
 void predict(Ui& ui, bool right) {
-    const core::learn::Predict& p = *session(ui).step().predict;
     CHECK(ui.shows("repeat accuracy: commit your prediction to reveal", train_panel)); // the panel keeps its numbers back
-    const std::optional<Value> live = session(ui).live_answer(ui.scenario(), ui.app().result());
-    REQUIRE(live.has_value());
-    const int nearest = lesson_walk::nearest_choice(p, *live);
-    const int k = right ? nearest : (nearest + 1) % static_cast<int>(p.choices.size());
-    ui.click(ui.item("lesson_choice_" + std::to_string(k)));
-    ui.frames(2);
-    REQUIRE(session(ui).committed());
-    CHECK(session(ui).prediction()->correct == right);
-    CHECK(ui.shows(std::string(right ? "✓ Right." : "✗ Not this time.") + " you: " + p.choices[static_cast<size_t>(k)].text(), "Lesson"));
+    lesson_walk::commit_choice(ui, right);
     CHECK(ui.shows("repeat accuracy", train_panel));
     CHECK_FALSE(ui.shows("commit your prediction to reveal", train_panel));
 }
@@ -126,17 +116,7 @@ void walk(Ui& ui, bool right) {
     ui.frames(3);
     CHECK(ui.st().view.open["train"]);
     CHECK(ui.app().workspace() == "learn"); // the Train panel beside the lesson's text
-    while (true) {
-        const core::learn::Step& step = session(ui).step();
-        INFO("step " << session(ui).index() + 1 << " " << step.id);
-        CHECK(ui.shows(step.title, "Lesson"));
-        if (step.predict) predict(ui, right);
-        if (step.challenge) solve(ui, step.id);
-        if (step.question) lesson_walk::answer_question(ui, right);
-        if (session(ui).index() + 1 == session(ui).size()) break;
-        lesson_walk::next(ui);
-    }
-    CHECK(session(ui).predictions_made() == 4);
+    lesson_walk::walk_to_last_step(ui, right, predict, solve);
     for (const core::learn::Step& s : session(ui).lesson().steps)
         if (s.challenge) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
 }
