@@ -1,4 +1,5 @@
-// tests/fixture_files.h — where the committed fixtures are, scratch folders, and NumPy when present.
+// tests/fixture_files.h — where the committed fixtures are (and GPT-2's merges from them), scratch
+// folders, and NumPy when present.
 #pragma once
 
 #include "core/scenario.h"
@@ -25,6 +26,17 @@ inline std::string read(const std::string& file) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// GPT-2's merges as tokenizer.json lists them: the lines of gpt2/vocab.bpe after its "#version" line.
+inline nlohmann::json gpt2_merges() {
+    nlohmann::json merges = nlohmann::json::array();
+    std::istringstream lines(read(path("gpt2/vocab.bpe")));
+    std::string line;
+    std::getline(lines, line); // #version
+    while (std::getline(lines, line))
+        if (!line.empty()) merges.push_back(line);
+    return merges;
 }
 
 // A matrix written in a JSON fixture as a list of rows.

@@ -22,6 +22,14 @@ struct Case {
     Index pad; // extra values at the end of every row of A, B and C
 };
 
+// n values drawn uniformly from [−1, 1].
+std::vector<float> uniform_values(Index n, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (float& x : values) x = u(rng);
+    return values;
+}
+
 // C (m, n) as the Gemm describes it, in double: Σ_p A[i, p] · B(p, j) (+ C before).
 std::vector<double> reference(const Gemm& g, const std::vector<float>& before) {
     std::vector<double> c(static_cast<std::size_t>(g.m * g.n));
@@ -80,10 +88,7 @@ TEST_CASE("gemm: every build, one thread or shared, equals a product in double f
 TEST_CASE("gemm: a product shared between the cores gives the same bits every time, whichever thread takes a block") {
     const Index m = 96, k = 777, n = 1000;
     std::mt19937 rng(3);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> A(static_cast<std::size_t>(m * k)), B(static_cast<std::size_t>(n * k));
-    for (float& x : A) x = u(rng);
-    for (float& x : B) x = u(rng);
+    std::vector<float> A = uniform_values(m * k, rng), B = uniform_values(n * k, rng);
     std::vector<float> first(static_cast<std::size_t>(m * n)), again(first.size());
     const auto& ops = core::model::ops::active();
     ops.gemm({A.data(), k, B.data(), k, true, first.data(), n, m, k, n}, true);
@@ -96,10 +101,7 @@ TEST_CASE("gemm: a product shared between the cores gives the same bits every ti
 TEST_CASE("gemm: a row has the same bits in a product of 2 to 15 rows as in one of 40, B transposed or not") {
     const Index k = 300, n = 70, rows = 40;
     std::mt19937 rng(5);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> A(static_cast<std::size_t>(rows * k)), B(static_cast<std::size_t>(n * k));
-    for (float& x : A) x = u(rng);
-    for (float& x : B) x = u(rng);
+    std::vector<float> A = uniform_values(rows * k, rng), B = uniform_values(n * k, rng);
     const auto& ops = core::model::ops::active();
     for (const bool transposed : {false, true}) {
         std::vector<float> all(static_cast<std::size_t>(rows * n)), few(all.size());
@@ -116,10 +118,7 @@ TEST_CASE("gemm: a row has the same bits in a product of 2 to 15 rows as in one 
 TEST_CASE("gemm: one row gives the same bits shared between the cores or on one thread, and from copies at other addresses") {
     const Index k = 1003, n = 4500; // B's rows in two unequal halves; C in two blocks of columns
     std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> A(static_cast<std::size_t>(k + 1)), B(static_cast<std::size_t>(n * k + 1));
-    for (float& x : A) x = u(rng);
-    for (float& x : B) x = u(rng);
+    std::vector<float> A = uniform_values(k + 1, rng), B = uniform_values(n * k + 1, rng);
     const auto& ops = core::model::ops::active();
     for (const bool transposed : {false, true}) {
         CAPTURE(transposed);

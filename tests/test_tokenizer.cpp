@@ -35,14 +35,8 @@ std::string gpt2_tokenizer_json() {
     j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
     j["post_processor"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}};
     j["decoder"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
-    json merges = json::array();
-    std::istringstream lines(fixtures::read(fixtures::path("gpt2/vocab.bpe")));
-    std::string line;
-    std::getline(lines, line); // #version
-    while (std::getline(lines, line))
-        if (!line.empty()) merges.push_back(line);
     j["model"] = {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
-                  {"vocab", fixture_json("gpt2/encoder.json")}, {"merges", merges}};
+                  {"vocab", fixture_json("gpt2/encoder.json")}, {"merges", fixtures::gpt2_merges()}};
     return j.dump();
 }
 

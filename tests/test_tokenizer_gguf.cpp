@@ -74,13 +74,7 @@ fixtures::GgufWriter fixture_gguf(const std::string& kind, const std::string& pr
 }
 
 Vocabulary gpt2_vocabulary() {
-    json merges = json::array();
-    std::istringstream lines(fixtures::read(fixtures::path("gpt2/vocab.bpe")));
-    std::string line;
-    std::getline(lines, line); // #version
-    while (std::getline(lines, line))
-        if (!line.empty()) merges.push_back(line);
-    return vocabulary_of(fixture_json("gpt2/encoder.json"), json::array({{{"content", "<|endoftext|>"}, {"id", 50256}, {"special", true}}}), merges);
+    return vocabulary_of(fixture_json("gpt2/encoder.json"), json::array({{{"content", "<|endoftext|>"}, {"id", 50256}, {"special", true}}}), fixtures::gpt2_merges());
 }
 
 std::vector<std::string> corpus() {

@@ -44,6 +44,13 @@ bool draws_background(const char* title) {
     return false;
 }
 
+// The query arrow's view with row 3 ("sat") selected, once drawn.
+const ui::ArrowView& arrow_of_row_3(Ui& ui) {
+    ui.app().select_row(2);
+    ui.frames(2);
+    return ui.st().view.state<ui::ArrowView>();
+}
+
 } // namespace
 
 TEST_CASE("ui: a panel draws its background only where it overlaps another (the frame is cleared to it)") {
@@ -145,9 +152,7 @@ TEST_CASE("ui: ticking causal masks the future in the same frame") {
 
 TEST_CASE("ui: dragging the query arrow pins q — every matrix follows — one click releases it") {
     Ui ui;
-    ui.app().select_row(2);
-    ui.frames(2);
-    const ui::ArrowView& a = ui.st().view.state<ui::ArrowView>();
+    const ui::ArrowView& a = arrow_of_row_3(ui);
     const ImVec2 tip = a.q_tip;
     CHECK(tip.x == doctest::Approx(a.origin.x + 2.0f * a.scale));
     CHECK(tip.y == doctest::Approx(a.origin.y - 2.0f * a.scale));
@@ -178,9 +183,7 @@ TEST_CASE("ui: dragging the query arrow pins q — every matrix follows — one 
 
 TEST_CASE("ui: when a drag of q ends, the axes stay and q's tip stays under the pointer; an edit elsewhere fits them again") {
     Ui ui;
-    ui.app().select_row(2);
-    ui.frames(2);
-    const ui::ArrowView& a = ui.st().view.state<ui::ArrowView>();
+    const ui::ArrowView& a = arrow_of_row_3(ui);
     const float scale = a.scale;
     const ImVec2 origin = a.origin, dropped(origin.x + 0.2f * scale, origin.y - 1.5f * scale); // q (0.2, 1.5), inside the plane
     REQUIRE(a.plane.Contains(dropped));
