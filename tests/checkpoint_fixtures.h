@@ -36,7 +36,7 @@ inline void say_skipped() { MESSAGE("skipped: no /usr/bin/python3 with NumPy to 
 template <class Names, class Test>
 void for_each_checkpoint(const Names& names, Test test) {
     if (checkpoints().empty()) return say_skipped();
-    for (const char* name : names) {
+    for (const auto& name : names) {
         CAPTURE(name);
         test(core::model::open_model(checkpoints() + "/" + name));
     }

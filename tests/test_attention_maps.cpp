@@ -62,10 +62,7 @@ const std::vector<std::string> architectures = {"gpt2",  "llama_gqa", "qwen2",  
 } // namespace
 
 TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the full forward's on every fixture architecture") {
-    NEED_CHECKPOINTS();
-    for (const std::string& name : architectures) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(architectures, [](const core::model::OpenedModel& m) {
         const core::model::ModelConfig& c = m.model->config();
         const std::vector<int> ids = some_ids(std::min(c.context, 150), c.vocab); // more than two blocks where the context allows
         ForwardOptions dense;
@@ -76,7 +73,7 @@ TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the ful
         const ForwardResult a = m.model->forward(ids, kept), b = m.model->forward(ids, dense);
         check_equal(a, b);
         CHECK(a.rollout == b.rollout);
-        if (!m.model->causal()) continue;
+        if (!m.model->causal()) return;
         // A decoding step after a cached prompt: one row over every key.
         core::model::KvCache ca, cb;
         const std::vector<int> prompt(ids.begin(), ids.end() - 1);
@@ -84,7 +81,7 @@ TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the ful
         m.model->extend(ca, prompt, kept);
         m.model->extend(cb, prompt, dense);
         check_equal(m.model->extend(ca, {ids.back()}, kept), m.model->extend(cb, {ids.back()}, dense));
-    }
+    });
 }
 
 TEST_CASE("attention maps: the attention file and --forward's JSON, streamed head by head, hold the full forward's maps") {
@@ -144,9 +141,7 @@ TEST_CASE("attention maps: the memory check counts the queries and keys kept, an
 
 TEST_CASE("attention maps: the scores and thumbnails a forward makes from each map as it runs equal those of the full forward's maps") {
     NEED_CHECKPOINTS();
-    for (const std::string& name : architectures) {
-        CAPTURE(name);
-        const auto m = core::model::open_model(checkpoints() + "/" + name);
+    fixtures::for_each_checkpoint(architectures, [](const core::model::OpenedModel& m) {
         const core::model::ModelConfig& c = m.model->config();
         std::vector<int> ids = some_ids(std::min(c.context, 150) / 2, c.vocab);
         ids.insert(ids.end(), ids.begin(), ids.end()); // repeated: duplicate and induction rows
@@ -178,7 +173,7 @@ TEST_CASE("attention maps: the scores and thumbnails a forward makes from each m
         }
         CHECK(equal == static_cast<int>(want.size()));
         CHECK(want[0].duplicate.has_value());
-    }
+    });
     const auto gpt2 = core::model::open_model(checkpoints() + "/gpt2");
     core::model::KvCache cache;
     gpt2.model->extend(cache, {1, 2}, {});
