@@ -9,6 +9,7 @@
 #include "core/train/text_trainer.h"
 
 #include "tests/fixture_files.h"
+#include "tests/train_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -92,12 +93,7 @@ Best best_heads(const core::model::OpenedModel& m, const std::vector<int>& ids) 
 TEST_CASE("Bundled model: the directory --train text writes opens as a GPT-2 and gives the trainer's logits and attention") {
     std::string text;
     for (int i = 0; i < 50; ++i) text += "The cat sat on the mat; the dog sat by the door.\n";
-    TextTrainConfig c;
-    c.model = Gpt2Config{0, 16, 16, 2, 2};
-    c.merges = 40;
-    c.steps = 5;
-    c.warmup = 1;
-    c.batch = 4;
+    const TextTrainConfig c = train_fixtures::short_text_run(Gpt2Config{0, 16, 16, 2, 2}, 40, 5, 1, 4);
     TextTrainer trainer(c, make_text_corpus(text, c.merges, 0.1));
     for (int i = 0; i < c.steps; ++i) trainer.step();
     const std::string dir = fixtures::temp_dir() + "/cat-model";

@@ -6,6 +6,7 @@
 #include "core/train/text_trainer.h"
 
 #include "tests/fixture_files.h"
+#include "tests/train_fixtures.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -187,12 +188,7 @@ TEST_CASE("GPT-2 training: the forward pass is GPT-2's, and the float32 builds a
 }
 
 TEST_CASE("GPT-2 training: a short run on text lowers the held-out loss below the unigram baseline") {
-    TextTrainConfig c;
-    c.model = Gpt2Config{0, 16, 32, 2, 2};
-    c.merges = 60;
-    c.steps = 60;
-    c.warmup = 5;
-    c.batch = 8;
+    TextTrainConfig c = train_fixtures::short_text_run(Gpt2Config{0, 16, 32, 2, 2}, 60, 60, 5, 8);
     c.lr = 1e-2;
     c.held_out = 0.1;
     TextTrainer trainer(c, make_text_corpus(small_corpus(), c.merges, c.held_out));
@@ -210,12 +206,7 @@ TEST_CASE("GPT-2 training: a short run on text lowers the held-out loss below th
 
 TEST_CASE("GPT-2 training: a seed gives the same parameters on every run, however the cores shared the chunks") {
     // The batch is cut into the same chunks whoever runs them; their gradients are summed in chunk order.
-    TextTrainConfig c;
-    c.model = Gpt2Config{0, 8, 16, 2, 1};
-    c.merges = 20;
-    c.steps = 3;
-    c.warmup = 1;
-    c.batch = 12;
+    const TextTrainConfig c = train_fixtures::short_text_run(Gpt2Config{0, 8, 16, 2, 1}, 20, 3, 1, 12);
     Buffer<float> runs[2];
     for (int k = 0; k < 2; ++k) {
         TextTrainer trainer(c, make_text_corpus(small_corpus(), c.merges, 0.1));

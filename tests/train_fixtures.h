@@ -1,10 +1,11 @@
 // tests/train_fixtures.h — what the tests of the tiny transformer share: a run small enough to
-// train in a fraction of a second, a model with random weights, and the largest difference of two
-// matrices.
+// train in a fraction of a second, a short run of the text trainer, a model with random weights,
+// and the largest difference of two matrices.
 #pragma once
 
 #include "core/train/config.h"
 #include "core/train/model.h"
+#include "core/train/text_trainer.h"
 #include "core/scenario.h"
 
 #include <doctest/doctest.h>
@@ -25,6 +26,18 @@ inline core::train::TrainConfig tiny_repeat_run(int steps) {
     c.batch = 8;
     c.lr = 1e-2;
     c.threads = 1;
+    return c;
+}
+
+// A short run of the text trainer: GPT-2 `model` on `merges` BPE merges, `steps` steps of `batch`
+// windows after `warmup` steps of warm-up; the rest as TextTrainConfig has it.
+inline core::train::TextTrainConfig short_text_run(core::train::Gpt2Config model, int merges, int steps, int warmup, int batch) {
+    core::train::TextTrainConfig c;
+    c.model = model;
+    c.merges = merges;
+    c.steps = steps;
+    c.warmup = warmup;
+    c.batch = batch;
     return c;
 }
 
