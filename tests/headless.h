@@ -192,38 +192,38 @@ private:
     std::unique_ptr<ui::App> app_; // goes first: its textures, then the context
 };
 
+// A matrix of `rows` × `cols`.
+template <class M>
+void check_shape(const M& m, int rows, int cols) {
+    CHECK(m.rows() == rows);
+    CHECK(m.cols() == cols);
+}
+
 // Every matrix of the scenario and of every head's result has the shape the scenario says.
 inline void check_shapes(const core::Scenario& s, const core::Result& r) {
     REQUIRE(core::validate(s) == "");
     const int H = static_cast<int>(s.heads.size());
     CHECK(static_cast<int>(s.tokens.size()) == s.n());
     for (const core::Head& h : s.heads) {
-        CHECK(h.W_Q.rows() == s.d_model());
-        CHECK(h.W_Q.cols() == s.d_k());
-        CHECK(h.W_K.rows() == s.d_model());
-        CHECK(h.W_K.cols() == s.d_k());
-        CHECK(h.W_V.rows() == s.d_model());
-        CHECK(h.W_V.cols() == s.d_v());
+        check_shape(h.W_Q, s.d_model(), s.d_k());
+        check_shape(h.W_K, s.d_model(), s.d_k());
+        check_shape(h.W_V, s.d_model(), s.d_v());
     }
     CHECK(static_cast<int>(r.heads.size()) == H);
     for (const core::HeadResult& h : r.heads) {
-        CHECK(h.Q.rows() == s.n());
-        CHECK(h.Q.cols() == s.d_k());
+        check_shape(h.Q, s.n(), s.d_k());
         CHECK(h.K.cols() == s.d_k());
         CHECK(h.V.cols() == s.d_v());
-        CHECK(h.weights.rows() == s.n());
-        CHECK(h.weights.cols() == s.n());
+        check_shape(h.weights, s.n(), s.n());
         CHECK(h.output.cols() == s.d_v());
     }
     if (s.W_O.size() != 0) {
-        CHECK(s.W_O.rows() == H * s.d_v());
-        CHECK(s.W_O.cols() == s.d_model());
+        check_shape(s.W_O, H * s.d_v(), s.d_model());
         CHECK(r.output.cols() == s.d_model());
     } else {
         CHECK(r.output.cols() == H * s.d_v());
     }
-    CHECK(r.concat.rows() == s.n());
-    CHECK(r.concat.cols() == H * s.d_v());
+    check_shape(r.concat, s.n(), H * s.d_v());
 }
 
 // Moves the mouse along a line until the item with ID path `path` in `window` is hovered; returns where.

@@ -67,6 +67,11 @@ struct Loop {
         io.MouseDown[0] = false;
         input(0.1);
     }
+    // The item `id` clicked once the window has settled, a second after it opened.
+    void click_once_settled(const std::string& id) {
+        run(1.0);
+        click(ui.item(id));
+    }
 };
 
 ui::Motion moving() {
@@ -182,8 +187,7 @@ TEST_CASE("frame policy: a playing decoder draws a frame for each of its steps, 
     Ui ui;
     ui.st().view.open["decode"] = true;
     Loop loop(ui);
-    loop.run(1.0);
-    loop.click(ui.item("decode_play"));
+    loop.click_once_settled("decode_play");
     const ui::DecodeView& d = ui.st().view.state<ui::DecodeView>();
     REQUIRE(d.playing);
     const int steps = d.steps;
@@ -197,8 +201,7 @@ TEST_CASE("frame policy: an active text field wakes the window when its cursor b
     Ui ui;
     ui.st().view.open["decode"] = false;
     Loop loop(ui);
-    loop.run(1.0);
-    loop.click(ui.item("d_model"));
+    loop.click_once_settled("d_model");
     ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     loop.input(0.5);
     const ImGuiContext& g = *ImGui::GetCurrentContext();

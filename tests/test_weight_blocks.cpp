@@ -55,6 +55,16 @@ Bytes pack_scales(const int scale[8], const int min[8]) {
 std::mt19937 rng(20260);
 int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
+// A block of 32 nibbles q (the first 16 counting up, the rest random) after d = neg_half, packed
+// as Q4_0 and IQ4_NL pack them: byte j holds q[j] low and q[j + 16] high.
+Bytes nibble_block(int (&q)[32]) {
+    Bytes b(18);
+    put16(b, 0, neg_half.bits);
+    for (int j = 0; j < 32; ++j) q[j] = j < 16 ? j : uniform(0, 15);
+    for (int j = 0; j < 16; ++j) b[static_cast<std::size_t>(2 + j)] = static_cast<unsigned char>(q[j] | (q[j + 16] << 4));
+    return b;
+}
+
 } // namespace
 
 TEST_CASE("weight blocks: shapes and ggml's names") {
@@ -118,11 +128,8 @@ TEST_CASE("weight blocks: Q8_0 is d times each signed byte") {
 }
 
 TEST_CASE("weight blocks: Q4_0 is d times (nibble − 8), low nibbles first") {
-    Bytes b(18);
-    put16(b, 0, neg_half.bits);
     int q[32];
-    for (int j = 0; j < 32; ++j) q[j] = j < 16 ? j : uniform(0, 15);
-    for (int j = 0; j < 16; ++j) b[static_cast<std::size_t>(2 + j)] = static_cast<unsigned char>(q[j] | (q[j + 16] << 4));
+    const Bytes b = nibble_block(q);
     const std::vector<float> out = dequantized(WeightType::q4_0, b);
     for (int i = 0; i < 32; ++i) CHECK(out[static_cast<std::size_t>(i)] == static_cast<float>(q[i] - 8) * neg_half.value);
 }
@@ -259,11 +266,8 @@ constexpr int iq4_level[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 
 } // namespace
 
 TEST_CASE("weight blocks: IQ4_NL is d·level, IQ4_XS (d·(scale − 32))·level per 32 values, of 16 non-linear levels") {
-    Bytes nl(18);
-    put16(nl, 0, neg_half.bits);
     int q[32];
-    for (int j = 0; j < 32; ++j) q[j] = j < 16 ? j : uniform(0, 15);
-    for (int j = 0; j < 16; ++j) nl[static_cast<std::size_t>(2 + j)] = static_cast<unsigned char>(q[j] | (q[j + 16] << 4));
+    const Bytes nl = nibble_block(q);
     const std::vector<float> out = dequantized(WeightType::iq4_nl, nl);
     for (int i = 0; i < 32; ++i) CHECK(out[static_cast<std::size_t>(i)] == neg_half.value * static_cast<float>(iq4_level[q[i]]));
 
