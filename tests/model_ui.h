@@ -39,7 +39,8 @@ inline void until_run(headless::Ui& ui) {
 inline void until_listed(headless::Ui& ui) {
     for (int k = 0; k < 400; ++k) {
         ui.frame();
-        if (ui.shows("in the Hugging Face cache, Ollama")) return ui.frames(2); // "3 models in …", "1 model in …", "No models in …"
+        // "3 models in …", "1 model in …", "No models in …"; not "Looking in …", which shows while it lists
+        if (ui.shows("in the Hugging Face cache, Ollama") && !ui.shows("Looking in the Hugging Face cache")) return ui.frames(2);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     FAIL("the listing of models did not finish");
