@@ -25,7 +25,8 @@ namespace app {
 
 // Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
 // keeps one core busy; the fonts and the first Result need no window, so a helper makes them
-// meanwhile on the other.
+// meanwhile on the other. It runs at the UI's priority, not core/background.h's: the first frame
+// waits for it.
 bool open_desktop(const Options& options, Launch& l, Desktop& d) {
     Backend& backend = d.backend;
     if (!start_glfw(backend, std::cerr)) return false;

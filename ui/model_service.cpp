@@ -1,9 +1,9 @@
 #include "ui/model_service.h"
 
+#include "core/background.h"
 #include "core/error_text.h"
 #include "core/model/open.h"
 #include "core/model/input.h"
-#include "core/parallel.h"
 #include "ui/view.h"
 
 #include <imgui.h>
@@ -66,10 +66,7 @@ bool ModelService::open(const std::string& path, View& v) {
 
 void ModelService::open_in_background(const std::string& path, View& v) {
     loading_path = model_path_of_pick(path);
-    loading = std::async(std::launch::async, [dir = loading_path] {
-        core::parallel::work_in_background();
-        return core::model::load_model(dir);
-    });
+    loading = core::background::async([dir = loading_path] { return core::model::load_model(dir); });
     show_in_workspace(v, Source::model);
 }
 

@@ -9,7 +9,7 @@
 
 #include "core/io/formats.h"
 #include "core/colormap.h"
-#include "core/parallel.h"
+#include "core/background.h"
 #include "ui/widgets.h"
 #include "ui/zoom_map.h"
 
@@ -56,11 +56,10 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
     thumb_side = std::clamp(max_atlas_texels / std::max(file->layers(), file->heads()), 1, std::min(thumb_texels, file->n()));
     done.store(0);
     stop.store(false);
-    // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a thread does it, and the
-    // grid shows each thumbnail as it comes.
-    worker = std::thread([this] {
-        // Below the UI thread: on a busy machine the frames come first, the thumbnails after.
-        core::parallel::work_in_background();
+    // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a worker does it, below the
+    // UI thread (on a busy machine the frames come first, the thumbnails after), and the grid shows
+    // each thumbnail as it comes.
+    worker = core::background::async([this] {
         const int heads = file->heads();
         for (int k = 0; k < total() && !stop.load(std::memory_order_relaxed); ++k) {
             summaries[static_cast<std::size_t>(k)] = core::io::summarise_head(*file, k / heads, k % heads, thumb_side);
@@ -72,7 +71,7 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
 
 void AttentionView::close() {
     stop.store(true);
-    if (worker.joinable()) worker.join();
+    if (worker.valid()) worker.wait();
     if (uploader && map) uploader->release(map);
     atlas.release();
     uploaded = 0, map = nullptr, map_layer = -1;

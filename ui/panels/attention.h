@@ -13,9 +13,9 @@
 #include <imgui_internal.h>
 
 #include <atomic>
+#include <future>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace ui {
@@ -49,7 +49,7 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     std::vector<core::io::HeadSummary> summaries;
     std::atomic<int> done{0};
     std::atomic<bool> stop{false};
-    std::thread worker;
+    std::future<void> worker;
     TextureUploader* uploader = nullptr; // the one that made the textures below
     TextureAtlas atlas;                  // every thumbnail: layers × heads cells of thumb_side texels
     int thumb_side = 0;                  // texels of one thumbnail

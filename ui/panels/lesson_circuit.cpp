@@ -1,6 +1,7 @@
 // ui/panels/lesson_circuit.cpp — see lesson_circuit.h.
 #include "ui/panels/lesson_circuit.h"
 
+#include "core/background.h"
 #include "core/error_text.h"
 #include "ui/head_map.h"
 #include "ui/widgets.h"
@@ -151,7 +152,7 @@ void draw_circuit_maps(CircuitMaps& m, const std::string& model, const std::stri
         m.run.reset();
         m.picked = -1;
         m.progress = std::make_shared<CircuitMaps::Progress>();
-        m.job = std::async(std::launch::async, run_circuit, model, clean, patch, m.progress);
+        m.job = core::background::async([model, clean, patch, progress = m.progress] { return run_circuit(model, clean, patch, progress); });
     }
     if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
     if (m.job.valid()) v.motion.moving = true; // the progress bar, and a frame takes the run as soon as it is done

@@ -1,11 +1,11 @@
 // ui/panels/lesson_model.cpp — see lesson_model.h.
 #include "ui/panels/lesson_model.h"
 
+#include "core/background.h"
 #include "core/error_text.h"
 #include "core/model/open.h"
 #include "core/model/head_importance.h"
 #include "core/model/tokenizer/tokenizer.h"
-#include "core/parallel.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
@@ -115,10 +115,7 @@ void draw_model_heads(ModelHeads& m, const std::string& model, const std::string
         m.text = text;
         m.run.reset();
         m.picked = -1;
-        m.job = std::async(std::launch::async, [model, text] {
-            core::parallel::work_in_background();
-            return run_model_heads(model, text);
-        });
+        m.job = core::background::async([model, text] { return run_model_heads(model, text); });
     }
     if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
     if (m.job.valid()) v.motion.moving = true; // a frame takes the run as soon as it is done

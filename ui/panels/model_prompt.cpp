@@ -5,6 +5,7 @@
 #include "ui/panels/model_prompt.h"
 #include "ui/model_service.h"
 
+#include "core/background.h"
 #include "core/io/formats.h"
 #include "core/io/tensor.h"
 #include "core/model/fast_product.h"
@@ -146,7 +147,7 @@ void chooser_window(View& v) {
     if (!c.listed) {
         c.places = core::model::store_places();
         c.listing = {};
-        c.looking = std::async(std::launch::async, [places = c.places] { return core::model::list_models(places); });
+        c.looking = core::background::async([places = c.places] { return core::model::list_models(places); });
         c.bundled = core::model::bundled_model().value_or(core::model::StoredModel{});
         if (!c.bundled.path.empty()) c.bundled.name += " (bundled)";
         c.listed = true;
