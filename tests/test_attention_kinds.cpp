@@ -2,6 +2,7 @@
 // a learned sink in the softmax (gpt-oss's eager_attention_forward: one more logit per head, after
 // the scale and the mask, which takes weight and passes no value) against a reference written here in
 // double; the forward's heads, its maps rebuilt on demand and its sink shares; the labels the grid writes.
+#include "core/model/arch/decoder.h"
 #include "core/model/arch/layers.h"
 #include "core/model/attention_kind.h"
 #include "core/model/ops.h"
@@ -9,7 +10,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 using core::model::AttentionKind;
@@ -145,4 +148,88 @@ TEST_CASE("attention kinds: the label the grid writes on a layer's row names eac
     none.rope = false;
     CHECK(core::model::kind_label(none) == "no RoPE");
     CHECK(none.sink(0) == nullptr);
+}
+
+namespace {
+
+// A two-layer Llama decoder of random weights whose second layer has learned sinks, as gpt-oss's
+// layers will: the Llama layer (arch/decoder.h) with Block::sinks set.
+struct SinkModel {
+    core::model::ModelConfig c;
+    std::unique_ptr<core::model::Model> model;
+};
+SinkModel sink_model() {
+    using namespace core::model;
+    SinkModel m;
+    ModelConfig& c = m.c;
+    c.architecture = "LlamaForCausalLM";
+    c.vocab = 20, c.d_model = 16, c.layers = 2, c.heads = 4, c.kv_heads = 2, c.d_head = 4, c.rotary_dim = 4, c.d_ff = 24, c.context = 256;
+    c.activation = "silu", c.norm_eps = 1e-6;
+    c.sliding_window = {0, 5};
+    std::map<std::string, std::pair<Shape, std::vector<float>>> t;
+    unsigned seed = 10;
+    const auto add = [&](const std::string& name, Shape shape) {
+        std::size_t n = 1;
+        for (std::int64_t d : shape) n *= static_cast<std::size_t>(d);
+        t[name] = {shape, random_values(n, seed++, 0.5f)};
+    };
+    add("model.embed_tokens.weight", {20, 16});
+    add("model.norm.weight", {16});
+    add("lm_head.weight", {20, 16});
+    for (int l = 0; l < 2; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        for (const char* norm : {"input_layernorm.weight", "post_attention_layernorm.weight"}) add(p + norm, {16});
+        add(p + "self_attn.q_proj.weight", {16, 16}), add(p + "self_attn.k_proj.weight", {8, 16}), add(p + "self_attn.v_proj.weight", {8, 16});
+        add(p + "self_attn.o_proj.weight", {16, 16});
+        add(p + "mlp.gate_proj.weight", {24, 16}), add(p + "mlp.up_proj.weight", {24, 16}), add(p + "mlp.down_proj.weight", {16, 24});
+    }
+    t["model.layers.1.self_attn.sinks"] = {{4}, {0.5f, 2.0f, -1.0f, 4.0f}};
+    const std::shared_ptr<const Weights> w = Weights::from_memory(std::move(t), "sinks in memory");
+    std::vector<decoder::Block> blocks = decoder::llama_blocks(*w, c);
+    blocks[1].sinks = &w->require("model.layers.1.self_attn.sinks", {4});
+    decoder::Parts parts = decoder::around(*w, c, std::move(blocks));
+    m.model = decoder::build(c, w, std::move(parts));
+    return m;
+}
+
+} // namespace
+
+TEST_CASE("attention kinds: a decoder layer with learned sinks gives their shares, maps whose rows sum to 1 − share, and a cache that agrees") {
+    using namespace core::model;
+    const SinkModel m = sink_model();
+    std::vector<int> ids(90);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>((i * 7 + 3) % 20);
+    const core::heads::ScoreIndex index = core::heads::score_index(ids);
+    ForwardOptions kept, dense;
+    kept.scores = &index;
+    dense.dense_attention = true;
+    const ForwardResult a = m.model->forward(ids, kept), b = m.model->forward(ids, dense);
+    REQUIRE(a.kinds.size() == 2);
+    CHECK(kind_label(a.kinds[0]) == "full");
+    CHECK(kind_label(a.kinds[1]) == "window 5 · sink");
+    REQUIRE(a.sink_share.size() == static_cast<std::size_t>(2 * 4 * 90));
+    CHECK(a.sink_share == b.sink_share);
+    const int t = 90;
+    for (int h = 0; h < 4; ++h) {
+        CAPTURE(h);
+        const MatrixF full = a.maps.head(0, h), sunk = a.maps.head(1, h), sunk_dense = b.maps.head(1, h); // (t, t)
+        CHECK(sunk == sunk_dense); // the maps rebuilt on demand are the forward's
+        double mean = 0;
+        for (int i = 0; i < t; ++i) {
+            const float share = a.sink_share[static_cast<std::size_t>((4 + h) * t + i)];
+            CHECK(a.sink_share[static_cast<std::size_t>(h * t + i)] == 0.0f); // the first layer has no sink
+            CHECK(full.row(i).sum() == doctest::Approx(1.0).epsilon(1e-5));
+            CHECK(sunk.row(i).sum() == doctest::Approx(1.0 - share).epsilon(1e-5));
+            CHECK(share > 0.0f);
+            mean += share;
+        }
+        CHECK(*a.scores[static_cast<std::size_t>(4 + h)].sink == doctest::Approx(mean / t).epsilon(1e-9));
+    }
+    // A decoding step after a cached prompt: the same logits and sink shares as the one-shot run's last row.
+    KvCache cache;
+    m.model->extend(cache, std::vector<int>(ids.begin(), ids.end() - 1), {});
+    const ForwardResult step = m.model->extend(cache, {ids.back()}, {});
+    CHECK(largest_difference(std::vector<float>(step.logits.data(), step.logits.data() + step.logits.size()),
+                             std::vector<float>(a.logits.data() + (t - 1) * 20, a.logits.data() + t * 20)) < 1e-4);
+    CHECK(step.sink_share[static_cast<std::size_t>(4 * 1)] == doctest::Approx(a.sink_share[static_cast<std::size_t>(4 * t + t - 1)]).epsilon(1e-5));
 }
