@@ -38,15 +38,17 @@ ModelMapView::Blocks visible_blocks(const ModelMapView& st, const core::model::S
     return b;
 }
 
-// A key the causal mask hides, and a key before a query's sliding window: two greys a legend names.
-ImU32 outside_window_color() {
-    return colour_maps().theme == core::io::Theme::light ? IM_COL32(190, 200, 225, 255) : IM_COL32(38, 46, 72, 255);
+// A key before a query's sliding window: a checker of the mask's grey and a lighter one, which no
+// weight's colour and no masked cell has (cell (i, j) takes one by the parity of i + j).
+ImU32 outside_window_color(int i, int j) {
+    if ((i + j) % 2) return masked_color();
+    return colour_maps().theme == core::io::Theme::light ? IM_COL32(215, 215, 215, 255) : IM_COL32(120, 120, 120, 255);
 }
 
-// A cell's colour: its weight, or why it has none.
+// A cell's colour: its weight, or why it has none (the causal mask's grey, the window's checker).
 ImU32 cell_color(int i, int j, float w, const ModelMapView::Blocks& b) {
     if (w == 0.0f && j > i) return masked_color();
-    if (w == 0.0f && b.window > 0 && i - j >= b.window) return outside_window_color();
+    if (w == 0.0f && b.window > 0 && i - j >= b.window) return outside_window_color(i, j);
     return sequential_color(w / b.top);
 }
 
@@ -109,11 +111,15 @@ void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, 
                                      st.area.Max.x);
 }
 
-// A square of `colour` and what it stands for, on the line.
-void legend_entry(ImU32 colour, const char* text) {
-    const float side = ImGui::GetTextLineHeight() * 0.8f;
+// A square of 3 × 3 cells coloured as colour(i, j) and what it stands for, on the line.
+template <class Colour> void legend_entry(Colour colour, const char* text) {
+    const float side = ImGui::GetTextLineHeight() * 0.8f, cell = side / 3;
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + 0.1f * side), ImVec2(at.x + side, at.y + 1.1f * side), colour);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            const ImVec2 p(at.x + static_cast<float>(j) * cell, at.y + 0.1f * side + static_cast<float>(i) * cell);
+            ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + cell, p.y + cell), colour(i, j));
+        }
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine();
     ImGui::TextUnformatted(text);
@@ -122,9 +128,9 @@ void legend_entry(ImU32 colour, const char* text) {
 // Under the title, where the layer has a window: which grey is the mask and which the window.
 void window_legend(int window) {
     if (window <= 0) return;
-    legend_entry(masked_color(), "after the query (causal mask)");
+    legend_entry([](int, int) { return masked_color(); }, "after the query (causal mask)");
     ImGui::SameLine(0, 1.5f * em());
-    legend_entry(outside_window_color(), ("outside its window of " + std::to_string(window) + " keys").c_str());
+    legend_entry(outside_window_color, ("outside its window of " + std::to_string(window) + " keys").c_str());
 }
 
 // Each visible query's learned sink share (layer l, head h) in a column right of the map, 0 … 1 in
