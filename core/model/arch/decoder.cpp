@@ -45,6 +45,7 @@ private:
     AttentionKind attention_kind(int l) const override;
     void norm_qk(const Block& b, MatrixF& q, MatrixF& k) const;
     const std::vector<float>& frequencies(const AttentionKind& kind) const;
+    float rotation_scale(const AttentionKind& kind) const;
 
     std::shared_ptr<const Weights> w_;
     Parts parts_;
@@ -86,7 +87,7 @@ LayerAttention Decoder::attention_weights(int l) const {
         a.q_norm.whole = a.k_norm.whole = b.qk_norm_whole;
     }
     AttentionKind kind = attention_kind(l);
-    if (kind.rope) a.rotation = head_slices::rotation(frequencies(kind), c.d_head, kind.window && c.unscaled_rope_on_windows ? 1.0f : rope_scale_);
+    if (kind.rope) a.rotation = head_slices::rotation(frequencies(kind), c.d_head, rotation_scale(kind));
     a.score_scale = scales_[static_cast<std::size_t>(l)];
     a.window = kind.window;
     a.sinks = std::move(kind.sinks);
@@ -104,10 +105,13 @@ void Decoder::norm_qk(const Block& b, MatrixF& q, MatrixF& k) const {
     ops::active().rms_norm(k.data(), k.data(), k_rows, static_cast<int>(k.size()) / k_rows, b.k_norm->data(), eps);
 }
 
-// OLMo 3 turns its windowed layers with the unscaled frequencies, its full layers with the scaled.
+// OLMo 3 turns its windowed layers with the unscaled frequencies (cos and sin unscaled too), its
+// full layers with the scaled.
 const std::vector<float>& Decoder::frequencies(const AttentionKind& kind) const {
     return kind.window && config().unscaled_rope_on_windows ? window_inv_freq_ : inv_freq_;
 }
+
+float Decoder::rotation_scale(const AttentionKind& kind) const { return kind.window && config().unscaled_rope_on_windows ? 1.0f : rope_scale_; }
 
 AttentionKind Decoder::attention_kind(int l) const {
     AttentionKind kind = Model::attention_kind(l);
@@ -128,7 +132,7 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
     if (b.q_norm) norm_qk(b, q, k);
     const AttentionKind& kind = r.kinds[static_cast<std::size_t>(l)];
     const std::vector<float>& freq = frequencies(kind);
-    const float scale = kind.window && c.unscaled_rope_on_windows ? 1.0f : rope_scale_;
+    const float scale = rotation_scale(kind);
     for (int c0 = 0; kind.rope && c0 < t; c0 += r.t_new) { // each copy's positions
         rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, past, freq, scale);
         rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, past, freq, scale);
@@ -137,7 +141,8 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
     const layers::HeadsArgs heads{q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, kind.window, scales_[static_cast<std::size_t>(l)],
                                   0.0f, kind.learned_sink() ? kind.sinks.data() : nullptr};
     if (!b.post_attn_norm) return layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, x);
-    post_normed(o, l, static_cast<float>(c.norm_eps), x, *b.post_attn_norm, [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
+    post_normed(o, l, static_cast<float>(c.norm_eps), x, *b.post_attn_norm,
+                [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
 }
 
 void Decoder::mlp(const Block& b, MatrixF& x) const {
