@@ -17,6 +17,7 @@ the format: ggml-common.h's blocks, ggml-quants.c's dequantize_row_*), then
   naming the file.
 usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
 import json
+import math
 import os
 import struct
 import subprocess
@@ -297,8 +298,10 @@ def reference_config(c):
     if c["architectures"][0] == "Gemma2ForCausalLM":
         c["query_pre_attn_scalar"] = c["head_dim"]
     s = c.get("rope_scaling") or {}
-    if s.get("rope_type") == "yarn":  # ggml always rounds the correction range; the file gives no attention factor
-        c["rope_scaling"] = {k: v for k, v in s.items() if k not in ("truncate", "attention_factor")}
+    if s.get("rope_type") == "yarn":  # ggml always rounds the correction range; llama.cpp's cos and sin take
+        # 0.1 ln factor + 1 times the file's rope.scaling.attn_factor
+        given = s.get("attention_factor", 1.0)
+        c["rope_scaling"] = dict({k: v for k, v in s.items() if k != "truncate"}, attention_factor=(0.1 * math.log(s["factor"]) + 1) * given)
     return c
 
 

@@ -121,15 +121,18 @@ RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
 namespace {
 
 // llama.cpp's YaRN: the correction range always rounded (ggml_rope_yarn_corr_dims), beta_fast and
-// beta_slow from the file or 32 and 1, cos and sin times rope.scaling.yarn_attn_factor (default 1)
-// and 0.1 ln factor + 1, as ggml's rope multiplies them.
+// beta_slow from the file or 32 and 1; cos and sin times 0.1 ln factor + 1 (or its ratio to that of
+// rope.scaling.yarn_log_multiplier where the file has one) and rope.scaling.attn_factor, as
+// llama_context sets yarn_attn_factor and ggml's rope multiplies it.
 void read_gguf_yarn(const GgufKeys& k, ModelConfig& c) {
     RopeScaling& s = c.rope_scaling;
     s.original_max_position_embeddings = k.whole("rope.scaling.original_context_length", 1, 1 << 30, c.context);
     s.beta_fast = k.real("rope.scaling.yarn_beta_fast", 1e-6, 1e6, 32.0);
     s.beta_slow = k.real("rope.scaling.yarn_beta_slow", 1e-6, 1e6, 1.0);
     s.truncate = true;
-    s.attention_factor = k.real("rope.scaling.yarn_attn_factor", 1e-6, 1e6, 1.0) * yarn_mscale(s.factor, 1.0);
+    const double log_mul = k.real("rope.scaling.yarn_log_multiplier", 0.0, 1e6, 0.0);
+    const double mscale = log_mul > 0 ? yarn_mscale(s.factor, 1.0) / yarn_mscale(s.factor, log_mul) : yarn_mscale(s.factor, 1.0);
+    s.attention_factor = mscale * k.real("rope.scaling.attn_factor", 1e-6, 1e6, 1.0);
 }
 
 } // namespace
