@@ -120,6 +120,22 @@ std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, n
 
 void matrix(std::string& s, const float* p, long rows, long cols) { append_matrix(s, p, rows, cols); }
 
+// Where a layer has a learned sink: "sink", each layer's (null for a layer without) heads × queries
+// sink shares, the weight each query's softmax gave the sink.
+void write_sink_json(std::string& s, const core::model::ForwardResult& r) {
+    if (r.sink_share.empty()) return;
+    s += ", \"sink\": [";
+    for (int l = 0; l < r.layers; ++l) {
+        if (l) s += ", ";
+        if (!r.kinds[static_cast<std::size_t>(l)].learned_sink()) {
+            s += "null";
+            continue;
+        }
+        matrix(s, r.sink_share.data() + static_cast<std::ptrdiff_t>(l) * r.heads * r.t_new, r.heads, r.t_new);
+    }
+    s += ']';
+}
+
 // Written one head's map at a time: every map is rebuilt in turn, never all held.
 void write_forward_json(std::ostream& out, const Input& in, const core::model::ForwardResult& r, bool logits) {
     std::string s = "{\"ids\": " + nlohmann::json(in.ids).dump() + ", \"tokens\": " + safe_dump(nlohmann::json(in.tokens));
@@ -138,7 +154,9 @@ void write_forward_json(std::ostream& out, const Input& in, const core::model::F
         }
         s += ']';
     }
-    s += "]}\n";
+    s += "]";
+    write_sink_json(s, r);
+    s += "}\n";
     out << s;
 }
 

@@ -17,6 +17,7 @@ the format: ggml-common.h's blocks, ggml-quants.c's dequantize_row_*), then
   naming the file.
 usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
 import json
+import math
 import os
 import struct
 import subprocess
@@ -244,7 +245,7 @@ def transformers_weights(c, hf_names, gguf_path):
         if g is None:
             continue
         t = dequantize(*tensors[g]).astype(np.float64)
-        if arch == "llama" and (".attn_q." in g or ".attn_k." in g):
+        if arch in ("llama", "smollm3") and (".attn_q." in g or ".attn_k." in g):
             t = unpermute(t, H if ".attn_q." in g else KV)
         held[name] = t
         if arch == "gpt2" and t.ndim == 2 and not g.startswith(("token_embd", "position_embd")):
@@ -296,6 +297,11 @@ def reference_config(c):
     c = dict(c)
     if c["architectures"][0] == "Gemma2ForCausalLM":
         c["query_pre_attn_scalar"] = c["head_dim"]
+    s = c.get("rope_scaling") or {}
+    if s.get("rope_type") == "yarn":  # ggml always rounds the correction range; llama.cpp's cos and sin take
+        # 0.1 ln factor + 1 times the file's rope.scaling.attn_factor
+        given = s.get("attention_factor", 1.0)
+        c["rope_scaling"] = dict({k: v for k, v in s.items() if k != "truncate"}, attention_factor=(0.1 * math.log(s["factor"]) + 1) * given)
     return c
 
 
@@ -487,6 +493,7 @@ def main():
     # 1.05e-4 off at the generic level).
     plan += [("llama_wide", t) for t in make_gguf.TYPES]
     plan += [("llama_wide", "MIXED")]  # a type per matrix, in turn, as Unsloth's UD files
+    plan += [(n, t) for n in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3") for t in ("F32", "Q8_0")]
     for name, kind in plan:
         d = os.path.join(ck, name)
         c, hf = make_gguf.read_checkpoint(d)
@@ -506,7 +513,7 @@ def main():
                     "--version", "2"], check=True)
     c, hf = make_gguf.read_checkpoint(os.path.join(ck, "qwen3"))
     check_forward("qwen3 v2", v2, c, transformers_weights(c, hf, v2)[1], [3, 1, 4, 1, 5])
-    for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3"):
+    for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3", "smollm3", "olmo2", "olmo3"):
         check_tools(name, os.path.join(workdir, f"{name}_F32.gguf"), os.path.join(ck, name), [5, 9, 2, 7, 7, 3])
     r = run("--forward", os.path.join(workdir, "gpt2_Q8_0.gguf"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids, from the file's tokenizer

@@ -3,8 +3,9 @@
 through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
 
 The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
-modeling_llama / mistral / qwen2 / qwen3 / phi3 with modeling_rope_utils, modeling_bert, modeling_gemma2 and
-modeling_gemma3 with the defaults of their configuration classes), in float64, with their own
+modeling_llama / mistral / qwen2 / qwen3 / phi3 / smollm3 / olmo2 / olmo3 with modeling_rope_utils (llama3,
+longrope and YaRN), modeling_bert, modeling_gemma2 and modeling_gemma3 with the defaults of their
+configuration classes), in float64, with their own
 safetensors reader; they share no code with attnviz.
 usage: model_numpy_test.py ATTNVIZ WORKDIR"""
 import json
@@ -135,12 +136,37 @@ def rope_inv_freq(c, dim):
         inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
     if s and s.get("rope_type", s.get("type")) == "longrope":  # the short factors: no position past the original context
         inv = inv / np.array(s["short_factor"])
+    if s and s.get("rope_type", s.get("type")) == "yarn":
+        inv = yarn_inv_freq(c, s, dim)
     return inv
+
+
+def yarn_inv_freq(c, s, dim):
+    """_compute_yarn_parameters: the dims turning fewer than beta_slow times over the original context
+    interpolated (divided by factor), those turning more than beta_fast times kept, a linear ramp
+    between; the range's ends rounded outwards unless truncate is false."""
+    base, original = c.get("rope_theta", 10000.0), s.get("original_max_position_embeddings", c["max_position_embeddings"])
+    at = lambda turns: dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
+    low, high = at(s.get("beta_fast") or 32), at(s.get("beta_slow") or 1)
+    if s.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    keep = 1 - np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    extrapolated = 1.0 / base ** (np.arange(0, dim, 2) / dim)
+    return extrapolated / s["factor"] * (1 - keep) + extrapolated * keep
 
 
 def rope_attention_factor(c):
     """longrope's scale of cos and sin; 1 for the other kinds."""
     s = c.get("rope_scaling")
+    if s and s.get("rope_type", s.get("type")) == "yarn":
+        mscale = lambda m: 1.0 if s["factor"] <= 1 else 0.1 * m * math.log(s["factor"]) + 1.0
+        if "attention_factor" in s:
+            return s["attention_factor"]
+        both = s.get("mscale") and s.get("mscale_all_dim")
+        return mscale(s["mscale"]) / mscale(s["mscale_all_dim"]) if both else mscale(1)
     if not s or s.get("rope_type", s.get("type")) != "longrope":
         return 1.0
     original = s.get("original_max_position_embeddings", c.get("original_max_position_embeddings", c["max_position_embeddings"]))
@@ -173,7 +199,19 @@ def windows(c):
         types = c.get("layer_types") or ["sliding_attention" if window is not None and i >= c.get("max_window_layers", 28)
                                          else "full_attention" for i in range(L)]
         return [window if kind == "sliding_attention" else None for kind in types]
+    if arch == "Olmo3ForCausalLM":  # Olmo3Config: three sliding layers of every four by default
+        types = c.get("layer_types") or ["full_attention" if (i + 1) % 4 == 0 else "sliding_attention" for i in range(L)]
+        return [c.get("sliding_window", 4096) if kind == "sliding_attention" else None for kind in types]
     return [None] * L
+
+
+def rope_layers(c):
+    """Whether each layer turns q and k: SmolLM3Attention's use_rope = no_rope_layers[l] (1: RoPE)."""
+    L = c["num_hidden_layers"]
+    if c["architectures"][0] != "SmolLM3ForCausalLM":
+        return [True] * L
+    interval = c.get("no_rope_layer_interval", 4)
+    return [bool(u) for u in (c.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(L)])][:L]
 
 
 def qkv(c, w, p, a, dh):
@@ -195,30 +233,44 @@ def gate_up(w, p, a):
 
 
 def llama_forward(c, w, ids, ablate=(), mode="zero"):
+    """The Llama layer and its relatives. OLMo 2 and 3 (post_feedforward_layernorm present): no norm
+    before attention or the MLP, an RMSNorm of each one's output, q/k normed over the whole projection;
+    OLMo 3's sliding layers turn by the unscaled frequencies. SmolLM3: no RoPE where no_rope_layers is 0."""
     H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
     dh = c.get("head_dim") or c["hidden_size"] // H
-    inv, scale = rope_inv_freq(c, int(dh * c.get("partial_rotary_factor", 1.0))), rope_attention_factor(c)
+    rotary = int(dh * c.get("partial_rotary_factor", 1.0))
+    inv, scale = rope_inv_freq(c, rotary), rope_attention_factor(c)
+    plain = 1.0 / c.get("rope_theta", 10000.0) ** (np.arange(0, rotary, 2) / rotary)
     i, j = np.indices((t, t))
-    masks = [(j <= i) & (True if win is None else i - j < win) for win in windows(c)]
+    wins = windows(c)
+    masks = [(j <= i) & (True if win is None else i - j < win) for win in wins]
     silu = lambda z: z / (1 + np.exp(-z))
     lin = lambda x, name: x @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
+    olmo, olmo3 = "model.layers.0.post_feedforward_layernorm.weight" in w, c["architectures"][0] == "Olmo3ForCausalLM"
     x = w["model.embed_tokens.weight"][ids]
     atts = []
-    for l in range(c["num_hidden_layers"]):
+    for l, turns in enumerate(rope_layers(c)):
         p = f"model.layers.{l}."
-        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q, k, v = (heads(m, n) for m, n in zip(qkv(c, w, p, a, dh), (H, KV, KV)))
-        if p + "self_attn.q_norm.weight" in w:  # Qwen3: each head normed over head_dim, before RoPE
+        a = x if olmo else rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q, k, v = qkv(c, w, p, a, dh)
+        if olmo:  # Olmo2Attention: q_norm over H·dh, k_norm over Hkv·dh, before the heads are split
             q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
-        q, k = rope(q, inv, scale), rope(k, inv, scale)
+        q, k, v = heads(q, H), heads(k, KV), heads(v, KV)
+        if p + "self_attn.q_norm.weight" in w and not olmo:  # Qwen3: each head normed over head_dim, before RoPE
+            q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        if turns:
+            sliding = olmo3 and wins[l] is not None
+            q, k = rope(q, plain if sliding else inv, 1.0 if sliding else scale), rope(k, plain if sliding else inv, 1.0 if sliding else scale)
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
         o, att = attend(q, k, v, masks[l])
         atts.append(att)
         o = ablated(o, l, ablate, mode)
-        x = x + lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
-        a = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        out = lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
+        x = x + (rms_norm(out, w[p + "post_attention_layernorm.weight"], eps) if olmo else out)
+        a = x if olmo else rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         g, u = gate_up(w, p, a)
-        x = x + lin(silu(g) * u, p + "mlp.down_proj")
+        out = lin(silu(g) * u, p + "mlp.down_proj")
+        x = x + (rms_norm(out, w[p + "post_feedforward_layernorm.weight"], eps) if olmo else out)
     x = rms_norm(x, w["model.norm.weight"], eps)
     head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
     return x @ head.T, np.array(atts)
@@ -481,6 +533,16 @@ def check_bad_inputs():
     open(os.path.join(d, "tokenizer.json"), "w").write('{"model": ')
     refused("an invalid tokenizer.json", d, ["tokenizer.json"], ("--text", "hello"))
 
+    d = copy_of("olmo3", "short_layer_types")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(layer_types=["sliding_attention"] * 3))
+    refused("layer_types of the wrong length", d, ["config.json", "layer_types", "4"])
+    d = copy_of("smollm3", "short_no_rope_layers")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(no_rope_layers=[1, 0]))
+    refused("no_rope_layers of the wrong length", d, ["config.json", "no_rope_layers", "4"])
+    d = copy_of("qwen3_yarn", "yarn_without_factor")
+    edit_json(os.path.join(d, "config.json"), lambda c: c["rope_scaling"].pop("factor"))
+    refused("YaRN without a factor", d, ["config.json", "rope_scaling", "factor"])
+
     d = os.path.join(workdir, "gpt2")
     refused("invalid UTF-8", d, ["UTF-8", "byte 2"], ("--text", b"ab\xffc"))
     refused("a text longer than the context", d, [d, "32"], ("--text", "a" + " a" * 32))
@@ -528,6 +590,10 @@ def main():
         vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
         check_forward(name, rng.integers(0, vocab, 12).tolist())
     check_generate_eos("llama_gqa", [10, 20, 30, 40])
+    for name in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3"):  # 12 positions: past OLMo 3's window of 3
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_forward(name, rng.integers(0, vocab, 12).tolist())
+        check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
         fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")

@@ -71,8 +71,11 @@ TEST_CASE("model config: transformers' fields and defaults, one line per error")
                            "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 3})")
               .find("num_key_value_heads") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
-                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "yarn", "factor": 4}})")
-              .find("yarn") != std::string::npos);
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "dynamic", "factor": 4}})")
+              .find("dynamic") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "yarn"}})")
+              .find("factor") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mish"})").find("mish") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["BertModel"], "position_embedding_type": "relative_key"})").find("relative_key") != std::string::npos);
     // The file's own names come quoted with their control characters escaped: still one line.

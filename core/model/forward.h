@@ -17,6 +17,7 @@
 
 #include "core/heads/head.h"
 #include "core/heads/scores.h"
+#include "core/model/attention_kind.h"
 #include "core/model/attention_maps.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
@@ -129,6 +130,11 @@ struct ForwardResult {
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
     AttentionMaps maps;                // (layers, heads, t_new, t_total) on demand, 0 where masked (attention_maps.h)
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
+    // (layers, heads, t_new) with the attention, where a layer has a learned sink (AttentionKind):
+    // each query's weight on the sink, 1 − the sum of its row of the map (0 in the other layers);
+    // empty when no layer has one.
+    std::vector<float> sink_share;
+    std::vector<AttentionKind> kinds;  // (layers) each layer's attention kind (Model::attention_kind)
     MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of the maps
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
     std::vector<core::heads::HeadScores> scores; // (layers · heads) where asked (ForwardOptions::scores)
@@ -219,6 +225,10 @@ public:
     virtual FinalNorm final_norm() const { return {}; }
     // x (rows, D) in place through final_norm(), as the forward does after the last layer.
     void apply_final_norm(MatrixF& x) const;
+
+    // Layer `layer`'s kind of attention: by default its window of config().sliding_window and
+    // rotary positions unless config().no_rope says not; an architecture with learned sinks adds them.
+    virtual AttentionKind attention_kind(int layer) const;
 
     // Layer `layer`'s attention weights, head by head, as the circuits read them (each
     // architecture's own, in arch/).

@@ -88,6 +88,13 @@ std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<co
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
+void read_smollm3(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_smollm3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_olmo2(const ConfigReader& r, ModelConfig& c);
+void read_olmo3(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_olmo2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+const GgufLayout& smollm3_gguf();
+const GgufLayout& olmo2_gguf();
 const GgufLayout& gpt2_gguf();
 const GgufLayout& llama_gguf();
 const GgufLayout& qwen2_gguf();
