@@ -17,7 +17,7 @@ void Dense::add(const MatrixF& a, MatrixF& x, const Call&) const {
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols()), F = width_;
     MatrixF gate(t, F), up(t, F); // (t, F)
     if (t_.gate_up_w) {           // one product (t, 2F), gate | up
-        MatrixF both(t, 2 * F);
+        MatrixF both(t, 2 * F); // (t, 2F)
         project(a.data(), t, D, 2 * F, *t_.gate_up_w, Layout::out_in, nullptr, both.data());
         gate = both.leftCols(F);
         up = both.rightCols(F);
