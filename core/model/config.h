@@ -68,6 +68,15 @@ struct ModelConfig {
     double final_logit_softcapping = 0.0;
     double query_pre_attn_scalar = 0.0; // Gemma: scores scaled by query_pre_attn_scalar^-1/2
     double rope_local_base_freq = 0.0;  // Gemma 3: rope_theta of the sliding layers (default scaling)
+    // Mixture of experts (Qwen3 MoE): which layers route each position to top_k of `experts` feed-forward
+    // blocks of width d_expert (the others are dense, of width d_ff), and whether the chosen experts'
+    // weights are renormalised to sum to 1 (norm_topk_prob; always in a llama.cpp qwen3moe file).
+    int experts = 0;
+    int experts_per_token = 0;
+    int d_expert = 0;
+    bool renormalise_chosen = false;
+    std::vector<bool> sparse_layers;  // per layer (one entry each): true for a mixture of experts
+    bool stacked_experts = false;     // a GGUF file: each layer's experts in one (experts, out, in) tensor
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

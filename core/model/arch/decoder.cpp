@@ -40,7 +40,9 @@ private:
     FinalNorm final_norm() const override;
     void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
-    void mlp(const Block& b, MatrixF& x) const;
+    // x (t, D) += the layer's feed-forward of RMSNorm(x); a mixture's routing appended to `routing` (or null).
+    void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const;
+    LayerRouting* routing_of(const Block& b, int l, const ForwardOptions& o, ForwardResult& r) const;
     LayerAttention attention_weights(int l) const override;
     AttentionKind attention_kind(int l) const override;
     void norm_qk(const Block& b, MatrixF& q, MatrixF& k) const;
@@ -145,27 +147,17 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
                 [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
 }
 
-void Decoder::mlp(const Block& b, MatrixF& x) const {
+void Decoder::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const {
     const ModelConfig& c = config();
-    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
+    const int t = static_cast<int>(x.rows()), D = c.d_model;
     const float eps = static_cast<float>(c.norm_eps);
-    MatrixF a(t, D);                                                                   // (t, D)
+    MatrixF a(t, D); // (t, D)
     if (b.ln2) ops::active().rms_norm(x.data(), a.data(), t, D, b.ln2->data(), eps);
     else a = x;
-    MatrixF gate(t, F), up(t, F);                                                      // (t, F)
-    if (b.gate_up_w) { // Phi-3: one product (t, 2F), gate | up
-        MatrixF both(t, 2 * F);
-        layers::project(a.data(), t, D, 2 * F, *b.gate_up_w, Layout::out_in, nullptr, both.data());
-        gate = both.leftCols(F);
-        up = both.rightCols(F);
-    } else {
-        layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, b.gate_b, gate.data());
-        layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, b.up_b, up.data());
-    }
-    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
-    if (!b.post_mlp_norm) return layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, x.data(), true);
-    MatrixF out(t, D); // (t, D) OLMo 2: the MLP's output, normed before it joins the stream
-    layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, out.data());
+    const feed_forward::Call call{l, &o.ablate_experts, routing};
+    if (!b.post_mlp_norm) return b.ffn->add(a, x, call);
+    MatrixF out = MatrixF::Zero(t, D); // (t, D) OLMo 2: the block's output, normed before it joins the stream
+    b.ffn->add(a, out, call);
     ops::active().rms_norm(out.data(), out.data(), t, D, b.post_mlp_norm->data(), eps);
     x += out;
 }
@@ -177,13 +169,24 @@ void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
         parts_.embed->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
 }
 
+// A new entry of r.routing for a mixture layer when the forward keeps routing (one copy, every
+// position), else null.
+LayerRouting* Decoder::routing_of(const Block& b, int l, const ForwardOptions& o, ForwardResult& r) const {
+    const feed_forward::Mixture* m = b.ffn->mixture();
+    if (!m || !o.copies.empty() || o.last_position_only) return nullptr;
+    r.routing.push_back({l, m->experts(), m->top_k(), {}, {}, {}});
+    return &r.routing.back();
+}
+
 void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, [&](MatrixF& rows) { mlp(b, rows); });
+    LayerRouting* routing = routing_of(b, l, o, r);
+    auto ffn_rows = [&](MatrixF& rows) { mlp(b, l, rows, o, routing); };
+    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, ffn_rows);
     const MatrixF before = x; // (t, D)
-    mlp(b, x);
-    layers::record_write(o, mlp_part(l), before, x, b.down_b);
+    ffn_rows(x);
+    layers::record_write(o, mlp_part(l), before, x, b.ffn->output_bias());
 }
 
 // model.norm, before lm_head
@@ -192,21 +195,18 @@ Model::FinalNorm Decoder::final_norm() const { return {false, parts_.norm->data(
 } // namespace
 
 Block common_names(const Weights& w, const ModelConfig& c, int l) {
-    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head;
+    const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head;
     auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
     Block b;
     b.ln1 = &w.require(name("input_layernorm.weight"), {D});
     b.o_w = &w.require(name("self_attn.o_proj.weight"), {D, Q});
     if (c.o_bias) b.o_b = &w.require(name("self_attn.o_proj.bias"), {D});
     b.ln2 = &w.require(name("post_attention_layernorm.weight"), {D});
-    b.down_w = &w.require(name("mlp.down_proj.weight"), {D, F});
-    if (c.mlp_bias) b.down_b = &w.require(name("mlp.down_proj.bias"), {D});
     return b;
 }
 
 void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b) {
-    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
-                       KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
     auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
     b.q_w = &w.require(name("self_attn.q_proj.weight"), {Q, D});
     b.k_w = &w.require(name("self_attn.k_proj.weight"), {KV, D});
@@ -216,12 +216,18 @@ void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b) {
         b.k_b = &w.require(name("self_attn.k_proj.bias"), {KV});
         b.v_b = &w.require(name("self_attn.v_proj.bias"), {KV});
     }
-    b.gate_w = &w.require(name("mlp.gate_proj.weight"), {F, D});
-    b.up_w = &w.require(name("mlp.up_proj.weight"), {F, D});
-    if (c.mlp_bias) {
-        b.gate_b = &w.require(name("mlp.gate_proj.bias"), {F});
-        b.up_b = &w.require(name("mlp.up_proj.bias"), {F});
+}
+
+void qk_norm_names(const Weights& w, const ModelConfig& c, std::vector<Block>& blocks) {
+    const std::int64_t dh = c.d_head;
+    for (int l = 0; l < static_cast<int>(blocks.size()); ++l) {
+        blocks[static_cast<std::size_t>(l)].q_norm = &w.require(layers::layer_name("model.layers.", l, "self_attn.q_norm.weight"), {dh});
+        blocks[static_cast<std::size_t>(l)].k_norm = &w.require(layers::layer_name("model.layers.", l, "self_attn.k_norm.weight"), {dh});
     }
+}
+
+std::shared_ptr<const feed_forward::FeedForward> dense_mlp(const Weights& w, const ModelConfig& c, int l) {
+    return feed_forward::dense(w, layers::layer_name("model.layers.", l, "mlp."), c.d_model, c.d_ff, c.mlp_bias, layers::activation_of(c.activation));
 }
 
 std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c) {
@@ -229,6 +235,7 @@ std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c) {
     for (int l = 0; l < c.layers; ++l) {
         blocks.push_back(common_names(w, c, l));
         separate_names(w, c, l, blocks.back());
+        blocks.back().ffn = dense_mlp(w, c, l);
     }
     return blocks;
 }

@@ -13,13 +13,16 @@
 //                    the heads' window and learned sinks are the layer's AttentionKind
 //                    (OLMo 2: x += RMSNorm(heads · o_projᵀ) · post_attention_layernorm.weight)
 //               a = RMSNorm(x) · post_attention_layernorm.weight                   (OLMo 2: a = x)
-//               x += (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ  (Phi-3: gate | up fused)
-//                    (OLMo 2: the MLP's output RMS-normed · post_feedforward_layernorm.weight)
+//               x += ffn(a): a kind of arch/feed_forward.h, per layer: the dense gated MLP
+//                    (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ (Phi-3: gate | up fused),
+//                    or a mixture of experts (Qwen3 MoE)
+//                    (OLMo 2: the output RMS-normed · post_feedforward_layernorm.weight)
 //   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tied)
 // Each architecture's file gives the tensors under its names and reads its config; the layer's
 // window is config.sliding_window[l], its score scale the table's. Internal to core/model/arch/*.cpp.
 #pragma once
 
+#include "core/model/arch/feed_forward.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
 
@@ -41,10 +44,7 @@ struct Block {
     const Tensor *o_w = nullptr, *o_b = nullptr;                         // (D, H·dh), (D)
     const Tensor* ln2 = nullptr;                                         // (D), null: no norm before the MLP (OLMo 2)
     const Tensor *post_attn_norm = nullptr, *post_mlp_norm = nullptr;    // (D) each, OLMo 2's norms of the outputs
-    const Tensor *gate_w = nullptr, *up_w = nullptr;                     // (F, D) each, or
-    const Tensor* gate_up_w = nullptr;                                   // fused (2F, D)
-    const Tensor *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;  // (F), (F), (D)
-    const Tensor* down_w = nullptr;                                      // (D, F)
+    std::shared_ptr<const feed_forward::FeedForward> ffn;                // after ln2
 };
 
 struct Parts {
@@ -54,13 +54,16 @@ struct Parts {
     const Tensor* head = nullptr;  // (V, D)
 };
 
-// Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms, o_proj
-// (+ bias with c.o_bias) and down_proj (+ bias with c.mlp_bias).
+// Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms and o_proj
+// (+ bias with c.o_bias).
 Block common_names(const Weights& w, const ModelConfig& c, int l);
-// Adds the separate q_proj, k_proj, v_proj (+ biases with c.attention_bias), gate_proj and up_proj
-// (+ biases with c.mlp_bias) of layer l.
+// Adds the separate q_proj, k_proj, v_proj (+ biases with c.attention_bias) of layer l.
 void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b);
-// Every layer's common and separate names: the blocks of the Llama family.
+// Adds Qwen3's self_attn.q_norm and k_norm (head_dim) to every block.
+void qk_norm_names(const Weights& w, const ModelConfig& c, std::vector<Block>& blocks);
+// Layer l's dense MLP "model.layers.L.mlp.{gate,up,down}_proj" of width c.d_ff (+ biases with c.mlp_bias).
+std::shared_ptr<const feed_forward::FeedForward> dense_mlp(const Weights& w, const ModelConfig& c, int l);
+// Every layer's common and separate names and dense MLP: the blocks of the Llama family.
 std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c);
 // embed_tokens, model.norm and lm_head (embed_tokens when tie_word_embeddings) around `blocks`.
 Parts around(const Weights& w, const ModelConfig& c, std::vector<Block> blocks);

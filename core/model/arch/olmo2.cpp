@@ -77,15 +77,14 @@ const GgufLayout& olmo2_gguf() {
 
 // Each layer's projections under the Llama names, its two norms of outputs and its whole-row q/k norms.
 std::unique_ptr<Model> build_olmo2(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
-    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
-                       KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
     std::vector<decoder::Block> blocks;
     for (int l = 0; l < c.layers; ++l) {
         auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
         decoder::Block b;
         decoder::separate_names(*weights, c, l, b);
         b.o_w = &weights->require(name("self_attn.o_proj.weight"), {D, Q});
-        b.down_w = &weights->require(name("mlp.down_proj.weight"), {D, F});
+        b.ffn = decoder::dense_mlp(*weights, c, l);
         b.q_norm = &weights->require(name("self_attn.q_norm.weight"), {Q});
         b.k_norm = &weights->require(name("self_attn.k_norm.weight"), {KV});
         b.qk_norm_whole = true;

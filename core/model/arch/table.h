@@ -85,6 +85,8 @@ std::unique_ptr<Model> build_gemma3(const ModelConfig& config, std::shared_ptr<c
 std::unique_ptr<Model> build_gemma3_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_qwen3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_moe(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
@@ -99,6 +101,7 @@ const GgufLayout& gpt2_gguf();
 const GgufLayout& llama_gguf();
 const GgufLayout& qwen2_gguf();
 const GgufLayout& qwen3_gguf();
+const GgufLayout& qwen3_moe_gguf();
 const GgufLayout& phi3_gguf();
 const GgufLayout& gemma2_gguf();
 const GgufLayout& gemma3_gguf();
