@@ -47,8 +47,8 @@ enum class Mode { forward, generate, export_attention, bench };
 
 struct ModelOptions {
     Mode mode = Mode::forward;
-    std::string model, text, sequence, out, ablate;
-    bool text_given = false, sequence_given = false, ablate_given = false, fast = false;
+    std::string model, text, sequence, out, ablate, ablate_experts;
+    bool text_given = false, sequence_given = false, ablate_given = false, ablate_experts_given = false, fast = false;
     core::heads::Ablation ablation = core::heads::Ablation::zero;
     int tokens = 0, reps = 5;
 };
@@ -85,13 +85,15 @@ ModelOptions parse(int argc, const char* const* argv) {
         else if (a == "--tokens") { o.tokens = whole_flag(a, value_of(i), 1, 1 << 20); tokens_given = true; }
         else if (a == "--reps") { o.reps = whole_flag(a, value_of(i), 1, 100000); reps_given = true; }
         else if (a == "--ablate") { o.ablate = value_of(i); o.ablate_given = true; }
+        else if (a == "--ablate-expert") { o.ablate_experts = value_of(i); o.ablate_experts_given = true; }
         else if (a == "--fast") o.fast = true;
         else if (a == "--ablate-mode") { o.ablation = ablation_of(value_of(i)); mode_given = true; }
         else throw unknown_option(a, {"--forward", "--generate", "--export-attention", "--bench-model", "--text", "--sequence", "--out", "--tokens", "--reps",
-                                      "--ablate", "--fast", "--ablate-mode"}, mode_flag(o.mode));
+                                      "--ablate", "--ablate-expert", "--fast", "--ablate-mode"}, mode_flag(o.mode));
     }
     const std::string mode = mode_flag(o.mode);
     if (o.ablate_given && o.mode != Mode::forward && o.mode != Mode::generate) throw UsageError("--ablate goes with --forward or --generate");
+    if (o.ablate_experts_given && o.mode != Mode::forward && o.mode != Mode::generate) throw UsageError("--ablate-expert goes with --forward or --generate");
     if (mode_given && !o.ablate_given) throw UsageError("--ablate-mode goes with --ablate");
     if (o.fast && o.mode == Mode::export_attention) throw UsageError("--fast goes with --forward, --generate or --bench-model");
     if (o.mode == Mode::bench) {
@@ -119,12 +121,44 @@ std::string safe_dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, n
 
 void matrix(std::string& s, const float* p, long rows, long cols) { append_matrix(s, p, rows, cols); }
 
+// Where a layer has a learned sink: "sink", each layer's (null for a layer without) heads × queries
+// sink shares, the weight each query's softmax gave the sink.
+void write_sink_json(std::string& s, const core::model::ForwardResult& r) {
+    if (r.sink_share.empty()) return;
+    s += ", \"sink\": [";
+    for (int l = 0; l < r.layers; ++l) {
+        if (l) s += ", ";
+        if (!r.kinds[static_cast<std::size_t>(l)].learned_sink()) {
+            s += "null";
+            continue;
+        }
+        matrix(s, r.sink_share.data() + static_cast<std::ptrdiff_t>(l) * r.heads * r.t_new, r.heads, r.t_new);
+    }
+    s += ']';
+}
+
+// `experts`, for a model with mixture layers: an entry per one, {"layer" (from 1), "ids": (t, k) the
+// chosen experts from 1, largest weight first, "weights": (t, k)}.
+std::string experts_json(const core::model::ForwardResult& r) {
+    std::string s = "[";
+    for (const core::model::LayerRouting& lr : r.routing) {
+        std::vector<std::vector<int>> ids(static_cast<std::size_t>(r.t_new)); // (t, k) from 1
+        for (std::size_t j = 0; j < lr.chosen.size(); ++j) ids[j / static_cast<std::size_t>(lr.top_k)].push_back(lr.chosen[j] + 1);
+        s += (s.size() > 1 ? ", " : "") + std::string("{\"layer\": ") + std::to_string(lr.layer + 1) + ", \"ids\": " + nlohmann::json(ids).dump() +
+             ", \"weights\": ";
+        append_matrix(s, lr.weights.data(), static_cast<long>(lr.weights.rows()), static_cast<long>(lr.weights.cols()));
+        s += '}';
+    }
+    return s + "]";
+}
+
 // Written one head's map at a time: every map is rebuilt in turn, never all held.
 void write_forward_json(std::ostream& out, const Input& in, const core::model::ForwardResult& r, bool logits) {
     std::string s = "{\"ids\": " + nlohmann::json(in.ids).dump() + ", \"tokens\": " + safe_dump(nlohmann::json(in.tokens));
     s += logits ? ", \"logits\": " : ", \"hidden\": ";
     const core::model::MatrixF& m = logits ? r.logits : r.hidden;
     matrix(s, m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()));
+    if (!r.routing.empty()) s += ", \"experts\": " + experts_json(r);
     s += ", \"attention\": [";
     for (int l = 0; l < r.layers; ++l) {
         s += l ? ", [" : "[";
@@ -137,7 +171,9 @@ void write_forward_json(std::ostream& out, const Input& in, const core::model::F
         }
         s += ']';
     }
-    s += "]}\n";
+    s += "]";
+    write_sink_json(s, r);
+    s += "}\n";
     out << s;
 }
 
@@ -163,11 +199,12 @@ std::vector<int> generate_recomputing(const core::model::Model& model, std::vect
     return made;
 }
 
-// --ablate's heads and how.
+// --ablate's heads and how, --ablate-expert's experts.
 core::model::ForwardOptions forward_options(const ModelOptions& o, const core::model::OpenedModel& m) {
     core::model::ForwardOptions fo;
     const core::model::ModelConfig& c = m.model->config();
     if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, c.layers, c.heads, c.name);
+    if (o.ablate_experts_given) fo.ablate_experts = parse_expert_list("--ablate-expert", o.ablate_experts, c);
     fo.ablation = o.ablation;
     fo.fast_products = o.fast && core::model::fast::available();
     return fo;
@@ -334,26 +371,49 @@ core::heads::Ablation ablation_of(const std::string& text) {
     throw UsageError("--ablate-mode takes zero or mean, not \"" + text + "\"");
 }
 
-std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads_per_layer, const std::string& name) {
-    if (spec.empty()) throw UsageError(flag + " needs heads as LAYER.HEAD, counting from 1, separated by commas (\"1.2,3.4\")");
-    std::vector<core::heads::HeadRef> heads;
-    std::string item;
+namespace {
+
+// "L.N,L.N" from 1 into (layer, n) pairs from 0, each once; `noun` ("heads", "experts") for messages.
+std::vector<std::pair<int, int>> parse_pairs(const std::string& flag, const std::string& spec, int layers, int per_layer, const std::string& noun,
+                                             const std::string& name) {
+    const std::string form = noun == "heads" ? "LAYER.HEAD" : "LAYER.EXPERT";
+    if (spec.empty()) throw UsageError(flag + " needs " + noun + " as " + form + ", counting from 1, separated by commas (\"1.2,3.4\")");
+    std::vector<std::pair<int, int>> pairs;
     for (size_t at = 0; at <= spec.size();) {
         const size_t comma = std::min(spec.find(',', at), spec.size());
-        item = spec.substr(at, comma - at);
+        const std::string item = spec.substr(at, comma - at);
         at = comma + 1;
         const size_t dot = item.find('.');
-        const int layer = dot == std::string::npos ? -1 : small_whole_number(item.substr(0, dot)), head = dot == std::string::npos ? -1 : small_whole_number(item.substr(dot + 1));
-        if (layer < 0 || head < 0)
-            throw UsageError(flag + ": \"" + item + "\" is not LAYER.HEAD (whole numbers from 1, e.g. \"1.2,3.4\")");
+        const int layer = dot == std::string::npos ? -1 : small_whole_number(item.substr(0, dot)), n = dot == std::string::npos ? -1 : small_whole_number(item.substr(dot + 1));
+        if (layer < 0 || n < 0) throw UsageError(flag + ": \"" + item + "\" is not " + form + " (whole numbers from 1, e.g. \"1.2,3.4\")");
         if (layer < 1 || layer > layers)
             throw UsageError(flag + ": " + item + ": " + name + " has " + std::to_string(layers) + " layers, counted from 1");
-        if (head < 1 || head > heads_per_layer)
-            throw UsageError(flag + ": " + item + ": " + name + " has " + std::to_string(heads_per_layer) + " heads per layer, counted from 1");
-        const core::heads::HeadRef ref{layer - 1, head - 1};
-        if (std::find(heads.begin(), heads.end(), ref) == heads.end()) heads.push_back(ref);
+        if (n < 1 || n > per_layer)
+            throw UsageError(flag + ": " + item + ": " + name + " has " + std::to_string(per_layer) + " " + noun + " per layer, counted from 1");
+        const std::pair<int, int> ref{layer - 1, n - 1};
+        if (std::find(pairs.begin(), pairs.end(), ref) == pairs.end()) pairs.push_back(ref);
     }
+    return pairs;
+}
+
+} // namespace
+
+std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads_per_layer, const std::string& name) {
+    std::vector<core::heads::HeadRef> heads;
+    for (const auto& [l, h] : parse_pairs(flag, spec, layers, heads_per_layer, "heads", name)) heads.push_back({l, h});
     return heads;
+}
+
+std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
+    if (c.experts == 0) throw UsageError(flag + ": " + c.name + " (" + c.architecture + ") has no experts");
+    std::vector<core::model::ExpertRef> experts;
+    for (const auto& [l, e] : parse_pairs(flag, spec, c.layers, c.experts, "experts", c.name)) {
+        if (!c.sparse_layers[static_cast<std::size_t>(l)])
+            throw UsageError(flag + ": " + std::to_string(l + 1) + "." + std::to_string(e + 1) + ": layer " + std::to_string(l + 1) + " of " + c.name +
+                             " has a dense MLP, no experts");
+        experts.push_back({l, e});
+    }
+    return experts;
 }
 
 void append_matrix(std::string& s, const float* p, long rows, long cols) {

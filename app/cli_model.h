@@ -35,6 +35,9 @@ int small_whole_number(const std::string& s);
 // `heads` heads. Throws UsageError naming `flag`, the item and, for one out of range, the model's
 // layers or heads.
 std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads, const std::string& name);
+// "L.E,L.E", layers and experts from 1, into experts from 0 of the model of config `c`; UsageError as
+// parse_head_list's, and for a model without experts or a layer with a dense MLP.
+std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
 // --ablate-mode's value: zero or mean, else UsageError.
 core::heads::Ablation ablation_of(const std::string& text);
 
@@ -46,7 +49,7 @@ void append_matrix(std::string& s, const float* p, long rows, long cols);
 bool wants_model_mode(int argc, const char* const* argv);
 
 // attnviz --forward MODEL (--text TEXT | --sequence "ids")
-//   both with [--ablate "L.H,L.H" [--ablate-mode zero|mean]]
+//   both with [--ablate "L.H,L.H" [--ablate-mode zero|mean]] [--ablate-expert "L.E,L.E"]
 // attnviz --generate MODEL (--text TEXT | --sequence "ids") --tokens N
 // attnviz --export-attention MODEL (--text TEXT | --sequence "ids") --out att.safetensors
 // attnviz --bench-model MODEL --tokens N [--reps R]

@@ -1,4 +1,4 @@
-// app/cli_probes.cpp — --heads, --head-importance and --rollout on a checkpoint.
+// app/cli_probes.cpp — --heads, --head-importance, --expert-importance and --rollout on a checkpoint.
 //
 // [SECTION] flags
 // [SECTION] modes
@@ -9,6 +9,7 @@
 #include "app/cli_model.h"
 #include "core/heads/rollout.h"
 #include "core/heads/scores.h"
+#include "core/model/expert_importance.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 // [SECTION] flags ---------------------------------------------------------------------------------
 
-enum class Mode { heads, importance, rollout };
+enum class Mode { heads, importance, expert_importance, rollout };
 
 struct ProbeOptions {
     Mode mode = Mode::heads;
@@ -42,16 +43,16 @@ ProbeOptions parse(int argc, const char* const* argv) {
     auto value_of = [&](int& i) { return flag_value(argc, argv, i); };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--heads" || a == "--head-importance" || a == "--rollout") {
-            if (mode_set) throw UsageError("only one of --heads, --head-importance, --rollout at a time (" + a + ")");
-            o.mode = a == "--heads" ? Mode::heads : a == "--rollout" ? Mode::rollout : Mode::importance;
+        if (a == "--heads" || a == "--head-importance" || a == "--expert-importance" || a == "--rollout") {
+            if (mode_set) throw UsageError("only one of --heads, --head-importance, --expert-importance, --rollout at a time (" + a + ")");
+            o.mode = a == "--heads" ? Mode::heads : a == "--rollout" ? Mode::rollout : a == "--expert-importance" ? Mode::expert_importance : Mode::importance;
             o.model = value_of(i);
             mode_set = true;
         } else if (a == "--text") { o.text = value_of(i); o.text_given = true; }
         else if (a == "--sequence") { o.sequence = value_of(i); o.sequence_given = true; }
         else if (a == "--probe") { o.probe = whole_flag(a, value_of(i), 1, 100000); o.probe_given = true; }
         else if (a == "--seed") { o.seed = static_cast<std::uint64_t>(whole_flag(a, value_of(i), 0, 999999)); o.seed_given = true; }
-        else throw unknown_option(a, {"--heads", "--head-importance", "--rollout", "--text", "--sequence", "--probe", "--seed"}, "a head probe");
+        else throw unknown_option(a, {"--heads", "--head-importance", "--expert-importance", "--rollout", "--text", "--sequence", "--probe", "--seed"}, "a head probe");
     }
     if (o.probe_given && o.mode != Mode::heads) throw UsageError("--probe goes with --heads");
     if (o.seed_given && !o.probe_given) throw UsageError("--seed goes with --probe");
@@ -100,6 +101,18 @@ int run_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std
     return 0;
 }
 
+// A row per expert of each mixture layer, layers and experts from 1.
+int run_expert_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const ModelInput in = input_of(o, m);
+    const core::model::ExpertImportance imp = core::model::expert_importance(*m.model, in.ids);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (Eigen::Index i = 0; i < imp.delta.rows(); ++i)
+        for (Eigen::Index e = 0; e < imp.delta.cols(); ++e)
+            rows.push_back({{"layer", imp.layers[static_cast<std::size_t>(i)] + 1}, {"expert", e + 1}, {"delta_loss", imp.delta(i, e)}});
+    out << rows.dump() << "\n";
+    return 0;
+}
+
 int run_rollout(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = input_of(o, m);
     core::model::ForwardOptions fo;
@@ -120,7 +133,7 @@ bool wants_probes_mode(int argc, const char* const* argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--train") return false; // --heads H is the trainer's
-        if (a == "--head-importance" || a == "--rollout") return true;
+        if (a == "--head-importance" || a == "--expert-importance" || a == "--rollout") return true;
         heads = heads || a == "--heads";
     }
     return heads;
@@ -128,8 +141,13 @@ bool wants_probes_mode(int argc, const char* const* argv) {
 
 int run_probes_mode(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
     return run_on_model(argc, argv, err, parse, [&](const ProbeOptions& o, const core::model::OpenedModel& m) {
-        if (o.mode == Mode::heads) return run_heads(o, m, out);
-        return o.mode == Mode::rollout ? run_rollout(o, m, out) : run_importance(o, m, out);
+        switch (o.mode) {
+        case Mode::heads: return run_heads(o, m, out);
+        case Mode::rollout: return run_rollout(o, m, out);
+        case Mode::expert_importance: return run_expert_importance(o, m, out);
+        case Mode::importance: break;
+        }
+        return run_importance(o, m, out);
     });
 }
 

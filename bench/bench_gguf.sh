@@ -31,22 +31,7 @@ field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" 
 [ -f "$small/q8_0.gguf" ] || $py bench/make_gguf_bench.py "$small" "$small/q8_0.gguf" Q8_0
 level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
 echo "bench_gguf: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
-# Where attnviz runs AVX2's kernels (ATTNVIZ_KERNELS=x86-64-v3, or a CPU without AVX-512), llama.cpp
-# runs its own AVX2 build: node-llama-cpp ships one libggml-cpu per CPU level and loads the best this
-# CPU runs, so a scratch copy of its package keeps the Haswell one alone.
-if [ -n "${NODE_PATH:-}" ] && [ "$level" != x86-64-v4 ]; then
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-  mkdir -p "$scratch/@node-llama-cpp"
-  cp -r "$NODE_PATH/node-llama-cpp" "$scratch/"
-  cp -r "$NODE_PATH/@node-llama-cpp/linux-x64" "$scratch/@node-llama-cpp/"
-  for lib in "$scratch"/@node-llama-cpp/linux-x64/bins/*/libggml-cpu-*.so; do
-    [ "$(basename "$lib")" = libggml-cpu-haswell.so ] || rm "$lib"
-  done
-  for dep in "$NODE_PATH"/*; do [ -e "$scratch/$(basename "$dep")" ] || ln -s "$dep" "$scratch/"; done
-  NODE_PATH=$scratch
-  echo "bench_gguf: llama.cpp restricted to its Haswell (AVX2) build of ggml-cpu"
-fi
+source bench/llama_cpp_level.sh
 for t in 128 1024; do
   ours=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps")
   fast=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps" --fast)

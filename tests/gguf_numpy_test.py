@@ -13,10 +13,12 @@ the format: ggml-common.h's blocks, ggml-quants.c's dequantize_row_*), then
 - on F32 files every model tool (--forward, --generate, --heads, --head-importance, --rollout,
   --export-attention) gives the same numbers as on the safetensors checkpoint, to 1e-4;
 - bad files (truncated, bad magic, version, architecture, tensor type — I8, and IQ2_XXS, which
-  attnviz does not read —, missing tensor, a shape the metadata contradicts) exit 2 with one line
-  naming the file.
+  attnviz does not read —, missing tensor, a shape the metadata contradicts; for qwen3moe an
+  expert_count its experts contradict, a missing expert tensor, a router of the wrong shape) exit 2
+  with one line naming the file.
 usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
 import json
+import math
 import os
 import struct
 import subprocess
@@ -244,7 +246,7 @@ def transformers_weights(c, hf_names, gguf_path):
         if g is None:
             continue
         t = dequantize(*tensors[g]).astype(np.float64)
-        if arch == "llama" and (".attn_q." in g or ".attn_k." in g):
+        if arch in ("llama", "smollm3") and (".attn_q." in g or ".attn_k." in g):
             t = unpermute(t, H if ".attn_q." in g else KV)
         held[name] = t
         if arch == "gpt2" and t.ndim == 2 and not g.startswith(("token_embd", "position_embd")):
@@ -252,7 +254,20 @@ def transformers_weights(c, hf_names, gguf_path):
         if arch.startswith("gemma") and g.endswith("norm.weight"):
             t = t - 1  # in float64: exact for these values
         w[name] = t
+    if arch == "qwen3moe":
+        unstack_experts(c, tensors, held, w)
     return held, w
+
+
+def unstack_experts(c, tensors, held, w):
+    """Each layer's stacked ffn_{gate,up,down}_exps (experts, out, in): held whole under the name attnviz
+    reads it by, and expert e's matrix under transformers' per-expert name."""
+    for l in range(c["num_hidden_layers"]):
+        for name, g in (("gate_proj", "ffn_gate_exps"), ("up_proj", "ffn_up_exps"), ("down_proj", "ffn_down_exps")):
+            t = dequantize(*tensors[f"blk.{l}.{g}.weight"]).astype(np.float64)
+            held[f"model.layers.{l}.mlp.experts.{name}.weight"] = t
+            for e in range(c["num_experts"]):
+                w[f"model.layers.{l}.mlp.experts.{e}.{name}.weight"] = t[e]
 
 
 # ---- the checks ----------------------------------------------------------------------------------
@@ -296,6 +311,13 @@ def reference_config(c):
     c = dict(c)
     if c["architectures"][0] == "Gemma2ForCausalLM":
         c["query_pre_attn_scalar"] = c["head_dim"]
+    s = c.get("rope_scaling") or {}
+    if s.get("rope_type") == "yarn":  # ggml always rounds the correction range; llama.cpp's cos and sin take
+        # 0.1 ln factor + 1 times the file's rope.scaling.attn_factor
+        given = s.get("attention_factor", 1.0)
+        c["rope_scaling"] = dict({k: v for k, v in s.items() if k != "truncate"}, attention_factor=(0.1 * math.log(s["factor"]) + 1) * given)
+    if c["architectures"][0] == "Qwen3MoeForCausalLM":  # llama.cpp's qwen3moe renormalises the chosen weights always
+        c["norm_topk_prob"] = True
     return c
 
 
@@ -313,6 +335,10 @@ def check_forward(label, path, c, w, ids):
     logits, att = forward_of(c, w, ids)
     ref.close(f"{label} logits", logits, out["logits"])
     ref.close(f"{label} attention", att, out["attention"])
+    if "num_experts" in c:
+        routing = []
+        ref.llama_forward(reference_config(c), w, list(ids), routing=routing)
+        ref.check_routing(label, routing, out.get("experts", []))
     collect()
 
 
@@ -437,7 +463,7 @@ def check_bad_files(good):
     refused("missing tensor", variant("missing", raw[:at] + b"blk.0.attn_x.weight" + raw[at + 19:]), "v_proj")
     key = b"llama.feed_forward_length"
     at = raw.index(key) + len(key) + 4
-    refused("shape against the metadata", variant("shape", raw[:at] + struct.pack("<I", 41) + raw[at + 4:]), "needs (24, 41)")
+    refused("shape against the metadata", variant("shape", raw[:at] + struct.pack("<I", 41) + raw[at + 4:]), "needs (41, 24)")
     # The file's own names read the same tensors as transformers' names, q unpermuted as attnviz reads it.
     own = ["blk.0.attn_q.weight", "blk.0.ffn_down.weight", "output_norm.weight"]
     hub = ["model.layers.0.self_attn.q_proj.weight", "model.layers.0.mlp.down_proj.weight", "model.norm.weight"]
@@ -461,6 +487,29 @@ def check_mixed(name, path):
         fail(f"{name} MIXED: its matrices are of types {sorted(kinds)}, not {sorted(want)}")
 
 
+def check_bad_moe(good):
+    """A qwen3moe file whose expert_count is not its experts', and one without an expert tensor."""
+    raw = open(good, "rb").read()
+    key = b"qwen3moe.expert_count"
+    at = raw.index(key) + len(key) + 4
+    refused("expert_count against the experts", variant_of(raw[:at] + struct.pack("<I", 6) + raw[at + 4:], "expert_count"), "needs (6, 32)")
+    name = b"blk.1.ffn_up_exps.weight"
+    at = raw.index(name)
+    refused("a missing expert tensor", variant_of(raw[:at] + b"blk.1.ffn_up_exps.weighX" + raw[at + len(name):], "no_experts"),
+            "model.layers.1.mlp.experts.up_proj.weight")
+    name = b"blk.0.ffn_gate_inp.weight"
+    at = raw.index(name) + len(name)
+    ne = struct.unpack_from("<IQQ", raw, at)
+    refused("a router of the wrong shape", variant_of(raw[:at] + struct.pack("<IQQ", 2, ne[1], ne[2] - 1) + raw[at + 20:], "router"),
+            "model.layers.0.mlp.gate.weight")
+
+
+def variant_of(data, name):
+    p = os.path.join(workdir, name + ".gguf")
+    open(p, "wb").write(data)
+    return p
+
+
 def check_unread_type(good):
     """A ggml type attnviz does not read (IQ2_XXS, rows of whole 256-value blocks) is one line naming the
     tensor and the type, and the file's tensors of the types it reads (a mixed file) are not the cause."""
@@ -481,12 +530,14 @@ def main():
     small = ("gpt2", "llama_gqa", "qwen2", "llama_sharded", "gemma2", "gemma3_text", "qwen3", "phi3", "phi4_mini",
              "llama32", "smollm2", "qwen25", "tinyllama")
     plan = [(n, t) for n in small for t in ("F32", "F16", "BF16", "Q8_0", "Q4_0")]
+    plan += [("qwen3_moe_unnormed", t) for t in ("F32", "F16", "Q8_0")]  # every layer a mixture: llama.cpp's qwen3moe
     # llama_wide's forward is ill-conditioned (attention peaked by logits in the tens): on other random
     # sequences even its F32 file lies up to 2e-4 from the NumPy forward; these draws stay within 1e-4
     # at every kernel level (make_gguf.py's Q2_K rounds its scales up: rounded to nearest, its file lay
     # 1.05e-4 off at the generic level).
     plan += [("llama_wide", t) for t in make_gguf.TYPES]
     plan += [("llama_wide", "MIXED")]  # a type per matrix, in turn, as Unsloth's UD files
+    plan += [(n, t) for n in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3") for t in ("F32", "Q8_0")]
     for name, kind in plan:
         d = os.path.join(ck, name)
         c, hf = make_gguf.read_checkpoint(d)
@@ -498,21 +549,23 @@ def main():
         check_tensors(f"{name} {kind}", path, held)
         check_forward(f"{name} {kind}", path, c, w, rng.integers(0, c["vocab_size"], 9).tolist())
         # llama_wide (for the K-quants' layouts) has attention so peaked that its Q8_0 file's exact run
-        # already lies up to 1.3 from its F32 file's: no bound on --fast there says anything.
-        if kind in ("Q8_0", "Q4_0") and name != "llama_wide":
+        # already lies up to 1.3 from its F32 file's: no bound on --fast there says anything. A mixture's
+        # router may choose other experts on a small change, so neither does one on Qwen3 MoE.
+        if kind in ("Q8_0", "Q4_0") and name not in ("llama_wide", "qwen3_moe_unnormed"):
             check_fast(f"{name} {kind}", path, fast_rng.integers(0, c["vocab_size"], 9).tolist())
     v2 = os.path.join(workdir, "qwen3_v2.gguf")
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), os.path.join(ck, "qwen3"), v2, "Q8_0",
                     "--version", "2"], check=True)
     c, hf = make_gguf.read_checkpoint(os.path.join(ck, "qwen3"))
     check_forward("qwen3 v2", v2, c, transformers_weights(c, hf, v2)[1], [3, 1, 4, 1, 5])
-    for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3"):
+    for name in ("gpt2", "llama_sharded", "gemma3_text", "qwen3", "phi3", "smollm3", "olmo2", "olmo3"):
         check_tools(name, os.path.join(workdir, f"{name}_F32.gguf"), os.path.join(ck, name), [5, 9, 2, 7, 7, 3])
     r = run("--forward", os.path.join(workdir, "gpt2_Q8_0.gguf"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids, from the file's tokenizer
         fail(f"--forward --text through the GGUF file's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")
     check_bad_files(os.path.join(workdir, "llama_sharded_F32.gguf"))
     check_unread_type(os.path.join(workdir, "llama_wide_F32.gguf"))
+    check_bad_moe(os.path.join(workdir, "qwen3_moe_unnormed_F32.gguf"))
     if failures:
         sys.exit(f"gguf_numpy_test: {len(failures)} failures")
     print(f"gguf_numpy_test: {len(plan) + 1} GGUF files match the NumPy dequantizer and forward; tools and bad files as expected")

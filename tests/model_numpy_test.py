@@ -3,8 +3,9 @@
 through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
 
 The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
-modeling_llama / mistral / qwen2 / qwen3 / phi3 with modeling_rope_utils, modeling_bert, modeling_gemma2 and
-modeling_gemma3 with the defaults of their configuration classes), in float64, with their own
+modeling_llama / mistral / qwen2 / qwen3 / qwen3_moe / phi3 / smollm3 / olmo2 / olmo3 with modeling_rope_utils
+(llama3, longrope and YaRN), modeling_bert, modeling_gemma2 and modeling_gemma3 with the defaults of their
+configuration classes), in float64, with their own
 safetensors reader; they share no code with attnviz.
 usage: model_numpy_test.py ATTNVIZ WORKDIR"""
 import json
@@ -135,12 +136,37 @@ def rope_inv_freq(c, dim):
         inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
     if s and s.get("rope_type", s.get("type")) == "longrope":  # the short factors: no position past the original context
         inv = inv / np.array(s["short_factor"])
+    if s and s.get("rope_type", s.get("type")) == "yarn":
+        inv = yarn_inv_freq(c, s, dim)
     return inv
+
+
+def yarn_inv_freq(c, s, dim):
+    """_compute_yarn_parameters: the dims turning fewer than beta_slow times over the original context
+    interpolated (divided by factor), those turning more than beta_fast times kept, a linear ramp
+    between; the range's ends rounded outwards unless truncate is false."""
+    base, original = c.get("rope_theta", 10000.0), s.get("original_max_position_embeddings", c["max_position_embeddings"])
+    at = lambda turns: dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
+    low, high = at(s.get("beta_fast") or 32), at(s.get("beta_slow") or 1)
+    if s.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    keep = 1 - np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    extrapolated = 1.0 / base ** (np.arange(0, dim, 2) / dim)
+    return extrapolated / s["factor"] * (1 - keep) + extrapolated * keep
 
 
 def rope_attention_factor(c):
     """longrope's scale of cos and sin; 1 for the other kinds."""
     s = c.get("rope_scaling")
+    if s and s.get("rope_type", s.get("type")) == "yarn":
+        mscale = lambda m: 1.0 if s["factor"] <= 1 else 0.1 * m * math.log(s["factor"]) + 1.0
+        if "attention_factor" in s:
+            return s["attention_factor"]
+        both = s.get("mscale") and s.get("mscale_all_dim")
+        return mscale(s["mscale"]) / mscale(s["mscale_all_dim"]) if both else mscale(1)
     if not s or s.get("rope_type", s.get("type")) != "longrope":
         return 1.0
     original = s.get("original_max_position_embeddings", c.get("original_max_position_embeddings", c["max_position_embeddings"]))
@@ -168,12 +194,26 @@ def windows(c):
     arch, L = c["architectures"][0], c["num_hidden_layers"]
     if arch in ("MistralForCausalLM", "Phi3ForCausalLM"):
         return [c.get("sliding_window")] * L
+    if arch == "Qwen3MoeForCausalLM":
+        return [c.get("sliding_window", 4096) if c.get("use_sliding_window", False) else None] * L
     if arch == "Qwen3ForCausalLM":
         window = c.get("sliding_window", 4096) if c.get("use_sliding_window", False) else None
         types = c.get("layer_types") or ["sliding_attention" if window is not None and i >= c.get("max_window_layers", 28)
                                          else "full_attention" for i in range(L)]
         return [window if kind == "sliding_attention" else None for kind in types]
+    if arch == "Olmo3ForCausalLM":  # Olmo3Config: three sliding layers of every four by default
+        types = c.get("layer_types") or ["full_attention" if (i + 1) % 4 == 0 else "sliding_attention" for i in range(L)]
+        return [c.get("sliding_window", 4096) if kind == "sliding_attention" else None for kind in types]
     return [None] * L
+
+
+def rope_layers(c):
+    """Whether each layer turns q and k: SmolLM3Attention's use_rope = no_rope_layers[l] (1: RoPE)."""
+    L = c["num_hidden_layers"]
+    if c["architectures"][0] != "SmolLM3ForCausalLM":
+        return [True] * L
+    interval = c.get("no_rope_layer_interval", 4)
+    return [bool(u) for u in (c.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(L)])][:L]
 
 
 def qkv(c, w, p, a, dh):
@@ -194,31 +234,77 @@ def gate_up(w, p, a):
     return lin(p + "mlp.gate_proj"), lin(p + "mlp.up_proj")
 
 
-def llama_forward(c, w, ids, ablate=(), mode="zero"):
+def sparse_layer(c, l):
+    """Qwen3MoeDecoderLayer's choice: a mixture unless l is in mlp_only_layers, and on every
+    decoder_sparse_step-th layer."""
+    return c.get("num_experts", 0) > 0 and l not in c.get("mlp_only_layers", []) and (l + 1) % c.get("decoder_sparse_step", 1) == 0
+
+
+def mixture(c, w, p, a, layer, knocked=(), routing=None):
+    """Qwen3MoeSparseMoeBlock on a (t, D): the router's softmax over every expert, its top k (largest
+    first), divided by their sum only with norm_topk_prob; each expert's SwiGLU MLP on the positions
+    that chose it, times its weight. An expert (layer, e) of `knocked` (from 0) is dropped from the
+    chosen, the others keeping their weights. Appends (probabilities, chosen, weights) to `routing`."""
+    k = c["num_experts_per_tok"]
+    silu = lambda z: z / (1 + np.exp(-z))
+    probs = softmax(a @ w[p + "mlp.gate.weight"].T)  # (t, E)
+    chosen = np.argsort(-probs, axis=-1, kind="stable")[:, :k]  # (t, k)
+    weights = np.take_along_axis(probs, chosen, -1)
+    if c.get("norm_topk_prob", False):
+        weights = weights / weights.sum(-1, keepdims=True)
+    weights = np.where(np.isin(chosen, [e for l, e in knocked if l == layer]), 0.0, weights)
+    out = np.zeros_like(a)
+    for e in range(c["num_experts"]):
+        q = f"{p}mlp.experts.{e}."
+        y = (silu(a @ w[q + "gate_proj.weight"].T) * (a @ w[q + "up_proj.weight"].T)) @ w[q + "down_proj.weight"].T
+        out += (weights * (chosen == e)).sum(-1, keepdims=True) * y
+    if routing is not None:
+        routing.append((layer, probs, chosen, weights))
+    return out
+
+
+def llama_forward(c, w, ids, ablate=(), mode="zero", knocked=(), routing=None):
+    """The Llama layer and its relatives. OLMo 2 and 3 (post_feedforward_layernorm present): no norm
+    before attention or the MLP, an RMSNorm of each one's output, q/k normed over the whole projection;
+    OLMo 3's sliding layers turn by the unscaled frequencies. SmolLM3: no RoPE where no_rope_layers is 0."""
     H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
     dh = c.get("head_dim") or c["hidden_size"] // H
-    inv, scale = rope_inv_freq(c, int(dh * c.get("partial_rotary_factor", 1.0))), rope_attention_factor(c)
+    rotary = int(dh * c.get("partial_rotary_factor", 1.0))
+    inv, scale = rope_inv_freq(c, rotary), rope_attention_factor(c)
+    plain = 1.0 / c.get("rope_theta", 10000.0) ** (np.arange(0, rotary, 2) / rotary)
     i, j = np.indices((t, t))
-    masks = [(j <= i) & (True if win is None else i - j < win) for win in windows(c)]
+    wins = windows(c)
+    masks = [(j <= i) & (True if win is None else i - j < win) for win in wins]
     silu = lambda z: z / (1 + np.exp(-z))
     lin = lambda x, name: x @ w[name + ".weight"].T + (w[name + ".bias"] if name + ".bias" in w else 0)
+    olmo, olmo3 = "model.layers.0.post_feedforward_layernorm.weight" in w, c["architectures"][0] == "Olmo3ForCausalLM"
     x = w["model.embed_tokens.weight"][ids]
     atts = []
-    for l in range(c["num_hidden_layers"]):
+    for l, turns in enumerate(rope_layers(c)):
         p = f"model.layers.{l}."
-        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
-        q, k, v = (heads(m, n) for m, n in zip(qkv(c, w, p, a, dh), (H, KV, KV)))
-        if p + "self_attn.q_norm.weight" in w:  # Qwen3: each head normed over head_dim, before RoPE
+        a = x if olmo else rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q, k, v = qkv(c, w, p, a, dh)
+        if olmo:  # Olmo2Attention: q_norm over H·dh, k_norm over Hkv·dh, before the heads are split
             q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
-        q, k = rope(q, inv, scale), rope(k, inv, scale)
+        q, k, v = heads(q, H), heads(k, KV), heads(v, KV)
+        if p + "self_attn.q_norm.weight" in w and not olmo:  # Qwen3: each head normed over head_dim, before RoPE
+            q, k = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps), rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        if turns:
+            sliding = olmo3 and wins[l] is not None
+            q, k = rope(q, plain if sliding else inv, 1.0 if sliding else scale), rope(k, plain if sliding else inv, 1.0 if sliding else scale)
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
         o, att = attend(q, k, v, masks[l])
         atts.append(att)
         o = ablated(o, l, ablate, mode)
-        x = x + lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
-        a = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        out = lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
+        x = x + (rms_norm(out, w[p + "post_attention_layernorm.weight"], eps) if olmo else out)
+        a = x if olmo else rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        if sparse_layer(c, l):
+            x = x + mixture(c, w, p, a, l, knocked, routing)
+            continue
         g, u = gate_up(w, p, a)
-        x = x + lin(silu(g) * u, p + "mlp.down_proj")
+        out = lin(silu(g) * u, p + "mlp.down_proj")
+        x = x + (rms_norm(out, w[p + "post_feedforward_layernorm.weight"], eps) if olmo else out)
     x = rms_norm(x, w["model.norm.weight"], eps)
     head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
     return x @ head.T, np.array(atts)
@@ -415,6 +501,84 @@ def check_export(name, ids):
     close(f"{name} exported attention", reference(d, ids)[1], read_safetensors(path)["attentions"])
 
 
+# ---- mixtures of experts -------------------------------------------------------------------------
+
+def moe_reference(name, ids, knocked=()):
+    """logits and routing [(layer, probabilities, chosen, weights)] of a Qwen3 MoE fixture."""
+    d = os.path.join(workdir, name)
+    routing = []
+    logits, _ = llama_forward(json.load(open(os.path.join(d, "config.json"))), read_weights(d), list(ids), knocked=knocked, routing=routing)
+    return logits, routing
+
+
+def check_routing(label, routing, experts):
+    """--forward's `experts` against the reference's routing: the layers and ids from 1, the weights;
+    a position whose k-th and (k+1)-th probabilities nearly tie may fairly choose either."""
+    if [e["layer"] for e in experts] != [layer + 1 for layer, *_ in routing]:
+        return fail(f"{label}: experts of layers {[e['layer'] for e in experts]}, the reference routes layers {[r[0] + 1 for r in routing]}")
+    for e, (layer, probs, chosen, weights) in zip(experts, routing):
+        ranked = np.sort(probs, -1)[:, ::-1]
+        k = chosen.shape[1]
+        clear = ranked[:, k - 1] - ranked[:, k] > 1e-5 if k < probs.shape[1] else np.ones(len(probs), bool)
+        if not clear.any():
+            fail(f"{label}: every position of layer {layer + 1} nearly ties; pick other ids")
+        ids = np.array(e["ids"])
+        if ids.shape != chosen.shape or not np.array_equal(ids[clear], chosen[clear] + 1):
+            fail(f"{label}: layer {layer + 1} chose {e['ids']}, the reference {(chosen + 1).tolist()}")
+            continue
+        close(f"{label} layer {layer + 1} weights", weights[clear], np.array(e["weights"])[clear])
+
+
+def check_moe_forward(name, ids):
+    """--forward's logits and `experts` against the reference."""
+    d = os.path.join(workdir, name)
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    logits, routing = moe_reference(name, ids)
+    close(f"{name} logits", logits, out["logits"])
+    check_routing(name, routing, out.get("experts", []))
+
+
+def check_ablate_expert(name, ids):
+    """--ablate-expert L.E (from 1) of an expert the first position chose in the last layer: the
+    reference with it dropped, and not the intact logits."""
+    d = os.path.join(workdir, name)
+    intact, routing = moe_reference(name, ids)
+    layer, _, chosen, _ = routing[-1]
+    knocked = [(layer, int(chosen[0, 0]))]
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)), "--ablate-expert", f"{layer + 1}.{knocked[0][1] + 1}")
+    if r.returncode != 0:
+        return fail(f"{name}: --ablate-expert exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    logits, routing = moe_reference(name, ids, knocked)
+    close(f"{name} --ablate-expert logits", logits, out["logits"])
+    check_routing(f"{name} --ablate-expert", routing, out["experts"])
+    if np.abs(np.asarray(out["logits"]) - intact).max() < 1e-3:
+        fail(f"{name}: --ablate-expert {layer + 1}.{knocked[0][1] + 1} left the logits as they were")
+
+
+def prompt_loss(logits, ids):
+    """The mean next-token cross-entropy over the positions that have a next token."""
+    z = logits[:-1] - logits[:-1].max(-1, keepdims=True)
+    return float((np.log(np.exp(z).sum(-1)) - z[np.arange(len(ids) - 1), ids[1:]]).mean())
+
+
+def check_expert_importance(name, ids):
+    r = run("--expert-importance", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{name}: --expert-importance exited {r.returncode}: {r.stderr.strip()}")
+    rows = json.loads(r.stdout)
+    intact, routing = moe_reference(name, ids)
+    base = prompt_loss(intact, ids)
+    want = [(layer + 1, e + 1, prompt_loss(moe_reference(name, ids, [(layer, e)])[0], ids) - base)
+            for layer, probs, _, _ in routing for e in range(probs.shape[1])]
+    if [(x["layer"], x["expert"]) for x in rows] != [(l, e) for l, e, _ in want]:
+        return fail(f"{name}: --expert-importance rows {[(x['layer'], x['expert']) for x in rows]}")
+    close(f"{name} --expert-importance", [d for _, _, d in want], [x["delta_loss"] for x in rows], rel=1e-3)
+
+
 # ---- bad input -----------------------------------------------------------------------------------
 
 def copy_of(name, new):
@@ -481,6 +645,16 @@ def check_bad_inputs():
     open(os.path.join(d, "tokenizer.json"), "w").write('{"model": ')
     refused("an invalid tokenizer.json", d, ["tokenizer.json"], ("--text", "hello"))
 
+    d = copy_of("olmo3", "short_layer_types")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(layer_types=["sliding_attention"] * 3))
+    refused("layer_types of the wrong length", d, ["config.json", "layer_types", "4"])
+    d = copy_of("smollm3", "short_no_rope_layers")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(no_rope_layers=[1, 0]))
+    refused("no_rope_layers of the wrong length", d, ["config.json", "no_rope_layers", "4"])
+    d = copy_of("qwen3_yarn", "yarn_without_factor")
+    edit_json(os.path.join(d, "config.json"), lambda c: c["rope_scaling"].pop("factor"))
+    refused("YaRN without a factor", d, ["config.json", "rope_scaling", "factor"])
+
     d = os.path.join(workdir, "gpt2")
     refused("invalid UTF-8", d, ["UTF-8", "byte 2"], ("--text", b"ab\xffc"))
     refused("a text longer than the context", d, [d, "32"], ("--text", "a" + " a" * 32))
@@ -488,9 +662,42 @@ def check_bad_inputs():
     r = run("--generate", d, "--sequence", " ".join(["5"] * 30), "--tokens", "2")
     if r.returncode != 0:
         fail(f"--generate up to the context's end: exit {r.returncode}: {r.stderr.strip()}")
+    check_bad_moe()
     r = run("--generate", os.path.join(workdir, "bert"), "--sequence", "2 4 3", "--tokens", "2")
     if r.returncode != 2 or "BertForMaskedLM" not in r.stderr:
         fail(f"--generate on BERT: exit {r.returncode}, {r.stderr!r}")
+
+
+def check_bad_moe():
+    d = copy_of("qwen3_moe_unnormed", "missing_expert")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    del w["model.layers.1.mlp.experts.3.up_proj.weight"]
+    rewrite(d, w, "F32")
+    refused("a missing expert tensor", d, ["model.safetensors", "model.layers.1.mlp.experts.3.up_proj.weight"])
+
+    d = copy_of("qwen3_moe_unnormed", "more_experts")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_experts=9))
+    refused("num_experts past the file's experts", d, ["model.safetensors", "model.layers.0.mlp.gate.weight", "(9, 32)"])
+
+    d = copy_of("qwen3_moe_unnormed", "fewer_experts")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    w = {n: (a[:7] if n.endswith("mlp.gate.weight") else a) for n, a in w.items()}
+    rewrite(d, w, "F32")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_experts=7))
+    refused("an expert past num_experts", d, ["model.safetensors", "model.layers.0.mlp.experts.7.gate_proj.weight", "num_experts"])
+
+    d = copy_of("qwen3_moe_unnormed", "router_shape")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    w["model.layers.1.mlp.gate.weight"] = w["model.layers.1.mlp.gate.weight"][:, :16]
+    rewrite(d, w, "F32")
+    refused("a router of the wrong shape", d, ["model.safetensors", "model.layers.1.mlp.gate.weight", "(8, 16)"])
+
+    r = run("--forward", os.path.join(workdir, "qwen3_moe"), "--sequence", "1 2 3", "--ablate-expert", "1.2")
+    if r.returncode != 2 or "layer 1" not in r.stderr or "dense" not in r.stderr:
+        fail(f"--ablate-expert on qwen3_moe's dense layer 1: exit {r.returncode}, {r.stderr!r}")
+    r = run("--forward", os.path.join(workdir, "qwen3_moe"), "--sequence", "1 2 3", "--ablate-expert", "2.9")
+    if r.returncode != 2 or "8 experts per layer" not in r.stderr:
+        fail(f"--ablate-expert past the experts: exit {r.returncode}, {r.stderr!r}")
 
 
 def rewrite(d, w, dtype):
@@ -515,7 +722,7 @@ def main():
     rng = np.random.default_rng(5)
     for name in ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
                  "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25",
-                 "tinyllama"):
+                 "tinyllama", "qwen3_moe", "qwen3_moe_unnormed"):
         config = json.load(open(os.path.join(workdir, name, "config.json")))
         vocab = config.get("text_config", config)["vocab_size"]
         check_forward(name, rng.integers(0, vocab, 7).tolist())
@@ -528,6 +735,16 @@ def main():
         vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
         check_forward(name, rng.integers(0, vocab, 12).tolist())
     check_generate_eos("llama_gqa", [10, 20, 30, 40])
+    for name in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3"):  # 12 positions: past OLMo 3's window of 3
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_forward(name, rng.integers(0, vocab, 12).tolist())
+        check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
+    for name in ("qwen3_moe", "qwen3_moe_unnormed"):
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_moe_forward(name, rng.integers(0, vocab, 9).tolist())
+        check_ablate_expert(name, rng.integers(0, vocab, 6).tolist())
+        if name == "qwen3_moe_unnormed":
+            check_expert_importance(name, rng.integers(0, vocab, 5).tolist())
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
         fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")

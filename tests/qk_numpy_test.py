@@ -24,7 +24,8 @@ import model_numpy_test as ref  # noqa: E402
 from cli_numpy import fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
 FIXTURES = ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
-            "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25", "tinyllama")
+            "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25", "tinyllama",
+            "qwen3_yarn", "smollm3", "olmo2", "olmo3")
 
 
 # ---- each head's weights -------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def llama_layers(c, w, prefix="model.", gemma=False):
         else:
             q, k, v = (linear_heads(w[b + n + "_proj.weight"], 0, m, dh) for n, m in (("q", H), ("k", KV), ("v", KV)))
         O = w[b + "o_proj.weight"]  # (D, H·dh)
-        g = w[f"{prefix}layers.{l}.input_layernorm.weight"]
+        g = w.get(f"{prefix}layers.{l}.input_layernorm.weight", np.ones(c["hidden_size"]))  # OLMo 2: no norm before attention
         group = H // KV
         yield (1 + g if gemma else g, q, [k[h // group] for h in range(H)], [v[h // group] for h in range(H)],
                [O[:, h * dh:(h + 1) * dh].T for h in range(H)])
@@ -211,11 +212,18 @@ def first_layer(d, ids):
     one = 1.0 if gemma else 0.0
     qk_norm = (one + w[b + "q_norm.weight"], one + w[b + "k_norm.weight"]) if b + "q_norm.weight" in w else None
     eps = c["rms_norm_eps"]
+    whole = qk_norm is not None and len(qk_norm[0]) == H * dh and H > 1  # OLMo 2: over the whole projection
     heads = []
     for h in range(H):
         g = h // (H // KV)
+        norms = None
+        if whole:  # each side's γ of its head, and the whole projection the RMS runs over
+            norms = ((qk_norm[0][h * dh:(h + 1) * dh], eps, lin["q"].T, bias["q"], h * dh),
+                     (qk_norm[1][g * dh:(g + 1) * dh], eps, lin["k"].T, bias["k"], g * dh))
+        elif qk_norm is not None:
+            norms = ((qk_norm[0], eps), (qk_norm[1], eps))
         heads.append((lin["q"][h * dh:(h + 1) * dh].T, bias["q"][h * dh:(h + 1) * dh], lin["k"][g * dh:(g + 1) * dh].T,
-                      bias["k"][g * dh:(g + 1) * dh], qk_norm and (qk_norm[0], qk_norm[1], eps)))
+                      bias["k"][g * dh:(g + 1) * dh], norms))
     embed = w[prefix + "embed_tokens.weight"][ids]
     if gemma:
         embed = embed * float(np.float32(np.sqrt(c["hidden_size"])))
@@ -226,6 +234,8 @@ def first_layer(d, ids):
     else:
         inv, rope_scale = ref.rope_inv_freq(c, int(dh * c.get("partial_rotary_factor", 1.0))), ref.rope_attention_factor(c)
         scale = dh ** -0.5
+    if prefix + "layers.0.input_layernorm.weight" not in w:  # OLMo 2: the stream straight into the projections
+        return {"token embedding": embed}, (None, None, None, 0), heads, inv, rope_scale, scale
     g = w[prefix + "layers.0.input_layernorm.weight"]
     return {"token embedding": embed}, ("rms", one + g, None, eps), heads, inv, rope_scale, scale
 
@@ -235,9 +245,13 @@ def side(parts, p, norm, W, b, qk_norm, inv, rope_scale):
     rows = frozen(parts, p, *norm)
     names = list(rows)
     Q, qb = np.array([rows[n] @ W for n in names]), b.copy()
-    if qk_norm is not None:
+    if qk_norm is not None and len(qk_norm) == 2:
         g, eps = qk_norm
         r = np.sqrt(((Q.sum(0) + qb) ** 2).mean() + eps)
+        Q, qb = Q * g / r, qb * g / r
+    elif qk_norm is not None:  # the RMS over every head's values of the real q (or k)
+        g, eps, W_all, b_all, _ = qk_norm
+        r = np.sqrt(((sum(rows.values()) @ W_all + b_all) ** 2).mean() + eps)
         Q, qb = Q * g / r, qb * g / r
     if inv is not None:
         Q, qb = rotate_rows(Q, p, inv, rope_scale), rotate_rows(qb[None], p, inv, rope_scale)[0]
@@ -248,8 +262,8 @@ def qk_reference(d, ids, h, i, j):
     """Layer 1, head h (from 0): {name: {name: pair}}, bias and score of query i, key j (from 0)."""
     parts, norm, heads, inv, rope_scale, scale = first_layer(d, ids)
     Wq, bq, Wk, bk, qk = heads[h]
-    names, Q, qb = side(parts, i, norm, Wq, bq, qk and (qk[0], qk[2]), inv, rope_scale)
-    _, K, kb = side(parts, j, norm, Wk, bk, qk and (qk[1], qk[2]), inv, rope_scale)
+    names, Q, qb = side(parts, i, norm, Wq, bq, qk and qk[0], inv, rope_scale)
+    _, K, kb = side(parts, j, norm, Wk, bk, qk and qk[1], inv, rope_scale)
     pairs = scale * Q @ K.T
     bias = scale * (qb @ K.sum(0) + Q.sum(0) @ kb + qb @ kb)
     return names, pairs, bias, pairs.sum() + bias

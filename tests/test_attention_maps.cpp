@@ -57,7 +57,8 @@ void check_equal(const ForwardResult& kept, const ForwardResult& dense) {
 }
 
 const std::vector<std::string> architectures = {"gpt2",  "llama_gqa", "qwen2",  "mistral",   "bert",   "qwen3",    "qwen3_sliding",
-                                                "phi3",  "phi4_mini", "gemma2", "gemma3_text", "llama32", "tinyllama"};
+                                                "phi3",  "phi4_mini", "gemma2", "gemma3_text", "llama32", "tinyllama",
+                                                "qwen3_yarn", "smollm3", "olmo2", "olmo3"};
 
 } // namespace
 

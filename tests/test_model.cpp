@@ -71,8 +71,11 @@ TEST_CASE("model config: transformers' fields and defaults, one line per error")
                            "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 3})")
               .find("num_key_value_heads") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
-                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "yarn", "factor": 4}})")
-              .find("yarn") != std::string::npos);
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "dynamic", "factor": 4}})")
+              .find("dynamic") != std::string::npos);
+    CHECK(config_error(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
+                           "num_hidden_layers": 1, "num_attention_heads": 2, "rope_scaling": {"rope_type": "yarn"}})")
+              .find("factor") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["GPT2LMHeadModel"], "activation_function": "mish"})").find("mish") != std::string::npos);
     CHECK(config_error(R"({"architectures": ["BertModel"], "position_embedding_type": "relative_key"})").find("relative_key") != std::string::npos);
     // The file's own names come quoted with their control characters escaped: still one line.
@@ -136,6 +139,52 @@ TEST_CASE("model config: Qwen3's and Phi-3's fields and defaults") {
     for (const char* name : {"Qwen3ForCausalLM", "Phi3ForCausalLM"}) CHECK(config_error(R"({"architectures": ["Mamba"]})").find(name) != std::string::npos);
 }
 
+TEST_CASE("model config: Qwen3 MoE's experts, sparse layers and defaults") {
+    const auto moe = core::model::parse_config(
+        R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 6, "decoder_sparse_step": 2, "mlp_only_layers": [3],
+            "norm_topk_prob": true, "use_sliding_window": false})", "c");
+    CHECK(moe.experts == 128); // Qwen3MoeConfig's defaults
+    CHECK(moe.experts_per_token == 8);
+    CHECK(moe.d_expert == 768);
+    CHECK(moe.d_ff == 6144);
+    CHECK(moe.d_head == 64); // no head_dim: hidden / heads
+    CHECK(moe.renormalise_chosen);
+    CHECK(moe.sparse_layers == std::vector<bool>{false, true, false, false, false, true}); // (l + 1) % 2 == 0, not layer 3
+    CHECK(moe.sliding_window == std::vector<int>(6, 0));
+    const auto windowed = core::model::parse_config(
+        R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 2, "use_sliding_window": true, "sliding_window": 64})", "c");
+    CHECK(windowed.sliding_window == std::vector<int>{64, 64});
+    CHECK(!windowed.renormalise_chosen);
+    CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 2, "mlp_only_layers": [2]})").find("mlp_only_layers") !=
+          std::string::npos);
+    CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "num_experts": 4, "num_experts_per_tok": 5})").find("num_experts_per_tok") !=
+          std::string::npos);
+    CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_act": "gelu"})").find("hidden_act") != std::string::npos);
+}
+
+TEST_CASE("model forward: a mixture's routing covers every position, a block of mlp_rows at a time, and knocked-out experts weigh 0") {
+    NEED_CHECKPOINTS();
+    const auto m = core::model::open_model(checkpoints() + "/qwen3_moe");
+    std::vector<int> ids(static_cast<std::size_t>(core::model::mlp_rows) + 40);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i * 7 % 200);
+    ForwardOptions o;
+    o.attention = false;
+    o.logits = core::model::Logits::none;
+    const ForwardResult r = m.model->forward(ids, o);
+    REQUIRE(r.routing.size() == 1); // layer 0 is dense (mlp_only_layers)
+    const core::model::LayerRouting& long_run = r.routing[0];
+    CHECK(long_run.layer == 1);
+    CHECK(long_run.probabilities.rows() == static_cast<Eigen::Index>(ids.size()));
+    CHECK(long_run.chosen.size() == ids.size() * 2);
+    const ForwardResult last = m.model->forward(std::vector<int>(ids.begin(), ids.begin() + 8), o);
+    CHECK(max_diff(last.routing[0].probabilities.data(), long_run.probabilities.data(), 8 * 8) < 1e-5); // causal: the first 8 as alone
+    o.ablate_experts = {{1, long_run.chosen[0]}};
+    const ForwardResult knocked = m.model->forward(std::vector<int>(ids.begin(), ids.begin() + 8), o);
+    CHECK(knocked.routing[0].weights(0, 0) == 0.0f);
+    CHECK(knocked.routing[0].weights(0, 1) == last.routing[0].weights(0, 1)); // the other keeps its weight
+    CHECK(max_diff(knocked.hidden.data(), last.hidden.data(), static_cast<std::size_t>(knocked.hidden.size())) > 1e-3);
+}
+
 TEST_CASE("model shard index: file names in the same directory only") {
     const auto files = core::model::parse_shard_index(R"({"metadata": {}, "weight_map": {"a": "x.safetensors", "b": "y.safetensors"}})", "i.json");
     CHECK(files.at("b") == "y.safetensors");
@@ -153,7 +202,7 @@ TEST_CASE("model shard index: file names in the same directory only") {
 
 TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3", "qwen3_moe"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(checkpoints() + "/" + name);
         const std::vector<int> ids = {5, 9, 2, 7, 7, 3};

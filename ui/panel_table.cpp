@@ -11,6 +11,7 @@
 #include "ui/panels/matrices.h"
 #include "ui/panels/model_circuits.h"
 #include "ui/panels/model_compare.h"
+#include "ui/panels/model_experts.h"
 #include "ui/panels/model_grid.h"
 #include "ui/panels/model_head_view.h"
 #include "ui/panels/model_importance.h"
@@ -123,7 +124,9 @@ const std::vector<PanelSpec>& panel_table() {
         row<draw_model_importance_panel>("model_importance", "Head importance", Menu::view_topics,
             "The loss on the prompt with each head alone knocked out, as a layer × head map; measured on a worker."),
         row<draw_model_sinks_panel>("model_sinks", "Attention sinks", Menu::view_topics,
-            "Each head's mean weight on position 1 as a layer × head map, and the selected head's query by query."),
+            "Each head's mean sink share (its learned sink's, else its weight on position 1) as a layer × head map, and the selected head's query by query."),
+        row<draw_model_experts_panel>("model_experts", "Experts", Menu::view_topics,
+            "A mixture of experts' routing: each position's router probabilities and chosen experts by layer, each expert's load, knock-outs and importance."),
         row<draw_model_rollout_panel>("model_rollout", "Attention rollout", Menu::view_topics,
             "How much of each position after the last layer comes from each input token (heads averaged, layer by layer)."),
         row<draw_model_qk_panel>("model_qk", "Query–key view", Menu::view_topics,

@@ -127,6 +127,12 @@ void ScoreRows::add(const float* rows, int r0, int r1, int cols) {
     listed_rows(ix_->induction, next_induction_, rows, r0, r1, cols, induction_);
 }
 
+double mean_share(const float* shares, int t) {
+    double total = 0.0;
+    for (int i = 0; i < t; ++i) total += static_cast<double>(shares[i]);
+    return t ? total / t : 0.0;
+}
+
 HeadScores ScoreRows::finish(const float* row_entropy) const {
     HeadScores s;
     if (ix_->t >= 2) s.previous = previous_ / (ix_->t - 1);

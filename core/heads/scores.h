@@ -44,7 +44,9 @@ struct HeadScores {
     std::optional<double> copy;      // the tiny model's repeat task alone: the mean weight a repeated
                                      // segment puts on the segment's first occurrence
     std::optional<double> sink;      // mean over i ≥ 2 of A[i, 1]: the share parked on the first position
-                                     // (BOS where the prompt starts with it), StreamingLLM's attention sink
+                                     // (BOS where the prompt starts with it), StreamingLLM's attention sink;
+                                     // for a head with a learned sink (gpt-oss), the sink's mean share
+                                     // over every query instead (mean_share)
 };
 
 // A head whose sink share reaches this parks most of its attention on the first position: the
@@ -68,6 +70,9 @@ HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index);
 HeadScores head_scores(const AttentionRefD& A, const ScoreIndex& index);
 // The same with each row's entropy, row_entropy (t), already known (the softmax that made A knows it).
 HeadScores head_scores(const AttentionRefF& A, const ScoreIndex& index, const float* row_entropy);
+
+// The mean of a learned sink's shares (t), each query's weight on the sink, as HeadScores::sink.
+double mean_share(const float* shares, int t);
 
 // One head's scores from its map's rows given in order, a block at a time, by a forward that keeps no
 // map: the same sums in the same order as head_scores with row entropies, so the same bits.

@@ -48,7 +48,7 @@ void AttentionMaps::rebuild(int l, int h, int b, float* weights) const {
     const float* q = L.q.data() + static_cast<std::ptrdiff_t>(i0) * width + h * d_head_;
     const float* k = L.k.data() + group * d_head_;
     ops::Attend a{q, width, k, nullptr, row, n, t_total_, d_head_, t_total_ - t_new_ + i0, L.causal, L.window, L.scale,
-                  weights, nullptr, 0, nullptr, L.softcap};
+                  weights, nullptr, 0, nullptr, L.softcap, L.sinks.empty() ? nullptr : &L.sinks[static_cast<std::size_t>(h)]};
     ops::active().attend(a);
 }
 

@@ -2,7 +2,7 @@
 //
 // A forward does not keep (layers, heads, t_new, t_total) weights: at 8192 tokens a Llama-1B-sized
 // model's would take 137 GB. It keeps what rebuilds any of them exactly, each layer's queries (after
-// RoPE) and keys with the layer's scale, soft-cap, window and mask, and a view asks for the rows it
+// RoPE) and keys with the layer's scale, soft-cap, window, mask and learned sinks, and a view asks for the rows it
 // draws. rows() runs ops::Attend on the kept vectors in the very blocks of 64 queries the forward
 // ran (each block's products have the same shapes), so every rebuilt weight has the forward's bits.
 // A forward asked for dense maps (ForwardOptions::dense_attention) writes every map as it runs
@@ -30,6 +30,7 @@ public:
         bool causal = true;
         int window = 0;       // 0: every visible key
         float scale = 1.0f, softcap = 0.0f;
+        std::vector<float> sinks; // (heads) learned sink logits, or empty: none
     };
     // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
     static constexpr int block = 64;

@@ -17,6 +17,7 @@ struct NormWeights {
     std::vector<float> scale; // (n) γ as it multiplies (Gemma: 1 + w); empty with none
     std::vector<float> shift; // (n) β of a LayerNorm, else empty
     float eps = 0.0f;
+    bool whole = false;       // q/k norm: over every head's values together (OLMo 2: H·dh), scale (H·dh)
 };
 
 struct LayerAttention {
@@ -29,12 +30,14 @@ struct LayerAttention {
     std::vector<MatrixF> o;    // heads × (dh, D): head h's rows of the output projection
     MatrixF q_bias;            // (heads, dh), or empty without biases
     MatrixF k_bias, v_bias;    // (kv_heads, dh), or empty
-    NormWeights q_norm, k_norm; // over each head's dh values (Qwen3, Gemma 3), else none
+    NormWeights q_norm, k_norm; // over each head's dh values (Qwen3, Gemma 3), or the whole projection
+                                // (OLMo 2, NormWeights::whole), else none
     // (dh, dh) RoPE at a position: a row of q or k there, times it, is the row rotated; empty: none.
     std::function<MatrixF(int position)> rotation;
     float score_scale = 1.0f;  // the factor of q · k
     float softcap = 0.0f;      // cap · tanh(s / cap) after the scale (Gemma 2); 0: none
     int window = 0;            // a query sees the last `window` keys; 0: every one
+    std::vector<float> sinks;  // (heads) learned sink logits (AttentionKind::sinks), or empty
     bool causal = true;
 
     int kv_of(int h) const { return h / (heads / kv_heads); }

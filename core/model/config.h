@@ -13,7 +13,9 @@ namespace core::model {
 // rope_scaling of a rotary config: none, "linear" (positions divided by factor), "llama3" (low
 // frequencies divided by factor, high ones kept, a smooth blend between) or "longrope" (Phi-3: each
 // frequency divided by its short factor, cos and sin times attention_factor) or "rope_freqs" (a GGUF
-// file's rope_freqs tensor: each frequency divided by its factor, in short_factor).
+// file's rope_freqs tensor: each frequency divided by its factor, in short_factor) or "yarn" (YaRN:
+// frequencies past the correction range beta_fast … beta_slow divided by factor, those before kept,
+// a linear ramp between; cos and sin times attention_factor).
 struct RopeScaling {
     std::string type; // "", "linear", "llama3", "longrope" or "rope_freqs"
     double factor = 1.0;
@@ -21,7 +23,9 @@ struct RopeScaling {
     double high_freq_factor = 4.0;
     double original_max_position_embeddings = 8192.0;
     std::vector<double> short_factor; // longrope, rope_freqs: rotary_dim / 2 entries
-    double attention_factor = 1.0;    // longrope
+    double attention_factor = 1.0;    // longrope, yarn
+    double beta_fast = 32.0, beta_slow = 1.0; // yarn: the correction range, in rotations over the original context
+    bool truncate = true;             // yarn: the correction range rounded to whole dims (gpt-oss: false)
 };
 
 struct ModelConfig {
@@ -56,12 +60,23 @@ struct ModelConfig {
     bool o_bias = false;
     bool mlp_bias = false;
     std::vector<int> sliding_window; // per layer (one entry each), 0 = full attention (Mistral, Qwen2 with use_sliding_window)
+    std::vector<bool> no_rope;       // per layer, true: no rotary positions there (SmolLM3); empty: RoPE on every layer
+    bool unscaled_rope_on_windows = false; // OLMo 3: the windowed layers turn by the unscaled frequencies
     // Gemma: cap · tanh(x / cap) on the attention scores (after the scale, before the mask) and on
     // the logits; 0 = none.
     double attn_logit_softcapping = 0.0;
     double final_logit_softcapping = 0.0;
     double query_pre_attn_scalar = 0.0; // Gemma: scores scaled by query_pre_attn_scalar^-1/2
     double rope_local_base_freq = 0.0;  // Gemma 3: rope_theta of the sliding layers (default scaling)
+    // Mixture of experts (Qwen3 MoE): which layers route each position to top_k of `experts` feed-forward
+    // blocks of width d_expert (the others are dense, of width d_ff), and whether the chosen experts'
+    // weights are renormalised to sum to 1 (norm_topk_prob; always in a llama.cpp qwen3moe file).
+    int experts = 0;
+    int experts_per_token = 0;
+    int d_expert = 0;
+    bool renormalise_chosen = false;
+    std::vector<bool> sparse_layers;  // per layer (one entry each): true for a mixture of experts
+    bool stacked_experts = false;     // a GGUF file: each layer's experts in one (experts, out, in) tensor
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

@@ -73,6 +73,14 @@ void Model::apply_final_norm(MatrixF& x) const {
     else ops::active().rms_norm(x.data(), x.data(), rows, d, n.gain, n.eps);
 }
 
+AttentionKind Model::attention_kind(int layer) const {
+    const auto l = static_cast<std::size_t>(layer);
+    AttentionKind k;
+    if (l < config_.sliding_window.size()) k.window = config_.sliding_window[l];
+    k.rope = l >= config_.no_rope.size() || !config_.no_rope[l];
+    return k;
+}
+
 int argmax(const float* values, int n) {
     int best = 0;
     for (int i = 1; i < n; ++i)

@@ -17,6 +17,7 @@
 
 #include "core/heads/head.h"
 #include "core/heads/scores.h"
+#include "core/model/attention_kind.h"
 #include "core/model/attention_maps.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
@@ -54,6 +55,21 @@ struct StreamRecord {
 std::string head_part(int l, int h);
 std::string mlp_part(int l);
 
+// An expert of a mixture-of-experts layer (from 0 here, from 1 on the command line).
+struct ExpertRef {
+    int layer = 0, expert = 0;
+    bool operator==(const ExpertRef& o) const { return layer == o.layer && expert == o.expert; }
+};
+
+// One mixture-of-experts layer's routing of the positions a forward ran (ForwardResult::routing).
+struct LayerRouting {
+    int layer = 0;              // from 0
+    int experts = 0, top_k = 0;
+    MatrixF probabilities;      // (t_new, experts) the router's distribution over every expert
+    std::vector<int> chosen;    // (t_new, top_k) row-major: the experts each position runs, from 0, largest weight first
+    MatrixF weights;            // (t_new, top_k) each chosen expert's weight on its output; 0 for one knocked out
+};
+
 // Which rows of ForwardResult::logits a forward fills.
 enum class Logits {
     all,  // every new position (t_new, vocab)
@@ -67,6 +83,9 @@ constexpr int mlp_rows = 2048;
 
 struct ForwardOptions {
     std::vector<HeadRef> ablate;
+    // Experts knocked out: each is dropped from the experts its layer's router chose, the others
+    // keeping their weights (docs/models.md, "Experts").
+    std::vector<ExpertRef> ablate_experts;
     Ablation ablation = Ablation::zero; // mean: over the positions of this call (the whole sequence for forward())
     bool attention = true;    // fill ForwardResult::maps (and entropy): each layer's queries and keys kept
     bool dense_attention = false; // with attention: every map written as the forward runs (the tests' full forward)
@@ -129,11 +148,20 @@ struct ForwardResult {
     MatrixF hidden;  // (t_new, d_model) the last hidden state (after the final norm where the model has one)
     AttentionMaps maps;                // (layers, heads, t_new, t_total) on demand, 0 where masked (attention_maps.h)
     std::vector<float> entropy;        // (layers, heads, t_new) with the attention: each row's −Σ a ln a, nats
+    // (layers, heads, t_new) with the attention, where a layer has a learned sink (AttentionKind):
+    // each query's weight on the sink, 1 − the sum of its row of the map (0 in the other layers);
+    // empty when no layer has one.
+    std::vector<float> sink_share;
+    std::vector<AttentionKind> kinds;  // (layers) each layer's attention kind (Model::attention_kind)
     MatrixF rollout;                   // (t_new, t_total) where asked: core/heads/rollout.h's rollout of the maps
     std::vector<HeadCapture> captures; // (layers · heads), index layer · heads + head
     std::vector<core::heads::HeadScores> scores; // (layers · heads) where asked (ForwardOptions::scores)
     std::vector<float> thumbnails;     // (layers · heads, side, side) where asked (ForwardOptions::thumbnail_side)
     int thumbnail_side = 0;
+    // Each mixture-of-experts layer's routing, in layer order, for a forward of one copy that runs
+    // every position (no ForwardOptions::copies, no last_position_only); a rerun from a layer has
+    // only the layers it ran.
+    std::vector<LayerRouting> routing;
 };
 
 // Keys and values of every layer for the positions run so far (after RoPE for the Llama family).
@@ -219,6 +247,10 @@ public:
     virtual FinalNorm final_norm() const { return {}; }
     // x (rows, D) in place through final_norm(), as the forward does after the last layer.
     void apply_final_norm(MatrixF& x) const;
+
+    // Layer `layer`'s kind of attention: by default its window of config().sliding_window and
+    // rotary positions unless config().no_rope says not; an architecture with learned sinks adds them.
+    virtual AttentionKind attention_kind(int layer) const;
 
     // Layer `layer`'s attention weights, head by head, as the circuits read them (each
     // architecture's own, in arch/).

@@ -49,6 +49,8 @@ core::Scenario head_scenario(const ModelConfig& c, const ForwardResult& run, Hea
     if (static_cast<int>(tokens.size()) != t)
         throw InputError(std::to_string(tokens.size()) + " token names for " + std::to_string(t) + " positions");
     if (const std::string why = unshowable(c, t); !why.empty()) throw InputError(why);
+    if (static_cast<std::size_t>(head.layer) < run.kinds.size() && run.kinds[static_cast<std::size_t>(head.layer)].learned_sink())
+        throw InputError(head_name(head) + " has a learned sink, which the editor's softmax has no place for");
 
     // The model's scores are q·k times its factor, soft-capped, then masked by its causal mask and
     // this layer's sliding window: the scenario's rules, with Q, K and V as the model has them.

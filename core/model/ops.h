@@ -33,7 +33,9 @@ struct Gemm {
 // One head of attention over the cache: rows are queries at positions first_pos … first_pos+m-1,
 // keys at 0 … keys-1. Key j is visible to query p when (!causal || j <= p) and
 // (window == 0 || p - j < window). Scores are q · kᵀ · scale, then (Gemma 2) softcap · tanh(score /
-// softcap) where softcap > 0, then masked and softmaxed.
+// softcap) where softcap > 0, then masked and softmaxed. With a learned sink (gpt-oss) one more
+// logit, `*sink` as it is (no scale, no mask), joins each row's softmax and passes no value: the row's
+// key weights then sum to 1 − its sink share.
 struct Attend {
     const float* q;  // (m, d) row stride ldq
     Index ldq;
@@ -50,6 +52,8 @@ struct Attend {
     Index ldo;
     float* entropy = nullptr; // (m) where given: each row's −Σ w ln w (nats), from the softmax itself
     float softcap = 0.0f;     // 0: none
+    const float* sink = nullptr; // the head's learned sink logit, or null: none
+    float* sink_share = nullptr; // (m) where given with a sink: each row's weight on the sink
 };
 
 enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };

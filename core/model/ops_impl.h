@@ -74,12 +74,14 @@ struct Buffer {
 thread_local Buffer buffer_a, buffer_b;
 
 // Row i of `w` (cols values): the softmax of scale · w (soft-capped where softcap > 0) over keys
-// lo … hi-1, 0 elsewhere. With `entropy`, also −Σ p ln p = ln S − Σ p (x − top), S = Σ exp(x − top),
-// from the same pass.
-void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float softcap, float* entropy) {
+// lo … hi-1, 0 elsewhere, with the learned sink logit `sink` (or null) in the denominator: its weight
+// into *share. With `entropy`, also the key weights' −Σ p ln p = (1 − share) ln S − Σ p (x − top),
+// S = Σ exp(x − top) (the sink's term included), from the same pass.
+void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float softcap, const float* sink, float* share, float* entropy) {
     for (Index j = 0; j < lo; ++j) w[j] = 0.0f;
     for (Index j = hi; j < cols; ++j) w[j] = 0.0f;
     if (entropy) *entropy = 0.0f;
+    if (share) *share = sink && hi <= lo ? 1.0f : 0.0f;
     if (hi <= lo) return;
     const Index n = hi - lo;
     Aligned x = buffer_a.load(w + lo, n, -std::numeric_limits<float>::infinity());
@@ -88,13 +90,15 @@ void softmax_row(float* w, Index cols, Index lo, Index hi, float scale, float so
         x = softcap * (x / softcap).tanh();
         x.tail(x.size() - n).setConstant(-std::numeric_limits<float>::infinity());
     }
-    const float top = x.maxCoeff();
+    const float top = sink ? std::max(x.maxCoeff(), *sink) : x.maxCoeff();
     Aligned shifted = buffer_b.reserve(entropy ? x.size() : 0);
     if (entropy) shifted = x - top;
     x = (x - top).exp(); // the padding becomes exactly 0
-    const float sum = x.sum(), inv = 1.0f / sum;
+    const float parked = sink ? std::exp(*sink - top) : 0.0f;
+    const float sum = x.sum() + parked, inv = 1.0f / sum;
+    if (share) *share = parked * inv;
     // Σ p (x − top) = Σ e (x − top) / S: the weights scaled once, on their way out.
-    if (entropy) *entropy = std::log(sum) - (x.head(n) * shifted.head(n)).sum() * inv;
+    if (entropy) *entropy = (1.0f - parked * inv) * std::log(sum) - (x.head(n) * shifted.head(n)).sum() * inv;
     const float* e = x.data();
     for (Index j = 0; j < n; ++j) w[lo + j] = e[j] * inv;
 }
@@ -112,7 +116,8 @@ void attend(const Attend& a) {
             const Index p = a.first_pos + i;
             const Index hi = a.causal ? smaller(a.keys, p + 1) : a.keys;
             const Index lo = a.window > 0 ? larger(0, p - a.window + 1) : 0;
-            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.entropy ? a.entropy + i : nullptr);
+            softmax_row(a.weights + i * a.keys, a.keys, lo, hi, a.scale, a.softcap, a.sink, a.sink_share ? a.sink_share + i : nullptr,
+                        a.entropy ? a.entropy + i : nullptr);
         }
         if (a.out) rows_product({w, a.keys, a.v, a.ldk, false, a.out + i0 * a.ldo, a.ldo, rows, live, a.d}, false); // (rows, d)
     }

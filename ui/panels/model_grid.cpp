@@ -107,6 +107,14 @@ void mark_knocked_out(ImDrawList* draw, ImVec2 at, float size) {
     draw->AddLine(ImVec2(at.x, end.y), ImVec2(end.x, at.y), red, w);
 }
 
+// Each layer's kind as its row writes it, or none when every layer is a plain full softmax with RoPE.
+std::vector<std::string> kind_labels(const core::model::Snapshot& s) {
+    std::vector<std::string> labels;
+    for (const core::model::AttentionKind& k : s.result.kinds) labels.push_back(core::model::kind_label(k));
+    if (std::all_of(labels.begin(), labels.end(), [](const std::string& l) { return l == "full"; })) labels.clear();
+    return labels;
+}
+
 } // namespace
 
 void draw_model_grid_panel(View& v, TextureUploader& textures) {
@@ -125,7 +133,10 @@ void draw_model_grid_panel(View& v, TextureUploader& textures) {
     for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? core::heads::best_head(s.scores, score_of(k)) : -1;
     dim_text(scored ? "Strip: previous, duplicate, induction, sharpness. P D I E: each score's best head."
                     : "No head scores for this run.");
-    const float label_w = ImGui::CalcTextSize("L00").x + 0.5f * em(), label_h = ImGui::GetTextLineHeightWithSpacing();
+    g.kinds = kind_labels(s);
+    float label_w = ImGui::CalcTextSize("L00").x + 0.5f * em();
+    for (const std::string& kind : g.kinds) label_w = std::max(label_w, ImGui::CalcTextSize(kind.c_str()).x + 0.5f * em());
+    const float label_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float gap = std::max(2.0f, 0.2f * em());
     // Square cells, as big as the panel allows, never smaller than 2 em (then the grid scrolls).
@@ -143,7 +154,10 @@ void draw_model_grid_panel(View& v, TextureUploader& textures) {
     for (int l = 0; l < L; ++l) {
         const float y = origin.y + label_h + static_cast<float>(l) * (cell + gap);
         const std::string name = "L" + std::to_string(l + 1);
-        draw->AddText(ImVec2(origin.x, y + (cell - ImGui::GetTextLineHeight()) / 2), ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
+        const float line = ImGui::GetTextLineHeight(), name_y = y + (cell - line * (g.kinds.empty() ? 1.0f : 2.0f)) / 2;
+        draw->AddText(ImVec2(origin.x, name_y), ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
+        if (!g.kinds.empty()) // the layer's kind under its name
+            draw->AddText(ImVec2(origin.x, name_y + line), ImGui::GetColorU32(ImGuiCol_TextDisabled), g.kinds[static_cast<std::size_t>(l)].c_str());
         for (int h = 0; h < H; ++h) {
             const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (cell + gap), y);
             ImGui::SetCursorScreenPos(at);

@@ -1,12 +1,15 @@
 // ui/panels/model_grid.h — every layer × head of the prompt's attention as a small map (rows are
 // queries), filling the panel; a click selects a head for the other panels. Each head carries its
 // four scores as a strip of four cells along its bottom, and letters mark each score's best head.
+// Where a model's layers differ in kind (a window, no RoPE, a learned sink: core/model/attention_kind.h)
+// each row writes its layer's kind under its name.
 #pragma once
 
 #include "ui/texture_atlas.h"
 #include "ui/view.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace ui {
@@ -22,6 +25,7 @@ struct ModelGridView {
     int colour_map = -1;       // and the weights map (core::io::WeightsMap)
     int paintings = 0;         // times the atlas was painted (the tests read it)
     std::array<int, 4> best{{-1, -1, -1, -1}}; // per score, the head marked best (layer · heads + head), this frame
+    std::vector<std::string> kinds;            // this frame: each row's kind as written ("window 128"), empty when all are full
 };
 
 void draw_model_grid_panel(View& v, TextureUploader& textures);

@@ -15,7 +15,7 @@
 namespace ui {
 
 bool ModelMapView::Blocks::operator==(const Blocks& o) const {
-    return serial == o.serial && layer == o.layer && head == o.head && colour_map == o.colour_map && top == o.top && row0 == o.row0 &&
+    return serial == o.serial && layer == o.layer && head == o.head && colour_map == o.colour_map && window == o.window && top == o.top && row0 == o.row0 &&
            col0 == o.col0 && step == o.step && rows == o.rows && cols == o.cols;
 }
 
@@ -30,11 +30,26 @@ ModelMapView::Blocks visible_blocks(const ModelMapView& st, const core::model::S
                                     VisibleCells cols) {
     ModelMapView::Blocks b;
     b.serial = s.serial, b.layer = l, b.head = h, b.colour_map = static_cast<int>(colour_maps().weights), b.top = top;
+    b.window = s.result.kinds.empty() ? 0 : s.result.kinds[static_cast<std::size_t>(l)].window;
     b.step = std::max(1, static_cast<int>(std::ceil(1.5f / st.cell)));
     b.row0 = rows.first, b.col0 = cols.first;
     b.rows = (rows.last - rows.first + b.step - 1) / b.step;
     b.cols = (cols.last - cols.first + b.step - 1) / b.step;
     return b;
+}
+
+// A key before a query's sliding window: a checker of the mask's grey and a lighter one, which no
+// weight's colour and no masked cell has (cell (i, j) takes one by the parity of i + j).
+ImU32 outside_window_color(int i, int j) {
+    if ((i + j) % 2) return masked_color();
+    return colour_maps().theme == core::io::Theme::light ? IM_COL32(215, 215, 215, 255) : IM_COL32(120, 120, 120, 255);
+}
+
+// A cell's colour: its weight, or why it has none (the causal mask's grey, the window's checker).
+ImU32 cell_color(int i, int j, float w, const ModelMapView::Blocks& b) {
+    if (w == 0.0f && j > i) return masked_color();
+    if (w == 0.0f && b.window > 0 && i - j >= b.window) return outside_window_color(i, j);
+    return sequential_color(w / b.top);
 }
 
 void paint(ModelMapView& st, const ModelMapView::Blocks& b, const float* a, int t, TextureUploader& textures) {
@@ -46,7 +61,7 @@ void paint(ModelMapView& st, const ModelMapView::Blocks& b, const float* a, int 
             float w = 0;
             for (int di = 0; di < b.step && i + di < t; ++di)
                 for (int dj = 0; dj < b.step && j + dj < t; ++dj) w = std::max(w, a[(i + di) * t + j + dj]);
-            const ImU32 c = j > i && w == 0.0f ? masked_color() : sequential_color(w / b.top);
+            const ImU32 c = cell_color(i, j, w, b);
             put_rgba(&st.texels[(static_cast<std::size_t>(bi) * static_cast<std::size_t>(b.cols) + static_cast<std::size_t>(bj)) * 4], c);
         }
     if (!same_size) {
@@ -96,6 +111,46 @@ void labels(ImDrawList* draw, ModelMapView& st, const core::model::Snapshot& s, 
                                      st.area.Max.x);
 }
 
+// A square of 3 × 3 cells coloured as colour(i, j) and what it stands for, on the line.
+template <class Colour> void legend_entry(Colour colour, const char* text) {
+    const float side = ImGui::GetTextLineHeight() * 0.8f, cell = side / 3;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            const ImVec2 p(at.x + static_cast<float>(j) * cell, at.y + 0.1f * side + static_cast<float>(i) * cell);
+            ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + cell, p.y + cell), colour(i, j));
+        }
+    ImGui::Dummy(ImVec2(side, side));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+}
+
+// Under the title, where the layer has a window: which grey is the mask and which the window.
+void window_legend(int window) {
+    if (window <= 0) return;
+    legend_entry([](int, int) { return masked_color(); }, "after the query (causal mask)");
+    ImGui::SameLine(0, 1.5f * em());
+    legend_entry(outside_window_color, ("outside its window of " + std::to_string(window) + " keys").c_str());
+}
+
+// Each visible query's learned sink share (layer l, head h) in a column right of the map, 0 … 1 in
+// the weights' colours; returns the hovered query or -1.
+int sink_column(ImDrawList* draw, const ModelMapView& st, const core::model::Snapshot& s, int l, int h, VisibleCells rows, ImRect column) {
+    const int t = s.t();
+    const float* share = s.result.sink_share.data() + (static_cast<std::ptrdiff_t>(l) * s.heads() + h) * t;
+    draw->PushClipRect(column.Min, column.Max, true);
+    for (int i = rows.first; i < rows.last; ++i) {
+        const float y = st.origin.y + static_cast<float>(i) * st.cell;
+        draw->AddRectFilled(ImVec2(column.Min.x, y), ImVec2(column.Max.x, y + st.cell), sequential_color(share[i]));
+    }
+    draw->PopClipRect();
+    const char* label = "sink";
+    draw->AddText(ImVec2(column.Min.x, column.Max.y + 0.2f * em()), ImGui::GetColorU32(ImGuiCol_Text), label);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if (!column.Contains(mouse) || !ImGui::IsWindowHovered()) return -1;
+    return std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
+}
+
 } // namespace
 
 //-----------------------------------------------------------------------------
@@ -126,8 +181,13 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
     ImGui::SameLine();
     fit_button(st);
     const float top = st.stretch ? largest_weight(st, s, a) : 1.0f;
+    const core::model::AttentionKind kind = s.result.kinds.empty() ? core::model::AttentionKind{} : s.result.kinds[static_cast<std::size_t>(m.layer)];
+    st.window = kind.window;
+    st.sink_column = kind.learned_sink() && !s.result.sink_share.empty();
+    window_legend(st.window);
     const SquareMap map = square_map_layout(s.labels, 7);
-    const float label_w = map.label_w, side = map.side, below = map.below;
+    const float sink_w = st.sink_column ? 1.5f * em() : 0.0f; // the sink's column and its gap
+    const float label_w = map.label_w, side = std::max(4.0f * em(), map.side - sink_w), below = map.below;
     const ImVec2 p0 = map.p0;
     const ImRect area(ImVec2(p0.x + label_w, p0.y), ImVec2(p0.x + label_w + side, p0.y + side));
     const MapMouse input = zoom_and_pan("map", st, t, p0, area);
@@ -140,7 +200,16 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
     draw->AddRect(ImVec2(area.Min.x, y), ImVec2(area.Max.x, y + std::max(st.cell, 2.0f)), selection_color(), 0, 0, 2.0f);
     draw->PopClipRect();
     labels(draw, st, s, rows, cols, label_w, selected);
-    colour_bar(draw, ImVec2(area.Max.x + 0.5f * em(), area.Min.y), side, top);
+    const int sink_hovered = st.sink_column ? sink_column(draw, st, s, m.layer, m.head, rows,
+                                                         ImRect(ImVec2(area.Max.x + 0.3f * em(), area.Min.y), ImVec2(area.Max.x + 1.2f * em(), area.Max.y)))
+                                            : -1;
+    if (sink_hovered >= 0) {
+        const float share = s.result.sink_share[(static_cast<std::size_t>(m.layer) * static_cast<std::size_t>(s.heads()) + static_cast<std::size_t>(m.head)) *
+                                                    static_cast<std::size_t>(t) + static_cast<std::size_t>(sink_hovered)];
+        ImGui::SetTooltip("query %s (position %d)\nlearned sink: %.4f of its weight\nits keys share the other %.4f",
+                          s.labels[static_cast<std::size_t>(sink_hovered)].c_str(), sink_hovered + 1, static_cast<double>(share), 1.0 - static_cast<double>(share));
+    }
+    colour_bar(draw, ImVec2(area.Max.x + sink_w + 0.5f * em(), area.Min.y), side, top);
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if ((input.hovered || input.clicked) && area.Contains(mouse)) {
         const int i = std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);

@@ -1,6 +1,8 @@
 // ui/panels/model_map.h — the selected head's weights as a map (rows are queries) with token labels
 // on both axes (thinned when they do not fit), a colour bar, hover, wheel zoom and drag pan; a click
-// selects the query and the key (ModelService::key) and opens Why this score on them.
+// selects the query and the key (ModelService::key) and opens Why this score on them. A key outside
+// a query's sliding window is shaded apart from a key the causal mask hides (a legend says which is
+// which), and a head with a learned sink shows each query's sink share in a column beside its row.
 #pragma once
 
 #include "ui/ui.h"
@@ -23,6 +25,8 @@ struct ModelMapView : ZoomMap {
     // Recorded each frame, for the tests: the head drawn and the labels on each axis.
     int layer = -1, head = -1;
     int row_labels = 0, column_labels = 0;
+    int window = 0;           // the layer's sliding window as drawn (0: none)
+    bool sink_column = false; // each query's learned sink share drawn beside its row
 
     // The visible cells as one texture, a texel a drawn block of step × step cells (the largest
     // weight it covers): a software rasteriser pays per rectangle, and 128 tokens are 16 384 cells.
@@ -34,7 +38,7 @@ struct ModelMapView : ZoomMap {
     } largest;
     struct Blocks {
         long long serial = -1; // of the run
-        int layer = -1, head = -1, colour_map = -1;
+        int layer = -1, head = -1, colour_map = -1, window = 0;
         float top = 0.0f;
         int row0 = 0, col0 = 0, step = 1, rows = 0, cols = 0; // the first cell, and blocks down and across
         bool operator==(const Blocks& o) const;

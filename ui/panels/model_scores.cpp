@@ -112,7 +112,7 @@ void draw_model_scores_panel(View& v) {
     }
     const core::model::Snapshot& s = *m.shown;
     dim_text("Scored on " + std::string(s.request.score_ids.empty() ? "the prompt" : "the probe") + ", " +
-             std::to_string(s.scored_ids.size()) + " tokens; entropy's best is the lowest; sink: the weight on position 1.");
+             std::to_string(s.scored_ids.size()) + " tokens; entropy's best is the lowest; sink: a learned sink's share, else the weight on position 1.");
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
                                   ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
     if (!ImGui::BeginTable("model scores", 1 + table_scores, flags)) return;

@@ -22,20 +22,39 @@ core::Matrix shares_of(const core::model::Snapshot& s) {
     return shares;
 }
 
-// The selected head's weight on position 1 by query position, from its map (t, t).
-void by_position(View& v, ModelService& m, ModelSinksView& st) {
+// Whether layer l of the run has a learned sink, whose shares the forward gave.
+bool learned(const core::model::Snapshot& s, int l) {
+    return !s.result.sink_share.empty() && s.result.kinds[static_cast<std::size_t>(l)].learned_sink();
+}
+
+// The selected head's share by query position: its learned sink's at positions 1 … t, or its
+// weight on position 1, from its map (t, t), at positions 2 … t; false while the map is rebuilt.
+bool shares_by_position(const ModelService& m, ModelSinksView& st) {
+    const core::model::Snapshot& s = *m.shown;
+    const int t = s.t();
+    st.learned = learned(s, m.layer);
+    if (st.learned) {
+        const float* share = s.result.sink_share.data() + (static_cast<std::ptrdiff_t>(m.layer) * s.heads() + m.head) * t;
+        st.shares.assign(share, share + t);
+        return true;
+    }
     const std::shared_ptr<const core::model::MatrixF> weights = core::model::head_map_soon(m.shown, m.layer, m.head);
-    if (!weights) {
+    if (!weights) return false;
+    for (int i = 1; i < t; ++i) st.shares.push_back((*weights)(i, 0));
+    return true;
+}
+
+void by_position(View& v, ModelService& m, ModelSinksView& st) {
+    if (!shares_by_position(m, st)) {
         dim_text("Computing the map of layer " + std::to_string(m.layer + 1) + ", head " + std::to_string(m.head + 1) + "…");
         return;
     }
-    const int t = m.shown->t();
-    for (int i = 1; i < t; ++i) st.shares.push_back((*weights)(i, 0));
+    const int t = m.shown->t(), first = st.learned ? 1 : 2; // the first query position shown
     if (st.shares.empty()) return;
-    // Bars up to the largest share, so that a head with little on position 1 still shows its shape.
+    // Bars up to the largest share, so that a head with little on its sink still shows its shape.
     const float top = std::max(0.01f, *std::max_element(st.shares.begin(), st.shares.end()));
-    ImGui::Text("Layer %d, head %d: its weight on position 1 at positions 2 … %d (bars up to %.2f)", m.layer + 1, m.head + 1, t,
-                static_cast<double>(top));
+    ImGui::Text("Layer %d, head %d: %s at positions %d … %d (bars up to %.2f)", m.layer + 1, m.head + 1,
+                st.learned ? "its learned sink's share" : "its weight on position 1", first, t, static_cast<double>(top));
     const ImVec2 size(ImGui::GetContentRegionAvail().x, std::max(3.0f * em(), ImGui::GetContentRegionAvail().y));
     ImGui::PlotHistogram("##sink by position", st.shares.data(), static_cast<int>(st.shares.size()), 0, nullptr, 0.0f, top, size);
     remember(v, "model sinks positions");
@@ -43,8 +62,13 @@ void by_position(View& v, ModelService& m, ModelSinksView& st) {
     const ImRect r(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     const float x = (ImGui::GetIO().MousePos.x - r.Min.x) / std::max(1.0f, r.GetWidth());
     const int i = std::clamp(static_cast<int>(x * static_cast<float>(st.shares.size())), 0, static_cast<int>(st.shares.size()) - 1);
-    ImGui::SetTooltip("position %d (%s): %.3f on position 1 (%s)", i + 2, m.shown->labels[static_cast<std::size_t>(i + 1)].c_str(),
-                      static_cast<double>(st.shares[static_cast<std::size_t>(i)]), m.shown->labels[0].c_str());
+    const int position = i + first;
+    const std::string& label = m.shown->labels[static_cast<std::size_t>(position - 1)];
+    if (st.learned)
+        ImGui::SetTooltip("position %d (%s): %.3f on the learned sink", position, label.c_str(), static_cast<double>(st.shares[static_cast<std::size_t>(i)]));
+    else
+        ImGui::SetTooltip("position %d (%s): %.3f on position 1 (%s)", position, label.c_str(), static_cast<double>(st.shares[static_cast<std::size_t>(i)]),
+                          m.shown->labels[0].c_str());
 }
 
 } // namespace
@@ -59,16 +83,19 @@ void draw_model_sinks_panel(View& v) {
         return;
     }
     const core::model::Snapshot& s = *m.shown;
-    dim_text("Each head's mean weight on position 1 (" + s.labels[0] + ") over the " +
-             std::string(s.request.score_ids.empty() ? "prompt" : "probe") +
-             "'s later queries: where a softmax parks the weight it needs nowhere else. A click selects the head.");
+    const bool any_learned = !s.result.sink_share.empty();
+    dim_text("Each head's mean sink share over the " + std::string(s.request.score_ids.empty() ? "prompt" : "probe") + "'s queries: " +
+             (any_learned ? "its learned sink's where its layer has one, else its weight on position 1 (" + s.labels[0] + ")"
+                          : "its weight on position 1 (" + s.labels[0] + ") at the later ones") +
+             ", where a softmax parks the weight it needs nowhere else. A click selects the head.");
     ImGui::BeginChild("sink map", ImVec2(0, 0.6f * ImGui::GetContentRegionAvail().y));
     st.hovered = draw_head_map(v, "sinks", shares_of(s), m.layer, m.head, HeadMapScale::shares);
     if (st.hovered >= 0) {
         const core::heads::HeadScores& sc = s.scores[static_cast<std::size_t>(st.hovered)];
         const int H = s.heads();
-        ImGui::SetTooltip("layer %d, head %d: %.3f of each query's weight on position 1 on average%s", st.hovered / H + 1, st.hovered % H + 1,
-                          sc.sink.value_or(0.0), sc.sink && *sc.sink >= core::heads::sink_threshold ? " (a sink head)" : "");
+        ImGui::SetTooltip("layer %d, head %d: %.3f of each query's weight on %s on average%s", st.hovered / H + 1, st.hovered % H + 1,
+                          sc.sink.value_or(0.0), learned(s, st.hovered / H) ? "its learned sink" : "position 1",
+                          sc.sink && *sc.sink >= core::heads::sink_threshold ? " (a sink head)" : "");
     }
     ImGui::EndChild();
     by_position(v, m, st);

@@ -64,6 +64,19 @@ void pairs_map(View& v, const core::model::QkAttribution& a) {
                       a.components[static_cast<std::size_t>(c)].c_str(), a.pairs(r, c), a.score);
 }
 
+// A head with a learned sink: its logit, which enters the query's softmax beside the scores of its
+// keys (unscaled), and the share of the query's weight it took.
+void sink_line(const core::model::Snapshot& s, int l, int h, int i, ModelWhyView& st) {
+    st.sink_logit.reset();
+    if (s.result.kinds.empty() || !s.result.kinds[static_cast<std::size_t>(l)].learned_sink()) return;
+    st.sink_logit = *s.result.kinds[static_cast<std::size_t>(l)].sink(h);
+    const std::size_t at = (static_cast<std::size_t>(l) * static_cast<std::size_t>(s.heads()) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(s.t()) +
+                           static_cast<std::size_t>(i);
+    ImGui::Text("sink logit %.4f beside the scores: it took %.3f of this query's weight", static_cast<double>(*st.sink_logit),
+                s.result.sink_share.empty() ? 0.0 : static_cast<double>(s.result.sink_share[at]));
+    tip("The head's learned sink: one more logit in each query's softmax, after the scale and the mask, that passes no value.");
+}
+
 void qk_section(View& v, ModelService& m, ModelWhyView& st) {
     const core::model::Snapshot& s = *m.shown;
     const int t = s.t(), i = m.query_position(), j = m.key;
@@ -88,6 +101,7 @@ void qk_section(View& v, ModelService& m, ModelWhyView& st) {
     const core::model::QkAttribution& a = st.shown->attribution;
     ImGui::Text("score %.4f = Σ pairs %.4f + bias %.4f%s", a.score, a.pairs.sum(), a.bias, st.shown->visible ? "" : " (masked: not seen)");
     tip("The score before the soft-cap and the mask: the query's and the key's components of the stream, their norms frozen at this run's scale.");
+    sink_line(s, m.layer, m.head, i, st);
     for (const std::string& line : st.top) ImGui::BulletText("%s", line.c_str());
     pairs_map(v, a);
 }

@@ -68,6 +68,7 @@ struct ModelWhyView {
     WhyJob<QkShown> qk;
     std::optional<QkShown> shown;
     std::vector<std::string> top; // the shown attribution's largest pairs in words (recorded for the tests)
+    std::optional<float> sink_logit; // this frame: the head's learned sink logit, shown beside the score
     int kind = 1;                 // 0 Q-, 1 K-, 2 V-composition
     const void* composed_for = nullptr; // the opened model the scores are of
     int composed_kind = -1;

@@ -11,12 +11,25 @@ namespace {
 
 using layers::Layout;
 
+// x (t, D) += RMSNorm(out) · w, out (t, D) being what `write` adds to zeros: OLMo 2's norms of the
+// attention's and the MLP's outputs. A recorded layer's parts that `write` records are frozen at
+// out's scale, so that they still sum to what reaches the stream.
+void post_normed(const ForwardOptions& o, int l, float eps, MatrixF& x, const Weights::Tensor& w, const std::function<void(MatrixF&)>& write) {
+    const std::size_t first = layers::recording(o, l) ? o.record->parts.size() : 0;
+    MatrixF out = MatrixF::Zero(x.rows(), x.cols()); // (t, D)
+    write(out);
+    if (layers::recording(o, l)) layers::freeze_norm(o, first, out, w.data(), nullptr, eps, false);
+    ops::active().rms_norm(out.data(), out.data(), static_cast<int>(out.rows()), static_cast<int>(out.cols()), w.data(), eps);
+    x += out;
+}
+
 class Decoder final : public layers::LayerStack {
 public:
     Decoder(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts)
         : LayerStack(c), w_(std::move(w)), parts_(std::move(parts)),
           inv_freq_(rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, c.rope_scaling)),
           rope_scale_(static_cast<float>(c.rope_scaling.attention_factor)) {
+        if (c.unscaled_rope_on_windows) window_inv_freq_ = rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, RopeScaling{});
         head_ = parts_.head;
         for (int l = 0; l < c.layers; ++l) scales_.push_back(static_cast<float>(score_scale(c, l)));
     }
@@ -27,13 +40,20 @@ private:
     FinalNorm final_norm() const override;
     void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
-    void mlp(const Block& b, MatrixF& x) const;
+    // x (t, D) += the layer's feed-forward of RMSNorm(x); a mixture's routing appended to `routing` (or null).
+    void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const;
+    LayerRouting* routing_of(const Block& b, int l, const ForwardOptions& o, ForwardResult& r) const;
     LayerAttention attention_weights(int l) const override;
+    AttentionKind attention_kind(int l) const override;
+    void norm_qk(const Block& b, MatrixF& q, MatrixF& k) const;
+    const std::vector<float>& frequencies(const AttentionKind& kind) const;
+    float rotation_scale(const AttentionKind& kind) const;
 
     std::shared_ptr<const Weights> w_;
     Parts parts_;
     std::vector<float> inv_freq_; // (rotary_dim / 2)
-    float rope_scale_;            // cos and sin times this (longrope's attention factor)
+    std::vector<float> window_inv_freq_; // (rotary_dim / 2) the windowed layers' where unscaled (OLMo 3)
+    float rope_scale_;            // cos and sin times this (longrope's and YaRN's attention factor)
     std::vector<float> scales_;   // per layer, the factor of q·k
 };
 
@@ -61,58 +81,85 @@ LayerAttention Decoder::attention_weights(int l) const {
     const std::int64_t Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
     const head_slices::Projections fused{b.qkv_w, b.qkv_w, b.qkv_w, b.o_w, nullptr, nullptr, nullptr, Layout::out_in, 0, Q, Q + KV};
     LayerAttention a = head_slices::heads_of(c, b.qkv_w ? fused : head_slices::Projections{b.q_w, b.k_w, b.v_w, b.o_w, b.q_b, b.k_b, b.v_b, Layout::out_in});
-    a.norm = head_slices::norm(NormWeights::Kind::rms, *b.ln1, nullptr, c.norm_eps);
-    a.gamma = a.norm.scale;
+    if (b.ln1) a.norm = head_slices::norm(NormWeights::Kind::rms, *b.ln1, nullptr, c.norm_eps);
+    a.gamma = b.ln1 ? a.norm.scale : std::vector<float>(static_cast<std::size_t>(c.d_model), 1.0f);
     if (b.q_norm) {
         a.q_norm = head_slices::norm(NormWeights::Kind::rms, *b.q_norm, nullptr, c.norm_eps);
         a.k_norm = head_slices::norm(NormWeights::Kind::rms, *b.k_norm, nullptr, c.norm_eps);
+        a.q_norm.whole = a.k_norm.whole = b.qk_norm_whole;
     }
-    a.rotation = head_slices::rotation(inv_freq_, c.d_head, rope_scale_);
+    AttentionKind kind = attention_kind(l);
+    if (kind.rope) a.rotation = head_slices::rotation(frequencies(kind), c.d_head, rotation_scale(kind));
     a.score_scale = scales_[static_cast<std::size_t>(l)];
-    a.window = c.sliding_window[static_cast<std::size_t>(l)];
+    a.window = kind.window;
+    a.sinks = std::move(kind.sinks);
     return a;
+}
+
+// Qwen3 norms each head's dh values on their own, rows of (t·H, dh) and (t·Hkv, dh); OLMo 2 each
+// position's whole row, (t, H·dh) and (t, Hkv·dh).
+void Decoder::norm_qk(const Block& b, MatrixF& q, MatrixF& k) const {
+    const ModelConfig& c = config();
+    const int t = static_cast<int>(q.rows());
+    const float eps = static_cast<float>(c.norm_eps);
+    const int q_rows = b.qk_norm_whole ? t : t * c.heads, k_rows = b.qk_norm_whole ? t : t * c.kv_heads;
+    ops::active().rms_norm(q.data(), q.data(), q_rows, static_cast<int>(q.size()) / q_rows, b.q_norm->data(), eps);
+    ops::active().rms_norm(k.data(), k.data(), k_rows, static_cast<int>(k.size()) / k_rows, b.k_norm->data(), eps);
+}
+
+// OLMo 3 turns its windowed layers with the unscaled frequencies (cos and sin unscaled too), its
+// full layers with the scaled.
+const std::vector<float>& Decoder::frequencies(const AttentionKind& kind) const {
+    return kind.window && config().unscaled_rope_on_windows ? window_inv_freq_ : inv_freq_;
+}
+
+float Decoder::rotation_scale(const AttentionKind& kind) const { return kind.window && config().unscaled_rope_on_windows ? 1.0f : rope_scale_; }
+
+AttentionKind Decoder::attention_kind(int l) const {
+    AttentionKind kind = Model::attention_kind(l);
+    const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
+    if (b.sinks) kind.sinks = head_slices::values(*b.sinks);
+    return kind;
 }
 
 void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const ModelConfig& c = config();
     const int t = static_cast<int>(x.rows()), D = c.d_model, Q = c.heads * c.d_head, KV = c.kv_heads * c.d_head;
     const int past = cache.length;
-    const float eps = static_cast<float>(c.norm_eps);
     MatrixF a(t, D);                                                                   // (t, D)
-    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), eps);
+    if (b.ln1) ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), static_cast<float>(c.norm_eps));
+    else a = x;
     MatrixF q(t, Q), k(t, KV), v(t, KV);                                               // (t, H·dh), (t, Hkv·dh)
     project_qkv(b, a, q, k, v);
-    if (b.q_norm) { // each head's dh values normed on their own: rows of (t·H, dh) and (t·Hkv, dh)
-        ops::active().rms_norm(q.data(), q.data(), t * c.heads, c.d_head, b.q_norm->data(), eps);
-        ops::active().rms_norm(k.data(), k.data(), t * c.kv_heads, c.d_head, b.k_norm->data(), eps);
-    }
-    for (int c0 = 0; c0 < t; c0 += r.t_new) { // each copy's positions
-        rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, past, inv_freq_, rope_scale_);
-        rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, past, inv_freq_, rope_scale_);
+    if (b.q_norm) norm_qk(b, q, k);
+    const AttentionKind& kind = r.kinds[static_cast<std::size_t>(l)];
+    const std::vector<float>& freq = frequencies(kind);
+    const float scale = rotation_scale(kind);
+    for (int c0 = 0; kind.rope && c0 < t; c0 += r.t_new) { // each copy's positions
+        rotary::rotate(q.data() + static_cast<std::ptrdiff_t>(c0) * Q, Q, r.t_new, c.heads, c.d_head, past, freq, scale);
+        rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, past, freq, scale);
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
-    const int window = c.sliding_window[static_cast<std::size_t>(l)];
-    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scales_[static_cast<std::size_t>(l)]}, cache, o, r,
-                              *b.o_w, Layout::out_in, b.o_b, x);
+    const layers::HeadsArgs heads{q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, kind.window, scales_[static_cast<std::size_t>(l)],
+                                  0.0f, kind.learned_sink() ? kind.sinks.data() : nullptr};
+    if (!b.post_attn_norm) return layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, x);
+    post_normed(o, l, static_cast<float>(c.norm_eps), x, *b.post_attn_norm,
+                [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
 }
 
-void Decoder::mlp(const Block& b, MatrixF& x) const {
+void Decoder::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const {
     const ModelConfig& c = config();
-    const int t = static_cast<int>(x.rows()), D = c.d_model, F = c.d_ff;
-    MatrixF a(t, D);                                                                   // (t, D)
-    ops::active().rms_norm(x.data(), a.data(), t, D, b.ln2->data(), static_cast<float>(c.norm_eps));
-    MatrixF gate(t, F), up(t, F);                                                      // (t, F)
-    if (b.gate_up_w) { // Phi-3: one product (t, 2F), gate | up
-        MatrixF both(t, 2 * F);
-        layers::project(a.data(), t, D, 2 * F, *b.gate_up_w, Layout::out_in, nullptr, both.data());
-        gate = both.leftCols(F);
-        up = both.rightCols(F);
-    } else {
-        layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, b.gate_b, gate.data());
-        layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, b.up_b, up.data());
-    }
-    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
-    layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, b.down_b, x.data(), true);
+    const int t = static_cast<int>(x.rows()), D = c.d_model;
+    const float eps = static_cast<float>(c.norm_eps);
+    MatrixF a(t, D); // (t, D)
+    if (b.ln2) ops::active().rms_norm(x.data(), a.data(), t, D, b.ln2->data(), eps);
+    else a = x;
+    const feed_forward::Call call{l, &o.ablate_experts, routing};
+    if (!b.post_mlp_norm) return b.ffn->add(a, x, call);
+    MatrixF out = MatrixF::Zero(t, D); // (t, D) OLMo 2: the block's output, normed before it joins the stream
+    b.ffn->add(a, out, call);
+    ops::active().rms_norm(out.data(), out.data(), t, D, b.post_mlp_norm->data(), eps);
+    x += out;
 }
 
 // x = embed_tokens[id]; the positions come in by rotation, in each layer
@@ -122,13 +169,24 @@ void Decoder::embed(const std::vector<int>& ids, int, MatrixF& x) const {
         parts_.embed->rows(ids[static_cast<std::size_t>(i)], 1, x.data() + static_cast<std::ptrdiff_t>(i) * D);
 }
 
+// A new entry of r.routing for a mixture layer when the forward keeps routing (one copy, every
+// position), else null.
+LayerRouting* Decoder::routing_of(const Block& b, int l, const ForwardOptions& o, ForwardResult& r) const {
+    const feed_forward::Mixture* m = b.ffn->mixture();
+    if (!m || !o.copies.empty() || o.last_position_only) return nullptr;
+    r.routing.push_back({l, m->experts(), m->top_k(), {}, {}, {}});
+    return &r.routing.back();
+}
+
 void Decoder::layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const {
     const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
     attention(b, l, x, cache, o, r);
-    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, [&](MatrixF& rows) { mlp(b, rows); });
+    LayerRouting* routing = routing_of(b, l, o, r);
+    auto ffn_rows = [&](MatrixF& rows) { mlp(b, l, rows, o, routing); };
+    if (!layers::recording(o, l)) return layers::position_wise(o, l, config().layers, r.t_new, x, ffn_rows);
     const MatrixF before = x; // (t, D)
-    mlp(b, x);
-    layers::record_write(o, mlp_part(l), before, x, b.down_b);
+    ffn_rows(x);
+    layers::record_write(o, mlp_part(l), before, x, b.ffn->output_bias());
 }
 
 // model.norm, before lm_head
@@ -137,21 +195,18 @@ Model::FinalNorm Decoder::final_norm() const { return {false, parts_.norm->data(
 } // namespace
 
 Block common_names(const Weights& w, const ModelConfig& c, int l) {
-    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head;
+    const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head;
     auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
     Block b;
     b.ln1 = &w.require(name("input_layernorm.weight"), {D});
     b.o_w = &w.require(name("self_attn.o_proj.weight"), {D, Q});
     if (c.o_bias) b.o_b = &w.require(name("self_attn.o_proj.bias"), {D});
     b.ln2 = &w.require(name("post_attention_layernorm.weight"), {D});
-    b.down_w = &w.require(name("mlp.down_proj.weight"), {D, F});
-    if (c.mlp_bias) b.down_b = &w.require(name("mlp.down_proj.bias"), {D});
     return b;
 }
 
 void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b) {
-    const std::int64_t D = c.d_model, F = c.d_ff, Q = static_cast<std::int64_t>(c.heads) * c.d_head,
-                       KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
+    const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
     auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
     b.q_w = &w.require(name("self_attn.q_proj.weight"), {Q, D});
     b.k_w = &w.require(name("self_attn.k_proj.weight"), {KV, D});
@@ -161,12 +216,18 @@ void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b) {
         b.k_b = &w.require(name("self_attn.k_proj.bias"), {KV});
         b.v_b = &w.require(name("self_attn.v_proj.bias"), {KV});
     }
-    b.gate_w = &w.require(name("mlp.gate_proj.weight"), {F, D});
-    b.up_w = &w.require(name("mlp.up_proj.weight"), {F, D});
-    if (c.mlp_bias) {
-        b.gate_b = &w.require(name("mlp.gate_proj.bias"), {F});
-        b.up_b = &w.require(name("mlp.up_proj.bias"), {F});
+}
+
+void qk_norm_names(const Weights& w, const ModelConfig& c, std::vector<Block>& blocks) {
+    const std::int64_t dh = c.d_head;
+    for (int l = 0; l < static_cast<int>(blocks.size()); ++l) {
+        blocks[static_cast<std::size_t>(l)].q_norm = &w.require(layers::layer_name("model.layers.", l, "self_attn.q_norm.weight"), {dh});
+        blocks[static_cast<std::size_t>(l)].k_norm = &w.require(layers::layer_name("model.layers.", l, "self_attn.k_norm.weight"), {dh});
     }
+}
+
+std::shared_ptr<const feed_forward::FeedForward> dense_mlp(const Weights& w, const ModelConfig& c, int l) {
+    return feed_forward::dense(w, layers::layer_name("model.layers.", l, "mlp."), c.d_model, c.d_ff, c.mlp_bias, layers::activation_of(c.activation));
 }
 
 std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c) {
@@ -174,6 +235,7 @@ std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c) {
     for (int l = 0; l < c.layers; ++l) {
         blocks.push_back(common_names(w, c, l));
         separate_names(w, c, l, blocks.back());
+        blocks.back().ffn = dense_mlp(w, c, l);
     }
     return blocks;
 }

@@ -2,19 +2,27 @@
 // modeling files (modeling_llama.py, modeling_qwen3.py, modeling_phi3.py) run it:
 //
 //   x = embed_tokens[id]                                                        (t, D)
-//   per layer:  a = RMSNorm(x) · input_layernorm.weight     (variance in float32)
+//   per layer:  a = RMSNorm(x) · input_layernorm.weight     (variance in float32; OLMo 2: a = x)
 //               q, k, v = a · Wqᵀ (+ b), a · Wkᵀ (+ b), a · Wvᵀ (+ b)      (t, H·dh), (t, Hkv·dh)
 //                         (Phi-3: one fused product a · qkv_projᵀ split q | k | v)
 //               Qwen3: q, k ← RMSNorm of each head's dh values · q_norm / k_norm.weight
-//               q, k ← rotate-half RoPE of each head's first rotary_dim dims at each position
-//               x += heads(q, k, v) · o_projᵀ (+ b)   query head h reads key/value head h / (H / Hkv)
-//               a = RMSNorm(x) · post_attention_layernorm.weight
-//               x += (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ  (Phi-3: gate | up fused)
+//               OLMo 2: q, k ← RMSNorm of the whole row (H·dh, Hkv·dh) · q_norm / k_norm.weight
+//               q, k ← rotate-half RoPE of each head's first rotary_dim dims at each position,
+//                      unless the layer's kind has no RoPE (SmolLM3)
+//               x += heads(q, k, v) · o_projᵀ (+ b)   query head h reads key/value head h / (H / Hkv);
+//                    the heads' window and learned sinks are the layer's AttentionKind
+//                    (OLMo 2: x += RMSNorm(heads · o_projᵀ) · post_attention_layernorm.weight)
+//               a = RMSNorm(x) · post_attention_layernorm.weight                   (OLMo 2: a = x)
+//               x += ffn(a): a kind of arch/feed_forward.h, per layer: the dense gated MLP
+//                    (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ (Phi-3: gate | up fused),
+//                    or a mixture of experts (Qwen3 MoE)
+//                    (OLMo 2: the output RMS-normed · post_feedforward_layernorm.weight)
 //   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tied)
 // Each architecture's file gives the tensors under its names and reads its config; the layer's
 // window is config.sliding_window[l], its score scale the table's. Internal to core/model/arch/*.cpp.
 #pragma once
 
+#include "core/model/arch/feed_forward.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
 
@@ -26,17 +34,17 @@ namespace core::model::decoder {
 using Tensor = Weights::Tensor;
 
 struct Block {
-    const Tensor* ln1 = nullptr;                                         // (D)
+    const Tensor* ln1 = nullptr;                                         // (D), null: no norm before attention (OLMo 2)
     const Tensor *q_w = nullptr, *k_w = nullptr, *v_w = nullptr;         // (H·dh, D), (Hkv·dh, D), or
     const Tensor* qkv_w = nullptr;                                       // fused ((H + 2·Hkv)·dh, D)
     const Tensor *q_b = nullptr, *k_b = nullptr, *v_b = nullptr;         // (H·dh), (Hkv·dh)
-    const Tensor *q_norm = nullptr, *k_norm = nullptr;                   // (dh), Qwen3
+    const Tensor *q_norm = nullptr, *k_norm = nullptr;                   // (dh), Qwen3; (H·dh), (Hkv·dh) OLMo 2
+    bool qk_norm_whole = false;                                          // q/k norm over the whole row (OLMo 2)
+    const Tensor* sinks = nullptr;                                       // (H) learned sink logits (gpt-oss)
     const Tensor *o_w = nullptr, *o_b = nullptr;                         // (D, H·dh), (D)
-    const Tensor* ln2 = nullptr;                                         // (D)
-    const Tensor *gate_w = nullptr, *up_w = nullptr;                     // (F, D) each, or
-    const Tensor* gate_up_w = nullptr;                                   // fused (2F, D)
-    const Tensor *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;  // (F), (F), (D)
-    const Tensor* down_w = nullptr;                                      // (D, F)
+    const Tensor* ln2 = nullptr;                                         // (D), null: no norm before the MLP (OLMo 2)
+    const Tensor *post_attn_norm = nullptr, *post_mlp_norm = nullptr;    // (D) each, OLMo 2's norms of the outputs
+    std::shared_ptr<const feed_forward::FeedForward> ffn;                // after ln2
 };
 
 struct Parts {
@@ -46,13 +54,16 @@ struct Parts {
     const Tensor* head = nullptr;  // (V, D)
 };
 
-// Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms, o_proj
-// (+ bias with c.o_bias) and down_proj (+ bias with c.mlp_bias).
+// Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms and o_proj
+// (+ bias with c.o_bias).
 Block common_names(const Weights& w, const ModelConfig& c, int l);
-// Adds the separate q_proj, k_proj, v_proj (+ biases with c.attention_bias), gate_proj and up_proj
-// (+ biases with c.mlp_bias) of layer l.
+// Adds the separate q_proj, k_proj, v_proj (+ biases with c.attention_bias) of layer l.
 void separate_names(const Weights& w, const ModelConfig& c, int l, Block& b);
-// Every layer's common and separate names: the blocks of the Llama family.
+// Adds Qwen3's self_attn.q_norm and k_norm (head_dim) to every block.
+void qk_norm_names(const Weights& w, const ModelConfig& c, std::vector<Block>& blocks);
+// Layer l's dense MLP "model.layers.L.mlp.{gate,up,down}_proj" of width c.d_ff (+ biases with c.mlp_bias).
+std::shared_ptr<const feed_forward::FeedForward> dense_mlp(const Weights& w, const ModelConfig& c, int l);
+// Every layer's common and separate names and dense MLP: the blocks of the Llama family.
 std::vector<Block> llama_blocks(const Weights& w, const ModelConfig& c);
 // embed_tokens, model.norm and lm_head (embed_tokens when tie_word_embeddings) around `blocks`.
 Parts around(const Weights& w, const ModelConfig& c, std::vector<Block> blocks);

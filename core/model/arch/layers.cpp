@@ -92,6 +92,9 @@ void one_head(void* context, std::ptrdiff_t task) {
                                     : nullptr;
     std::optional<core::heads::ScoreRows> score;
     if (j.o->scores) score.emplace(*j.o->scores);
+    const float* sink = a.sinks ? a.sinks + h : nullptr;
+    float* share = sink && j.o->attention ? j.r->sink_share.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * static_cast<std::size_t>(t_new)
+                                          : nullptr;
     const std::size_t side = static_cast<std::size_t>(j.r->thumbnail_side);
     float* thumbnail = side ? j.r->thumbnails.data() + (l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)) * side * side : nullptr;
     for (int i0 = 0; i0 < t_new; i0 += block) {
@@ -99,7 +102,7 @@ void one_head(void* context, std::ptrdiff_t task) {
         ops::Attend att{a.q + at * a.ldq + h * a.d_head, a.ldq, k, v, row,
                         std::min(block, t_new - i0), keys, a.d_head, keys - t_new + i0, a.causal, a.window, a.scale,
                         dense ? dense + static_cast<std::ptrdiff_t>(i0) * keys : scratch.data(), j.context + at * width + h * a.d_head, width,
-                        entropy ? entropy + i0 : nullptr, a.softcap};
+                        entropy ? entropy + i0 : nullptr, a.softcap, sink, share ? share + i0 : nullptr};
         ops::active().attend(att);
         const float* weights = att.weights;
         if (score) score->add(weights, i0, i0 + static_cast<int>(att.m), keys);
@@ -107,6 +110,7 @@ void one_head(void* context, std::ptrdiff_t task) {
     }
     const std::size_t k_head = l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h);
     if (score) j.r->scores[k_head] = score->finish(entropy);
+    if (score && share) j.r->scores[k_head].sink = core::heads::mean_share(share, t_new);
     if (thumbnail) thumbnail_finish(thumbnail, j.r->thumbnail_side);
     if (j.o->capture_qkv) capture(a, *j.cache, h, t_new, keys, j.r->captures[l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h)]);
 }
@@ -114,7 +118,8 @@ void one_head(void* context, std::ptrdiff_t task) {
 // Layer a.layer's queries (t_new, heads · d_head) and keys (t_total, kv_heads · d_head) into the
 // maps, the keys taken from a cache that drops them anyway.
 void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
-    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap};
+    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}};
+    if (a.sinks) kept.sinks.assign(a.sinks, a.sinks + a.heads);
     const std::size_t width = static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(a.d_head);
     kept.q.resize(static_cast<std::size_t>(r.t_new) * width);
     for (int i = 0; i < r.t_new; ++i) std::copy_n(a.q + static_cast<std::ptrdiff_t>(i) * a.ldq, width, kept.q.data() + static_cast<std::size_t>(i) * width);
@@ -146,6 +151,9 @@ void rollout_step(const HeadsArgs& a, ForwardResult& r) {
 } // namespace
 
 void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
+    // A layer with a learned sink gives each query's share; the first such layer sizes them for all.
+    if (a.sinks && o.attention && r.sink_share.empty())
+        r.sink_share.assign(static_cast<std::size_t>(r.layers) * static_cast<std::size_t>(r.heads) * static_cast<std::size_t>(r.t_new), 0.0f);
     HeadsJob job{&a, &cache, &o, &r, context};
     const std::ptrdiff_t copies = o.copies.empty() ? 1 : static_cast<std::ptrdiff_t>(o.copies.size());
     core::parallel::for_each(copies * a.heads, one_head, &job);
@@ -336,6 +344,7 @@ ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, co
     ForwardResult r;
     check_circuit_options(o, c, t, past);
     start_result(r, c, o, past, t);
+    for (int l = 0; l < c.layers; ++l) r.kinds.push_back(attention_kind(l));
     MatrixF x(t * copies_of(o, cache), c.d_model); // (copies · t, D) the residual stream
     const int first = first_layer(o, x, t, past, c.layers);
     if (!o.resume_from) {

@@ -34,6 +34,7 @@ struct HeadsArgs {
     int window;      // 0: every visible key
     float scale;
     float softcap = 0.0f; // attention-logit soft-cap (Gemma 2), 0: none
+    const float* sinks = nullptr; // (heads) learned sink logits (AttentionKind::sinks), or null: none
 };
 
 // Every head of one layer over the cache (which already holds this call's keys): writes `context`

@@ -43,7 +43,10 @@ std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<con
     for (int l = 0; l < config.layers; ++l) {
         decoder::Block b = decoder::common_names(*weights, config, l);
         b.qkv_w = &weights->require(layers::layer_name("model.layers.", l, "self_attn.qkv_proj.weight"), {QKV, D});
-        b.gate_up_w = &weights->require(layers::layer_name("model.layers.", l, "mlp.gate_up_proj.weight"), {2 * F, D});
+        feed_forward::DenseTensors mlp;
+        mlp.gate_up_w = &weights->require(layers::layer_name("model.layers.", l, "mlp.gate_up_proj.weight"), {2 * F, D});
+        mlp.down_w = &weights->require(layers::layer_name("model.layers.", l, "mlp.down_proj.weight"), {D, F});
+        b.ffn = std::make_shared<feed_forward::Dense>(mlp, config.d_ff, layers::activation_of(config.activation));
         blocks.push_back(b);
     }
     decoder::Parts parts = decoder::around(*weights, config, std::move(blocks));

@@ -50,12 +50,8 @@ const GgufLayout& qwen3_gguf() {
 }
 
 std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
-    const std::int64_t dh = config.d_head;
     std::vector<decoder::Block> blocks = decoder::llama_blocks(*weights, config);
-    for (int l = 0; l < config.layers; ++l) {
-        blocks[static_cast<std::size_t>(l)].q_norm = &weights->require(layers::layer_name("model.layers.", l, "self_attn.q_norm.weight"), {dh});
-        blocks[static_cast<std::size_t>(l)].k_norm = &weights->require(layers::layer_name("model.layers.", l, "self_attn.k_norm.weight"), {dh});
-    }
+    decoder::qk_norm_names(*weights, config, blocks);
     decoder::Parts parts = decoder::around(*weights, config, std::move(blocks));
     return decoder::build(config, std::move(weights), std::move(parts));
 }

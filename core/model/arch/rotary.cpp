@@ -46,6 +46,45 @@ void read_longrope(const ConfigReader& r, const ConfigReader& sub, int rotary_di
     s.attention_factor = sub.real("attention_factor", 1e-6, 1e6, s.attention_factor);
 }
 
+// YaRN (modeling_rope_utils.py's _compute_yarn_parameters): the attention factor where given, else
+// from mscale and mscale_all_dim where both are, else 0.1 ln factor + 1.
+double yarn_mscale(double factor, double mscale) { return factor <= 1.0 ? 1.0 : 0.1 * mscale * std::log(factor) + 1.0; }
+
+void read_yarn(const ConfigReader& r, const ConfigReader& sub, RopeScaling& s) {
+    if (!sub.has("factor")) r.fail("rope_scaling", "of type yarn has no \"factor\"");
+    s.factor = sub.real("factor", 1e-6, 1e6, 1.0);
+    const int max_positions = r.whole("max_position_embeddings", 1, 1 << 30, 4096);
+    s.original_max_position_embeddings = sub.real("original_max_position_embeddings", 1.0, 1e9, max_positions);
+    const double mscale = sub.real("mscale", 0.0, 1e6, 0.0), all_dims = sub.real("mscale_all_dim", 0.0, 1e6, 0.0);
+    s.attention_factor = mscale > 0 && all_dims > 0 ? yarn_mscale(s.factor, mscale) / yarn_mscale(s.factor, all_dims) : yarn_mscale(s.factor, 1.0);
+    s.attention_factor = sub.real("attention_factor", 1e-6, 1e6, s.attention_factor);
+    // `beta_fast or 32`: a 0 (or null) takes the default too
+    s.beta_fast = sub.real("beta_fast", 0.0, 1e6, 32.0);
+    s.beta_slow = sub.real("beta_slow", 0.0, 1e6, 1.0);
+    if (s.beta_fast == 0.0) s.beta_fast = 32.0;
+    if (s.beta_slow == 0.0) s.beta_slow = 1.0;
+    s.truncate = sub.flag("truncate", true);
+}
+
+// The dim (of `dims`) at which a frequency turns `rotations` times over the original context.
+double correction_dim(double rotations, int dims, double theta, double original) {
+    return dims * std::log(original / (rotations * 2 * pi)) / (2 * std::log(theta));
+}
+
+// YaRN's frequency i of `dims`: the interpolated f / factor and the original f mixed by a ramp that
+// is 1 (original) below the correction range's low end and 0 (interpolated) past its high end.
+double yarn_frequency(double f, int i, int dims, double theta, const RopeScaling& s) {
+    double low = correction_dim(s.beta_fast, dims, theta, s.original_max_position_embeddings);
+    double high = correction_dim(s.beta_slow, dims, theta, s.original_max_position_embeddings);
+    if (s.truncate) low = std::floor(low), high = std::ceil(high);
+    low = std::max(low, 0.0);
+    high = std::min(high, static_cast<double>(dims - 1));
+    if (low == high) high += 0.001; // as the reference does, against a division by 0
+    const double ramp = std::clamp((i - low) / (high - low), 0.0, 1.0);
+    const double extrapolation = 1.0 - ramp;
+    return f / s.factor * (1.0 - extrapolation) + f * extrapolation;
+}
+
 } // namespace
 
 RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
@@ -55,10 +94,15 @@ RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
     // transformers reads "rope_type", and "type" in older configs.
     s.type = sub.has("rope_type") ? sub.text("rope_type", "") : sub.text("type", "default");
     if (s.type == "default") { s.type.clear(); return s; }
-    if (s.type != "linear" && s.type != "llama3" && s.type != "longrope")
-        r.fail("rope_scaling", "has type " + quote_text(s.type) + "; attnviz runs the default rotary positions, \"linear\", \"llama3\" and \"longrope\"");
+    if (s.type != "linear" && s.type != "llama3" && s.type != "longrope" && s.type != "yarn")
+        r.fail("rope_scaling", "has type " + quote_text(s.type) +
+                                   "; attnviz runs the default rotary positions, \"linear\", \"llama3\", \"longrope\" and \"yarn\"");
     if (s.type == "longrope") {
         read_longrope(r, sub, rotary_dim, s);
+        return s;
+    }
+    if (s.type == "yarn") {
+        read_yarn(r, sub, s);
         return s;
     }
     s.factor = sub.real("factor", 1e-6, 1e6, 1.0);
@@ -73,6 +117,25 @@ RopeScaling read_scaling(const ConfigReader& r, int rotary_dim) {
     }
     return s;
 }
+
+namespace {
+
+// llama.cpp's YaRN: the correction range always rounded (ggml_rope_yarn_corr_dims), beta_fast and
+// beta_slow from the file or 32 and 1; cos and sin times 0.1 ln factor + 1 (or its ratio to that of
+// rope.scaling.yarn_log_multiplier where the file has one) and rope.scaling.attn_factor, as
+// llama_context sets yarn_attn_factor and ggml's rope multiplies it.
+void read_gguf_yarn(const GgufKeys& k, ModelConfig& c) {
+    RopeScaling& s = c.rope_scaling;
+    s.original_max_position_embeddings = k.whole("rope.scaling.original_context_length", 1, 1 << 30, c.context);
+    s.beta_fast = k.real("rope.scaling.yarn_beta_fast", 1e-6, 1e6, 32.0);
+    s.beta_slow = k.real("rope.scaling.yarn_beta_slow", 1e-6, 1e6, 1.0);
+    s.truncate = true;
+    const double log_mul = k.real("rope.scaling.yarn_log_multiplier", 0.0, 1e6, 0.0);
+    const double mscale = log_mul > 0 ? yarn_mscale(s.factor, 1.0) / yarn_mscale(s.factor, log_mul) : yarn_mscale(s.factor, 1.0);
+    s.attention_factor = mscale * k.real("rope.scaling.attn_factor", 1e-6, 1e6, 1.0);
+}
+
+} // namespace
 
 void read_gguf_scaling(const GgufKeys& k, ModelConfig& c) {
     RopeScaling& s = c.rope_scaling;
@@ -91,9 +154,10 @@ void read_gguf_scaling(const GgufKeys& k, ModelConfig& c) {
     } else if (k.has("rope.scaling.type")) {
         const std::string type = gguf::get_string(k.file, k.key("rope.scaling.type"));
         if (type == "none") return;
-        if (type != "linear") k.fail("rope.scaling.type", "is \"" + type + "\"; attnviz runs none, linear and a rope_freqs tensor");
-        s.type = "linear";
+        if (type != "linear" && type != "yarn") k.fail("rope.scaling.type", "is \"" + type + "\"; attnviz runs none, linear, yarn and a rope_freqs tensor");
+        s.type = type;
         s.factor = k.real("rope.scaling.factor", 1e-6, 1e6, 1.0);
+        if (type == "yarn") read_gguf_yarn(k, c);
     }
 }
 
@@ -105,6 +169,7 @@ std::vector<float> inverse_frequencies(double theta, int dims, const RopeScaling
         if (s.type == "linear") f /= s.factor;
         if (s.type == "llama3") f = llama3_frequency(f, s);
         if (s.type == "longrope" || s.type == "rope_freqs") f /= s.short_factor[static_cast<std::size_t>(i)];
+        if (s.type == "yarn") f = yarn_frequency(f, i, dims, theta, s);
         inv[static_cast<std::size_t>(i)] = static_cast<float>(f);
     }
     return inv;

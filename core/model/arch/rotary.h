@@ -14,13 +14,15 @@ struct GgufKeys;
 
 namespace core::model::rotary {
 
-// config.json's rope_scaling: none (or "default"), "linear", "llama3" or "longrope" (whose factor
-// lists must have rotary_dim / 2 entries); anything else is refused with one line naming the field.
+// config.json's rope_scaling: none (or "default"), "linear", "llama3", "longrope" (whose factor
+// lists must have rotary_dim / 2 entries) or "yarn" (modeling_rope_utils.py's _compute_yarn_parameters,
+// its `truncate` flag included); anything else is refused with one line naming the field.
 RopeScaling read_scaling(const ConfigReader& r, int rotary_dim);
 
 // A GGUF file's scaling (after c.rotary_dim and c.context): the factors of a rope_freqs tensor
 // (Llama 3.1, 3.2), longrope's short factors of rope_factors_short (Phi-3), or rope.scaling.type
-// "linear" with rope.scaling.factor; any other type is refused with k.fail.
+// "linear" or "yarn" (as llama.cpp runs it: the correction range always rounded) with
+// rope.scaling.factor; any other type is refused with k.fail.
 void read_gguf_scaling(const GgufKeys& k, ModelConfig& c);
 
 // The positions a config's rotary positions run to: longrope's short factors hold up to

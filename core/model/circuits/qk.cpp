@@ -41,12 +41,30 @@ struct Side {
     RowD bias;
 };
 
-Side side(const QkStream& s, const MatrixF& W, const MatrixF& biases, int head, const NormWeights& qk_norm, int p) {
+// The frozen q/k norm's gain (dh) on head `head`'s values: the RMS of the real q (or k) over the
+// head's own dh values (Qwen3, Gemma 3), or over every head's (OLMo 2, NormWeights::whole), whose
+// rows all (heads × (D, dh)) and biases (heads, dh) give it from the normed stream x (D).
+RowD qk_gain(const NormWeights& n, const RowD& x, const std::vector<MatrixF>& all, const MatrixF& biases, int head) {
+    const Eigen::Index dh = all[0].cols();
+    double squares = 0.0, count = 0.0;
+    for (int h = 0; h < static_cast<int>(all.size()); ++h) {
+        if (!n.whole && h != head) continue;
+        RowD values = x * all[static_cast<std::size_t>(h)].cast<double>(); // (dh)
+        if (biases.size()) values += biases.row(h).cast<double>();
+        squares += values.squaredNorm();
+        count += static_cast<double>(dh);
+    }
+    const RowD scale = row_of(n.scale).segment(n.whole ? head * dh : 0, dh);
+    return scale / std::sqrt(squares / count + n.eps);
+}
+
+Side side(const QkStream& s, const std::vector<MatrixF>& all, const MatrixF& biases, int head, const NormWeights& qk_norm, int p) {
+    const MatrixF& W = all[static_cast<std::size_t>(head)];
     const Eigen::Index dh = W.cols();
-    Side out{normed(s, p) * W.cast<double>(), biases.size() ? RowD(biases.row(head).cast<double>()) : RowD::Zero(dh)};
-    if (qk_norm.kind != NormWeights::Kind::none) { // RMS over the head's dh values of the real q (or k)
-        const RowD sum = out.rows.colwise().sum() + out.bias;
-        const RowD gain = row_of(qk_norm.scale) / std::sqrt(sum.squaredNorm() / static_cast<double>(dh) + qk_norm.eps);
+    const MatrixD X = normed(s, p); // (C, D)
+    Side out{X * W.cast<double>(), biases.size() ? RowD(biases.row(head).cast<double>()) : RowD::Zero(dh)};
+    if (qk_norm.kind != NormWeights::Kind::none) {
+        const RowD gain = qk_gain(qk_norm, X.colwise().sum(), all, biases, head);
         out.rows = out.rows * gain.asDiagonal();
         out.bias = out.bias.cwiseProduct(gain);
     }
@@ -86,8 +104,8 @@ QkStream qk_stream(const Model& model, const std::vector<int>& ids, int layer) {
 QkAttribution qk_attribution(const QkStream& s, int head, int query, int key) {
     const LayerAttention& w = s.weights;
     const int kv = w.kv_of(head);
-    const Side q = side(s, w.q[static_cast<std::size_t>(head)], w.q_bias, head, w.q_norm, query);
-    const Side k = side(s, w.k[static_cast<std::size_t>(kv)], w.k_bias, kv, w.k_norm, key);
+    const Side q = side(s, w.q, w.q_bias, head, w.q_norm, query);
+    const Side k = side(s, w.k, w.k_bias, kv, w.k_norm, key);
     const double scale = w.score_scale;
     QkAttribution a{head, query, key, s.parts.names, scale * q.rows * k.rows.transpose(), 0.0, 0.0};
     a.bias = scale * (q.bias.dot(k.rows.colwise().sum()) + q.rows.colwise().sum().dot(k.bias) + q.bias.dot(k.bias));

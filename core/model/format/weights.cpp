@@ -290,4 +290,30 @@ const float* Weights::Tensor::data() const {
     return data_;
 }
 
+const Weights::Tensor& Weights::Tensor::part(std::int64_t i) const {
+    std::call_once(parted_, [this] {
+        if (shape_.size() < 2 || !row_order_.empty()) return;
+        const Shape inner(shape_.begin() + 1, shape_.end());
+        std::int64_t row = 1; // values in a row of a part
+        for (std::size_t d = 1; d < inner.size(); ++d) row *= inner[d];
+        const BlockShape b = block_shape(type_);
+        if (row % b.values != 0) return;
+        for (std::int64_t p = 0; p < shape_[0]; ++p) {
+            auto t = std::make_unique<Tensor>();
+            t->shape_ = inner;
+            t->type_ = type_;
+            t->unreadable_ = unreadable_;
+            t->bytes_ = bytes_ + p * row_bytes_; // a row of this tensor is a whole part
+            t->row_bytes_ = row / b.values * b.bytes;
+            t->where_ = where_ + "[" + std::to_string(p) + "]";
+            parts_.push_back(std::move(t));
+        }
+    });
+    if (parts_.empty())
+        throw FileError(where_ + " of type " + type_name(type_) + " has shape " + core::io::shape_text(shape_) +
+                        ": its parts along the first dimension are not matrices of whole blocks");
+    if (i < 0 || i >= static_cast<std::int64_t>(parts_.size())) throw std::out_of_range(where_ + ": no part " + std::to_string(i));
+    return *parts_[static_cast<std::size_t>(i)];
+}
+
 } // namespace core::model

@@ -101,6 +101,10 @@ public:
     // The float32 values, row-major: in place, or for a 1-D tensor converted on first use
     // (thread-safe). A matrix not in place is read by rows() or columns() (std::logic_error).
     const float* data() const;
+    // Index i of the first dimension as a tensor of shape[1:], in the same stored bytes (expert i's
+    // matrix of a GGUF file's (experts, out, in) tensor). Throws FileError when its rows are not whole
+    // blocks of the type or the tensor's rows are reordered. The handle lives as long as this one.
+    const Tensor& part(std::int64_t i) const;
 
 private:
     friend class Weights;
@@ -114,6 +118,8 @@ private:
     mutable std::once_flag converted_;
     mutable std::vector<float> owned_;     // converted or in-memory values
     mutable const float* data_ = nullptr;
+    mutable std::once_flag parted_;
+    mutable std::vector<std::unique_ptr<Tensor>> parts_; // (shape[0]) made on the first part()
 };
 
 } // namespace core::model

@@ -1,0 +1,19 @@
+# bench/llama_cpp_level.sh — sourced by the benchmarks that run llama.cpp beside attnviz. Needs
+# $level (attnviz's kernel level) and NODE_PATH (node-llama-cpp's node_modules, or unset).
+#
+# Where attnviz runs AVX2's kernels (ATTNVIZ_KERNELS=x86-64-v3, or a CPU without AVX-512), llama.cpp
+# runs its own AVX2 build: node-llama-cpp ships one libggml-cpu per CPU level and loads the best this
+# CPU runs, so a scratch copy of its package keeps the Haswell one alone.
+if [ -n "${NODE_PATH:-}" ] && [ "$level" != x86-64-v4 ]; then
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  mkdir -p "$scratch/@node-llama-cpp"
+  cp -r "$NODE_PATH/node-llama-cpp" "$scratch/"
+  cp -r "$NODE_PATH/@node-llama-cpp/linux-x64" "$scratch/@node-llama-cpp/"
+  for lib in "$scratch"/@node-llama-cpp/linux-x64/bins/*/libggml-cpu-*.so; do
+    [ "$(basename "$lib")" = libggml-cpu-haswell.so ] || rm "$lib"
+  done
+  for dep in "$NODE_PATH"/*; do [ -e "$scratch/$(basename "$dep")" ] || ln -s "$dep" "$scratch/"; done
+  NODE_PATH=$scratch
+  echo "bench: llama.cpp restricted to its Haswell (AVX2) build of ggml-cpu"
+fi

@@ -1,0 +1,98 @@
+// core/model/arch/qwen3_moe.cpp — Qwen3MoeForCausalLM, as transformers' modeling_qwen3_moe.py runs it:
+// Qwen3's attention (arch/decoder.h, q/k RMS-normed per head before RoPE), and in place of the MLP,
+// on layer l when l is not in mlp_only_layers and (l + 1) is a multiple of decoder_sparse_step, a
+// mixture of num_experts experts (arch/feed_forward.h): the router mlp.gate's softmax over every
+// expert in float32, its num_experts_per_tok largest, divided by their sum only with norm_topk_prob;
+// each expert a SwiGLU MLP of width moe_intermediate_size. The other layers have the dense MLP of
+// width intermediate_size. A sliding window on every layer only with use_sliding_window.
+//
+// llama.cpp's "qwen3moe" files (src/models/qwen3moe.cpp, build_moe_ffn) make every layer a mixture,
+// hold each layer's experts in three (experts, out, in) tensors and always divide the chosen weights
+// by their sum, whatever norm_topk_prob was: a GGUF file runs so.
+#include "core/model/arch/decoder.h"
+#include "core/model/arch/gguf_names.h"
+#include "core/model/arch/rotary.h"
+#include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
+
+namespace core::model {
+
+namespace {
+
+// Which layers are mixtures: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0.
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
+    const int step = r.whole("decoder_sparse_step", 1, 1 << 20, 1);
+    std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.experts > 0 && (l + 1) % step == 0;
+    if (!r.has("mlp_only_layers") || r.j.at("mlp_only_layers").is_null()) return sparse;
+    const nlohmann::json& only = r.j.at("mlp_only_layers");
+    if (!only.is_array()) r.fail("mlp_only_layers", "is not a list of layers");
+    for (const nlohmann::json& l : only) {
+        if (!l.is_number_integer() || l.get<long long>() < 0 || l.get<long long>() >= c.layers)
+            r.fail("mlp_only_layers", "holds " + l.dump() + ", not a layer from 0 to " + std::to_string(c.layers - 1));
+        sparse[static_cast<std::size_t>(l.get<int>())] = false;
+    }
+    return sparse;
+}
+
+} // namespace
+
+// Qwen3MoeConfig's names and defaults.
+void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
+    decoder::read_common(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 24}, {"num_attention_heads", 32}},
+                                6144, 4, 0, 32768, 1e-6, false, false});
+    if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3 MoE with silu");
+    c.attention_bias = c.o_bias = r.flag("attention_bias", false);
+    const bool window = r.flag("use_sliding_window", false) && !(r.has("sliding_window") && r.j.at("sliding_window").is_null());
+    c.sliding_window.assign(static_cast<std::size_t>(c.layers), window ? r.whole("sliding_window", 1, 1LL << 30, 4096) : 0);
+    c.experts = r.whole("num_experts", 0, 1 << 16, 128);
+    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, 8);
+    if (c.experts > 0 && c.experts_per_token > c.experts)
+        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
+    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 768);
+    c.renormalise_chosen = r.flag("norm_topk_prob", false);
+    c.sparse_layers = sparse_layers(r, c);
+}
+
+// llama.cpp's "qwen3moe" files: every layer a mixture, the chosen weights always renormalised.
+void read_gguf_qwen3_moe(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
+    c.activation = "silu";
+    c.attention_bias = c.o_bias = k.has_tensor("blk.0.attn_q.bias");
+    rotary::read_gguf_scaling(k, c);
+    c.experts = k.whole("expert_count", 1, 1 << 16);
+    c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
+    c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
+    c.renormalise_chosen = true;
+    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    c.stacked_experts = true;
+}
+
+const GgufLayout& qwen3_moe_gguf() {
+    static const GgufLayout layout{"qwen3moe", read_gguf_qwen3_moe, "model.layers.", gguf_names::decoder_globals(),
+                                   gguf_names::with(gguf_names::decoder_layer(), {{"ffn_gate_inp", "mlp.gate"},
+                                                                                  {"ffn_gate_exps", "mlp.experts.gate_proj"},
+                                                                                  {"ffn_up_exps", "mlp.experts.up_proj"},
+                                                                                  {"ffn_down_exps", "mlp.experts.down_proj"}}),
+                                   false};
+    return layout;
+}
+
+std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
+    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(config.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
+    const feed_forward::MixtureShape shape{config.d_model, config.d_expert, config.experts, config.experts_per_token, config.stacked_experts};
+    std::vector<decoder::Block> blocks;
+    for (int l = 0; l < config.layers; ++l) {
+        blocks.push_back(decoder::common_names(*weights, config, l));
+        decoder::separate_names(*weights, config, l, blocks.back());
+        blocks.back().ffn = config.sparse_layers[static_cast<std::size_t>(l)]
+                                ? feed_forward::mixture(*weights, layers::layer_name("model.layers.", l, "mlp."), shape, rule,
+                                                        feed_forward::expert_activation(config.activation))
+                                : decoder::dense_mlp(*weights, config, l);
+    }
+    decoder::qk_norm_names(*weights, config, blocks);
+    decoder::Parts parts = decoder::around(*weights, config, std::move(blocks));
+    return decoder::build(config, std::move(weights), std::move(parts));
+}
+
+} // namespace core::model

@@ -1,0 +1,68 @@
+// The Model workspace on models whose layers differ in kind (core/model/attention_kind.h), headless:
+// OLMo 3's windows on three layers of four and SmolLM3's fourth layer without RoPE written on the
+// grid's rows; on the head map a key outside a query's window shaded apart from a key the causal mask
+// hides, and no window drawn on a full layer.
+#include "headless.h"
+#include "tests/model_ui.h"
+
+#include "tests/checkpoint_fixtures.h"
+#include "ui/model_service.h"
+#include "ui/panels/model_grid.h"
+#include "ui/panels/model_map.h"
+
+#include <doctest/doctest.h>
+
+#include <array>
+
+namespace {
+
+using model_ui::ModelWorkspace;
+
+// The map's texel of cell (i, j), where its painted blocks are single cells.
+std::array<unsigned char, 4> texel(const ui::ModelMapView& st, int i, int j) {
+    const std::size_t at = (static_cast<std::size_t>(i - st.painted.row0) * static_cast<std::size_t>(st.painted.cols) +
+                            static_cast<std::size_t>(j - st.painted.col0)) * 4;
+    return {st.texels[at], st.texels[at + 1], st.texels[at + 2], st.texels[at + 3]};
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on OLMo 3 and SmolLM3: each layer's kind on its grid row, windows shaded apart on the map") {
+    NEED_CHECKPOINTS();
+    open("olmo3", "the cat sat on the mat and the cat");
+    const auto opened = own_model();
+    const int t = m.shown->t();
+    REQUIRE(t > 4);
+    const auto& grid = v.state<ui::ModelGridView>();
+    std::vector<std::string> expected;
+    for (int l = 0; l < opened.model->config().layers; ++l) expected.push_back(core::model::kind_label(opened.model->attention_kind(l)));
+    CHECK(expected == std::vector<std::string>{"window 3", "window 3", "window 3", "full"});
+    CHECK(grid.kinds == expected);
+
+    ui.click(ui.item("model grid 0.1")); // a sliding layer
+    ui.frames(3);
+    const auto& map = v.state<ui::ModelMapView>();
+    REQUIRE(map.layer == 0);
+    CHECK(map.window == 3);
+    CHECK(!map.sink_column);
+    CHECK(ui.shows("outside its window of 3 keys"));
+    REQUIRE(map.painted.step == 1);
+    // Outside the window: a checker of two greys, neither a weight's colour nor, both, the mask's.
+    const auto masked = texel(map, 0, t - 1), seen = texel(map, t - 1, t - 1);
+    const auto outside = texel(map, t - 1, 0), beside = texel(map, t - 1, 1);
+    CHECK(outside != beside);
+    CHECK((outside != masked || beside != masked));
+    CHECK(outside != seen);
+    CHECK(beside != seen);
+    const auto first_past = texel(map, t - 1, t - 4); // the first key past the window
+    CHECK((first_past == outside || first_past == beside));
+
+    ui.click(ui.item("model grid 3.0")); // the full layer
+    ui.frames(3);
+    CHECK(map.layer == 3);
+    CHECK(map.window == 0);
+    CHECK(!ui.shows("outside its window"));
+
+    open("smollm3", "the cat sat on the mat");
+    CHECK(grid.kinds == std::vector<std::string>{"full", "full", "full", "no RoPE"});
+}
