@@ -91,25 +91,26 @@ int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ost
     return 0;
 }
 
-int run_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    const ModelInput in = input_of(o, m);
-    const core::model::HeadImportance imp = core::model::head_importance(*m.model, in.ids);
+// Each cell of a Δloss map as a row {"layer", UNIT, "delta_loss"}, layers and units from 1: row r
+// of the map is the model's layer layer_of(r).
+template <class LayerOf>
+std::string delta_loss_rows(const core::Matrix& delta, const char* unit, LayerOf layer_of) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (Eigen::Index l = 0; l < imp.delta.rows(); ++l)
-        for (Eigen::Index h = 0; h < imp.delta.cols(); ++h) rows.push_back({{"layer", l + 1}, {"head", h + 1}, {"delta_loss", imp.delta(l, h)}});
-    out << rows.dump() << "\n";
+    for (Eigen::Index r = 0; r < delta.rows(); ++r)
+        for (Eigen::Index c = 0; c < delta.cols(); ++c) rows.push_back({{"layer", layer_of(r) + 1}, {unit, c + 1}, {"delta_loss", delta(r, c)}});
+    return rows.dump();
+}
+
+int run_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
+    const core::model::HeadImportance imp = core::model::head_importance(*m.model, input_of(o, m).ids);
+    out << delta_loss_rows(imp.delta, "head", [](Eigen::Index l) { return l; }) << "\n";
     return 0;
 }
 
-// A row per expert of each mixture layer, layers and experts from 1.
+// A row per expert of each mixture layer.
 int run_expert_importance(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    const ModelInput in = input_of(o, m);
-    const core::model::ExpertImportance imp = core::model::expert_importance(*m.model, in.ids);
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (Eigen::Index i = 0; i < imp.delta.rows(); ++i)
-        for (Eigen::Index e = 0; e < imp.delta.cols(); ++e)
-            rows.push_back({{"layer", imp.layers[static_cast<std::size_t>(i)] + 1}, {"expert", e + 1}, {"delta_loss", imp.delta(i, e)}});
-    out << rows.dump() << "\n";
+    const core::model::ExpertImportance imp = core::model::expert_importance(*m.model, input_of(o, m).ids);
+    out << delta_loss_rows(imp.delta, "expert", [&](Eigen::Index i) { return imp.layers[static_cast<std::size_t>(i)]; }) << "\n";
     return 0;
 }
 
