@@ -54,6 +54,19 @@ void failed(ModelService& m, View& v, const std::string& error) {
     v.tell(error, true);
 }
 
+// Whether a knock-out list (heads or experts) holds `ref`.
+template <class Ref>
+bool holds(const std::vector<Ref>& knocked, const Ref& ref) {
+    return std::find(knocked.begin(), knocked.end(), ref) != knocked.end();
+}
+
+// `ref` taken out of a knock-out list, or put in.
+template <class Ref>
+void toggle(std::vector<Ref>& knocked, const Ref& ref) {
+    if (const auto it = std::find(knocked.begin(), knocked.end(), ref); it != knocked.end()) knocked.erase(it);
+    else knocked.push_back(ref);
+}
+
 } // namespace
 
 bool ModelService::open(const std::string& path, View& v) {
@@ -116,25 +129,17 @@ void ModelService::run_prompt() {
     asked = session.request(std::move(r));
 }
 
-bool ModelService::knocked_out(int l, int h) const {
-    return std::find(ablate.begin(), ablate.end(), core::model::HeadRef{l, h}) != ablate.end();
-}
+bool ModelService::knocked_out(int l, int h) const { return holds(ablate, core::model::HeadRef{l, h}); }
 
 void ModelService::toggle_knockout(int l, int h) {
-    const core::model::HeadRef ref{l, h};
-    if (const auto it = std::find(ablate.begin(), ablate.end(), ref); it != ablate.end()) ablate.erase(it);
-    else ablate.push_back(ref);
+    toggle(ablate, core::model::HeadRef{l, h});
     run_prompt();
 }
 
-bool ModelService::expert_knocked_out(int l, int e) const {
-    return std::find(ablate_experts.begin(), ablate_experts.end(), core::model::ExpertRef{l, e}) != ablate_experts.end();
-}
+bool ModelService::expert_knocked_out(int l, int e) const { return holds(ablate_experts, core::model::ExpertRef{l, e}); }
 
 void ModelService::toggle_expert_knockout(int l, int e) {
-    const core::model::ExpertRef ref{l, e};
-    if (const auto it = std::find(ablate_experts.begin(), ablate_experts.end(), ref); it != ablate_experts.end()) ablate_experts.erase(it);
-    else ablate_experts.push_back(ref);
+    toggle(ablate_experts, core::model::ExpertRef{l, e});
     run_prompt();
 }
 
