@@ -235,21 +235,12 @@ TEST_CASE("GPT-2 training: the model directory has GPT-2's names, shapes and dty
     }
     std::map<std::string, std::vector<std::int64_t>> want = {
         {"wte.weight", {11, 8}}, {"wpe.weight", {6, 8}}, {"ln_f.weight", {8}}, {"ln_f.bias", {8}}};
-    for (const std::string l : {"0", "1"}) {
-        const std::string p = "h." + l + ".";
-        want[p + "ln_1.weight"] = {8};
-        want[p + "ln_1.bias"] = {8};
-        want[p + "attn.c_attn.weight"] = {8, 24};
-        want[p + "attn.c_attn.bias"] = {24};
-        want[p + "attn.c_proj.weight"] = {8, 8};
-        want[p + "attn.c_proj.bias"] = {8};
-        want[p + "ln_2.weight"] = {8};
-        want[p + "ln_2.bias"] = {8};
-        want[p + "mlp.c_fc.weight"] = {8, 32};
-        want[p + "mlp.c_fc.bias"] = {32};
-        want[p + "mlp.c_proj.weight"] = {32, 8};
-        want[p + "mlp.c_proj.bias"] = {8};
-    }
+    const std::map<std::string, std::vector<std::int64_t>> layer = {
+        {"ln_1.weight", {8}},          {"ln_1.bias", {8}},          {"attn.c_attn.weight", {8, 24}}, {"attn.c_attn.bias", {24}},
+        {"attn.c_proj.weight", {8, 8}}, {"attn.c_proj.bias", {8}},  {"ln_2.weight", {8}},            {"ln_2.bias", {8}},
+        {"mlp.c_fc.weight", {8, 32}},   {"mlp.c_fc.bias", {32}},    {"mlp.c_proj.weight", {32, 8}},  {"mlp.c_proj.bias", {8}}};
+    for (const std::string l : {"0", "1"})
+        for (const auto& [part, shape] : layer) want["h." + l + "." + part] = shape;
     CHECK(shapes == want); // no lm_head.weight: tied to wte
 
     const nlohmann::json config = nlohmann::json::parse(core::io::read_file_bytes(dir + "/config.json", 1u << 20));

@@ -36,9 +36,7 @@ ImVec2 scrolled_to(headless::Ui& ui, const char* grid, int row, int col) {
 TEST_CASE_FIXTURE(ModelWorkspace, "model experts: the routing map shows the forward's probabilities and choices; a click lists a position's route; Ctrl+click knocks an expert out") {
     NEED_CHECKPOINTS();
     open("qwen3_moe_unnormed", "the cat sat on the mat");
-    v.open["model_experts"] = true;
-    ui.frames(2);
-    ui::ModelExpertsView& st = v.state<ui::ModelExpertsView>();
+    ui::ModelExpertsView& st = show_panel<ui::ModelExpertsView>("model_experts");
     const auto opened = own_model();
     const std::vector<int> ids = encoded_prompt();
     REQUIRE(m.shown->ids == ids);
@@ -91,9 +89,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model experts: the routing map shows the forw
 TEST_CASE_FIXTURE(ModelWorkspace, "model experts: expert importance runs on a worker and shows core's Δloss; a dense model has no mixture to show") {
     NEED_CHECKPOINTS();
     open("qwen3_moe_unnormed", "the cat sat on the mat");
-    v.open["model_experts"] = true;
-    ui.frames(2);
-    ui::ModelExpertsView& st = v.state<ui::ModelExpertsView>();
+    ui::ModelExpertsView& st = show_panel<ui::ModelExpertsView>("model_experts");
     ui.click(ui.item("model experts Importance"));
     ui.click(ui.item("model experts importance run"));
     REQUIRE(m.expert_importance.wait_idle(60));
