@@ -65,10 +65,11 @@ void routing_map(View& v, ModelService& m, ModelExpertsView& st, const LayerRout
     g.cell_w = std::max(1.2f * em(), ImGui::CalcTextSize(("E" + std::to_string(r.experts)).c_str()).x + 0.4f * em());
     g.cell_h = ImGui::GetTextLineHeightWithSpacing();
     g.row_header_w = 7 * em();
-    // As tall as the positions need, leaving the load and the route below their room.
+    // As tall as the positions need, leaving the load bars below their room (the panel scrolls
+    // to a clicked position's route).
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float needed = (static_cast<float>(g.rows) + 1.5f) * g.cell_h;
-    g.max_size = ImVec2(avail.x, std::max(0.4f * avail.y, std::min(needed, avail.y - 9 * em())));
+    g.max_size = ImVec2(avail.x, std::max(0.5f * avail.y, std::min(needed, avail.y - 4.5f * em())));
     g.highlight_row = st.position;
     g.row_label = [&](int i) { return fit_text(std::to_string(i + 1) + " " + m.shown->labels[static_cast<std::size_t>(i)], g.row_header_w); };
     g.col_label = [](int e) { return "E" + std::to_string(e + 1); };
@@ -83,8 +84,8 @@ void routing_map(View& v, ModelService& m, ModelExpertsView& st, const LayerRout
 void load_bars(View& v, ModelExpertsView& st, const LayerRouting& r, int t) {
     st.load.assign(static_cast<std::size_t>(r.experts), 0.0f);
     for (const int e : r.chosen) st.load[static_cast<std::size_t>(e)] += 1.0f / static_cast<float>(t);
-    ImGui::Text("Load: the share of the %d positions each expert runs on (%d experts each)", t, r.top_k);
-    ImGui::PlotHistogram("##expert load", st.load.data(), r.experts, 0, nullptr, 0.0f, 1.0f, ImVec2(ImGui::GetContentRegionAvail().x, 3 * em()));
+    ImGui::Text("Load: each expert's share of the %d positions", t);
+    ImGui::PlotHistogram("##expert load", st.load.data(), r.experts, 0, nullptr, 0.0f, 1.0f, ImVec2(ImGui::GetContentRegionAvail().x, 2 * em()));
     remember(v, "model experts load");
     if (!ImGui::IsItemHovered()) return;
     const ImRect bars(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
@@ -95,7 +96,7 @@ void load_bars(View& v, ModelExpertsView& st, const LayerRouting& r, int t) {
 
 // The experts the clicked position went to in every mixture layer, with their weights.
 void position_route(const ModelService& m, const ModelExpertsView& st) {
-    if (st.position < 0 || st.position >= m.shown->t()) return dim_text("A click on a row lists that position's experts in every mixture layer.");
+    if (st.position < 0 || st.position >= m.shown->t()) return;
     ImGui::Text("Position %d (%s) went to:", st.position + 1, m.shown->labels[static_cast<std::size_t>(st.position)].c_str());
     for (const LayerRouting& r : m.shown->result.routing) {
         std::string line = "layer " + std::to_string(r.layer + 1) + ":";
@@ -171,9 +172,9 @@ void layer_bar(View& v, ModelService& m, ModelExpertsView& st, const std::vector
     if (ImGui::RadioButton("Importance", st.importance)) st.importance = true;
     remember(v, "model experts Importance");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(8 * em());
+    ImGui::SetNextItemWidth(6 * em());
     const std::string shown = "layer " + std::to_string(routing[static_cast<std::size_t>(st.routed)].layer + 1);
-    if (ImGui::BeginCombo("Mixture layer", shown.c_str())) {
+    if (ImGui::BeginCombo("##mixture layer", shown.c_str())) {
         for (int k = 0; k < static_cast<int>(routing.size()); ++k) {
             const std::string name = "layer " + std::to_string(routing[static_cast<std::size_t>(k)].layer + 1);
             if (ImGui::Selectable(name.c_str(), k == st.routed)) st.routed = k;
@@ -182,10 +183,12 @@ void layer_bar(View& v, ModelService& m, ModelExpertsView& st, const std::vector
         ImGui::EndCombo();
     }
     remember(v, "model experts layer");
+    tip("The mixture-of-experts layer whose routing is drawn");
     ImGui::SameLine();
     ImGui::BeginDisabled(m.ablate_experts.empty());
-    if (ImGui::Button(("Clear knock-outs (" + std::to_string(m.ablate_experts.size()) + ")").c_str())) m.clear_knockouts();
+    if (ImGui::Button(("Clear (" + std::to_string(m.ablate_experts.size()) + ")").c_str())) m.clear_knockouts();
     remember(v, "model experts clear");
+    tip("Knock every expert and head back in");
     ImGui::EndDisabled();
 }
 
@@ -206,8 +209,7 @@ void draw_model_experts_panel(View& v) {
     const LayerRouting& r = routing[static_cast<std::size_t>(st.routed)];
     layer_bar(v, m, st, routing);
     if (st.importance) return importance_section(v, m, st);
-    dim_text("Each position's router probabilities over the " + std::to_string(r.experts) + " experts; outlined: the " + std::to_string(r.top_k) +
-             " it runs. A click picks a position; Ctrl+click knocks an expert out of this layer, or back in.");
+    dim_text("Router probabilities; outlined: the " + std::to_string(r.top_k) + " experts each position runs. Click: its route; Ctrl+click: knock out.");
     routing_map(v, m, st, r);
     load_bars(v, st, r, m.shown->t());
     position_route(m, st);
