@@ -57,7 +57,8 @@ TEST_CASE("panel table: each row's menu item opens or closes exactly that panel'
         const bool open_at_start = std::find(explore.begin(), explore.end(), &p) != explore.end();
         const ImGuiWindow* before = ImGui::FindWindowByName(p.title);
         CHECK((before && before->Active) == open_at_start);
-        headless::menu_click(ui, p.menu == ui::Menu::help ? "Help" : "View", p.title);
+        if (p.menu == ui::Menu::view_model) headless::submenu_click(ui, "View", "Model panels", p.title);
+        else headless::menu_click(ui, p.menu == ui::Menu::help ? "Help" : "View", p.title);
         ui.frames(2);
         CHECK(ui.st().view.open.at(p.id) == !open_at_start);
         const ImGuiWindow* after = ImGui::FindWindowByName(p.title);
