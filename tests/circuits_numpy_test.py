@@ -20,7 +20,7 @@ import model_numpy_test as ref  # noqa: E402
 attnviz, workdir = sys.argv[1:3]
 failures = []
 ARCHITECTURES = ("gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "phi3", "gemma2", "gemma3_text", "gemma3", "bert", "qwen3_yarn",
-                 "smollm3", "olmo2", "olmo3")
+                 "smollm3", "olmo2", "olmo3", "gpt_oss")
 
 
 def fail(message):

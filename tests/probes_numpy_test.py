@@ -195,7 +195,7 @@ def main():
     subprocess.run(["/usr/bin/python3", os.path.join(ref.here, "fixtures", "make_checkpoints.py"), workdir], check=True)
     rng = np.random.default_rng(8)
     for name in ("gpt2", "llama_gqa", "bert", "gemma2", "gemma3_text", "gemma3", "qwen3", "phi3", "qwen3_yarn", "smollm3", "olmo2",
-                 "olmo3"):
+                 "olmo3", "gpt_oss"):
         config = json.load(open(os.path.join(workdir, name, "config.json")))
         vocab = config.get("text_config", config)["vocab_size"]
         ids = rng.integers(3, min(vocab, 40), 9).tolist()

@@ -27,7 +27,7 @@ attnviz, workdir = sys.argv[1:3]
 failures = []
 FIXTURES = ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
             "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25", "tinyllama",
-            "qwen3_yarn", "smollm3", "olmo2", "olmo3")
+            "qwen3_yarn", "smollm3", "olmo2", "olmo3", "gpt_oss")
 
 
 def fail(message):
