@@ -8,8 +8,9 @@ norm's γ multiplied into the rows of W_Q, W_K and W_V; K-composition ‖W_OV¹ 
 Q-composition with W_QK², V-composition with W_OV². The weights are read with model_numpy_test.py's
 safetensors reader, which shares no code with attnviz.
 
-QK attribution: the softmax of a row of attributed scores (soft-capped where the head caps) is the
-head's row of the NumPy reference forward and of --forward; Σ pairs + bias is the score; and on the
+QK attribution: the softmax of a row of attributed scores (soft-capped where the head caps, beside the
+learned sink's logit where the head has one) is the head's row of the NumPy reference forward and of
+--forward; Σ pairs + bias is the score; and on the
 first layer every pair, the bias and the score are those of a NumPy decomposition of the embeddings
 through the frozen norms, W_Q / W_K, the q/k norms and RoPE, written here from the definitions.
 usage: qk_numpy_test.py ATTNVIZ WORKDIR"""
@@ -333,6 +334,8 @@ def check_qk(name, ids):
                 continue
             s = np.array(row["scores"], np.float64)
             a = ref.softmax(ref.softcap(s, cap))
+            if "sink" in row:  # a learned sink's logit joins the softmax and passes no value
+                a = ref.softmax(np.append(s, row["sink"]))[:-1]
             for what, theirs, rel in (("NumPy's", att[l - 1, h - 1, i, keys], 1e-4),
                                       ("--forward's", np.array(ours["attention"][l - 1][h - 1][i])[keys], 1e-5)):
                 err = np.abs(a - theirs).max()
