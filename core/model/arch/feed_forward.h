@@ -22,7 +22,6 @@
 namespace core::model::feed_forward {
 
 using Tensor = Weights::Tensor;
-using layers::Layout;
 
 // What a call of a block needs beside the stream.
 struct Call {

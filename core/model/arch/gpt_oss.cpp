@@ -69,7 +69,9 @@ void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, M
     if (w.has(p + "gate_up_proj_blocks")) {
         t.owned.push_back(repacked_mxfp4(w, p + "gate_up_proj", E, 2 * F, D)); // (E, 2F, D)
         t.owned.push_back(repacked_mxfp4(w, p + "down_proj", E, D, F));        // (E, D, F)
-        gate_up = t.owned[0].get(), down = t.owned[1].get(), layout = Layout::out_in;
+        gate_up = t.owned[0].get();
+        down = t.owned[1].get();
+        layout = Layout::out_in;
     } else {
         gate_up = &w.require(p + "gate_up_proj", {E, D, 2 * F}); // (E, D, 2F)
         down = &w.require(p + "down_proj", {E, F, D});          // (E, F, D)
@@ -78,8 +80,11 @@ void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, M
     const Weights::Tensor& down_b = w.require(p + "down_proj_bias", {E, D});          // (E, D)
     for (int e = 0; e < c.experts; ++e) {
         Expert ex;
-        ex.gate_up = &gate_up->part(e), ex.down = &down->part(e), ex.layout = layout;
-        ex.gate_up_b = &gate_up_b.part(e), ex.down_b = &down_b.part(e);
+        ex.gate_up = &gate_up->part(e);
+        ex.down = &down->part(e);
+        ex.layout = layout;
+        ex.gate_up_b = &gate_up_b.part(e);
+        ex.down_b = &down_b.part(e);
         t.experts.push_back(ex);
     }
 }
@@ -95,8 +100,12 @@ void gguf_experts(const Weights& w, const ModelConfig& c, const std::string& p, 
     const Weights::Tensor& down_b = w.require(p + "down_proj.bias", {E, D});
     for (int e = 0; e < c.experts; ++e) {
         Expert ex;
-        ex.gate = &gate.part(e), ex.up = &up.part(e), ex.down = &down.part(e);
-        ex.gate_b = &gate_b.part(e), ex.up_b = &up_b.part(e), ex.down_b = &down_b.part(e);
+        ex.gate = &gate.part(e);
+        ex.up = &up.part(e);
+        ex.down = &down.part(e);
+        ex.gate_b = &gate_b.part(e);
+        ex.up_b = &up_b.part(e);
+        ex.down_b = &down_b.part(e);
         t.experts.push_back(ex);
     }
 }
