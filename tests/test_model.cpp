@@ -177,6 +177,17 @@ TEST_CASE("model config: gpt-oss's windows, experts and defaults") {
     CHECK(!oss.tie_word_embeddings);
     CHECK(oss.sparse_layers == std::vector<bool>(4, true));
     CHECK(oss.sliding_window == std::vector<int>{128, 0, 128, 0}); // sliding from the first layer, every other
+    CHECK(oss.rope_scaling.type == "yarn");
+    CHECK(!oss.rope_scaling.truncate);
+    const auto bare = core::model::parse_config(R"({"architectures": ["GptOssForCausalLM"], "attention_bias": false})", "c");
+    CHECK(bare.rope_theta == 150000.0);        // GptOssConfig's defaults where config.json is silent
+    CHECK(bare.rope_scaling.type == "yarn");
+    CHECK(bare.rope_scaling.factor == 32.0);
+    CHECK(bare.rope_scaling.original_max_position_embeddings == 4096.0);
+    CHECK(!bare.rope_scaling.truncate);
+    CHECK(bare.attention_bias); // GptOssConfig sets it, whatever the file says
+    CHECK(bare.experts == 128);
+    CHECK(bare.experts_per_token == 4);
     const auto typed = core::model::parse_config(
         R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 2, "sliding_window": 4, "num_experts_per_tok": 2, "experts_per_token": 3,
             "layer_types": ["full_attention", "sliding_attention"]})", "c");

@@ -41,6 +41,14 @@ std::vector<int> gpt_oss_windows(const ConfigReader& r, int layers) {
     return window;
 }
 
+// GptOssConfig's rope_scaling where config.json has none: gpt-oss-20b's YaRN.
+RopeScaling default_yarn(const ConfigReader& r, int rotary_dim) {
+    const nlohmann::json j = {{"rope_scaling",
+                               {{"rope_type", "yarn"}, {"factor", 32.0}, {"beta_fast", 32.0}, {"beta_slow", 1.0}, {"truncate", false},
+                                {"original_max_position_embeddings", 4096}}}};
+    return rotary::read_scaling(ConfigReader{j, r.path}, rotary_dim);
+}
+
 // The Hub's MXFP4 `name`_blocks (E, R, C/32, 16) and `name`_scales (E, R, C/32) as ggml's MXFP4
 // tensor (E, R, C): a block is the scale byte, then 16 bytes holding value j low and j + 16 high,
 // where the Hub's byte j holds values 2j (low) and 2j + 1 (high).
@@ -123,11 +131,17 @@ std::shared_ptr<const feed_forward::FeedForward> gpt_oss_mixture(const Weights& 
 
 } // namespace
 
-// GptOssConfig's names and defaults; the experts' width is intermediate_size.
+// GptOssConfig's names and defaults (rope_theta 150000, YaRN); the experts' width is intermediate_size;
+// q/k/v/o always have biases (GptOssConfig sets attention_bias itself).
 void read_gpt_oss(const ConfigReader& r, ModelConfig& c) {
     decoder::read_common(r, c, {{{"vocab_size", 201088}, {"hidden_size", 2880}, {"num_hidden_layers", 36}, {"num_attention_heads", 64}},
                                 2880, 8, 64, 131072, 1e-5, false, false});
-    c.attention_bias = c.o_bias = r.flag("attention_bias", true);
+    c.rope_theta = r.real("rope_theta", 1e-6, 1e15, 150000.0);
+    if (!r.j.contains("rope_scaling")) {
+        c.rope_scaling = default_yarn(r, c.rotary_dim);
+        c.context = rotary::rotary_context(c);
+    }
+    c.attention_bias = c.o_bias = true;
     c.sliding_window = gpt_oss_windows(r, c.layers);
     c.experts = r.whole("num_local_experts", 1, 1 << 16, 128);
     const char* top_k = r.has("num_experts_per_tok") || !r.has("experts_per_token") ? "num_experts_per_tok" : "experts_per_token";
