@@ -88,9 +88,8 @@ const Row& find_row(const std::vector<Row>& rows, const std::string& name, const
 } // namespace
 
 const std::vector<RoutingRule>& routing_rules() {
-    static const std::vector<RoutingRule> rows = {{"softmax_top_k", softmax_top_k},
-                                                      {"softmax_top_k_renormalised", softmax_top_k_renormalised},
-                                                      {"top_k_softmax", top_k_softmax}};
+    static const std::vector<RoutingRule> rows = {
+        {"softmax_top_k", softmax_top_k}, {"softmax_top_k_renormalised", softmax_top_k_renormalised}, {"top_k_softmax", top_k_softmax}};
     return rows;
 }
 

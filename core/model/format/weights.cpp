@@ -240,7 +240,7 @@ const unsigned char* Weights::require_bytes(const std::string& name, const Shape
     const auto it = tensors_.find(name);
     if (it == tensors_.end()) throw FileError(path_ + ": no tensor \"" + name + "\" (the model needs one of shape " + core::io::shape_text(shape) + ")");
     const Tensor& t = *it->second;
-    if (!t.u8_) throw FileError(t.where_ + " is not U8 bytes");
+    if (!t.u8_) throw FileError(t.where_ + " is not U8, the dtype of MXFP4 blocks and scales");
     if (t.shape_ != shape) throw FileError(t.where_ + " has shape " + core::io::shape_text(t.shape_) + ", the config needs " + core::io::shape_text(shape));
     return t.bytes_;
 }
