@@ -883,6 +883,7 @@ def main():
         check_gpt_oss(name, rng.integers(0, vocab, 12).tolist())
         check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
         check_ablate_expert(name, rng.integers(0, vocab, 6).tolist())
+    check_expert_importance("gpt_oss_mxfp4", rng.integers(0, vocab, 5).tolist())
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
         fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")
