@@ -247,6 +247,10 @@ void menu_bar(App::State& st) {
         panel_items(v, Menu::view);
         ImGui::Separator();
         panel_items(v, Menu::view_topics);
+        if (ImGui::BeginMenu("Model panels")) {
+            panel_items(v, Menu::view_model);
+            ImGui::EndMenu();
+        }
         ImGui::Separator();
         appearance_menus(st);
         ImGui::Separator();

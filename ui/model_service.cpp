@@ -24,7 +24,7 @@ namespace {
 constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions",
                                         "model_steps", "model_scores", "model_importance"};
 // Opened on request only (closed with the others when a file becomes the source).
-constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_qk", "model_circuits", "model_why"};
+constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_experts", "model_qk", "model_circuits", "model_why"};
 constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
 
 } // namespace
@@ -40,8 +40,10 @@ void opened(ModelService& m, View& v, bool keep_selection) {
     m.run_error.clear();
     if (!keep_selection) m.layer = m.head = 0;
     m.query = m.key = -1; // positions of another model's prompt
-    m.ablate.clear();     // another model's heads
+    m.ablate.clear();     // another model's heads and experts
+    m.ablate_experts.clear();
     m.importance.reset();
+    m.expert_importance.reset();
     m.show_in_workspace(v, ModelService::Source::model);
     v.tell("Opened " + m.session.model_name(), false);
     m.run_prompt();
@@ -112,6 +114,7 @@ void ModelService::run_prompt() {
     if (score_probe) r.score_ids = probe_ids();
     r.ablate = ablate;
     r.ablation = ablation;
+    r.ablate_experts = ablate_experts;
     r.capture_qkv = want_qkv;
     r.fast_products = fast_products;
     asked = session.request(std::move(r));
@@ -128,8 +131,20 @@ void ModelService::toggle_knockout(int l, int h) {
     run_prompt();
 }
 
+bool ModelService::expert_knocked_out(int l, int e) const {
+    return std::find(ablate_experts.begin(), ablate_experts.end(), core::model::ExpertRef{l, e}) != ablate_experts.end();
+}
+
+void ModelService::toggle_expert_knockout(int l, int e) {
+    const core::model::ExpertRef ref{l, e};
+    if (const auto it = std::find(ablate_experts.begin(), ablate_experts.end(), ref); it != ablate_experts.end()) ablate_experts.erase(it);
+    else ablate_experts.push_back(ref);
+    run_prompt();
+}
+
 void ModelService::clear_knockouts() {
     ablate.clear();
+    ablate_experts.clear();
     run_prompt();
 }
 

@@ -29,6 +29,7 @@ struct ModelService {
 
     core::model::Session session;
     core::model::ImportanceRun importance; // head importance, on its own worker
+    core::model::ImportanceRun expert_importance{core::model::ImportanceRun::Of::experts};
     // The newest run that worked, taken at each frame's start: a prompt that fails (past the
     // context, invalid UTF-8) leaves the panels on the run before, with `run_error` saying why.
     std::shared_ptr<const core::model::Snapshot> shown;
@@ -58,7 +59,11 @@ struct ModelService {
     bool fast_products = false; // the header's Fast toggle (SessionRequest::fast_products)
     bool knocked_out(int layer, int head) const;
     void toggle_knockout(int layer, int head); // and runs the prompt again
-    void clear_knockouts();
+    // The experts of mixture layers knocked out (the Experts panel): dropped from their router's choice.
+    std::vector<core::model::ExpertRef> ablate_experts;
+    bool expert_knocked_out(int layer, int expert) const;
+    void toggle_expert_knockout(int layer, int expert); // and runs the prompt again
+    void clear_knockouts(); // heads and experts
     // The runs capture every head's q, k and v while the query–key view is open (follow_source).
     bool want_qkv = false;
     // The probe's ids for the open model (m clamped to its context); empty without a model.

@@ -36,9 +36,10 @@ struct PanelContext {
 };
 
 // Where the panel is listed: the first group of the View menu (the editors and tables), the second group
-// (the topics, closed at start), or the Help menu. Where a panel goes and whether it starts open is
-// each workspace's (ui/workspace_table.h).
-enum class Menu { view, view_topics, help };
+// (the topics, closed at start), its submenu of the Model workspace's panels (which together would
+// run the menu past a 720-pixel screen), or the Help menu. Where a panel goes and whether it starts
+// open is each workspace's (ui/workspace_table.h).
+enum class Menu { view, view_topics, view_model, help };
 
 struct PanelSpec {
     const char* id;       // stable name: View::open's key, tests, saved settings ("heatmap")

@@ -24,7 +24,7 @@ long long ImportanceRun::start(std::shared_ptr<const OpenedModel> model, std::ve
     jobs_.post();
     error_.clear();
     done_.store(0);
-    total_.store(model_ ? model_->model->config().layers * model_->model->config().heads : 0);
+    total_.store(model_ && of_ == Of::heads ? model_->model->config().layers * model_->model->config().heads : 0); // experts: from the run
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
     changed_.notify_all();
     return ++serial_;
@@ -55,6 +55,15 @@ bool ImportanceRun::wait_idle(double seconds) const {
     return changed_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return !jobs_.busy(); });
 }
 
+void ImportanceRun::measure(const Model& model, ImportanceResult& made) {
+    const auto progress = [this](int done, int total) {
+        done_.store(done);
+        total_.store(total);
+    };
+    if (of_ == Of::heads) made.importance = head_importance(model, made.ids, &jobs_.stop, progress);
+    else made.experts = expert_importance(model, made.ids, &jobs_.stop, progress);
+}
+
 void ImportanceRun::run() {
     core::parallel::work_in_background();
     std::unique_lock<std::mutex> lock(mutex_);
@@ -72,7 +81,7 @@ void ImportanceRun::run() {
             made->serial = serial;
             made->model = model->name;
             made->ids = ids;
-            made->importance = head_importance(*model->model, ids, &jobs_.stop, [this](int done, int) { done_.store(done); });
+            measure(*model->model, *made);
         } catch (const Cancelled&) {
             made.reset();
         } catch (const std::exception& e) {

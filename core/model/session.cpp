@@ -82,8 +82,7 @@ void score(Snapshot& s, const Model& model, const SessionRequest& r, const std::
         return;
     }
     ForwardOptions fo;
-    fo.ablate = r.ablate;
-    fo.ablation = r.ablation;
+    r.knock_out(fo);
     fo.fast_products = s.fast;
     fo.cancel = &cancel;
     fo.logits = Logits::none;
@@ -254,8 +253,7 @@ void Session::measure_fast(std::shared_ptr<const Snapshot> fast) {
                           Snapshot exact;
                           exact.ids = fast->ids;
                           ForwardOptions fo;
-                          fo.ablate = fast->request.ablate;
-                          fo.ablation = fast->request.ablation;
+                          fast->request.knock_out(fo);
                           fo.cancel = &cancel;
                           fo.logits = Logits::none;
                           try {
@@ -368,8 +366,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         if (s->ids.empty()) return s; // nothing to run: an empty prompt
         model.check_ids(s->ids, 0);
         ForwardOptions fo;
-        fo.ablate = job.request.ablate;
-        fo.ablation = job.request.ablation;
+        job.request.knock_out(fo);
         fo.capture_qkv = job.request.capture_qkv;
         fo.fast_products = s->fast = job.request.fast_products && fast::available();
         const int t = static_cast<int>(s->ids.size());
@@ -401,7 +398,7 @@ std::shared_ptr<Snapshot> Session::compute(const Job& job) {
         if (tok.vocab_size() && tok.is_special(id)) s->special[static_cast<std::size_t>(i)] = true;
     }
     predict(*s, model, tok);
-    if (!job.request.ablate.empty()) predict_intact(*s, model, tok, jobs_.stop);
+    if (job.request.knocks_out()) predict_intact(*s, model, tok, jobs_.stop);
     score(*s, model, job.request, jobs_.stop);
     s->rollout = std::move(s->result.rollout);
     s->seconds = now_seconds() - t0;

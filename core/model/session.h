@@ -43,10 +43,19 @@ struct SessionRequest {
     std::vector<int> ids;
     std::vector<HeadRef> ablate;
     Ablation ablation = Ablation::zero;
+    std::vector<ExpertRef> ablate_experts; // ForwardOptions::ablate_experts
     bool capture_qkv = false;
     // The sequence the head scores are measured on (the probe); empty: the run's own.
     std::vector<int> score_ids;
     bool fast_products = false;         // ForwardOptions::fast_products, where the CPU has them
+
+    bool knocks_out() const { return !ablate.empty() || !ablate_experts.empty(); }
+    // The knock-outs of heads and experts into `fo`.
+    void knock_out(ForwardOptions& fo) const {
+        fo.ablate = ablate;
+        fo.ablation = ablation;
+        fo.ablate_experts = ablate_experts;
+    }
 };
 
 // How far a fast run (SessionRequest::fast_products) lies from the exact run of the same request:

@@ -49,8 +49,7 @@ void post_compare(core::model::Session& session, std::shared_ptr<CompareShared> 
             core::model::ForwardOptions o;
             o.logits = core::model::Logits::none;
             o.cancel = &cancel;
-            o.ablate = first->request.ablate;
-            o.ablation = first->request.ablation;
+            first->request.knock_out(o);
             const core::model::ForwardResult run = m.model->forward(ids, o);
             p->comparison = core::model::compare_prompts(first->result, first->ids, run, ids);
             p->t_first = first->t();

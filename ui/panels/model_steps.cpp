@@ -205,8 +205,7 @@ void draw_model_steps_panel(core::Scenario& s, View& v) {
     ImGui::BeginDisabled(!can || !m.session.causal());
     if (ImGui::Button("Next token")) {
         core::model::ForwardOptions o;
-        o.ablate = snap.request.ablate;
-        o.ablation = snap.request.ablation;
+        snap.request.knock_out(o);
         post_step(m.session, st.shared, fresh, snap.ids, snap.labels, o);
         st.started_from = snap.serial;
     }
