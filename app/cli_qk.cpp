@@ -123,6 +123,8 @@ int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& 
         j["keys"].push_back(k + 1);
         j["scores"].push_back(number(core::model::qk_attribution(s, heads[0].head, i, k).score));
     }
+    // A learned sink's logit joins the row's softmax beside the scores (gpt-oss).
+    if (!s.weights.sinks.empty()) j["sink"] = number(s.weights.sinks[static_cast<std::size_t>(heads[0].head)]);
     if (!o.key.empty()) {
         const int k = position("--key", o.key, t);
         if (!s.weights.visible(i, k))

@@ -18,7 +18,7 @@ import model_numpy_test as ref  # noqa: E402
 from cli_numpy import close, fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
 ARCHITECTURES = ("gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "phi3", "gemma2", "gemma3_text", "gemma3", "bert", "qwen3_yarn",
-                 "smollm3", "olmo2", "olmo3")
+                 "smollm3", "olmo2", "olmo3", "gpt_oss")
 
 
 def forward(name, ids, mode="zero", layers=None):

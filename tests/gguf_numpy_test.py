@@ -14,7 +14,8 @@ the format: ggml-common.h's blocks, ggml-quants.c's dequantize_row_*), then
   --export-attention) gives the same numbers as on the safetensors checkpoint, to 1e-4;
 - bad files (truncated, bad magic, version, architecture, tensor type — I8, and IQ2_XXS, which
   attnviz does not read —, missing tensor, a shape the metadata contradicts; for qwen3moe an
-  expert_count its experts contradict, a missing expert tensor, a router of the wrong shape) exit 2
+  expert_count its experts contradict, a missing expert tensor, a router of the wrong shape; the same
+  for gpt-oss) exit 2
   with one line naming the file.
 usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
 import json
@@ -248,7 +249,7 @@ def transformers_weights(c, hf_names, gguf_path):
         t = dequantize(*tensors[g]).astype(np.float64)
         if arch in ("llama", "smollm3") and (".attn_q." in g or ".attn_k." in g):
             t = unpermute(t, H if ".attn_q." in g else KV)
-        held[name] = t
+        held[name + ".weight" if g.endswith("attn_sinks.weight") else name] = t  # attnviz's name of a GGUF sink
         if arch == "gpt2" and t.ndim == 2 and not g.startswith(("token_embd", "position_embd")):
             t = t.T
         if arch.startswith("gemma") and g.endswith("norm.weight"):
@@ -256,7 +257,19 @@ def transformers_weights(c, hf_names, gguf_path):
         w[name] = t
     if arch == "qwen3moe":
         unstack_experts(c, tensors, held, w)
+    if arch == "gpt-oss":
+        gpt_oss_experts(c, tensors, held, w)
     return held, w
+
+
+def gpt_oss_experts(c, tensors, held, w):
+    """gpt-oss's ffn_{gate,up,down}_exps (experts, out, in) and their (experts, out) biases under the names
+    attnviz reads them by, which the reference's gpt_oss_experts also takes."""
+    for l in range(c["num_hidden_layers"]):
+        for name, g in (("gate_proj", "ffn_gate_exps"), ("up_proj", "ffn_up_exps"), ("down_proj", "ffn_down_exps")):
+            for suffix in ("weight", "bias"):
+                t = dequantize(*tensors[f"blk.{l}.{g}.{suffix}"]).astype(np.float64)
+                held[f"model.layers.{l}.mlp.experts.{name}.{suffix}"] = w[f"model.layers.{l}.mlp.experts.{name}.{suffix}"] = t
 
 
 def unstack_experts(c, tensors, held, w):
@@ -318,6 +331,9 @@ def reference_config(c):
         c["rope_scaling"] = dict({k: v for k, v in s.items() if k != "truncate"}, attention_factor=(0.1 * math.log(s["factor"]) + 1) * given)
     if c["architectures"][0] == "Qwen3MoeForCausalLM":  # llama.cpp's qwen3moe renormalises the chosen weights always
         c["norm_topk_prob"] = True
+    if c["architectures"][0] == "GptOssForCausalLM":  # llama.cpp: the window on the even layers, the clamp 7
+        c["layer_types"] = ["sliding_attention" if l % 2 == 0 else "full_attention" for l in range(c["num_hidden_layers"])]
+        c["swiglu_limit"] = 7.0
     return c
 
 
@@ -335,10 +351,12 @@ def check_forward(label, path, c, w, ids):
     logits, att = forward_of(c, w, ids)
     ref.close(f"{label} logits", logits, out["logits"])
     ref.close(f"{label} attention", att, out["attention"])
-    if "num_experts" in c:
-        routing = []
-        ref.llama_forward(reference_config(c), w, list(ids), routing=routing)
+    if "num_experts" in c or "num_local_experts" in c:
+        routing, sinks = [], []
+        ref.llama_forward(reference_config(c), w, list(ids), routing=routing, sinks=sinks)
         ref.check_routing(label, routing, out.get("experts", []))
+        if sinks:  # gpt-oss
+            ref.close(f"{label} sink shares", np.array(sinks), np.array(out.get("sink", [])))
     collect()
 
 
@@ -504,6 +522,25 @@ def check_bad_moe(good):
             "model.layers.0.mlp.gate.weight")
 
 
+def check_bad_gpt_oss(good):
+    """A gpt-oss file whose expert_count is not its experts', one without an expert bias, one whose
+    router is of the wrong shape."""
+    raw = open(good, "rb").read()
+    key = b"gpt-oss.expert_count"
+    at = raw.index(key) + len(key) + 4
+    refused("gpt-oss expert_count against the experts", variant_of(raw[:at] + struct.pack("<I", 6) + raw[at + 4:], "gpt_oss_count"),
+            "model.layers.0.mlp.router.weight")
+    name = b"blk.1.ffn_down_exps.bias"
+    at = raw.index(name)
+    refused("a missing gpt-oss expert tensor", variant_of(raw[:at] + b"blk.1.ffn_down_exps.biaX" + raw[at + len(name):], "gpt_oss_no_bias"),
+            "model.layers.1.mlp.experts.down_proj.bias")
+    name = b"blk.0.ffn_gate_inp.weight"
+    at = raw.index(name) + len(name)
+    ne = struct.unpack_from("<IQQ", raw, at)
+    refused("a gpt-oss router of the wrong shape", variant_of(raw[:at] + struct.pack("<IQQ", 2, ne[1], ne[2] - 1) + raw[at + 20:], "gpt_oss_router"),
+            "model.layers.0.mlp.router.weight")
+
+
 def variant_of(data, name):
     p = os.path.join(workdir, name + ".gguf")
     open(p, "wb").write(data)
@@ -538,6 +575,7 @@ def main():
     plan += [("llama_wide", t) for t in make_gguf.TYPES]
     plan += [("llama_wide", "MIXED")]  # a type per matrix, in turn, as Unsloth's UD files
     plan += [(n, t) for n in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3") for t in ("F32", "Q8_0")]
+    plan += [("gpt_oss", t) for t in ("F32", "MXFP4")]  # MXFP4: every matrix, the experts included
     for name, kind in plan:
         d = os.path.join(ck, name)
         c, hf = make_gguf.read_checkpoint(d)
@@ -566,6 +604,7 @@ def main():
     check_bad_files(os.path.join(workdir, "llama_sharded_F32.gguf"))
     check_unread_type(os.path.join(workdir, "llama_wide_F32.gguf"))
     check_bad_moe(os.path.join(workdir, "qwen3_moe_unnormed_F32.gguf"))
+    check_bad_gpt_oss(os.path.join(workdir, "gpt_oss_F32.gguf"))
     if failures:
         sys.exit(f"gguf_numpy_test: {len(failures)} failures")
     print(f"gguf_numpy_test: {len(plan) + 1} GGUF files match the NumPy dequantizer and forward; tools and bad files as expected")

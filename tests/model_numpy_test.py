@@ -3,7 +3,7 @@
 through `attnviz --forward`, `--generate` and `--export-attention`, and every kind of bad input.
 
 The reference forward passes below are written from transformers' modeling files (modeling_gpt2,
-modeling_llama / mistral / qwen2 / qwen3 / qwen3_moe / phi3 / smollm3 / olmo2 / olmo3 with modeling_rope_utils
+modeling_llama / mistral / qwen2 / qwen3 / qwen3_moe / phi3 / smollm3 / olmo2 / olmo3 / gpt_oss with modeling_rope_utils
 (llama3, longrope and YaRN), modeling_bert, modeling_gemma2 and modeling_gemma3 with the defaults of their
 configuration classes), in float64, with their own
 safetensors reader; they share no code with attnviz.
@@ -39,6 +39,9 @@ def read_safetensors(path):
             continue
         b, end = e["data_offsets"]
         data = raw[8 + n + b:8 + n + end]
+        if e["dtype"] == "U8":  # MXFP4 blocks and scales: bytes, read by mxfp4_values
+            out[name] = np.frombuffer(data, np.uint8).reshape(e["shape"])
+            continue
         if e["dtype"] == "F32":
             a = np.frombuffer(data, "<f4")
         elif e["dtype"] == "F16":
@@ -85,6 +88,16 @@ def attend(q, k, v, mask):
     scores = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
     a = softmax(np.where(mask, scores, -np.inf))
     return a @ v, a
+
+
+def attend_with_sinks(q, k, v, mask, sinks):
+    """GptOssAttention: each head's sink logit joins its row's scores after the scale and mask, the
+    softmax runs over both and the sink's column is dropped. The rows (H, t, t) sum to 1 − the sink's
+    share (H, t)."""
+    scores = np.where(mask, q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1]), -np.inf)
+    both = softmax(np.concatenate([scores, np.broadcast_to(sinks[:, None, None], scores.shape[:2] + (1,))], -1))
+    a = both[..., :-1]
+    return a @ v, a, both[..., -1]
 
 
 def ablated(o, layer, ablate, mode):
@@ -201,6 +214,9 @@ def windows(c):
         types = c.get("layer_types") or ["sliding_attention" if window is not None and i >= c.get("max_window_layers", 28)
                                          else "full_attention" for i in range(L)]
         return [window if kind == "sliding_attention" else None for kind in types]
+    if arch == "GptOssForCausalLM":  # GptOssConfig: sliding from layer 0 on, every other layer
+        types = c.get("layer_types") or ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(L)]
+        return [c.get("sliding_window", 128) if kind == "sliding_attention" else None for kind in types]
     if arch == "Olmo3ForCausalLM":  # Olmo3Config: three sliding layers of every four by default
         types = c.get("layer_types") or ["full_attention" if (i + 1) % 4 == 0 else "sliding_attention" for i in range(L)]
         return [c.get("sliding_window", 4096) if kind == "sliding_attention" else None for kind in types]
@@ -263,10 +279,63 @@ def mixture(c, w, p, a, layer, knocked=(), routing=None):
     return out
 
 
-def llama_forward(c, w, ids, ablate=(), mode="zero", knocked=(), routing=None):
+# The E2M1 values of an MXFP4 nibble (sign in its top bit), as transformers' FP4_VALUES.
+FP4_VALUES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
+
+
+def mxfp4_values(blocks, scales):
+    """convert_moe_packed_tensors: blocks (…, R, G, 16) bytes and scales (…, R, G) E8M0 → (…, R, G·32):
+    byte j of a block holds value 2j in its low nibble and 2j + 1 in its high one, each times 2^(scale − 127)."""
+    pairs = np.stack([FP4_VALUES[blocks & 0x0F], FP4_VALUES[blocks >> 4]], -1).reshape(*blocks.shape[:-1], 32)
+    return (pairs * np.exp2(scales.astype(np.float64) - 127)[..., None]).reshape(*blocks.shape[:-2], -1)
+
+
+def gpt_oss_experts(w, p):
+    """Layer prefix p's experts as gate, up (E, F, D), down (E, D, F) and their biases (E, F), (E, F),
+    (E, D): GGUF's stacked tensors as they are, or the Hub's (in, out) gate_up_proj (E, D, 2F), gate at
+    the even columns, dequantized or from MXFP4 blocks (E, out, in/32, 16)."""
+    q = p + "mlp.experts."
+    if q + "gate_proj.weight" in w:
+        return tuple(w[q + n] for n in ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias"))
+    if q + "gate_up_proj_blocks" in w:
+        gate_up = mxfp4_values(w[q + "gate_up_proj_blocks"], w[q + "gate_up_proj_scales"]).transpose(0, 2, 1)  # (E, D, 2F)
+        down = mxfp4_values(w[q + "down_proj_blocks"], w[q + "down_proj_scales"]).transpose(0, 2, 1)  # (E, F, D)
+    else:
+        gate_up, down = w[q + "gate_up_proj"], w[q + "down_proj"]
+    b = w[q + "gate_up_proj_bias"]
+    return (gate_up[..., 0::2].transpose(0, 2, 1), gate_up[..., 1::2].transpose(0, 2, 1), down.transpose(0, 2, 1),
+            b[:, 0::2], b[:, 1::2], w[q + "down_proj_bias"])
+
+
+def gpt_oss_mixture(c, w, p, a, layer, knocked=(), routing=None, clamped=None):
+    """GptOssMLP on a (t, D): the router's logits (with bias), their top k, weighted by a softmax over
+    those k alone; each expert's clamped SwiGLU (gate ≤ limit, |up| ≤ limit, (up + 1) · gate ·
+    σ(1.702 · gate)) with biases. Routing's probabilities are the softmax over every logit. `clamped`
+    gathers how many values the clamp changed."""
+    k, limit = c.get("num_experts_per_tok", c.get("experts_per_token")), c.get("swiglu_limit", 7.0)
+    logits = a @ w[p + "mlp.router.weight"].T + w[p + "mlp.router.bias"]  # (t, E)
+    chosen = np.argsort(-logits, axis=-1, kind="stable")[:, :k]  # (t, k)
+    weights = softmax(np.take_along_axis(logits, chosen, -1))
+    weights = np.where(np.isin(chosen, [e for l, e in knocked if l == layer]), 0.0, weights)
+    gate, up, down, gate_b, up_b, down_b = gpt_oss_experts(w, p)
+    out = np.zeros_like(a)
+    for e in range(gate.shape[0]):
+        g, u = a @ gate[e].T + gate_b[e], a @ up[e].T + up_b[e]
+        if clamped is not None:
+            clamped.append(int((g > limit).sum() + (np.abs(u) > limit).sum()))
+        g, u = np.minimum(g, limit), np.clip(u, -limit, limit)
+        y = ((u + 1) * g / (1 + np.exp(-1.702 * g))) @ down[e].T + down_b[e]
+        out += (weights * (chosen == e)).sum(-1, keepdims=True) * y
+    if routing is not None:
+        routing.append((layer, softmax(logits), chosen, weights))
+    return out
+
+
+def llama_forward(c, w, ids, ablate=(), mode="zero", knocked=(), routing=None, sinks=None, clamped=None):
     """The Llama layer and its relatives. OLMo 2 and 3 (post_feedforward_layernorm present): no norm
     before attention or the MLP, an RMSNorm of each one's output, q/k normed over the whole projection;
-    OLMo 3's sliding layers turn by the unscaled frequencies. SmolLM3: no RoPE where no_rope_layers is 0."""
+    OLMo 3's sliding layers turn by the unscaled frequencies. SmolLM3: no RoPE where no_rope_layers is 0.
+    gpt-oss: learned sinks (each layer's shares (H, t) appended to `sinks`) and its mixture."""
     H, KV, eps, t = c["num_attention_heads"], c.get("num_key_value_heads", c["num_attention_heads"]), c["rms_norm_eps"], len(ids)
     dh = c.get("head_dim") or c["hidden_size"] // H
     rotary = int(dh * c.get("partial_rotary_factor", 1.0))
@@ -293,12 +362,20 @@ def llama_forward(c, w, ids, ablate=(), mode="zero", knocked=(), routing=None):
             sliding = olmo3 and wins[l] is not None
             q, k = rope(q, plain if sliding else inv, 1.0 if sliding else scale), rope(k, plain if sliding else inv, 1.0 if sliding else scale)
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # repeat_kv
-        o, att = attend(q, k, v, masks[l])
+        if p + "self_attn.sinks" in w:
+            o, att, share = attend_with_sinks(q, k, v, masks[l], w[p + "self_attn.sinks"])
+            if sinks is not None:
+                sinks.append(share)
+        else:
+            o, att = attend(q, k, v, masks[l])
         atts.append(att)
         o = ablated(o, l, ablate, mode)
         out = lin(o.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj")
         x = x + (rms_norm(out, w[p + "post_attention_layernorm.weight"], eps) if olmo else out)
         a = x if olmo else rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        if p + "mlp.router.weight" in w:
+            x = x + gpt_oss_mixture(c, w, p, a, l, knocked, routing, clamped)
+            continue
         if sparse_layer(c, l):
             x = x + mixture(c, w, p, a, l, knocked, routing)
             continue
@@ -541,6 +618,30 @@ def check_moe_forward(name, ids):
     check_routing(name, routing, out.get("experts", []))
 
 
+def check_gpt_oss(name, ids):
+    """--forward on a gpt-oss fixture past its window: logits, attention, each query's sink share and the
+    routing against the reference; the sinks, the window and the SwiGLU's clamp must each bite."""
+    d = os.path.join(workdir, name)
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    c = json.load(open(os.path.join(d, "config.json")))
+    routing, sinks, clamped = [], [], []
+    logits, att = llama_forward(c, read_weights(d), list(ids), routing=routing, sinks=sinks, clamped=clamped)
+    close(f"{name} logits", logits, out["logits"])
+    close(f"{name} attention", att, out["attention"])
+    close(f"{name} sink shares", np.array(sinks), np.array(out.get("sink", [])))
+    check_routing(name, routing, out.get("experts", []))
+    if np.array(sinks).max() < 0.05:
+        fail(f"{name}: the sinks take at most {np.array(sinks).max():.3g} of a row; the fixture does not test them")
+    if sum(clamped) == 0:
+        fail(f"{name}: no expert value passes swiglu_limit; the fixture does not test the clamp")
+    full = np.asarray(out["attention"])[1, :, -1, :len(ids) - c["sliding_window"]]
+    if np.abs(full).max() == 0:
+        fail(f"{name}: layer 2 (full attention) gives no weight past the window; the window does not bite")
+
+
 def check_ablate_expert(name, ids):
     """--ablate-expert L.E (from 1) of an expert the first position chose in the last layer: the
     reference with it dropped, and not the intact logits."""
@@ -663,6 +764,7 @@ def check_bad_inputs():
     if r.returncode != 0:
         fail(f"--generate up to the context's end: exit {r.returncode}: {r.stderr.strip()}")
     check_bad_moe()
+    check_bad_gpt_oss()
     r = run("--generate", os.path.join(workdir, "bert"), "--sequence", "2 4 3", "--tokens", "2")
     if r.returncode != 2 or "BertForMaskedLM" not in r.stderr:
         fail(f"--generate on BERT: exit {r.returncode}, {r.stderr!r}")
@@ -700,10 +802,41 @@ def check_bad_moe():
         fail(f"--ablate-expert past the experts: exit {r.returncode}, {r.stderr!r}")
 
 
+def check_bad_gpt_oss():
+    """gpt-oss's bad input: a missing expert tensor (dequantized and MXFP4), an expert count the file
+    contradicts, a router of the wrong shape, layer_types of the wrong length."""
+    d = copy_of("gpt_oss", "gpt_oss_missing_experts")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    del w["model.layers.1.mlp.experts.down_proj"]
+    rewrite(d, w, "F32")
+    refused("a missing expert tensor", d, ["model.safetensors", "model.layers.1.mlp.experts.down_proj"])
+
+    d = copy_of("gpt_oss_mxfp4", "gpt_oss_missing_scales")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    del w["model.layers.2.mlp.experts.gate_up_proj_scales"]
+    rewrite(d, w, "F32")
+    refused("missing MXFP4 scales", d, ["model.safetensors", "model.layers.2.mlp.experts.gate_up_proj_scales"])
+
+    d = copy_of("gpt_oss", "gpt_oss_more_experts")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_local_experts=9))
+    refused("num_local_experts past the file's experts", d, ["model.safetensors", "model.layers.0.mlp.router.weight", "(9, 32)"])
+
+    d = copy_of("gpt_oss", "gpt_oss_router_shape")
+    w = read_safetensors(os.path.join(d, "model.safetensors"))
+    w["model.layers.1.mlp.router.weight"] = w["model.layers.1.mlp.router.weight"][:, :16]
+    rewrite(d, w, "F32")
+    refused("a router of the wrong shape", d, ["model.safetensors", "model.layers.1.mlp.router.weight", "(8, 16)"])
+
+    d = copy_of("gpt_oss", "gpt_oss_layer_types")
+    edit_json(os.path.join(d, "config.json"), lambda c: c.update(layer_types=c["layer_types"][:3]))
+    refused("layer_types of the wrong length", d, ["config.json", "layer_types"])
+
+
 def rewrite(d, w, dtype):
     sys.path.insert(0, os.path.join(here, "fixtures"))
     import make_checkpoints
-    make_checkpoints.write_safetensors(os.path.join(d, "model.safetensors"), {k: v.astype(np.float32) for k, v in w.items()}, dtype)
+    make_checkpoints.write_safetensors(os.path.join(d, "model.safetensors"),
+                                       {k: v if v.dtype == np.uint8 else v.astype(np.float32) for k, v in w.items()}, dtype)
 
 
 def patch_dtype(path, name, dtype):
@@ -745,6 +878,12 @@ def main():
         check_ablate_expert(name, rng.integers(0, vocab, 6).tolist())
         if name == "qwen3_moe_unnormed":
             check_expert_importance(name, rng.integers(0, vocab, 5).tolist())
+    for name in ("gpt_oss", "gpt_oss_mxfp4"):  # 12 positions, past the window of 4
+        vocab = json.load(open(os.path.join(workdir, name, "config.json")))["vocab_size"]
+        check_gpt_oss(name, rng.integers(0, vocab, 12).tolist())
+        check_generate(name, rng.integers(0, vocab, 4).tolist(), 6)
+        check_ablate_expert(name, rng.integers(0, vocab, 6).tolist())
+    check_expert_importance("gpt_oss_mxfp4", rng.integers(0, vocab, 5).tolist())
     r = run("--forward", os.path.join(workdir, "gpt2"), "--text", "Hello world")
     if r.returncode != 0 or json.loads(r.stdout)["ids"] != [15496, 995]:  # GPT-2's own ids for the text
         fail(f"--forward --text through GPT-2's tokenizer: exit {r.returncode}, {r.stdout[:80]!r} {r.stderr!r}")

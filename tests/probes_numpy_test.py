@@ -166,7 +166,7 @@ def main():
     write_fixtures()
     rng = np.random.default_rng(8)
     for name in ("gpt2", "llama_gqa", "bert", "gemma2", "gemma3_text", "gemma3", "qwen3", "phi3", "qwen3_yarn", "smollm3", "olmo2",
-                 "olmo3"):
+                 "olmo3", "gpt_oss"):
         ids = rng.integers(3, min(vocab_size(name), 40), 9).tolist()
         ids[5:8] = ids[1:4]  # a repeat: duplicate and induction rows
         check_heads(name, ids, output_of("--heads", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids))))

@@ -8,8 +8,9 @@ norm's γ multiplied into the rows of W_Q, W_K and W_V; K-composition ‖W_OV¹ 
 Q-composition with W_QK², V-composition with W_OV². The weights are read with model_numpy_test.py's
 safetensors reader, which shares no code with attnviz.
 
-QK attribution: the softmax of a row of attributed scores (soft-capped where the head caps) is the
-head's row of the NumPy reference forward and of --forward; Σ pairs + bias is the score; and on the
+QK attribution: the softmax of a row of attributed scores (soft-capped where the head caps, beside the
+learned sink's logit where the head has one) is the head's row of the NumPy reference forward and of
+--forward; Σ pairs + bias is the score; and on the
 first layer every pair, the bias and the score are those of a NumPy decomposition of the embeddings
 through the frozen norms, W_Q / W_K, the q/k norms and RoPE, written here from the definitions.
 usage: qk_numpy_test.py ATTNVIZ WORKDIR"""
@@ -25,7 +26,7 @@ from cli_numpy import fail, finish, output_of, run, vocab_size, workdir, write_f
 
 FIXTURES = ("gpt2", "gpt2_prefixed", "llama_gqa", "qwen2", "llama_sharded", "mistral", "bert", "bert_base", "gemma2",
             "gemma3_text", "gemma3", "qwen3", "qwen3_sliding", "phi3", "phi4_mini", "llama32", "smollm2", "qwen25", "tinyllama",
-            "qwen3_yarn", "smollm3", "olmo2", "olmo3")
+            "qwen3_yarn", "smollm3", "olmo2", "olmo3", "gpt_oss")
 
 
 # ---- each head's weights -------------------------------------------------------------------------
@@ -318,6 +319,8 @@ def check_qk(name, ids):
                 continue
             s = np.array(row["scores"], np.float64)
             a = ref.softmax(ref.softcap(s, cap))
+            if "sink" in row:  # a learned sink's logit joins the softmax and passes no value
+                a = ref.softmax(np.append(s, row["sink"]))[:-1]
             for what, theirs, rel in (("NumPy's", att[l - 1, h - 1, i, keys], 1e-4),
                                       ("--forward's", np.array(ours["attention"][l - 1][h - 1][i])[keys], 1e-5)):
                 err = np.abs(a - theirs).max()

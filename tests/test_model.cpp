@@ -162,6 +162,45 @@ TEST_CASE("model config: Qwen3 MoE's experts, sparse layers and defaults") {
     CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_act": "gelu"})").find("hidden_act") != std::string::npos);
 }
 
+TEST_CASE("model config: gpt-oss's windows, experts and defaults") {
+    const auto oss = core::model::parse_config(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 4, "num_local_experts": 32,
+        "experts_per_token": 4, "rope_theta": 150000, "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+        "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096}})", "c");
+    CHECK(oss.experts == 32);
+    CHECK(oss.experts_per_token == 4); // experts_per_token, where num_experts_per_tok is absent
+    CHECK(oss.d_expert == 2880);       // GptOssConfig's intermediate_size
+    CHECK(oss.d_head == 64);
+    CHECK(oss.kv_heads == 8);
+    CHECK(oss.swiglu_limit == 7.0);
+    CHECK(oss.attention_bias);
+    CHECK(oss.o_bias);
+    CHECK(!oss.tie_word_embeddings);
+    CHECK(oss.sparse_layers == std::vector<bool>(4, true));
+    CHECK(oss.sliding_window == std::vector<int>{128, 0, 128, 0}); // sliding from the first layer, every other
+    CHECK(oss.rope_scaling.type == "yarn");
+    CHECK(!oss.rope_scaling.truncate);
+    const auto bare = core::model::parse_config(R"({"architectures": ["GptOssForCausalLM"], "attention_bias": false})", "c");
+    CHECK(bare.rope_theta == 150000.0);        // GptOssConfig's defaults where config.json is silent
+    CHECK(bare.rope_scaling.type == "yarn");
+    CHECK(bare.rope_scaling.factor == 32.0);
+    CHECK(bare.rope_scaling.original_max_position_embeddings == 4096.0);
+    CHECK(!bare.rope_scaling.truncate);
+    CHECK(bare.attention_bias); // GptOssConfig sets it, whatever the file says
+    CHECK(bare.experts == 128);
+    CHECK(bare.experts_per_token == 4);
+    const auto typed = core::model::parse_config(
+        R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 2, "sliding_window": 4, "num_experts_per_tok": 2, "experts_per_token": 3,
+            "layer_types": ["full_attention", "sliding_attention"]})", "c");
+    CHECK(typed.sliding_window == std::vector<int>{0, 4});
+    CHECK(typed.experts_per_token == 2);
+    const std::string short_types =
+        config_error(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 3, "layer_types": ["full_attention"]})");
+    CHECK(short_types.find("layer_types") != std::string::npos);
+    CHECK(short_types.find('\n') == std::string::npos);
+    CHECK(config_error(R"({"architectures": ["GptOssForCausalLM"], "num_local_experts": 4, "num_experts_per_tok": 5})").find("num_experts_per_tok") !=
+          std::string::npos);
+}
+
 TEST_CASE("model forward: a mixture's routing covers every position, a block of mlp_rows at a time, and knocked-out experts weigh 0") {
     NEED_CHECKPOINTS();
     const auto m = core::model::open_model(checkpoints() + "/qwen3_moe");
@@ -202,7 +241,7 @@ TEST_CASE("model shard index: file names in the same directory only") {
 
 TEST_CASE("model forward: the KV cache, one token at a time, equals the full forward") {
     NEED_CHECKPOINTS();
-    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3", "qwen3_moe"}) {
+    for (const std::string name : {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3", "qwen3_moe", "gpt_oss"}) {
         CAPTURE(name);
         const auto m = core::model::open_model(checkpoints() + "/" + name);
         const std::vector<int> ids = {5, 9, 2, 7, 7, 3};

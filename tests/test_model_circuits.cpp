@@ -17,7 +17,8 @@ using core::model::MatrixF;
 
 namespace {
 
-const char* const every_architecture[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_moe", "phi3", "gemma2", "gemma3_text", "bert", "bert_base"};
+const char* const every_architecture[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_moe", "gpt_oss", "phi3", "gemma2", "gemma3_text",
+                                          "bert", "bert_base"};
 
 // The largest |a − b| over the largest |b|.
 double relative(const MatrixF& a, const MatrixF& b) { return (a - b).cwiseAbs().maxCoeff() / std::max(b.cwiseAbs().maxCoeff(), 1e-30f); }

@@ -77,6 +77,7 @@ struct ModelConfig {
     bool renormalise_chosen = false;
     std::vector<bool> sparse_layers;  // per layer (one entry each): true for a mixture of experts
     bool stacked_experts = false;     // a GGUF file: each layer's experts in one (experts, out, in) tensor
+    double swiglu_limit = 0.0;        // gpt-oss: the clamp of its experts' SwiGLU (swiglu_limit; llama.cpp's 7)
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

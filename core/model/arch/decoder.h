@@ -15,7 +15,7 @@
 //               a = RMSNorm(x) · post_attention_layernorm.weight                   (OLMo 2: a = x)
 //               x += ffn(a): a kind of arch/feed_forward.h, per layer: the dense gated MLP
 //                    (act(a · gate_projᵀ) ⊙ (a · up_projᵀ)) · down_projᵀ (Phi-3: gate | up fused),
-//                    or a mixture of experts (Qwen3 MoE)
+//                    or a mixture of experts (Qwen3 MoE, gpt-oss)
 //                    (OLMo 2: the output RMS-normed · post_feedforward_layernorm.weight)
 //   logits = RMSNorm(x) · model.norm.weight · lm_headᵀ (embed_tokens when tied)
 // Each architecture's file gives the tensors under its names and reads its config; the layer's

@@ -59,7 +59,24 @@ void softmax_top_k_renormalised(const float* logits, int experts, int k, float* 
     for (int i = 0; i < k; ++i) weights[i] /= sum;
 }
 
-void silu_gated(float* gate, const float* up, std::ptrdiff_t n) { ops::active().gated(gate, up, n, ops::Activation::silu); }
+// The top k of the logits (the lower id first on a tie), their weights a softmax over those k;
+// probabilities: the softmax over every logit (routing_rules()).
+void top_k_softmax(const float* logits, int experts, int k, float* p, int* chosen, float* weights) {
+    top_k(logits, experts, k, chosen, weights);
+    softmax(weights, k, weights);
+    softmax(logits, experts, p);
+}
+
+void silu_gated(float* gate, const float* up, std::ptrdiff_t n, float) { ops::active().gated(gate, up, n, ops::Activation::silu); }
+
+// gpt-oss's GptOssExperts: alpha 1.702; gate clamped above only, up on both sides.
+void swiglu_clamped(float* gate, const float* up, std::ptrdiff_t n, float limit) {
+    constexpr float alpha = 1.702f;
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const float g = std::min(gate[i], limit), u = std::clamp(up[i], -limit, limit);
+        gate[i] = (u + 1.0f) * (g / (1.0f + std::exp(-alpha * g)));
+    }
+}
 
 template <typename Row>
 const Row& find_row(const std::vector<Row>& rows, const std::string& name, const char* what) {
@@ -71,31 +88,48 @@ const Row& find_row(const std::vector<Row>& rows, const std::string& name, const
 } // namespace
 
 const std::vector<RoutingRule>& routing_rules() {
-    static const std::vector<RoutingRule> rows = {{"softmax_top_k", softmax_top_k}, {"softmax_top_k_renormalised", softmax_top_k_renormalised}};
+    static const std::vector<RoutingRule> rows = {
+        {"softmax_top_k", softmax_top_k}, {"softmax_top_k_renormalised", softmax_top_k_renormalised}, {"top_k_softmax", top_k_softmax}};
     return rows;
 }
 
 const RoutingRule& routing_rule(const std::string& name) { return find_row(routing_rules(), name, "routing rule"); }
 
 const std::vector<ExpertActivation>& expert_activations() {
-    static const std::vector<ExpertActivation> rows = {{"silu", silu_gated}};
+    static const std::vector<ExpertActivation> rows = {{"silu", silu_gated}, {"swiglu_clamped", swiglu_clamped}};
     return rows;
 }
 
 const ExpertActivation& expert_activation(const std::string& name) { return find_row(expert_activations(), name, "expert activation"); }
 
+// gate and up (n, F) of the positions in (n, D): two products, or gpt-oss's one product whose
+// even outputs are gate and odd ones up.
+void Mixture::gate_and_up(const Expert& ex, const MatrixF& in, MatrixF& gate, MatrixF& up) const {
+    const int n = static_cast<int>(in.rows()), D = static_cast<int>(in.cols()), F = width_;
+    if (!ex.gate_up) {
+        project(in.data(), n, D, F, *ex.gate, ex.layout, ex.gate_b, gate.data());
+        project(in.data(), n, D, F, *ex.up, ex.layout, ex.up_b, up.data());
+        return;
+    }
+    MatrixF both(n, 2 * F); // (n, 2F) gate, up, gate, up, …
+    project(in.data(), n, D, 2 * F, *ex.gate_up, ex.layout, ex.gate_up_b, both.data());
+    for (int j = 0; j < F; ++j) {
+        gate.col(j) = both.col(2 * j);
+        up.col(j) = both.col(2 * j + 1);
+    }
+}
+
 // Expert e on the positions `rows` of a (t, D): x's row rows[i] += weight[i] · its output.
 void Mixture::run_expert(int e, const MatrixF& a, const std::vector<int>& rows, const std::vector<float>& weight, MatrixF& x) const {
-    const Expert& ex = experts_[static_cast<std::size_t>(e)];
+    const Expert& ex = t_.experts[static_cast<std::size_t>(e)];
     const int n = static_cast<int>(rows.size()), D = static_cast<int>(a.cols()), F = width_;
     MatrixF in(n, D); // (n, D) the positions routed here
     for (int i = 0; i < n; ++i) in.row(i) = a.row(rows[static_cast<std::size_t>(i)]);
     MatrixF gate(n, F), up(n, F); // (n, F)
-    project(in.data(), n, D, F, *ex.gate, Layout::out_in, nullptr, gate.data());
-    project(in.data(), n, D, F, *ex.up, Layout::out_in, nullptr, up.data());
-    act_.apply(gate.data(), up.data(), gate.size());
+    gate_and_up(ex, in, gate, up);
+    act_.apply(gate.data(), up.data(), gate.size(), limit_);
     MatrixF out(n, D); // (n, D)
-    project(gate.data(), n, F, D, *ex.down, Layout::out_in, nullptr, out.data());
+    project(gate.data(), n, F, D, *ex.down, ex.layout, ex.down_b, out.data());
     for (int i = 0; i < n; ++i) x.row(rows[static_cast<std::size_t>(i)]) += weight[static_cast<std::size_t>(i)] * out.row(i);
 }
 
@@ -103,7 +137,7 @@ void Mixture::add(const MatrixF& a, MatrixF& x, const Call& call) const {
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols()), E = experts(), k = top_k_;
     MatrixF logits(t, E), p(t, E), weights(t, k); // (t, E), (t, E), (t, k)
     std::vector<int> chosen(static_cast<std::size_t>(t) * static_cast<std::size_t>(k)); // (t, k)
-    project(a.data(), t, D, E, router_, Layout::out_in, nullptr, logits.data());
+    project(a.data(), t, D, E, *t_.router, Layout::out_in, t_.router_b, logits.data());
     for (int i = 0; i < t; ++i) rule_.route(&logits(i, 0), E, k, &p(i, 0), chosen.data() + static_cast<std::ptrdiff_t>(i) * k, &weights(i, 0));
     if (call.knocked_out)
         for (const ExpertRef& ref : *call.knocked_out)
@@ -146,26 +180,32 @@ namespace {
 
 // Expert e's three matrices: its own tensors, or its part of the stacked ones.
 Expert expert_of(const Weights& w, const std::string& prefix, const MixtureShape& s, int e) {
+    Expert ex;
     if (s.stacked) {
         const std::int64_t E = s.experts;
-        return {&w.require(prefix + "experts.gate_proj.weight", {E, s.F, s.D}).part(e), &w.require(prefix + "experts.up_proj.weight", {E, s.F, s.D}).part(e),
-                &w.require(prefix + "experts.down_proj.weight", {E, s.D, s.F}).part(e)};
+        ex.gate = &w.require(prefix + "experts.gate_proj.weight", {E, s.F, s.D}).part(e);
+        ex.up = &w.require(prefix + "experts.up_proj.weight", {E, s.F, s.D}).part(e);
+        ex.down = &w.require(prefix + "experts.down_proj.weight", {E, s.D, s.F}).part(e);
+        return ex;
     }
     const std::string p = prefix + "experts." + std::to_string(e) + ".";
-    return {&w.require(p + "gate_proj.weight", {s.F, s.D}), &w.require(p + "up_proj.weight", {s.F, s.D}), &w.require(p + "down_proj.weight", {s.D, s.F})};
+    ex.gate = &w.require(p + "gate_proj.weight", {s.F, s.D});
+    ex.up = &w.require(p + "up_proj.weight", {s.F, s.D});
+    ex.down = &w.require(p + "down_proj.weight", {s.D, s.F});
+    return ex;
 }
 
 } // namespace
 
 std::shared_ptr<const FeedForward> mixture(const Weights& w, const std::string& prefix, const MixtureShape& s, const RoutingRule& rule,
                                            const ExpertActivation& act) {
-    const Tensor& router = w.require(prefix + "gate.weight", {s.experts, s.D});
-    std::vector<Expert> experts;
-    for (int e = 0; e < s.experts; ++e) experts.push_back(expert_of(w, prefix, s, e));
+    MixtureTensors t;
+    t.router = &w.require(prefix + "gate.weight", {s.experts, s.D});
+    for (int e = 0; e < s.experts; ++e) t.experts.push_back(expert_of(w, prefix, s, e));
     const std::string past = prefix + "experts." + std::to_string(s.experts) + ".gate_proj.weight";
     if (!s.stacked && w.has(past))
         throw FileError(w.path() + ": has tensor \"" + past + "\", an expert past the " + std::to_string(s.experts) + " the config gives (num_experts)");
-    return std::make_shared<Mixture>(router, std::move(experts), s.top_k, static_cast<int>(s.F), rule, act);
+    return std::make_shared<Mixture>(std::move(t), s.top_k, static_cast<int>(s.F), rule, act);
 }
 
 } // namespace core::model::feed_forward

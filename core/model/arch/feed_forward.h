@@ -3,13 +3,13 @@
 // tensors, its forward and what it offers the views:
 //
 //   Dense    act(a · gate_projᵀ (+ b)) ⊙ (a · up_projᵀ (+ b)) · down_projᵀ (+ b)   (gate | up fused for Phi-3)
-//   Mixture  the router's logits a · gateᵀ (t, E) → a routing rule picks each position's top_k experts
+//   Mixture  the router's logits a · gateᵀ (+ b) (t, E) → a routing rule picks each position's top_k experts
 //            and their weights; each chosen expert runs on its positions alone (a dense block of
 //            width d_expert, its activation a row of expert_activations()), its output times its weight
 //            added to x. The routing goes to ForwardResult::routing.
 //
-// A routing rule and an expert activation are rows of their tables below: a new one (gpt-oss's top-k
-// of the logits then a softmax over the chosen; its clamped SwiGLU) is a function and a row.
+// A routing rule and an expert activation are rows of their tables below: a new one is a function
+// and a row.
 // Internal to core/model/arch/*.cpp.
 #pragma once
 
@@ -74,42 +74,61 @@ struct RoutingRule {
 };
 // "softmax_top_k": a softmax over every expert (in float32), its top_k as they are (Qwen3 MoE without
 // norm_topk_prob); "softmax_top_k_renormalised": the same, the top_k divided by their sum
-// (norm_topk_prob, and llama.cpp's qwen3moe always).
+// (norm_topk_prob, and llama.cpp's qwen3moe always); "top_k_softmax": the top_k of the logits, their
+// weights a softmax over those k alone (gpt-oss). gpt-oss's router gives no distribution over every
+// expert, so its probabilities are the softmax over all the logits: the same order, and the chosen
+// experts' weights are these renormalised over the k.
 const std::vector<RoutingRule>& routing_rules();
 const RoutingRule& routing_rule(const std::string& name);
 
 // How an expert's gate and up become the input of its down projection: a row per activation.
 struct ExpertActivation {
     const char* name;
-    // gate ← f(gate, up), n values of (rows, F) each.
-    void (*apply)(float* gate, const float* up, std::ptrdiff_t n);
+    // gate ← f(gate, up), n values of (rows, F) each; limit: the clamp of a clamped activation.
+    void (*apply)(float* gate, const float* up, std::ptrdiff_t n, float limit);
 };
-// "silu": silu(gate) ⊙ up (Qwen3 MoE's hidden_act silu).
+// "silu": silu(gate) ⊙ up (Qwen3 MoE's hidden_act silu); "swiglu_clamped": gpt-oss's, with gate
+// clamped to at most limit and up to ±limit, (up + 1) · gate · σ(1.702 · gate).
 const std::vector<ExpertActivation>& expert_activations();
 const ExpertActivation& expert_activation(const std::string& name);
 
+// An expert's matrices in the file's layout: out_in, or in_out as the Hub's gpt-oss stacks them.
 struct Expert {
-    const Tensor *gate = nullptr, *up = nullptr; // (F, D) each
-    const Tensor* down = nullptr;                // (D, F)
+    const Tensor *gate = nullptr, *up = nullptr;     // (F, D) each, or
+    const Tensor* gate_up = nullptr;                 // gpt-oss's fused (2F, D) (in_out: (D, 2F)), gate and up interleaved
+    const Tensor* down = nullptr;                    // (D, F) (in_out: (F, D))
+    const Tensor *gate_b = nullptr, *up_b = nullptr; // (F) each or null, or
+    const Tensor* gate_up_b = nullptr;               // (2F) interleaved
+    const Tensor* down_b = nullptr;                  // (D) or null
+    Layout layout = Layout::out_in;
+};
+
+// A mixture's router and experts; `owned` keeps tensors the reader made (re-packed blocks) alive.
+struct MixtureTensors {
+    const Tensor* router = nullptr;   // (E, D)
+    const Tensor* router_b = nullptr; // (E) or null
+    std::vector<Expert> experts;      // (E)
+    std::vector<std::unique_ptr<Tensor>> owned;
 };
 
 class Mixture final : public FeedForward {
 public:
-    Mixture(const Tensor& router, std::vector<Expert> experts, int top_k, int width, const RoutingRule& rule, const ExpertActivation& act)
-        : router_(router), experts_(std::move(experts)), top_k_(top_k), width_(width), rule_(rule), act_(act) {}
+    Mixture(MixtureTensors t, int top_k, int width, const RoutingRule& rule, const ExpertActivation& act, float limit = 0.0f)
+        : t_(std::move(t)), top_k_(top_k), width_(width), rule_(rule), act_(act), limit_(limit) {}
     void add(const MatrixF& a, MatrixF& x, const Call& call) const override;
     const Mixture* mixture() const override { return this; }
-    int experts() const { return static_cast<int>(experts_.size()); }
+    int experts() const { return static_cast<int>(t_.experts.size()); }
     int top_k() const { return top_k_; }
 
 private:
     void run_expert(int e, const MatrixF& a, const std::vector<int>& rows, const std::vector<float>& weight, MatrixF& x) const;
+    void gate_and_up(const Expert& ex, const MatrixF& in, MatrixF& gate, MatrixF& up) const;
 
-    const Tensor& router_;       // (E, D)
-    std::vector<Expert> experts_; // (E)
+    MixtureTensors t_;
     int top_k_, width_;          // k, F of each expert
     const RoutingRule& rule_;
     const ExpertActivation& act_;
+    float limit_;                // the activation's clamp (gpt-oss's swiglu_limit)
 };
 
 // [SECTION] reading the tensors

@@ -280,6 +280,19 @@ __attribute__((target("avx2"))) void block_q4_0_avx2(const unsigned char* b, flo
         _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), d));
     }
 }
+// block_mxfp4 8 values at a time: each nibble looked up in e2m1_doubled by a byte shuffle, widened,
+// then times the scale, one rounding as in the scalar code.
+__attribute__((target("avx2"))) void block_mxfp4_avx2(const unsigned char* b, float* y) {
+    const __m256 d = _mm256_set1_ps(e8m0_half(b[0]));
+    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e2m1_doubled));
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 1)), nibble = _mm_set1_epi8(0x0f);
+    const __m128i halves[2] = {_mm_shuffle_epi8(table, _mm_and_si128(bytes, nibble)),                       // values 0–15
+                               _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble))}; // values 16–31
+    for (int k = 0; k < 4; ++k) {
+        const __m128i eight = k % 2 ? _mm_srli_si128(halves[k / 2], 8) : halves[k / 2];
+        _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(eight)), d));
+    }
+}
 // block_k4 32 values at a time: the nibbles (and Q5_K's fifth bits) picked out of whole bytes,
 // widened to float32, then d1 · q − m1 as two roundings, as the scalar code does.
 __attribute__((target("avx2"))) void block_k4_avx2(const unsigned char* b, const unsigned char* qh, const unsigned char* qs, float* y) {
@@ -434,7 +447,6 @@ BlockFunction scalar_block(WeightType t) {
     case WeightType::q3_K: return &block_q3_K;
     case WeightType::iq4_nl: return &block_iq4_nl;
     case WeightType::iq4_xs: return &block_iq4_xs;
-    case WeightType::mxfp4: return &block_mxfp4;
     default: return nullptr;
     }
 }
@@ -453,7 +465,7 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
         for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) block(src, dst);
         return;
     }
-    auto *q8_0 = &block_q8_0, *q4_0 = &block_q4_0, *q6_K = &block_q6_K;
+    auto *q8_0 = &block_q8_0, *q4_0 = &block_q4_0, *q6_K = &block_q6_K, *mxfp4 = &block_mxfp4;
     auto* k4 = &block_k4;
 #if defined(__x86_64__)
     if (has_x86_64_v3()) {
@@ -461,11 +473,13 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
         q4_0 = &block_q4_0_avx2;
         k4 = &block_k4_avx2;
         q6_K = &block_q6_K_avx2;
+        mxfp4 = &block_mxfp4_avx2;
     }
 #endif
     for (std::int64_t i = 0; i < n / s.values; ++i, src += s.bytes, dst += s.values) {
         if (t == WeightType::q8_0) q8_0(src, dst);
         else if (t == WeightType::q4_0) q4_0(src, dst);
+        else if (t == WeightType::mxfp4) mxfp4(src, dst);
         else if (t == WeightType::q4_K) k4(src, nullptr, src + 16, dst);
         else if (t == WeightType::q5_K) k4(src, src + 16, src + 48, dst);
         else q6_K(src, dst);

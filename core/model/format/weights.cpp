@@ -158,6 +158,7 @@ void Weights::map_shard(const std::string& shard, const std::string& index_path)
         auto t = std::make_unique<Tensor>();
         t->shape_ = e.shape;
         t->unreadable_ = unreadable_dtype(e.dtype, t->type_);
+        t->u8_ = e.dtype == DType::u8;
         t->bytes_ = m->bytes() + e.begin;
         t->row_bytes_ = t->row_values() * static_cast<std::int64_t>(core::io::dtype_size(e.dtype));
         t->where_ = shard + ": tensor \"" + e.name + "\"";
@@ -232,6 +233,26 @@ const Weights::Tensor& Weights::require(const std::string& name, const Shape& sh
     if (t.shape_ != shape)
         throw FileError(t.where_ + " has shape " + core::io::shape_text(t.shape_) + ", the config needs " + core::io::shape_text(shape));
     if (t.unreadable_) throw FileError(t.where_ + " has dtype " + t.unreadable_ + "; attnviz reads weights in F32, F16 and BF16");
+    return t;
+}
+
+const unsigned char* Weights::require_bytes(const std::string& name, const Shape& shape) const {
+    const auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw FileError(path_ + ": no tensor \"" + name + "\" (the model needs one of shape " + core::io::shape_text(shape) + ")");
+    const Tensor& t = *it->second;
+    if (!t.u8_) throw FileError(t.where_ + " is not U8, the dtype of MXFP4 blocks and scales");
+    if (t.shape_ != shape) throw FileError(t.where_ + " has shape " + core::io::shape_text(t.shape_) + ", the config needs " + core::io::shape_text(shape));
+    return t.bytes_;
+}
+
+std::unique_ptr<Weights::Tensor> Weights::Tensor::from_blocks(Shape shape, WeightType type, std::vector<unsigned char> blocks, std::string where) {
+    auto t = std::make_unique<Tensor>();
+    t->shape_ = std::move(shape);
+    t->type_ = type;
+    t->owned_blocks_ = std::move(blocks);
+    t->bytes_ = t->owned_blocks_.data();
+    t->row_bytes_ = t->row_values() / block_shape(type).values * block_shape(type).bytes;
+    t->where_ = std::move(where);
     return t;
 }
 

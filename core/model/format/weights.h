@@ -68,6 +68,9 @@ public:
     const Tensor& require(const std::string& name, const Shape& shape) const;
     // The same, or null when the checkpoint lacks it.
     const Tensor* optional(const std::string& name, const Shape& shape) const;
+    // The bytes of a U8 tensor checked to have `shape`, where they lie (the Hub's MXFP4 blocks and
+    // scales); throws FileError naming the file and tensor otherwise.
+    const unsigned char* require_bytes(const std::string& name, const Shape& shape) const;
 
 private:
     Weights() = default;
@@ -105,18 +108,23 @@ public:
     // matrix of a GGUF file's (experts, out, in) tensor). Throws FileError when its rows are not whole
     // blocks of the type or the tensor's rows are reordered. The handle lives as long as this one.
     const Tensor& part(std::int64_t i) const;
+    // A tensor of `type` over blocks a reader made in memory (a re-packed copy); `where` is
+    // "FILE: tensor \"NAME\"" for messages.
+    static std::unique_ptr<Tensor> from_blocks(Shape shape, WeightType type, std::vector<unsigned char> blocks, std::string where);
 
 private:
     friend class Weights;
     Shape shape_;
     WeightType type_ = WeightType::f32;
     const char* unreadable_ = nullptr;     // a safetensors dtype attnviz takes no weights in
+    bool u8_ = false;                      // a safetensors U8 tensor (require_bytes)
     const unsigned char* bytes_ = nullptr; // in the mapping (or owned_ for a tensor in memory)
     std::int64_t row_bytes_ = 0;           // stored bytes per row
     std::vector<std::int32_t> row_order_;  // empty: identity
     std::string where_;                    // "FILE: tensor \"NAME\""
     mutable std::once_flag converted_;
     mutable std::vector<float> owned_;     // converted or in-memory values
+    std::vector<unsigned char> owned_blocks_; // from_blocks
     mutable const float* data_ = nullptr;
     mutable std::once_flag parted_;
     mutable std::vector<std::unique_ptr<Tensor>> parts_; // (shape[0]) made on the first part()
