@@ -93,6 +93,16 @@ void colour_bar(ImDrawList* draw, ImVec2 at, float height, double top, bool dive
     draw->AddText(ImVec2(x, at.y + height - line), colour, text);
 }
 
+bool cancel_and_progress(View& v, const char* cancel_name, int done, int total, const char* unit) {
+    v.motion.moving = true; // the progress bar
+    const bool cancel = ImGui::Button(("Cancel##" + std::string(cancel_name)).c_str());
+    remember(v, cancel_name);
+    ImGui::SameLine();
+    const std::string text = std::to_string(done) + " / " + std::to_string(total) + " " + unit;
+    ImGui::ProgressBar(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : 0.0f, ImVec2(-1, 0), text.c_str());
+    return cancel;
+}
+
 // On the light theme the accents are darker, so they keep their contrast on white.
 ImU32 masked_color() { return colour_maps().theme == core::io::Theme::light ? IM_COL32(150, 150, 150, 255) : IM_COL32(64, 64, 64, 255); }
 ImU32 selection_color() { return colour_maps().theme == core::io::Theme::light ? IM_COL32(200, 90, 0, 255) : IM_COL32(255, 170, 40, 255); }

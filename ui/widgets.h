@@ -29,6 +29,9 @@ void tip(const char* text);
 inline constexpr float tip_delay = 0.35f;
 // Records the last item's rectangle under `name` (View::items) so tests can click it.
 void remember(View& v, const char* name);
+// A running measurement's Cancel button (remembered as `cancel_name`) and a bar "done / total
+// UNIT" beside it, the frames kept moving; true when Cancel was clicked.
+bool cancel_and_progress(View& v, const char* cancel_name, int done, int total, const char* unit);
 // SameLine() when an item `width` wide still fits on the current line (true); else false, and the
 // next item goes below.
 bool same_line_if_fits(float width);

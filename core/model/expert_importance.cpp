@@ -1,6 +1,7 @@
 // core/model/expert_importance.cpp — expert importance (expert_importance.h).
 #include "core/model/expert_importance.h"
 
+#include "core/model/head_importance.h"
 #include "core/model/next_token.h"
 
 #include <algorithm>
@@ -20,28 +21,18 @@ bool chosen(const LayerRouting& r, int e) {
 
 ExpertImportance expert_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,
                                    const std::function<void(int done, int total)>& progress) {
-    const ModelConfig& c = model.config();
-    if (!model.causal() || !c.lm_head)
-        throw InputError(c.name + ": expert importance measures the next-token loss, and " + c.architecture + " does not predict the next token");
-    if (ids.size() < 2) throw InputError("expert importance needs at least 2 tokens, to predict the second from the first");
-    std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
-    ForwardOptions o;
-    o.attention = false;
-    o.logits = Logits::none;
-    o.cancel = cancel;
-    o.residuals = &residuals;
-    const ForwardResult intact = model.forward(ids, o);
-    if (intact.routing.empty()) throw InputError(c.name + " has no mixture-of-experts layer");
+    IntactRun run = intact_run(model, ids, "expert importance", cancel);
+    const ForwardResult& intact = run.result;
+    if (intact.routing.empty()) throw InputError(model.config().name + " has no mixture-of-experts layer");
+    ForwardOptions& o = run.options;
     ExpertImportance out;
-    out.loss = prompt_losses(model, intact.hidden, ids)[0];
+    out.loss = run.loss;
     const int experts = intact.routing.front().experts, total = static_cast<int>(intact.routing.size()) * experts;
     out.delta = core::Matrix::Zero(static_cast<Eigen::Index>(intact.routing.size()), experts);
-    o.residuals = nullptr;
     for (std::size_t i = 0; i < intact.routing.size(); ++i) {
         const LayerRouting& r = intact.routing[i];
         out.layers.push_back(r.layer);
-        o.resume_layer = r.layer;
-        o.resume_from = &residuals[static_cast<std::size_t>(r.layer)];
+        resume_at(run, r.layer);
         for (int e = 0; e < experts; ++e) {
             if (chosen(r, e)) {
                 o.ablate_experts = {{r.layer, e}};

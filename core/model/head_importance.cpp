@@ -37,28 +37,41 @@ std::vector<core::heads::HeadScores> all_head_scores(const ForwardResult& r, con
     return out;
 }
 
-HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,
-                               const std::function<void(int done, int total)>& progress) {
+IntactRun intact_run(const Model& model, const std::vector<int>& ids, const std::string& measure, const std::atomic<bool>* cancel) {
     const ModelConfig& c = model.config();
     if (!model.causal() || !c.lm_head)
-        throw InputError(c.name + ": head importance measures the next-token loss, and " + c.architecture + " does not predict the next token");
-    if (ids.size() < 2) throw InputError("head importance needs at least 2 tokens, to predict the second from the first");
-    std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
-    ForwardOptions o;
+        throw InputError(c.name + ": " + measure + " measures the next-token loss, and " + c.architecture + " does not predict the next token");
+    if (ids.size() < 2) throw InputError(measure + " needs at least 2 tokens, to predict the second from the first");
+    IntactRun run;
+    ForwardOptions& o = run.options;
     o.attention = false;
     o.logits = Logits::none;
     o.cancel = cancel;
-    o.residuals = &residuals;
-    HeadImportance out;
-    out.loss = prompt_losses(model, model.forward(ids, o).hidden, ids)[0];
-    out.delta.resize(c.layers, c.heads);
+    o.residuals = &run.residuals;
+    run.result = model.forward(ids, o);
+    run.loss = prompt_losses(model, run.result.hidden, ids)[0];
     o.residuals = nullptr;
+    return run;
+}
+
+void resume_at(IntactRun& run, int l) {
+    run.options.resume_layer = l;
+    run.options.resume_from = &run.residuals[static_cast<std::size_t>(l)];
+}
+
+HeadImportance head_importance(const Model& model, const std::vector<int>& ids, const std::atomic<bool>* cancel,
+                               const std::function<void(int done, int total)>& progress) {
+    const ModelConfig& c = model.config();
+    IntactRun run = intact_run(model, ids, "head importance", cancel);
+    ForwardOptions& o = run.options;
+    HeadImportance out;
+    out.loss = run.loss;
+    out.delta.resize(c.layers, c.heads);
     // A layer's knock-outs run as one batch of copies (at most about 2048 rows at once), each copy
     // zeroing one head, so that each layer above is read once per batch rather than once per head.
     const int t = static_cast<int>(ids.size()), batch = std::clamp(2048 / t, 1, c.heads);
     for (int l = 0; l < c.layers; ++l) {
-        o.resume_layer = l;
-        o.resume_from = &residuals[static_cast<size_t>(l)];
+        resume_at(run, l);
         for (int h0 = 0; h0 < c.heads; h0 += batch) {
             o.copies.clear();
             for (int h = h0; h < std::min(c.heads, h0 + batch); ++h) o.copies.push_back({{l, h}});

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace core::model {
@@ -15,6 +16,21 @@ struct HeadImportance {
     double loss = 0.0;  // the intact model's prompt_loss
     core::Matrix delta; // (layers, heads): the loss with that head alone zeroed, minus `loss`
 };
+
+// What the knock-out measures (head_importance, expert_importance) start from: the intact forward of
+// a causal LM on `ids` with the stream entering each layer kept, and its loss on them. `options` is
+// left ready for the reruns: no attention, no logits, `cancel`, resuming from a kept layer.
+struct IntactRun {
+    ForwardOptions options;
+    std::vector<MatrixF> residuals; // (layers) × (t, d_model): the intact stream entering each layer
+    ForwardResult result;
+    double loss = 0.0;              // prompt_loss of the intact run
+};
+// Throws InputError naming `measure` ("expert importance") for a model that does not predict the
+// next token, or for fewer than 2 ids.
+IntactRun intact_run(const Model& model, const std::vector<int>& ids, const std::string& measure, const std::atomic<bool>* cancel);
+// Reruns of `run` from layer l: options resume on its kept stream.
+void resume_at(IntactRun& run, int l);
 
 // Every head of a causal LM zeroed in turn (before its output projection). The stream entering each
 // layer is kept from the intact run, so each rerun starts at the ablated head's layer, and a layer's

@@ -113,13 +113,7 @@ void position_route(const ModelService& m, const ModelExpertsView& st) {
 
 void importance_controls(View& v, ModelService& m, const core::model::ImportanceRun::State& s) {
     if (s.running) {
-        v.motion.moving = true; // the progress bar
-        if (ImGui::Button("Cancel##experts")) m.expert_importance.cancel();
-        remember(v, "model experts importance cancel");
-        ImGui::SameLine();
-        char text[48];
-        std::snprintf(text, sizeof text, "%d / %d experts", s.done, s.total);
-        ImGui::ProgressBar(s.total > 0 ? static_cast<float>(s.done) / static_cast<float>(s.total) : 0.0f, ImVec2(-1, 0), text);
+        if (cancel_and_progress(v, "model experts importance cancel", s.done, s.total, "experts")) m.expert_importance.cancel();
         return;
     }
     ImGui::BeginDisabled(m.shown->t() < 2 || !m.session.causal());

@@ -4,7 +4,6 @@
 #include "ui/head_map.h"
 #include "ui/widgets.h"
 
-#include <cstdio>
 #include <string>
 
 namespace ui {
@@ -14,13 +13,7 @@ namespace {
 // Measure / Cancel and the progress of a running measurement.
 void controls(View& v, ModelService& m, const core::model::ImportanceRun::State& st) {
     if (st.running) {
-        v.motion.moving = true; // the progress bar
-        if (ImGui::Button("Cancel")) m.importance.cancel();
-        remember(v, "model importance cancel");
-        ImGui::SameLine();
-        char text[48];
-        std::snprintf(text, sizeof text, "%d / %d heads", st.done, st.total);
-        ImGui::ProgressBar(st.total > 0 ? static_cast<float>(st.done) / static_cast<float>(st.total) : 0.0f, ImVec2(-1, 0), text);
+        if (cancel_and_progress(v, "model importance cancel", st.done, st.total, "heads")) m.importance.cancel();
         return;
     }
     ImGui::BeginDisabled(!m.shown || m.shown->t() < 2);
