@@ -22,6 +22,10 @@ inline std::vector<GgufName> decoder_layer() {
             {"ffn_up", "mlp.up_proj"},        {"ffn_down", "mlp.down_proj"}};
 }
 
+// A mixture's layer: decoder_layer() with the router `router` ("mlp.gate") and the stacked experts
+// ffn_{gate,up,down}_exps as mlp.experts.{gate,up,down}_proj.
+inline std::vector<GgufName> with_experts(std::vector<GgufName> names, const char* router);
+
 // `names` with the entries of `changes` in place of those of the same file name.
 inline std::vector<GgufName> with(std::vector<GgufName> names, const std::vector<GgufName>& changes) {
     for (const GgufName& c : changes) {
@@ -31,6 +35,13 @@ inline std::vector<GgufName> with(std::vector<GgufName> names, const std::vector
         if (!found) names.push_back(c);
     }
     return names;
+}
+
+inline std::vector<GgufName> with_experts(std::vector<GgufName> names, const char* router) {
+    return with(std::move(names), {{"ffn_gate_inp", router},
+                                   {"ffn_gate_exps", "mlp.experts.gate_proj"},
+                                   {"ffn_up_exps", "mlp.experts.up_proj"},
+                                   {"ffn_down_exps", "mlp.experts.down_proj"}});
 }
 
 } // namespace core::model::gguf_names

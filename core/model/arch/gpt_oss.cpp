@@ -170,12 +170,8 @@ void read_gguf_gpt_oss(const GgufKeys& k, ModelConfig& c) {
 
 const GgufLayout& gpt_oss_gguf() {
     static const GgufLayout layout{"gpt-oss", read_gguf_gpt_oss, "model.layers.", gguf_names::decoder_globals(),
-                                   gguf_names::with(gguf_names::decoder_layer(), {{"post_attention_norm", "post_attention_layernorm"},
-                                                                                  {"attn_sinks", "self_attn.sinks"},
-                                                                                  {"ffn_gate_inp", "mlp.router"},
-                                                                                  {"ffn_gate_exps", "mlp.experts.gate_proj"},
-                                                                                  {"ffn_up_exps", "mlp.experts.up_proj"},
-                                                                                  {"ffn_down_exps", "mlp.experts.down_proj"}}),
+                                   gguf_names::with(gguf_names::with_experts(gguf_names::decoder_layer(), "mlp.router"),
+                                                    {{"post_attention_norm", "post_attention_layernorm"}, {"attn_sinks", "self_attn.sinks"}}),
                                    false};
     return layout;
 }

@@ -56,10 +56,7 @@ void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
 
 // llama.cpp's "qwen3moe" files: every layer a mixture, the chosen weights always renormalised.
 void read_gguf_qwen3_moe(const GgufKeys& k, ModelConfig& c) {
-    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
-    c.activation = "silu";
-    c.attention_bias = c.o_bias = k.has_tensor("blk.0.attn_q.bias");
-    rotary::read_gguf_scaling(k, c);
+    read_gguf_qwen3(k, c); // its attention is Qwen3's
     c.experts = k.whole("expert_count", 1, 1 << 16);
     c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
     c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
@@ -70,11 +67,7 @@ void read_gguf_qwen3_moe(const GgufKeys& k, ModelConfig& c) {
 
 const GgufLayout& qwen3_moe_gguf() {
     static const GgufLayout layout{"qwen3moe", read_gguf_qwen3_moe, "model.layers.", gguf_names::decoder_globals(),
-                                   gguf_names::with(gguf_names::decoder_layer(), {{"ffn_gate_inp", "mlp.gate"},
-                                                                                  {"ffn_gate_exps", "mlp.experts.gate_proj"},
-                                                                                  {"ffn_up_exps", "mlp.experts.up_proj"},
-                                                                                  {"ffn_down_exps", "mlp.experts.down_proj"}}),
-                                   false};
+                                   gguf_names::with_experts(gguf_names::decoder_layer(), "mlp.gate"), false};
     return layout;
 }
 

@@ -79,9 +79,4 @@ const GgufLayout& smollm3_gguf() {
     return layout;
 }
 
-std::unique_ptr<Model> build_smollm3(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
-    decoder::Parts parts = decoder::around(*weights, config, decoder::llama_blocks(*weights, config));
-    return decoder::build(config, std::move(weights), std::move(parts));
-}
-
 } // namespace core::model

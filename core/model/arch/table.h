@@ -93,7 +93,6 @@ void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
 void read_smollm3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_smollm3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_olmo2(const ConfigReader& r, ModelConfig& c);
 void read_olmo3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_olmo2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
@@ -102,6 +101,8 @@ const GgufLayout& olmo2_gguf();
 const GgufLayout& gpt2_gguf();
 const GgufLayout& llama_gguf();
 const GgufLayout& qwen2_gguf();
+// Qwen3's keys of a GGUF file, which Qwen3 MoE's extend.
+void read_gguf_qwen3(const GgufKeys& k, ModelConfig& c);
 const GgufLayout& qwen3_gguf();
 const GgufLayout& qwen3_moe_gguf();
 const GgufLayout& phi3_gguf();
