@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Linear attention against a NumPy reference: the qwen3_5 fixture of tests/fixtures/make_checkpoints.py
-(three Gated DeltaNet layers and one gated full-attention layer) through `attnviz --forward`, and the
-bad inputs of a hybrid model.
+"""Linear attention against a NumPy reference: the qwen3_5 and qwen3_next fixtures of
+tests/fixtures/make_checkpoints.py (three Gated DeltaNet layers and one gated full-attention layer;
+Qwen3-Next's with fused projections and mixtures with a shared expert) through `attnviz --forward`,
+and the bad inputs of a hybrid model.
 
-The reference is written from transformers' modeling_qwen3_5.py in float64 with its own safetensors
+The reference is written from transformers' modeling_qwen3_5.py and modeling_qwen3_next.py in float64 with its own safetensors
 reader, and shares no code with attnviz: the gated delta rule one position at a time
 (torch_recurrent_gated_delta_rule) and, separately, by chunks through the UT system
 (torch_chunk_gated_delta_rule). Each linear head's matrix M is worked out here in the closed form
@@ -71,7 +72,17 @@ def delta_inputs(c, w, p, a):
     """q, k (t, Hv, dk) repeated to the value heads, v and z (t, Hv, dv), β and g (t, Hv)."""
     t = a.shape[0]
     Hk, Hv, dk, dv = c["linear_num_key_heads"], c["linear_num_value_heads"], c["linear_key_head_dim"], c["linear_value_head_dim"]
-    qkv = a @ w[p + "in_proj_qkv.weight"].T
+    if p + "in_proj_qkvz.weight" in w:  # Qwen3-Next: fix_query_key_value_ordering's groups per key head
+        n = Hv // Hk
+        qkvz = (a @ w[p + "in_proj_qkvz.weight"].T).reshape(t, Hk, 2 * dk + 2 * n * dv)
+        ba = (a @ w[p + "in_proj_ba.weight"].T).reshape(t, Hk, 2 * n)
+        q, k = qkvz[..., :dk].reshape(t, -1), qkvz[..., dk:2 * dk].reshape(t, -1)
+        v, z = qkvz[..., 2 * dk:2 * dk + n * dv].reshape(t, -1), qkvz[..., 2 * dk + n * dv:].reshape(t, -1)
+        b, a_ = ba[..., :n].reshape(t, Hv), ba[..., n:].reshape(t, Hv)
+        qkv = np.hstack([q, k, v])
+    else:
+        qkv, z = a @ w[p + "in_proj_qkv.weight"].T, a @ w[p + "in_proj_z.weight"].T
+        b, a_ = a @ w[p + "in_proj_b.weight"].T, a @ w[p + "in_proj_a.weight"].T
     kernel = w[p + "conv1d.weight"][:, 0, :]  # (C, K)
     K = kernel.shape[1]
     padded = np.vstack([np.zeros((K - 1, qkv.shape[1])), qkv])
@@ -79,9 +90,9 @@ def delta_inputs(c, w, p, a):
     q, k, v = conv[:, :Hk * dk], conv[:, Hk * dk:2 * Hk * dk], conv[:, 2 * Hk * dk:]
     q = np.repeat(l2_norm(q.reshape(t, Hk, dk)), Hv // Hk, axis=1) / np.sqrt(dk)
     k = np.repeat(l2_norm(k.reshape(t, Hk, dk)), Hv // Hk, axis=1)
-    beta = 1 / (1 + np.exp(-(a @ w[p + "in_proj_b.weight"].T)))
-    g = -np.exp(w[p + "A_log"]) * np.log1p(np.exp(a @ w[p + "in_proj_a.weight"].T + w[p + "dt_bias"]))
-    return q, k, v.reshape(t, Hv, dv), (a @ w[p + "in_proj_z.weight"].T).reshape(t, Hv, dv), beta, g
+    beta = 1 / (1 + np.exp(-b))
+    g = -np.exp(w[p + "A_log"]) * np.log1p(np.exp(a_ + w[p + "dt_bias"]))
+    return q, k, v.reshape(t, Hv, dv), z.reshape(t, Hv, dv), beta, g
 
 
 def recurrent(q, k, v, beta, g):
@@ -140,7 +151,7 @@ def gated_attention(c, w, p, a):
     q = rms_norm_plus_one(q, w[p + "q_norm.weight"], eps)
     k = rms_norm_plus_one((a @ w[p + "k_proj.weight"].T).reshape(t, KV, dh), w[p + "k_norm.weight"], eps)
     v = (a @ w[p + "v_proj.weight"].T).reshape(t, KV, dh)
-    rope = c["rope_parameters"]
+    rope = c.get("rope_parameters", c)  # Qwen3-Next keeps them on the top level
     dim = int(dh * rope["partial_rotary_factor"])
     inv = 1.0 / rope["rope_theta"] ** (np.arange(0, dim, 2) / dim)
     angle = np.arange(t)[:, None] * inv[None, :]
@@ -159,6 +170,29 @@ def gated_attention(c, w, p, a):
         maps[h] = e / e.sum(-1, keepdims=True)
         out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
     return (out / (1 + np.exp(-gate))) @ w[p + "o_proj.weight"].T, maps
+
+
+def mlp(w, p, a):
+    return (silu(a @ w[p + "gate_proj.weight"].T) * (a @ w[p + "up_proj.weight"].T)) @ w[p + "down_proj.weight"].T
+
+
+def feed_forward(c, w, p, a):
+    """The dense MLP, or Qwen3NextSparseMoeBlock: the router's softmax, its top k (renormalised with
+    norm_topk_prob), each chosen expert times its weight, plus the shared expert times
+    sigmoid(a · shared_expert_gateᵀ)."""
+    if p + "mlp.gate.weight" not in w:
+        return mlp(w, p + "mlp.", a)
+    logits = a @ w[p + "mlp.gate.weight"].T
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        chosen = np.argsort(-probs[i], kind="stable")[:c["num_experts_per_tok"]]
+        weights = probs[i, chosen] / (probs[i, chosen].sum() if c["norm_topk_prob"] else 1)
+        for e, wt in zip(chosen, weights):
+            out[i] += wt * mlp(w, p + f"mlp.experts.{e}.", a[i:i + 1])[0]
+    gate = 1 / (1 + np.exp(-(a @ w[p + "mlp.shared_expert_gate.weight"].T)))
+    return out + gate * mlp(w, p + "mlp.shared_expert.", a)
 
 
 def forward(c, w, ids, rule):
@@ -183,9 +217,9 @@ def forward(c, w, ids, rule):
             x = x + out
             maps.append(m)
         a = rms_norm_plus_one(x, w[p + "post_attention_layernorm.weight"], eps)
-        x = x + (silu(a @ w[p + "mlp.gate_proj.weight"].T) * (a @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        x = x + feed_forward(c, w, p, a)
     x = rms_norm_plus_one(x, w["model.norm.weight"], eps)
-    return x @ w["model.embed_tokens.weight"].T, np.array(maps), linear
+    return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T, np.array(maps), linear
 
 
 # ---- the checks ----------------------------------------------------------------------------------
@@ -217,26 +251,28 @@ def check_forward(d, ids):
     logits, maps, linear = forward(c, w, ids, recurrent)
     chunk_logits, _, chunk_linear = forward(c, w, ids, lambda *x: chunked(*x, 4))
     r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    name = os.path.basename(d)
     if r.returncode != 0:
-        return fail(f"qwen3_5: --forward exited {r.returncode}: {r.stderr.strip()}")
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
     out = json.loads(r.stdout)
     t = len(ids)
-    close(f"qwen3_5 at {t} positions: logits against the recurrent reference", out["logits"], logits)
-    close(f"qwen3_5 at {t} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
-    close(f"qwen3_5 at {t} positions: attention (M on the linear layers, softmax on the full one)", out["attention"], maps)
+    close(f"{name} at {t} positions: logits against the recurrent reference", out["logits"], logits)
+    close(f"{name} at {t} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
+    close(f"{name} at {t} positions: attention (M on the linear layers, softmax on the full one)", out["attention"], maps)
     ours = np.array(out["attention"])
     for l, (q, k, v, beta, g, o) in linear.items():
-        close(f"layer {l + 1}: chunked against recurrent", chunk_linear[l][5], o, 1e-9)
+        where = f"{name} layer {l + 1}"
+        close(f"{where}: chunked against recurrent", chunk_linear[l][5], o, 1e-9)
         if not m_times_v_is_output(matrix(q, k, beta, g), v, o, 1e-9):
-            fail(f"layer {l + 1}: the reference's M · v is not the delta rule's output")
+            fail(f"{where}: the reference's M · v is not the delta rule's output")
         if not m_times_v_is_output(ours[l, :v.shape[1]], v, o):
-            fail(f"layer {l + 1}: attnviz's M · v is not the delta rule's output")
+            fail(f"{where}: attnviz's M · v is not the delta rule's output")
         if m_times_v_is_output(matrix(q, k, beta * beta, g), v, o, 1e-2):
-            fail(f"layer {l + 1}: an M with β² in place of β passes the M · v check")
+            fail(f"{where}: an M with β² in place of β passes the M · v check")
         if m_times_v_is_output(matrix(q, k, beta, g, extra_decay=True), v, o, 1e-2):
-            fail(f"layer {l + 1}: an M with one decay too many passes the M · v check")
+            fail(f"{where}: an M with one decay too many passes the M · v check")
         if (ours[l] < 0).sum() == 0:
-            fail(f"layer {l + 1}: no negative entry in M; the delta rule's erase should give some")
+            fail(f"{where}: no negative entry in M; the delta rule's erase should give some")
 
 
 def read_weights(d):
@@ -292,15 +328,16 @@ def check_bad_inputs():
 
 def main():
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), workdir], check=True)
-    d = os.path.join(workdir, "qwen3_5")
-    vocab = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
     rng = np.random.default_rng(52)
-    check_forward(d, rng.integers(0, vocab, 9).tolist())
-    check_forward(d, rng.integers(0, vocab, 70).tolist())  # past attnviz's chunks of 64
+    for name in ("qwen3_5", "qwen3_next"):
+        d = os.path.join(workdir, name)
+        vocab = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
+        check_forward(d, rng.integers(0, vocab, 9).tolist())
+        check_forward(d, rng.integers(0, vocab, 70).tolist())  # past attnviz's chunks of 64
     check_bad_inputs()
     if failures:
         sys.exit(f"linear_numpy_test: {len(failures)} failures")
-    print("linear_numpy_test: qwen3_5 matches the recurrent and the chunked reference; M · v is each linear head's output, "
+    print("linear_numpy_test: qwen3_5 and qwen3_next match the recurrent and the chunked reference; M · v is each linear head's output, "
           "and a sabotaged M fails; bad inputs refused")
 
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 namespace dr = core::model::delta_rule;
-using core::model::MatrixF;
+using core::heads::MatrixF;
 
 namespace {
 

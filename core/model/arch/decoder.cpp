@@ -284,6 +284,22 @@ std::unique_ptr<Model> build(const ModelConfig& c, std::shared_ptr<const Weights
     return std::make_unique<Decoder>(c, std::move(w), std::move(parts));
 }
 
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
+    const int step = r.whole("decoder_sparse_step", 1, 1 << 20, 1);
+    std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.experts > 0 && (l + 1) % step == 0;
+    if (!r.has("mlp_only_layers") || r.j.at("mlp_only_layers").is_null()) return sparse;
+    const nlohmann::json& only = r.j.at("mlp_only_layers");
+    if (!only.is_array()) r.fail("mlp_only_layers", "is not a list of layers");
+    for (const nlohmann::json& l : only) {
+        if (!l.is_number_integer() || l.get<long long>() < 0 || l.get<long long>() >= c.layers)
+            r.fail("mlp_only_layers", "holds " + l.dump() + ", not a layer from 0 to " + std::to_string(c.layers - 1));
+        sparse[static_cast<std::size_t>(l.get<int>())] = false;
+    }
+    return sparse;
+}
+
+
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d) {
     read_sizes(r, c, d.sizes);
     c.d_ff = d.intermediate ? r.whole("intermediate_size", 1, max_config_size, d.intermediate) : r.whole("intermediate_size", 1, max_config_size);

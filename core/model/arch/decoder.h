@@ -87,4 +87,8 @@ struct Defaults {
 };
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d);
 
+// Which layers are mixtures of experts (Qwen3 MoE, Qwen3-Next): c.experts > 0, not in mlp_only_layers,
+// and (l + 1) % decoder_sparse_step == 0; refuses a layer of mlp_only_layers outside the model.
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c);
+
 } // namespace core::model::decoder

@@ -91,6 +91,8 @@ void read_gpt_oss(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_gpt_oss(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_qwen3_5(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_5(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);

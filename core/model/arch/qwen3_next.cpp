@@ -1,12 +1,17 @@
-// core/model/arch/qwen3_5.cpp — Qwen3.5's dense text model (Qwen3_5ForCausalLM, model_type
-// qwen3_5_text), as transformers' modeling_qwen3_5.py runs it: a hybrid of
+// core/model/arch/qwen3_next.cpp — the hybrids of linear and full attention: Qwen3-Next
+// (Qwen3NextForCausalLM, modeling_qwen3_next.py) and Qwen3.5's dense text model (Qwen3_5ForCausalLM,
+// model_type qwen3_5_text, modeling_qwen3_5.py, which transformers derives from Qwen3-Next's):
 //   - linear attention layers, the Gated DeltaNet (arch/gated_delta_net.h), where layer_types says
 //     "linear_attention" (without layer_types: every layer but each full_attention_interval-th);
 //   - full attention layers: q_proj gives each head's q and an output gate (the context times
 //     sigmoid(gate) before o_proj), q and k RMS-normed per head, rotary on the first
 //     partial_rotary_factor · head_dim dims of each head (rope_parameters, or the top-level keys).
 // Every RMSNorm of the model (the layers' two, q_norm, k_norm, model.norm) scales by 1 + weight, in
-// float32; the linear layers' gated norm by weight itself. The MLP is the Llama family's.
+// float32; the linear layers' gated norm by weight itself. Qwen3.5's MLP is the Llama family's.
+// Qwen3-Next differs in two ways: its linear layers fuse their projections (in_proj_qkvz, in_proj_ba,
+// grouped per key head), and its MLP is, on the layers decoder_sparse_step and mlp_only_layers pick, a
+// mixture of experts (softmax top-k, renormalised with norm_topk_prob) plus a shared expert whose
+// output is times sigmoid(a · shared_expert_gateᵀ).
 #include "core/model/arch/decoder.h"
 #include "core/model/arch/table.h"
 
@@ -97,20 +102,20 @@ std::shared_ptr<Weights> norms_plus_one(const Weights& w, const ModelConfig& c) 
     return Weights::from_memory(std::move(shifted), w.path());
 }
 
-} // namespace
-
-// Qwen3_5TextConfig's names and defaults.
-void read_qwen3_5(const ConfigReader& r, ModelConfig& c) {
-    decoder::read_common(r, c, {{{"vocab_size", 248320}, {"hidden_size", 4096}, {"num_hidden_layers", 32}, {"num_attention_heads", 16}},
-                                12288, 4, 256, 32768, 1e-6, false, true});
-    if (!r.has("partial_rotary_factor")) c.rotary_dim = c.d_head / 4; // the class's 0.25
+// The sizes both configs share, with the class's defaults; rotary on a quarter of each head unless
+// partial_rotary_factor (top level or in rope_parameters) says otherwise.
+void read_hybrid(const ConfigReader& r, ModelConfig& c, const decoder::Defaults& d) {
+    decoder::read_common(r, c, d);
+    if (!r.has("partial_rotary_factor")) c.rotary_dim = c.d_head / 4; // the classes' 0.25
     read_rope_parameters(r, c);
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);
     read_linear(r, c);
 }
 
-std::unique_ptr<Model> build_qwen3_5(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+using FeedForwardOf = std::shared_ptr<const feed_forward::FeedForward> (*)(const Weights& w, const ModelConfig& c, int l);
+
+std::unique_ptr<Model> build_hybrid(const ModelConfig& c, std::shared_ptr<const Weights> weights, bool fused, FeedForwardOf ffn) {
     const std::shared_ptr<const Weights> derived = norms_plus_one(*weights, c);
     const delta_rule::Shape shape{c.linear_k_heads, c.linear_v_heads, c.linear_d_k, c.linear_d_v};
     std::vector<decoder::Block> blocks;
@@ -118,17 +123,61 @@ std::unique_ptr<Model> build_qwen3_5(const ModelConfig& c, std::shared_ptr<const
         decoder::Block b;
         if (c.linear_layers[static_cast<std::size_t>(l)])
             b.linear = std::make_shared<gated_delta_net::Layer>(
-                gated_delta_net::read(*weights, l, c.d_model, shape, c.linear_kernel, static_cast<float>(c.norm_eps), false));
+                gated_delta_net::read(*weights, l, c.d_model, shape, c.linear_kernel, static_cast<float>(c.norm_eps), fused));
         else b = full_block(*weights, *derived, c, l);
         b.ln1 = &derived->require(layers::layer_name("model.layers.", l, "input_layernorm.weight"), {c.d_model});
         b.ln2 = &derived->require(layers::layer_name("model.layers.", l, "post_attention_layernorm.weight"), {c.d_model});
-        b.ffn = decoder::dense_mlp(*weights, c, l);
+        b.ffn = ffn(*weights, c, l);
         blocks.push_back(std::move(b));
     }
     decoder::Parts parts = decoder::around(*weights, c, std::move(blocks));
     parts.norm = &derived->require("model.norm.weight", {c.d_model});
     parts.derived = derived;
     return decoder::build(c, std::move(weights), std::move(parts));
+}
+
+// Qwen3-Next's layer l: the mixture with its gated shared expert where the layer is sparse, else the
+// dense MLP.
+std::shared_ptr<const feed_forward::FeedForward> next_feed_forward(const Weights& w, const ModelConfig& c, int l) {
+    if (!c.sparse_layers[static_cast<std::size_t>(l)]) return decoder::dense_mlp(w, c, l);
+    const std::string prefix = layers::layer_name("model.layers.", l, "mlp.");
+    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(c.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
+    const feed_forward::MixtureShape shape{c.d_model, c.d_expert, c.experts, c.experts_per_token, false};
+    return feed_forward::with_shared_expert(
+        feed_forward::mixture(w, prefix, shape, rule, feed_forward::expert_activation("silu")),
+        feed_forward::dense(w, prefix + "shared_expert.", c.d_model, c.d_shared_expert, false, ops::Activation::silu),
+        w.require(prefix + "shared_expert_gate.weight", {1, c.d_model}));
+}
+
+} // namespace
+
+// Qwen3_5TextConfig's names and defaults.
+void read_qwen3_5(const ConfigReader& r, ModelConfig& c) {
+    read_hybrid(r, c, {{{"vocab_size", 248320}, {"hidden_size", 4096}, {"num_hidden_layers", 32}, {"num_attention_heads", 16}},
+                       12288, 4, 256, 32768, 1e-6, false, true});
+}
+
+std::unique_ptr<Model> build_qwen3_5(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    return build_hybrid(c, std::move(weights), false, decoder::dense_mlp);
+}
+
+// Qwen3NextConfig's names and defaults.
+void read_qwen3_next(const ConfigReader& r, ModelConfig& c) {
+    read_hybrid(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 48}, {"num_attention_heads", 16}},
+                       5632, 2, 256, 32768, 1e-6, false, true});
+    if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3-Next with silu");
+    c.experts = r.whole("num_experts", 0, 1 << 16, 512);
+    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, 10);
+    if (c.experts > 0 && c.experts_per_token > c.experts)
+        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
+    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 512);
+    c.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, 512);
+    c.renormalise_chosen = r.flag("norm_topk_prob", true);
+    c.sparse_layers = decoder::sparse_layers(r, c);
+}
+
+std::unique_ptr<Model> build_qwen3_next(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    return build_hybrid(c, std::move(weights), true, next_feed_forward);
 }
 
 } // namespace core::model
