@@ -259,6 +259,9 @@ def check_forward(d, ids):
     close(f"{name} at {t} positions: logits against the recurrent reference", out["logits"], logits)
     close(f"{name} at {t} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
     close(f"{name} at {t} positions: attention (M on the linear layers, softmax on the full one)", out["attention"], maps)
+    want = ["linear · no RoPE" if k == "linear_attention" else "full" for k in c["layer_types"]]
+    if out.get("layers") != want:
+        fail(f"{name}: \"layers\" is {out.get('layers')}, want {want}")
     ours = np.array(out["attention"])
     for l, (q, k, v, beta, g, o) in linear.items():
         where = f"{name} layer {l + 1}"
@@ -273,6 +276,21 @@ def check_forward(d, ids):
             fail(f"{where}: an M with one decay too many passes the M · v check")
         if (ours[l] < 0).sum() == 0:
             fail(f"{where}: no negative entry in M; the delta rule's erase should give some")
+
+
+def check_scores(d, ids):
+    """--heads on a linear head: its previous-token score is the mean of M[i, i−1] (the forward
+    streams M for the scores; nothing is rebuilt)."""
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    _, maps, linear = forward(c, w, ids, recurrent)
+    r = run("--heads", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{os.path.basename(d)}: --heads exited {r.returncode}: {r.stderr.strip()}")
+    for row in json.loads(r.stdout):
+        l, h = row["layer"] - 1, row["head"] - 1
+        if l in linear:
+            want = np.mean([maps[l, h, i, i - 1] for i in range(1, len(ids))])
+            close(f"{os.path.basename(d)} head {l + 1}.{h + 1}: previous-token score of M", [row["previous"]], [want])
 
 
 def read_weights(d):
@@ -334,6 +352,7 @@ def main():
         vocab = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
         check_forward(d, rng.integers(0, vocab, 9).tolist())
         check_forward(d, rng.integers(0, vocab, 70).tolist())  # past attnviz's chunks of 64
+    check_scores(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
     check_bad_inputs()
     if failures:
         sys.exit(f"linear_numpy_test: {len(failures)} failures")

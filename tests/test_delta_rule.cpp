@@ -74,6 +74,20 @@ TEST_CASE("delta rule: M times v is each head's output, and M is signed and lowe
     CHECK((rows - M.middleRows(25, 10)).cwiseAbs().maxCoeff() == 0.0f);
 }
 
+TEST_CASE("delta rule: M streamed in blocks (the forward's scores and thumbnails) is M row by row") {
+    const Random r(70, 4);
+    MatrixF M(r.t, r.t), streamed = MatrixF::Constant(r.t, r.t, 7.0f); // (t, t)
+    dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 3, 0, r.t, M.data());
+    int next = 0;
+    dr::matrix_blocks(r.inputs(r.beta, r.g), r.s, 3, 64, [&](int i0, int i1, const float* rows) {
+        CHECK(i0 == next);
+        streamed.middleRows(i0, i1 - i0) = Eigen::Map<const MatrixF>(rows, i1 - i0, r.t);
+        next = i1;
+    });
+    CHECK(next == r.t);
+    CHECK((streamed - M).cwiseAbs().maxCoeff() == 0.0f);
+}
+
 TEST_CASE("delta rule: an M from a wrong β or a decay applied twice fails the M v check") {
     const Random r(40, 3);
     const MatrixF o = dr::recurrent(r.inputs(r.beta, r.g), r.s);

@@ -89,20 +89,41 @@ MatrixF chunked(const Inputs& in, const Shape& s, int chunk) {
     return out;
 }
 
-void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst) {
+namespace {
+
+// Carries head h's W through positions 0 … r1 − 1 and writes row i of M (i ≥ r0) to row_at(i),
+// then calls done(i).
+template <class RowAt, class Done>
+void carry(const Inputs& in, const Shape& s, int h, int r0, int r1, RowAt row_at, Done done) {
     const Head x = head_of(in, s, h, false);
     Matrix W = Matrix::Zero(std::max(r1, 1), s.d_k); // (r1, d_k) row j: column j of W, what value j's weight is read through
-    std::fill(dst, dst + static_cast<std::ptrdiff_t>(r1 - r0) * in.t, 0.0f);
     for (int i = 0; i < r1; ++i) {
-        auto earlier = W.topRows(i);                           // (i, d_k)
-        earlier *= std::exp(x.g(i));                           // the decay
+        auto earlier = W.topRows(i);                                   // (i, d_k)
+        earlier *= std::exp(x.g(i));                                   // the decay
         const Eigen::VectorXf read = earlier * x.k.row(i).transpose(); // (i) what the state held of each value along k_i
-        earlier -= x.beta(i) * read * x.k.row(i);              // the erase: (I − β k kᵀ) on each column
-        W.row(i) = x.beta(i) * x.k.row(i);                     // the write of value i
+        earlier -= x.beta(i) * read * x.k.row(i);                      // the erase: (I − β k kᵀ) on each column
+        W.row(i) = x.beta(i) * x.k.row(i);                             // the write of value i
         if (i < r0) continue;
-        Eigen::Map<Eigen::RowVectorXf> row(dst + static_cast<std::ptrdiff_t>(i - r0) * in.t, i + 1);
-        row = x.q.row(i) * W.topRows(i + 1).transpose();
+        float* row = row_at(i);
+        std::fill(row, row + in.t, 0.0f);
+        Eigen::Map<Eigen::RowVectorXf>(row, i + 1) = x.q.row(i) * W.topRows(i + 1).transpose();
+        done(i);
     }
+}
+
+} // namespace
+
+void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst) {
+    carry(in, s, h, r0, r1, [&](int i) { return dst + static_cast<std::ptrdiff_t>(i - r0) * in.t; }, [](int) {});
+}
+
+void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each) {
+    std::vector<float> rows(static_cast<std::size_t>(block) * static_cast<std::size_t>(in.t)); // (block, t)
+    carry(
+        in, s, h, 0, in.t, [&](int i) { return rows.data() + static_cast<std::ptrdiff_t>(i % block) * in.t; },
+        [&](int i) {
+            if ((i + 1) % block == 0 || i + 1 == in.t) each(i / block * block, i + 1, rows.data());
+        });
 }
 
 } // namespace core::model::delta_rule

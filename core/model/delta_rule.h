@@ -18,6 +18,7 @@
 
 #include "core/heads/head.h"
 
+#include <functional>
 #include <vector>
 
 namespace core::model::delta_rule {
@@ -48,5 +49,8 @@ MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64);
 // Rows r0 … r1 − 1 of head h's M into dst ((r1 − r0), t) row-major, 0 above the diagonal, by
 // carrying W from position 0 to r1 − 1: O(d_k · r1²).
 void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst);
+// Every row of head h's M in blocks of `block` rows, W carried once: each(i0, i1, rows) with rows
+// ((i1 − i0), t) row-major, in order (the forward's head scores and thumbnails).
+void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each);
 
 } // namespace core::model::delta_rule

@@ -4,6 +4,9 @@
 #include "core/model/arch/head_slices.h"
 #include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/parallel.h"
+
+#include <optional>
 
 namespace core::model::decoder {
 
@@ -22,6 +25,32 @@ void post_normed(const ForwardOptions& o, int l, float eps, MatrixF& x, const We
     ops::active().rms_norm(out.data(), out.data(), static_cast<int>(out.rows()), static_cast<int>(out.cols()), w.data(), eps);
     x += out;
 }
+
+// A linear layer's head scores and thumbnails (where the forward asks for them), from each head's M
+// streamed in blocks of AttentionMaps::block rows, the heads shared between the cores; entropy has no
+// meaning for signed rows and is left out.
+struct LinearViews {
+    const gated_delta_net::Projected* p;
+    const delta_rule::Shape* shape;
+    const ForwardOptions* o;
+    ForwardResult* r;
+    int layer;
+    static void head(void* context, std::ptrdiff_t task) {
+        const LinearViews& v = *static_cast<const LinearViews*>(context);
+        const int h = static_cast<int>(task), side = v.r->thumbnail_side;
+        const std::size_t at = static_cast<std::size_t>(v.layer) * static_cast<std::size_t>(v.r->heads) + static_cast<std::size_t>(h);
+        std::optional<core::heads::ScoreRows> score;
+        if (v.o->scores) score.emplace(*v.o->scores);
+        float* thumbnail = side ? v.r->thumbnails.data() + at * static_cast<std::size_t>(side) * static_cast<std::size_t>(side) : nullptr;
+        const int t = v.r->t_new;
+        delta_rule::matrix_blocks(v.p->inputs(), *v.shape, h, AttentionMaps::block, [&](int i0, int i1, const float* rows) {
+            if (score) score->add(rows, i0, i1, t);
+            if (thumbnail) thumbnail_rows(rows, i0, i1, t, side, thumbnail);
+        });
+        if (score) v.r->scores[at] = score->finish(nullptr);
+        if (thumbnail) thumbnail_finish(thumbnail, side);
+    }
+};
 
 class Decoder final : public layers::LayerStack {
 public:
@@ -168,6 +197,10 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, const Fo
     gated_delta_net::add(*b.linear, l, r.t_new, a, o, p, x);
     if (!o.attention) return;
     const delta_rule::Shape& s = b.linear->shape;
+    if (o.scores || r.thumbnail_side) {
+        LinearViews views{&p, &s, &o, &r, l};
+        core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
+    }
     if (r.maps.dense()) {
         for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(p.inputs(), s, h, 0, r.t_new, r.maps.dense_head(l, h));
         return;
