@@ -1,8 +1,9 @@
 // tests/test_delta_rule.cpp — the gated delta rule of a linear attention layer (core/model/delta_rule.h):
 // its chunked form against its recurrence, and each head's matrix M against the rule's output
 // (o = M v for every head), with sabotaged inputs to M (a wrong β, a decay applied twice) that must
-// fail that check; the label a linear layer's row gets in the grid.
+// fail that check; the label a linear layer's row gets in the grid, and its signed thumbnail.
 #include "core/model/attention_kind.h"
+#include "core/model/attention_maps.h"
 #include "core/model/delta_rule.h"
 
 #include <doctest/doctest.h>
@@ -103,4 +104,12 @@ TEST_CASE("delta rule: a linear layer's row in the grid says so") {
     k.linear = true;
     k.rope = false;
     CHECK(core::model::kind_label(k) == "linear · no RoPE");
+}
+
+TEST_CASE("delta rule: a signed map's thumbnail keeps its signs, scaled by its largest |block|") {
+    float blocks[4] = {-2.0f, 1.0f, 0.5f, 0.0f}; // (2, 2)
+    core::model::thumbnail_finish(blocks, 2);
+    CHECK(blocks[0] == -1.0f);
+    CHECK(blocks[1] == 0.5f);
+    CHECK(blocks[2] == 0.25f);
 }

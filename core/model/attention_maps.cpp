@@ -5,6 +5,7 @@
 #include "core/model/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -126,7 +127,8 @@ void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* o
 
 void thumbnail_finish(float* out, int side) {
     const int n = side * side;
-    const float top = n ? *std::max_element(out, out + n) : 0.0f;
+    float top = 0.0f;
+    for (int k = 0; k < n; ++k) top = std::max(top, std::abs(out[k]));
     if (top > 0)
         for (int k = 0; k < n; ++k) out[k] /= top;
 }

@@ -80,8 +80,8 @@ private:
 
 // The window's thumbnail of a (t, t) map: its weights summed into side × side blocks (row i into
 // block row i · side / t, key j into block column j · side / t), the rows given in order, a block of
-// rows at a time (the forward) or all at once; then scaled so that the largest block is 1. Each block
-// row's rows are added key by key, then each key into its block column.
+// rows at a time (the forward) or all at once; then scaled so that the largest |block| is 1 (a linear
+// layer's M is signed). Each block row's rows are added key by key, then each key into its block column.
 void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out);
 void thumbnail_finish(float* out, int side);
 
