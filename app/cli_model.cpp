@@ -137,6 +137,15 @@ void write_sink_json(std::string& s, const core::model::ForwardResult& r) {
     s += ']';
 }
 
+// Where a layer is linear (Qwen3.5, Qwen3-Next): "layers", each layer's kind as the grid writes it
+// ("linear · no RoPE", "full"), so that a reader knows which maps are signed matrices M.
+void write_layers_json(std::string& s, const core::model::ForwardResult& r) {
+    if (std::none_of(r.kinds.begin(), r.kinds.end(), [](const core::model::AttentionKind& k) { return k.linear; })) return;
+    std::vector<std::string> labels;
+    for (const core::model::AttentionKind& k : r.kinds) labels.push_back(core::model::kind_label(k));
+    s += ", \"layers\": " + safe_dump(nlohmann::json(labels));
+}
+
 // `experts`, for a model with mixture layers: an entry per one, {"layer" (from 1), "ids": (t, k) the
 // chosen experts from 1, largest weight first, "weights": (t, k)}.
 std::string experts_json(const core::model::ForwardResult& r) {
@@ -159,6 +168,7 @@ void write_forward_json(std::ostream& out, const Input& in, const core::model::F
     const core::model::MatrixF& m = logits ? r.logits : r.hidden;
     matrix(s, m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()));
     if (!r.routing.empty()) s += ", \"experts\": " + experts_json(r);
+    write_layers_json(s, r);
     s += ", \"attention\": [";
     for (int l = 0; l < r.layers; ++l) {
         s += l ? ", [" : "[";

@@ -5,6 +5,7 @@ namespace core::model {
 
 const std::vector<AttentionKindRow>& attention_kind_rows() {
     static const std::vector<AttentionKindRow> rows = {
+        {"linear (Gated DeltaNet)", [](const AttentionKind& k) { return k.linear; }, [](const AttentionKind&) { return std::string("linear"); }, false},
         {"sliding window", [](const AttentionKind& k) { return k.window > 0; },
          [](const AttentionKind& k) { return "window " + std::to_string(k.window); }, false},
         {"no position encoding", [](const AttentionKind& k) { return !k.rope; }, [](const AttentionKind&) { return std::string("no RoPE"); }, false},

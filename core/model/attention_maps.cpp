@@ -1,9 +1,11 @@
 // core/model/attention_maps.cpp — the maps of a forward, rebuilt from its queries and keys.
 #include "core/model/attention_maps.h"
 
+#include "core/model/delta_rule.h"
 #include "core/model/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -28,7 +30,7 @@ std::size_t AttentionMaps::bytes_for(int layers, int heads, int kv_heads, int d_
 
 std::size_t AttentionMaps::bytes() const {
     std::size_t n = dense_.size();
-    for (const Layer& l : kept_) n += l.q.size() + l.k.size();
+    for (const Layer& l : kept_) n += l.q.size() + l.k.size() + l.beta.size() + l.g.size();
     return n * sizeof(float);
 }
 
@@ -67,6 +69,7 @@ void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
         std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
         return;
     }
+    if (kept_[static_cast<std::size_t>(l)].linear) return linear_rows(l, h, r0, r1, dst);
     thread_local std::vector<float> scratch; // one block (block, t_total)
     for (int b = r0 / block; b * block < r1; ++b) {
         const int i0 = b * block, i1 = std::min(t_new_, i0 + block);
@@ -80,6 +83,16 @@ void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
         std::copy(scratch.data() + static_cast<std::size_t>(from - i0) * width, scratch.data() + static_cast<std::size_t>(to - i0) * width,
                   dst + static_cast<std::size_t>(from - r0) * width);
     }
+}
+
+// Rows of a linear layer's head h: its M from the kept q, k, β and g (a linear layer runs on an
+// empty cache, so t_total = t_new).
+void AttentionMaps::linear_rows(int l, int h, int r0, int r1, float* dst) const {
+    const Layer& L = kept_[static_cast<std::size_t>(l)];
+    if (h >= L.v_heads) return std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
+    const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1};
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
+    delta_rule::matrix_rows(in, shape, h, r0, r1, dst);
 }
 
 MatrixF AttentionMaps::head(int l, int h) const {
@@ -114,7 +127,8 @@ void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* o
 
 void thumbnail_finish(float* out, int side) {
     const int n = side * side;
-    const float top = n ? *std::max_element(out, out + n) : 0.0f;
+    float top = 0.0f;
+    for (int k = 0; k < n; ++k) top = std::max(top, std::abs(out[k]));
     if (top > 0)
         for (int k = 0; k < n; ++k) out[k] /= top;
 }

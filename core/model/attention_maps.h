@@ -8,6 +8,9 @@
 // A forward asked for dense maps (ForwardOptions::dense_attention) writes every map as it runs
 // instead: the full forward that the tests compare the rebuilt maps with.
 //
+// A linear layer keeps its q, k, β and g instead, and its heads' maps are their exact matrices M,
+// rebuilt by core/model/delta_rule.h (entries signed); heads past its value heads give 0.
+//
 // Layers, heads and rows count from 0; a layer that did not run (a rerun from a higher layer) gives 0.
 #pragma once
 
@@ -31,6 +34,11 @@ public:
         int window = 0;       // 0: every visible key
         float scale = 1.0f, softcap = 0.0f;
         std::vector<float> sinks; // (heads) learned sink logits, or empty: none
+        // A linear layer (Gated DeltaNet): q and k are (t_new, k_heads · d_k) as the delta rule reads
+        // them, beta and g (t_new, v_heads); head h's map is its matrix M (delta_rule.h), signed.
+        bool linear = false;
+        std::vector<float> beta, g;
+        int k_heads = 0, v_heads = 0, d_k = 0;
     };
     // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
     static constexpr int block = 64;
@@ -67,12 +75,13 @@ private:
     std::vector<float> dense_; // (layers, heads, t_new, t_total) when dense
     std::vector<Layer> kept_;  // (layers) when not dense; a layer with no q did not run
     void rebuild(int l, int h, int b, float* weights) const;
+    void linear_rows(int l, int h, int r0, int r1, float* dst) const;
 };
 
 // The window's thumbnail of a (t, t) map: its weights summed into side × side blocks (row i into
 // block row i · side / t, key j into block column j · side / t), the rows given in order, a block of
-// rows at a time (the forward) or all at once; then scaled so that the largest block is 1. Each block
-// row's rows are added key by key, then each key into its block column.
+// rows at a time (the forward) or all at once; then scaled so that the largest |block| is 1 (a linear
+// layer's M is signed). Each block row's rows are added key by key, then each key into its block column.
 void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out);
 void thumbnail_finish(float* out, int side);
 

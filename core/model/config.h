@@ -78,6 +78,11 @@ struct ModelConfig {
     std::vector<bool> sparse_layers;  // per layer (one entry each): true for a mixture of experts
     bool stacked_experts = false;     // a GGUF file: each layer's experts in one (experts, out, in) tensor
     double swiglu_limit = 0.0;        // gpt-oss: the clamp of its experts' SwiGLU (swiglu_limit; llama.cpp's 7)
+    int d_shared_expert = 0;          // Qwen3-Next: the width of each mixture's shared expert; 0: none
+    // Linear attention (Qwen3.5, Qwen3-Next): which layers are Gated DeltaNet layers (layer_types'
+    // "linear_attention"; empty: none), their key and value heads and widths, and the conv kernel.
+    std::vector<bool> linear_layers;
+    int linear_k_heads = 0, linear_v_heads = 0, linear_d_k = 0, linear_d_v = 0, linear_kernel = 0;
     // BERT
     int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.

@@ -21,6 +21,8 @@ void make_thumbnails(ModelGridView& g, const core::model::Snapshot& s) {
 }
 
 void weights_texel(unsigned char* rgba, float w, float top) { put_rgba(rgba, weights_colour(w / top)); }
+// A linear layer's thumbnail is of its signed M: the diverging map, 0 in the middle.
+void signed_texel(unsigned char* rgba, float w, float top) { put_rgba(rgba, signed_colour(w / top)); }
 
 // The thumbnails into the atlas, when the run or the colour map changed since they were painted.
 void paint_thumbnails(ModelGridView& g, const core::model::Snapshot& s, TextureUploader& textures) {
@@ -29,7 +31,9 @@ void paint_thumbnails(ModelGridView& g, const core::model::Snapshot& s, TextureU
     if (!fresh && g.painted == s.serial && g.colour_map == map) return;
     const std::size_t cell = static_cast<std::size_t>(g.side * g.side);
     for (int l = 0; l < s.layers(); ++l) {
-        for (int h = 0; h < s.heads(); ++h) g.atlas.put(h, g.thumbs.data() + static_cast<std::size_t>(l * s.heads() + h) * cell, 1.0f, weights_texel);
+        const bool linear = static_cast<std::size_t>(l) < s.result.kinds.size() && s.result.kinds[static_cast<std::size_t>(l)].linear;
+        for (int h = 0; h < s.heads(); ++h)
+            g.atlas.put(h, g.thumbs.data() + static_cast<std::size_t>(l * s.heads() + h) * cell, 1.0f, linear ? signed_texel : weights_texel);
         g.atlas.send(l);
     }
     g.painted = s.serial, g.colour_map = map;

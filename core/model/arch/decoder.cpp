@@ -4,6 +4,9 @@
 #include "core/model/arch/head_slices.h"
 #include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/parallel.h"
+
+#include <optional>
 
 namespace core::model::decoder {
 
@@ -23,6 +26,32 @@ void post_normed(const ForwardOptions& o, int l, float eps, MatrixF& x, const We
     x += out;
 }
 
+// A linear layer's head scores and thumbnails (where the forward asks for them), from each head's M
+// streamed in blocks of AttentionMaps::block rows, the heads shared between the cores; entropy has no
+// meaning for signed rows and is left out.
+struct LinearViews {
+    const gated_delta_net::Projected* p;
+    const delta_rule::Shape* shape;
+    const ForwardOptions* o;
+    ForwardResult* r;
+    int layer;
+    static void head(void* context, std::ptrdiff_t task) {
+        const LinearViews& v = *static_cast<const LinearViews*>(context);
+        const int h = static_cast<int>(task), side = v.r->thumbnail_side;
+        const std::size_t at = static_cast<std::size_t>(v.layer) * static_cast<std::size_t>(v.r->heads) + static_cast<std::size_t>(h);
+        std::optional<core::heads::ScoreRows> score;
+        if (v.o->scores) score.emplace(*v.o->scores);
+        float* thumbnail = side ? v.r->thumbnails.data() + at * static_cast<std::size_t>(side) * static_cast<std::size_t>(side) : nullptr;
+        const int t = v.r->t_new;
+        delta_rule::matrix_blocks(v.p->inputs(), *v.shape, h, AttentionMaps::block, [&](int i0, int i1, const float* rows) {
+            if (score) score->add(rows, i0, i1, t);
+            if (thumbnail) thumbnail_rows(rows, i0, i1, t, side, thumbnail);
+        });
+        if (score) v.r->scores[at] = score->finish(nullptr);
+        if (thumbnail) thumbnail_finish(thumbnail, side);
+    }
+};
+
 class Decoder final : public layers::LayerStack {
 public:
     Decoder(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts)
@@ -38,7 +67,8 @@ private:
     void embed(const std::vector<int>& ids, int past, MatrixF& x) const override;
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
     FinalNorm final_norm() const override;
-    void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const;
+    void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v, MatrixF& gate) const;
+    void linear_attention(const Block& b, int l, const MatrixF& a, const ForwardOptions& o, ForwardResult& r, MatrixF& x) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     // x (t, D) += the layer's feed-forward of RMSNorm(x); a mixture's routing appended to `routing` (or null).
     void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const;
@@ -57,12 +87,22 @@ private:
     std::vector<float> scales_;   // per layer, the factor of q·k
 };
 
-// q (t, H·dh), k and v (t, Hkv·dh) from a (t, D): three products, or one fused product split.
-void Decoder::project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v) const {
+// q (t, H·dh), k and v (t, Hkv·dh) from a (t, D): three products, or one fused product split;
+// with b.q_gate, q_proj's rows per head [q dh | gate dh] split into q and gate (t, H·dh).
+void Decoder::project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v, MatrixF& gate) const {
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols());
-    const int Q = static_cast<int>(q.cols()), KV = static_cast<int>(k.cols());
+    const int Q = static_cast<int>(q.cols()), KV = static_cast<int>(k.cols()), dh = config().d_head;
+    if (b.q_gate) {
+        MatrixF both(t, 2 * Q); // (t, H·2dh)
+        layers::project(a.data(), t, D, 2 * Q, *b.q_w, Layout::out_in, b.q_b, both.data());
+        gate.resize(t, Q);
+        for (int h = 0; h < Q / dh; ++h) {
+            q.middleCols(h * dh, dh) = both.middleCols(2 * h * dh, dh);
+            gate.middleCols(h * dh, dh) = both.middleCols(2 * h * dh + dh, dh);
+        }
+    }
     if (!b.qkv_w) {
-        layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
+        if (!b.q_gate) layers::project(a.data(), t, D, Q, *b.q_w, Layout::out_in, b.q_b, q.data());
         layers::project(a.data(), t, D, KV, *b.k_w, Layout::out_in, b.k_b, k.data());
         layers::project(a.data(), t, D, KV, *b.v_w, Layout::out_in, b.v_b, v.data());
         return;
@@ -78,6 +118,7 @@ void Decoder::project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF&
 LayerAttention Decoder::attention_weights(int l) const {
     const ModelConfig& c = config();
     const Block& b = parts_.blocks[static_cast<std::size_t>(l)];
+    if (b.linear || b.q_gate) throw InputError("the circuits do not read the weights of " + c.architecture + "'s gated and linear layers yet");
     const std::int64_t Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
     const head_slices::Projections fused{b.qkv_w, b.qkv_w, b.qkv_w, b.o_w, nullptr, nullptr, nullptr, Layout::out_in, 0, Q, Q + KV};
     LayerAttention a = head_slices::heads_of(c, b.qkv_w ? fused : head_slices::Projections{b.q_w, b.k_w, b.v_w, b.o_w, b.q_b, b.k_b, b.v_b, Layout::out_in});
@@ -129,8 +170,9 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
     MatrixF a(t, D);                                                                   // (t, D)
     if (b.ln1) ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), static_cast<float>(c.norm_eps));
     else a = x;
-    MatrixF q(t, Q), k(t, KV), v(t, KV);                                               // (t, H·dh), (t, Hkv·dh)
-    project_qkv(b, a, q, k, v);
+    if (b.linear) return linear_attention(b, l, a, o, r, x);
+    MatrixF q(t, Q), k(t, KV), v(t, KV), gate;                                         // (t, H·dh), (t, Hkv·dh), (t, H·dh)
+    project_qkv(b, a, q, k, v, gate);
     if (b.q_norm) norm_qk(b, q, k);
     const AttentionKind& kind = r.kinds[static_cast<std::size_t>(l)];
     const std::vector<float>& freq = frequencies(kind);
@@ -141,10 +183,31 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
     const layers::HeadsArgs heads{q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, kind.window, scales_[static_cast<std::size_t>(l)],
-                                  0.0f, kind.learned_sink() ? kind.sinks.data() : nullptr};
+                                  0.0f, kind.learned_sink() ? kind.sinks.data() : nullptr, b.q_gate ? gate.data() : nullptr};
     if (!b.post_attn_norm) return layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, x);
     post_normed(o, l, static_cast<float>(c.norm_eps), x, *b.post_attn_norm,
                 [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
+}
+
+// A linear layer has no cache to continue from (its state is not kept between calls), so it runs a
+// whole sequence; its maps are its heads' matrices M, kept as q, k, β and g or written out dense.
+void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, const ForwardOptions& o, ForwardResult& r, MatrixF& x) const {
+    if (r.t_total != r.t_new) throw InputError(config().architecture + "'s linear attention layers run a whole sequence; they do not continue a cached one yet");
+    gated_delta_net::Projected p;
+    gated_delta_net::add(*b.linear, l, r.t_new, a, o, p, x);
+    if (!o.attention) return;
+    const delta_rule::Shape& s = b.linear->shape;
+    if (o.scores || r.thumbnail_side) {
+        LinearViews views{&p, &s, &o, &r, l};
+        core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
+    }
+    if (r.maps.dense()) {
+        for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(p.inputs(), s, h, 0, r.t_new, r.maps.dense_head(l, h));
+        return;
+    }
+    auto values = [](const MatrixF& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
+    AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k};
+    r.maps.keep_layer(l, std::move(kept));
 }
 
 void Decoder::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const {
@@ -253,6 +316,22 @@ Parts around(const Weights& w, const ModelConfig& c, std::vector<Block> blocks) 
 std::unique_ptr<Model> build(const ModelConfig& c, std::shared_ptr<const Weights> w, Parts parts) {
     return std::make_unique<Decoder>(c, std::move(w), std::move(parts));
 }
+
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
+    const int step = r.whole("decoder_sparse_step", 1, 1 << 20, 1);
+    std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.experts > 0 && (l + 1) % step == 0;
+    if (!r.has("mlp_only_layers") || r.j.at("mlp_only_layers").is_null()) return sparse;
+    const nlohmann::json& only = r.j.at("mlp_only_layers");
+    if (!only.is_array()) r.fail("mlp_only_layers", "is not a list of layers");
+    for (const nlohmann::json& l : only) {
+        if (!l.is_number_integer() || l.get<long long>() < 0 || l.get<long long>() >= c.layers)
+            r.fail("mlp_only_layers", "holds " + l.dump() + ", not a layer from 0 to " + std::to_string(c.layers - 1));
+        sparse[static_cast<std::size_t>(l.get<int>())] = false;
+    }
+    return sparse;
+}
+
 
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d) {
     read_sizes(r, c, d.sizes);

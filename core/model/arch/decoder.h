@@ -9,6 +9,8 @@
 //               OLMo 2: q, k ← RMSNorm of the whole row (H·dh, Hkv·dh) · q_norm / k_norm.weight
 //               q, k ← rotate-half RoPE of each head's first rotary_dim dims at each position,
 //                      unless the layer's kind has no RoPE (SmolLM3)
+//               Qwen3.5: q_proj gives each head's q and its gate; the context × sigmoid(gate)
+//               Qwen3.5's linear layers: x += the Gated DeltaNet of a (arch/gated_delta_net.h)
 //               x += heads(q, k, v) · o_projᵀ (+ b)   query head h reads key/value head h / (H / Hkv);
 //                    the heads' window and learned sinks are the layer's AttentionKind
 //                    (OLMo 2: x += RMSNorm(heads · o_projᵀ) · post_attention_layernorm.weight)
@@ -23,6 +25,7 @@
 #pragma once
 
 #include "core/model/arch/feed_forward.h"
+#include "core/model/arch/gated_delta_net.h"
 #include "core/model/arch/layers.h"
 #include "core/model/format/config_reader.h"
 
@@ -41,6 +44,8 @@ struct Block {
     const Tensor *q_norm = nullptr, *k_norm = nullptr;                   // (dh), Qwen3; (H·dh), (Hkv·dh) OLMo 2
     bool qk_norm_whole = false;                                          // q/k norm over the whole row (OLMo 2)
     const Tensor* sinks = nullptr;                                       // (H) learned sink logits (gpt-oss)
+    bool q_gate = false;  // q_w is (2·H·dh, D), each head's q then its output gate's logits (Qwen3.5)
+    std::shared_ptr<const gated_delta_net::Layer> linear; // a Gated DeltaNet in place of q … o (Qwen3.5)
     const Tensor *o_w = nullptr, *o_b = nullptr;                         // (D, H·dh), (D)
     const Tensor* ln2 = nullptr;                                         // (D), null: no norm before the MLP (OLMo 2)
     const Tensor *post_attn_norm = nullptr, *post_mlp_norm = nullptr;    // (D) each, OLMo 2's norms of the outputs
@@ -52,6 +57,7 @@ struct Parts {
     std::vector<Block> blocks;     // one per layer
     const Tensor* norm = nullptr;  // (D)
     const Tensor* head = nullptr;  // (V, D)
+    std::shared_ptr<const Weights> derived; // tensors made at load that blocks point into (Qwen3.5's 1 + w norms), or null
 };
 
 // Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms and o_proj
@@ -80,5 +86,9 @@ struct Defaults {
     bool partial_rotary; // partial_rotary_factor is read (Phi-3)
 };
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d);
+
+// Which layers are mixtures of experts (Qwen3 MoE, Qwen3-Next): c.experts > 0, not in mlp_only_layers,
+// and (l + 1) % decoder_sparse_step == 0; refuses a layer of mlp_only_layers outside the model.
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c);
 
 } // namespace core::model::decoder

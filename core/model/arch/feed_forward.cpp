@@ -208,4 +208,32 @@ std::shared_ptr<const FeedForward> mixture(const Weights& w, const std::string& 
     return std::make_shared<Mixture>(std::move(t), s.top_k, static_cast<int>(s.F), rule, act);
 }
 
+namespace {
+
+class Shared final : public FeedForward {
+public:
+    Shared(std::shared_ptr<const FeedForward> routed, std::shared_ptr<const FeedForward> shared, const Tensor& gate)
+        : routed_(std::move(routed)), shared_(std::move(shared)), gate_(gate) {}
+    void add(const MatrixF& a, MatrixF& x, const Call& call) const override {
+        const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols());
+        routed_->add(a, x, call);
+        MatrixF out = MatrixF::Zero(t, D), gate(t, 1); // (t, D), (t, 1)
+        shared_->add(a, out, call);
+        layers::project(a.data(), t, D, 1, gate_, Layout::out_in, nullptr, gate.data());
+        for (int i = 0; i < t; ++i) x.row(i) += out.row(i) / (1.0f + std::exp(-gate(i, 0)));
+    }
+    const Mixture* mixture() const override { return routed_->mixture(); }
+
+private:
+    std::shared_ptr<const FeedForward> routed_, shared_;
+    const Tensor& gate_; // (1, D)
+};
+
+} // namespace
+
+std::shared_ptr<const FeedForward> with_shared_expert(std::shared_ptr<const FeedForward> routed, std::shared_ptr<const FeedForward> shared,
+                                                      const Tensor& gate) {
+    return std::make_shared<Shared>(std::move(routed), std::move(shared), gate);
+}
+
 } // namespace core::model::feed_forward

@@ -7,6 +7,8 @@
 //            and their weights; each chosen expert runs on its positions alone (a dense block of
 //            width d_expert, its activation a row of expert_activations()), its output times its weight
 //            added to x. The routing goes to ForwardResult::routing.
+//   Shared   a routed block (a Mixture) plus a shared expert, a dense block whose output at each
+//            position is times sigmoid(a · shared_expert_gateᵀ) (Qwen3-Next's Qwen3NextSparseMoeBlock).
 //
 // A routing rule and an expert activation are rows of their tables below: a new one is a function
 // and a row.
@@ -149,5 +151,10 @@ struct MixtureShape {
 };
 std::shared_ptr<const FeedForward> mixture(const Weights& w, const std::string& prefix, const MixtureShape& s, const RoutingRule& rule,
                                            const ExpertActivation& act);
+
+// `routed` plus `shared`, the latter gated per position by sigmoid(a · gateᵀ), gate (1, D); the views
+// see routed's mixture.
+std::shared_ptr<const FeedForward> with_shared_expert(std::shared_ptr<const FeedForward> routed, std::shared_ptr<const FeedForward> shared,
+                                                      const Tensor& gate);
 
 } // namespace core::model::feed_forward

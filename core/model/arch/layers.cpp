@@ -118,7 +118,7 @@ void one_head(void* context, std::ptrdiff_t task) {
 // Layer a.layer's queries (t_new, heads · d_head) and keys (t_total, kv_heads · d_head) into the
 // maps, the keys taken from a cache that drops them anyway.
 void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
-    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}};
+    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}, false, {}, {}, 0, 0, 0};
     if (a.sinks) kept.sinks.assign(a.sinks, a.sinks + a.heads);
     const std::size_t width = static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(a.d_head);
     kept.q.resize(static_cast<std::size_t>(r.t_new) * width);
@@ -390,6 +390,10 @@ void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions&
     const int t = static_cast<int>(x.rows()), width = a.heads * a.d_head;
     MatrixF context(t, width); // (t, H·d_head)
     attend_heads(a, cache, o, r, context.data());
+    if (a.gate) {
+        const Eigen::Map<const MatrixF> gate(a.gate, t, width); // (t, H·d_head)
+        context.array() *= (1.0f + (-gate.array()).exp()).inverse();
+    }
     ablate(context.data(), r.t_new, a.heads, a.d_head, a.layer, o);
     if (o.head_outputs) (*o.head_outputs)[static_cast<std::size_t>(a.layer)] = context;
     if (recording(o, a.layer)) record_heads(a, o, context, W_o, layout, b_o, static_cast<int>(x.cols()));

@@ -35,6 +35,8 @@ struct HeadsArgs {
     float scale;
     float softcap = 0.0f; // attention-logit soft-cap (Gemma 2), 0: none
     const float* sinks = nullptr; // (heads) learned sink logits (AttentionKind::sinks), or null: none
+    const float* gate = nullptr;  // (copies · t_new, heads · d_head) the output gate's logits (Qwen3.5,
+                                  // Qwen3-Next): the context times their sigmoid before o_proj; null: none
 };
 
 // Every head of one layer over the cache (which already holds this call's keys): writes `context`
@@ -46,7 +48,8 @@ void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, F
 // its copy's rows, and each patched head to o.patch_from's rows (ForwardOptions::patch).
 void ablate(float* context, int t, int heads, int d_head, int layer, const ForwardOptions& o);
 
-// x (t, D) += heads · W_o (+ b): attend_heads, then ablate, then the output projection of the
+// x (t, D) += heads · W_o (+ b): attend_heads, then the output gate where there is one, then ablate,
+// then the output projection of the
 // context (t, heads · d_head), W_o stored as `layout`; with o.record each head's write and b.
 void heads_into_stream(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, const Tensor& W_o,
                        Layout layout, const Tensor* b_o, MatrixF& x);

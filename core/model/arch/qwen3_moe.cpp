@@ -17,26 +17,6 @@
 
 namespace core::model {
 
-namespace {
-
-// Which layers are mixtures: not in mlp_only_layers, and (l + 1) % decoder_sparse_step == 0.
-std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
-    const int step = r.whole("decoder_sparse_step", 1, 1 << 20, 1);
-    std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
-    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.experts > 0 && (l + 1) % step == 0;
-    if (!r.has("mlp_only_layers") || r.j.at("mlp_only_layers").is_null()) return sparse;
-    const nlohmann::json& only = r.j.at("mlp_only_layers");
-    if (!only.is_array()) r.fail("mlp_only_layers", "is not a list of layers");
-    for (const nlohmann::json& l : only) {
-        if (!l.is_number_integer() || l.get<long long>() < 0 || l.get<long long>() >= c.layers)
-            r.fail("mlp_only_layers", "holds " + l.dump() + ", not a layer from 0 to " + std::to_string(c.layers - 1));
-        sparse[static_cast<std::size_t>(l.get<int>())] = false;
-    }
-    return sparse;
-}
-
-} // namespace
-
 // Qwen3MoeConfig's names and defaults.
 void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
     decoder::read_common(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 24}, {"num_attention_heads", 32}},
@@ -51,7 +31,7 @@ void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
         r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
     c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 768);
     c.renormalise_chosen = r.flag("norm_topk_prob", false);
-    c.sparse_layers = sparse_layers(r, c);
+    c.sparse_layers = decoder::sparse_layers(r, c);
 }
 
 // llama.cpp's "qwen3moe" files: every layer a mixture, the chosen weights always renormalised.

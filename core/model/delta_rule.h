@@ -1,0 +1,56 @@
+// core/model/delta_rule.h — the gated delta rule of a Gated DeltaNet layer (Qwen3.5, Qwen3-Next), as
+// transformers' modeling_qwen3_next.py / modeling_qwen3_5.py run it, and the exact matrix M of each
+// of its heads.
+//
+// Each value head h keeps a state S (d_k, d_v). At position t, with a_t = exp(g_t) (g ≤ 0):
+//     S ← a_t · S;   S ← S + k_t · (β_t (v_t − Sᵀ k_t))ᵀ;   o_t = Sᵀ q_t
+// q and k are the layer's after their L2 norm (q also times 1/√d_k); value head h reads query/key
+// head h / (v_heads / k_heads).
+//
+// The matrix M. Every state is a sum of outer products k-side vectors × values, S_t = Σ_s W_t[:, s] v_sᵀ,
+// with W_t (d_k, t): the step above is W ← a_t W, then W ← (I − β_t k_t k_tᵀ) W, then column t of W
+// set to β_t k_t (the write). So o_t = Σ_s (q_t · W_t[:, s]) v_s: M[t, s] = q_t · W_t[:, s], exactly,
+// lower-triangular, and signed, because the erase (I − β k kᵀ) takes part of each earlier column
+// away. Equivalently (the UT form the chunked kernel solves), with Γ[t, s] = exp(Σ_{s<r≤t} g_r):
+//     M = ((Q Kᵀ) ⊙ Γ, s ≤ t) · (I + diag(β) · ((K Kᵀ) ⊙ Γ, s < t))⁻¹ · diag(β)
+// The entries are signed; a row need not sum to 1. Layers, heads and rows count from 0 here.
+#pragma once
+
+#include "core/heads/head.h"
+
+#include <functional>
+#include <vector>
+
+namespace core::model::delta_rule {
+
+using core::heads::MatrixF;
+
+struct Shape {
+    int k_heads = 1, v_heads = 1, d_k = 1, d_v = 1;
+    int group() const { return v_heads / k_heads; } // value heads per query/key head
+};
+
+// A layer's inputs to the rule, t positions.
+struct Inputs {
+    const float* q;    // (t, k_heads · d_k) L2-normed, times 1/√d_k
+    const float* k;    // (t, k_heads · d_k) L2-normed
+    const float* v;    // (t, v_heads · d_v)
+    const float* beta; // (t, v_heads) sigmoid(b)
+    const float* g;    // (t, v_heads) −exp(A_log) · softplus(a + dt_bias), the log of each step's decay
+    int t;
+};
+
+// o (t, v_heads · d_v) by the recurrence, one position at a time (torch_recurrent_gated_delta_rule).
+MatrixF recurrent(const Inputs& in, const Shape& s);
+// The same by chunks of `chunk` positions (torch_chunk_gated_delta_rule): within a chunk the UT
+// system solved by forward substitution, across chunks the state carried.
+MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64);
+
+// Rows r0 … r1 − 1 of head h's M into dst ((r1 − r0), t) row-major, 0 above the diagonal, by
+// carrying W from position 0 to r1 − 1: O(d_k · r1²).
+void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst);
+// Every row of head h's M in blocks of `block` rows, W carried once: each(i0, i1, rows) with rows
+// ((i1 − i0), t) row-major, in order (the forward's head scores and thumbnails).
+void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each);
+
+} // namespace core::model::delta_rule

@@ -1,0 +1,364 @@
+#!/usr/bin/python3
+"""Linear attention against a NumPy reference: the qwen3_5 and qwen3_next fixtures of
+tests/fixtures/make_checkpoints.py (three Gated DeltaNet layers and one gated full-attention layer;
+Qwen3-Next's with fused projections and mixtures with a shared expert) through `attnviz --forward`,
+and the bad inputs of a hybrid model.
+
+The reference is written from transformers' modeling_qwen3_5.py and modeling_qwen3_next.py in float64 with its own safetensors
+reader, and shares no code with attnviz: the gated delta rule one position at a time
+(torch_recurrent_gated_delta_rule) and, separately, by chunks through the UT system
+(torch_chunk_gated_delta_rule). Each linear head's matrix M is worked out here in the closed form
+    M = ((Q Kᵀ) ⊙ Γ, s ≤ t) · (I + diag(β) ((K Kᵀ) ⊙ Γ, s < t))⁻¹ · diag(β),   Γ[t, s] = exp(Σ_{s<r≤t} g_r)
+(attnviz carries the state's columns through the recurrence instead), and M · v must equal the rule's
+output for every head; an M with a wrong β or a decay applied once too often must fail that check.
+usage: linear_numpy_test.py ATTNVIZ WORKDIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
+here = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("linear_numpy_test: FAIL " + message, file=sys.stderr)
+
+
+def read_safetensors(path):
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name != "__metadata__":
+            b, end = e["data_offsets"]
+            out[name] = np.frombuffer(raw[8 + n + b:8 + n + end], "<f4").astype(np.float64).reshape(e["shape"])
+    return out
+
+
+def write_safetensors(path, tensors):
+    header, offset, blobs = {}, 0, []
+    for name, a in tensors.items():
+        data = np.asarray(a, "<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(np.shape(a)), "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    open(path, "wb").write(len(h).to_bytes(8, "little") + h + b"".join(blobs))
+
+
+# ---- the reference -------------------------------------------------------------------------------
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def rms_norm_plus_one(x, w, eps):  # Qwen3_5RMSNorm: x / √(mean(x²) + eps) · (1 + w)
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * (1 + w)
+
+
+def l2_norm(x):
+    return x / np.sqrt((x * x).sum(-1, keepdims=True) + 1e-6)
+
+
+def delta_inputs(c, w, p, a):
+    """q, k (t, Hv, dk) repeated to the value heads, v and z (t, Hv, dv), β and g (t, Hv)."""
+    t = a.shape[0]
+    Hk, Hv, dk, dv = c["linear_num_key_heads"], c["linear_num_value_heads"], c["linear_key_head_dim"], c["linear_value_head_dim"]
+    if p + "in_proj_qkvz.weight" in w:  # Qwen3-Next: fix_query_key_value_ordering's groups per key head
+        n = Hv // Hk
+        qkvz = (a @ w[p + "in_proj_qkvz.weight"].T).reshape(t, Hk, 2 * dk + 2 * n * dv)
+        ba = (a @ w[p + "in_proj_ba.weight"].T).reshape(t, Hk, 2 * n)
+        q, k = qkvz[..., :dk].reshape(t, -1), qkvz[..., dk:2 * dk].reshape(t, -1)
+        v, z = qkvz[..., 2 * dk:2 * dk + n * dv].reshape(t, -1), qkvz[..., 2 * dk + n * dv:].reshape(t, -1)
+        b, a_ = ba[..., :n].reshape(t, Hv), ba[..., n:].reshape(t, Hv)
+        qkv = np.hstack([q, k, v])
+    else:
+        qkv, z = a @ w[p + "in_proj_qkv.weight"].T, a @ w[p + "in_proj_z.weight"].T
+        b, a_ = a @ w[p + "in_proj_b.weight"].T, a @ w[p + "in_proj_a.weight"].T
+    kernel = w[p + "conv1d.weight"][:, 0, :]  # (C, K)
+    K = kernel.shape[1]
+    padded = np.vstack([np.zeros((K - 1, qkv.shape[1])), qkv])
+    conv = silu(sum(kernel[:, j] * padded[j:j + t] for j in range(K)))
+    q, k, v = conv[:, :Hk * dk], conv[:, Hk * dk:2 * Hk * dk], conv[:, 2 * Hk * dk:]
+    q = np.repeat(l2_norm(q.reshape(t, Hk, dk)), Hv // Hk, axis=1) / np.sqrt(dk)
+    k = np.repeat(l2_norm(k.reshape(t, Hk, dk)), Hv // Hk, axis=1)
+    beta = 1 / (1 + np.exp(-b))
+    g = -np.exp(w[p + "A_log"]) * np.log1p(np.exp(a_ + w[p + "dt_bias"]))
+    return q, k, v.reshape(t, Hv, dv), z.reshape(t, Hv, dv), beta, g
+
+
+def recurrent(q, k, v, beta, g):
+    t, H, dk = q.shape
+    o = np.zeros(v.shape)
+    for h in range(H):
+        S = np.zeros((dk, v.shape[2]))
+        for i in range(t):
+            S = S * np.exp(g[i, h])
+            S = S + np.outer(k[i, h], beta[i, h] * (v[i, h] - k[i, h] @ S))
+            o[i, h] = q[i, h] @ S
+    return o
+
+
+def chunked(q, k, v, beta, g, size):
+    """torch_chunk_gated_delta_rule: within each chunk the UT system, across chunks the state."""
+    t, H, dk = q.shape
+    o = np.zeros(v.shape)
+    for h in range(H):
+        S = np.zeros((dk, v.shape[2]))
+        for c0 in range(0, t, size):
+            sl = slice(c0, min(t, c0 + size))
+            qc, kc, vc, bc = q[sl, h], k[sl, h], v[sl, h], beta[sl, h]
+            cum = np.cumsum(g[sl, h])
+            decay = np.tril(np.exp(cum[:, None] - cum[None, :]))
+            system = np.eye(len(cum)) + np.tril((bc[:, None] * kc) @ kc.T * decay, -1)
+            new_values = np.linalg.solve(system, bc[:, None] * vc)
+            k_cumdecay = np.linalg.solve(system, (bc * np.exp(cum))[:, None] * kc)
+            v_new = new_values - k_cumdecay @ S
+            o[sl, h] = (np.exp(cum)[:, None] * qc) @ S + ((qc @ kc.T) * decay) @ v_new
+            S = S * np.exp(cum[-1]) + (np.exp(cum[-1] - cum)[:, None] * kc).T @ v_new
+    return o
+
+
+def matrix(q, k, beta, g, extra_decay=False):
+    """Each head's M (H, t, t) in the closed form; extra_decay sabotages it (one more step's decay)."""
+    t, H, _ = q.shape
+    M = np.zeros((H, t, t))
+    for h in range(H):
+        G = np.cumsum(g[:, h])
+        gamma = np.tril(np.exp(G[:, None] - G[None, :] + (g[:, h][:, None] if extra_decay else 0)))
+        read = (q[:, h] @ k[:, h].T) * gamma
+        erase = np.eye(t) + beta[:, h][:, None] * np.tril((k[:, h] @ k[:, h].T) * gamma, -1)
+        M[h] = read @ np.linalg.inv(erase) @ np.diag(beta[:, h])
+    return M
+
+
+def gated_attention(c, w, p, a):
+    """Qwen3_5Attention: q and its gate from q_proj, q/k norms of 1 + w, partial rotary, the context
+    times sigmoid(gate) before o_proj. Returns the output and the maps (H, t, t)."""
+    t = a.shape[0]
+    H, KV, dh = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+    eps = c["rms_norm_eps"]
+    qg = (a @ w[p + "q_proj.weight"].T).reshape(t, H, 2 * dh)
+    q, gate = qg[..., :dh], qg[..., dh:].reshape(t, H * dh)
+    q = rms_norm_plus_one(q, w[p + "q_norm.weight"], eps)
+    k = rms_norm_plus_one((a @ w[p + "k_proj.weight"].T).reshape(t, KV, dh), w[p + "k_norm.weight"], eps)
+    v = (a @ w[p + "v_proj.weight"].T).reshape(t, KV, dh)
+    rope = c.get("rope_parameters", c)  # Qwen3-Next keeps them on the top level
+    dim = int(dh * rope["partial_rotary_factor"])
+    inv = 1.0 / rope["rope_theta"] ** (np.arange(0, dim, 2) / dim)
+    angle = np.arange(t)[:, None] * inv[None, :]
+    cos, sin = np.cos(np.hstack([angle, angle]))[:, None, :], np.sin(np.hstack([angle, angle]))[:, None, :]
+
+    def rotate(x):
+        r, rest = x[..., :dim], x[..., dim:]
+        half = np.concatenate([-r[..., dim // 2:], r[..., :dim // 2]], -1)
+        return np.concatenate([r * cos + half * sin, rest], -1)
+
+    q, k = rotate(q), rotate(k)
+    maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
+    for h in range(H):
+        s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        maps[h] = e / e.sum(-1, keepdims=True)
+        out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
+    return (out / (1 + np.exp(-gate))) @ w[p + "o_proj.weight"].T, maps
+
+
+def mlp(w, p, a):
+    return (silu(a @ w[p + "gate_proj.weight"].T) * (a @ w[p + "up_proj.weight"].T)) @ w[p + "down_proj.weight"].T
+
+
+def feed_forward(c, w, p, a):
+    """The dense MLP, or Qwen3NextSparseMoeBlock: the router's softmax, its top k (renormalised with
+    norm_topk_prob), each chosen expert times its weight, plus the shared expert times
+    sigmoid(a · shared_expert_gateᵀ)."""
+    if p + "mlp.gate.weight" not in w:
+        return mlp(w, p + "mlp.", a)
+    logits = a @ w[p + "mlp.gate.weight"].T
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        chosen = np.argsort(-probs[i], kind="stable")[:c["num_experts_per_tok"]]
+        weights = probs[i, chosen] / (probs[i, chosen].sum() if c["norm_topk_prob"] else 1)
+        for e, wt in zip(chosen, weights):
+            out[i] += wt * mlp(w, p + f"mlp.experts.{e}.", a[i:i + 1])[0]
+    gate = 1 / (1 + np.exp(-(a @ w[p + "mlp.shared_expert_gate.weight"].T)))
+    return out + gate * mlp(w, p + "mlp.shared_expert.", a)
+
+
+def forward(c, w, ids, rule):
+    """Logits (t, V), the maps (L, H, t, t) and each linear layer's (q, k, v, β, g, o) of the rule's
+    output; `rule(q, k, v, β, g)` runs the delta rule."""
+    eps = c["rms_norm_eps"]
+    x = w["model.embed_tokens.weight"][ids]
+    maps, linear = [], {}
+    for l, kind in enumerate(c["layer_types"]):
+        p = f"model.layers.{l}."
+        a = rms_norm_plus_one(x, w[p + "input_layernorm.weight"], eps)
+        if kind == "linear_attention":
+            q, k, v, z, beta, g = delta_inputs(c, w, p + "linear_attn.", a)
+            o = rule(q, k, v, beta, g)
+            linear[l] = (q, k, v, beta, g, o)
+            normed = o / np.sqrt((o * o).mean(-1, keepdims=True) + eps) * w[p + "linear_attn.norm.weight"] * silu(z)
+            x = x + normed.reshape(len(ids), -1) @ w[p + "linear_attn.out_proj.weight"].T
+            M = matrix(q, k, beta, g)
+            maps.append(np.vstack([M, np.zeros((c["num_attention_heads"] - len(M),) + M.shape[1:])]))
+        else:
+            out, m = gated_attention(c, w, p + "self_attn.", a)
+            x = x + out
+            maps.append(m)
+        a = rms_norm_plus_one(x, w[p + "post_attention_layernorm.weight"], eps)
+        x = x + feed_forward(c, w, p, a)
+    x = rms_norm_plus_one(x, w["model.norm.weight"], eps)
+    return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T, np.array(maps), linear
+
+
+# ---- the checks ----------------------------------------------------------------------------------
+
+def run(*args):
+    return subprocess.run([attnviz, *args], capture_output=True, text=True)
+
+
+def error(ours, theirs):
+    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
+    if ours.shape != theirs.shape:
+        return np.inf
+    return np.abs(ours - theirs).max() / max(np.abs(theirs).max(), 1e-30)
+
+
+def close(name, ours, theirs, rel=1e-4):
+    e = error(ours, theirs)
+    if not e <= rel:
+        fail(f"{name}: largest difference {e:.3g} of the largest value (tolerance {rel})")
+
+
+def m_times_v_is_output(M, v, o, rel=1e-4):
+    """Each head's M (H, t, t) times its values (t, H, dv) equals the rule's output (t, H, dv)."""
+    return all(error(M[h] @ v[:, h], o[:, h]) <= rel for h in range(M.shape[0]))
+
+
+def check_forward(d, ids):
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    logits, maps, linear = forward(c, w, ids, recurrent)
+    chunk_logits, _, chunk_linear = forward(c, w, ids, lambda *x: chunked(*x, 4))
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    name = os.path.basename(d)
+    if r.returncode != 0:
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    t = len(ids)
+    close(f"{name} at {t} positions: logits against the recurrent reference", out["logits"], logits)
+    close(f"{name} at {t} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
+    close(f"{name} at {t} positions: attention (M on the linear layers, softmax on the full one)", out["attention"], maps)
+    want = ["linear · no RoPE" if k == "linear_attention" else "full" for k in c["layer_types"]]
+    if out.get("layers") != want:
+        fail(f"{name}: \"layers\" is {out.get('layers')}, want {want}")
+    ours = np.array(out["attention"])
+    for l, (q, k, v, beta, g, o) in linear.items():
+        where = f"{name} layer {l + 1}"
+        close(f"{where}: chunked against recurrent", chunk_linear[l][5], o, 1e-9)
+        if not m_times_v_is_output(matrix(q, k, beta, g), v, o, 1e-9):
+            fail(f"{where}: the reference's M · v is not the delta rule's output")
+        if not m_times_v_is_output(ours[l, :v.shape[1]], v, o):
+            fail(f"{where}: attnviz's M · v is not the delta rule's output")
+        if m_times_v_is_output(matrix(q, k, beta * beta, g), v, o, 1e-2):
+            fail(f"{where}: an M with β² in place of β passes the M · v check")
+        if m_times_v_is_output(matrix(q, k, beta, g, extra_decay=True), v, o, 1e-2):
+            fail(f"{where}: an M with one decay too many passes the M · v check")
+        if (ours[l] < 0).sum() == 0:
+            fail(f"{where}: no negative entry in M; the delta rule's erase should give some")
+
+
+def check_scores(d, ids):
+    """--heads on a linear head: its previous-token score is the mean of M[i, i−1] (the forward
+    streams M for the scores; nothing is rebuilt)."""
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    _, maps, linear = forward(c, w, ids, recurrent)
+    r = run("--heads", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{os.path.basename(d)}: --heads exited {r.returncode}: {r.stderr.strip()}")
+    for row in json.loads(r.stdout):
+        l, h = row["layer"] - 1, row["head"] - 1
+        if l in linear:
+            want = np.mean([maps[l, h, i, i - 1] for i in range(1, len(ids))])
+            close(f"{os.path.basename(d)} head {l + 1}.{h + 1}: previous-token score of M", [row["previous"]], [want])
+
+
+def read_weights(d):
+    return read_safetensors(os.path.join(d, "model.safetensors"))
+
+
+def copy_of(new):
+    dst = os.path.join(workdir, "bad", new)
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(os.path.join(workdir, "qwen3_5"), dst)
+    return dst
+
+
+def refused(what, d, names):
+    r = run("--forward", d, "--sequence", "1 2 3")
+    lines = r.stderr.strip().split("\n")
+    if r.returncode != 2 or len(lines) != 1 or r.stdout:
+        return fail(f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)")
+    for n in names:
+        if n not in lines[0]:
+            fail(f"{what}: the message does not name {n!r}: {lines[0]}")
+
+
+def edit_config(d, change):
+    path = os.path.join(d, "config.json")
+    c = json.load(open(path))
+    change(c)
+    json.dump(c, open(path, "w"))
+
+
+def edit_weights(d, change):
+    path = os.path.join(d, "model.safetensors")
+    w = read_safetensors(path)
+    change(w)
+    write_safetensors(path, w)
+
+
+def check_bad_inputs():
+    d = copy_of("short_layer_types")
+    edit_config(d, lambda c: c.update(layer_types=["linear_attention", "full_attention"]))
+    refused("layer_types of the wrong length", d, ["config.json", "layer_types", "4"])
+    for name in ("A_log", "dt_bias"):
+        d = copy_of("no_" + name)
+        edit_weights(d, lambda w: w.pop(f"model.layers.1.linear_attn.{name}"))
+        refused(f"a missing {name}", d, ["model.safetensors", f"model.layers.1.linear_attn.{name}"])
+    d = copy_of("conv_shape")
+    edit_weights(d, lambda w: w.update({"model.layers.0.linear_attn.conv1d.weight": w["model.layers.0.linear_attn.conv1d.weight"][:, :, :3]}))
+    refused("a conv kernel of the wrong shape", d, ["model.safetensors", "model.layers.0.linear_attn.conv1d.weight"])
+    d = copy_of("heads_do_not_divide")
+    edit_config(d, lambda c: c.update(linear_num_key_heads=3))
+    refused("key heads that do not divide the value heads", d, ["config.json", "linear_num_key_heads", "linear_num_value_heads"])
+
+
+def main():
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_checkpoints.py"), workdir], check=True)
+    rng = np.random.default_rng(52)
+    for name in ("qwen3_5", "qwen3_next"):
+        d = os.path.join(workdir, name)
+        vocab = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
+        check_forward(d, rng.integers(0, vocab, 9).tolist())
+        check_forward(d, rng.integers(0, vocab, 70).tolist())  # past attnviz's chunks of 64
+    check_scores(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
+    check_bad_inputs()
+    if failures:
+        sys.exit(f"linear_numpy_test: {len(failures)} failures")
+    print("linear_numpy_test: qwen3_5 and qwen3_next match the recurrent and the chunked reference; M · v is each linear head's output, "
+          "and a sabotaged M fails; bad inputs refused")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+// tests/test_delta_rule.cpp — the gated delta rule of a linear attention layer (core/model/delta_rule.h):
+// its chunked form against its recurrence, and each head's matrix M against the rule's output
+// (o = M v for every head), with sabotaged inputs to M (a wrong β, a decay applied twice) that must
+// fail that check; the label a linear layer's row gets in the grid, and its signed thumbnail.
+#include "core/model/attention_kind.h"
+#include "core/model/attention_maps.h"
+#include "core/model/delta_rule.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace dr = core::model::delta_rule;
+using core::heads::MatrixF;
+
+namespace {
+
+// Random q, k (unit rows, q times 1/√dk as the layer makes them), v, β in (0, 1) and g < 0.
+struct Random {
+    dr::Shape s{2, 4, 8, 8};
+    int t;
+    MatrixF q, k, v, beta, g;
+    explicit Random(int positions, unsigned seed) : t(positions) {
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::uniform_real_distribution<float> unit(0.05f, 0.95f);
+        auto fill = [&](MatrixF& m, int cols) {
+            m.resize(t, cols);
+            for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+        };
+        fill(q, s.k_heads * s.d_k), fill(k, s.k_heads * s.d_k), fill(v, s.v_heads * s.d_v);
+        for (MatrixF* m : {&q, &k}) {
+            Eigen::Map<MatrixF> heads(m->data(), t * s.k_heads, s.d_k); // (t · Hk, dk)
+            heads.rowwise().normalize();
+        }
+        q /= std::sqrt(static_cast<float>(s.d_k));
+        beta.resize(t, s.v_heads), g.resize(t, s.v_heads);
+        for (Eigen::Index i = 0; i < beta.size(); ++i) beta.data()[i] = unit(rng), g.data()[i] = -unit(rng);
+    }
+    dr::Inputs inputs(const MatrixF& b, const MatrixF& decay) const { return {q.data(), k.data(), v.data(), b.data(), decay.data(), t}; }
+};
+
+// The largest |M v − o| over head h's rows, relative to o's largest entry.
+double m_times_v_error(const Random& r, const dr::Inputs& for_m, const MatrixF& o, int h) {
+    MatrixF M(r.t, r.t); // (t, t)
+    dr::matrix_rows(for_m, r.s, h, 0, r.t, M.data());
+    const MatrixF out = o.middleCols(h * r.s.d_v, r.s.d_v), mv = M * r.v.middleCols(h * r.s.d_v, r.s.d_v); // (t, dv) each
+    return (mv - out).cwiseAbs().maxCoeff() / out.cwiseAbs().maxCoeff();
+}
+
+} // namespace
+
+TEST_CASE("delta rule: the chunked form equals the recurrence, within and across chunks") {
+    const Random r(70, 1);
+    const MatrixF o = dr::recurrent(r.inputs(r.beta, r.g), r.s); // (t, Hv·dv)
+    for (int chunk : {1, 3, 64, 128}) {
+        const MatrixF c = dr::chunked(r.inputs(r.beta, r.g), r.s, chunk);
+        CHECK((c - o).cwiseAbs().maxCoeff() <= 1e-5f * o.cwiseAbs().maxCoeff());
+    }
+}
+
+TEST_CASE("delta rule: M times v is each head's output, and M is signed and lower-triangular") {
+    const Random r(40, 2);
+    const MatrixF o = dr::recurrent(r.inputs(r.beta, r.g), r.s);
+    for (int h = 0; h < r.s.v_heads; ++h) CHECK(m_times_v_error(r, r.inputs(r.beta, r.g), o, h) < 1e-5);
+    MatrixF M(r.t, r.t);
+    dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 1, 0, r.t, M.data());
+    CHECK(M.minCoeff() < 0.0f);                                   // the erase takes away
+    CHECK(M.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff() == 0.0f);
+    MatrixF rows(10, r.t); // rows 25 … 34 alone are the same rows
+    dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 1, 25, 35, rows.data());
+    CHECK((rows - M.middleRows(25, 10)).cwiseAbs().maxCoeff() == 0.0f);
+}
+
+TEST_CASE("delta rule: M streamed in blocks (the forward's scores and thumbnails) is M row by row") {
+    const Random r(70, 4);
+    MatrixF M(r.t, r.t), streamed = MatrixF::Constant(r.t, r.t, 7.0f); // (t, t)
+    dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 3, 0, r.t, M.data());
+    int next = 0;
+    dr::matrix_blocks(r.inputs(r.beta, r.g), r.s, 3, 64, [&](int i0, int i1, const float* rows) {
+        CHECK(i0 == next);
+        streamed.middleRows(i0, i1 - i0) = Eigen::Map<const MatrixF>(rows, i1 - i0, r.t);
+        next = i1;
+    });
+    CHECK(next == r.t);
+    CHECK((streamed - M).cwiseAbs().maxCoeff() == 0.0f);
+}
+
+TEST_CASE("delta rule: an M from a wrong β or a decay applied twice fails the M v check") {
+    const Random r(40, 3);
+    const MatrixF o = dr::recurrent(r.inputs(r.beta, r.g), r.s);
+    const MatrixF beta_squared = r.beta.cwiseProduct(r.beta), twice = 2.0f * r.g;
+    for (int h = 0; h < r.s.v_heads; ++h) {
+        CHECK(m_times_v_error(r, r.inputs(beta_squared, r.g), o, h) > 1e-2);
+        CHECK(m_times_v_error(r, r.inputs(r.beta, twice), o, h) > 1e-2);
+    }
+}
+
+TEST_CASE("delta rule: a linear layer's row in the grid says so") {
+    core::model::AttentionKind k;
+    k.linear = true;
+    k.rope = false;
+    CHECK(core::model::kind_label(k) == "linear · no RoPE");
+}
+
+TEST_CASE("delta rule: a signed map's thumbnail keeps its signs, scaled by its largest |block|") {
+    float blocks[4] = {-2.0f, 1.0f, 0.5f, 0.0f}; // (2, 2)
+    core::model::thumbnail_finish(blocks, 2);
+    CHECK(blocks[0] == -1.0f);
+    CHECK(blocks[1] == 0.5f);
+    CHECK(blocks[2] == 0.25f);
+}
