@@ -263,9 +263,10 @@ int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::os
 
 // One decoding step after the prompt `ids`, as generating runs it: the next id through the cache
 // the prompt filled, its logits over the vocabulary, no maps. The median of `reps` steps, each on
-// a copy of the same cache; 0 for a model that does not generate.
-double decode_step_ms(const core::model::Model& model, const std::vector<int>& ids, core::model::ForwardOptions fo, int reps) {
-    if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return 0.0;
+// a copy of the same cache; JSON null for a model that does not generate, or cannot continue a
+// cached sequence yet (a hybrid's linear layers keep no recurrent state).
+nlohmann::json decode_step_ms(const core::model::Model& model, const std::vector<int>& ids, core::model::ForwardOptions fo, int reps) {
+    if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return nullptr;
     fo.attention = false;
     fo.rollout = false;
     fo.scores = nullptr;
@@ -278,7 +279,11 @@ double decode_step_ms(const core::model::Model& model, const std::vector<int>& i
     for (int i = 0; i <= reps; ++i) { // the first step is a warm-up
         core::model::KvCache cache = prompt;
         const auto t0 = std::chrono::steady_clock::now();
-        model.extend(cache, {ids.front()}, fo);
+        try {
+            model.extend(cache, {ids.front()}, fo);
+        } catch (const core::model::InputError&) {
+            return nullptr;
+        }
         if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());

@@ -422,6 +422,12 @@ TEST_CASE("model command line: the export opens in the attention viewer — usag
     CHECK(b["median_ms"].get<double>() > 0);
     CHECK(b["rss_mb"].get<double>() > 0);
     CHECK(b["step_ms"].get<double>() > 0); // a decoding step after the 8 ids
+    // A hybrid's linear layers keep no recurrent state yet: the forward is timed, the step is not.
+    const Run hybrid = run({"--bench-model", checkpoints() + "/qwen3_5", "--tokens", "8", "--reps", "1"});
+    REQUIRE(hybrid.code == 0);
+    const auto h = nlohmann::json::parse(hybrid.out);
+    CHECK(h["forward_ms"].get<double>() > 0);
+    CHECK(h["step_ms"].is_null());
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"--forward", checkpoints() + "/gpt2"},
              {"--forward", checkpoints() + "/gpt2", "--sequence", "1", "--text", "a"},

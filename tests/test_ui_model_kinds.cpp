@@ -66,3 +66,22 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on OLMo 3 and SmolLM3: each l
     open("smollm3", "the cat sat on the mat");
     CHECK(grid.kinds == std::vector<std::string>{"full", "full", "full", "no RoPE"});
 }
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on Qwen3.5: the hybrid runs as the window runs it; a linear head's previous-token score is the mean of its M[i, i−1], its entropy 0") {
+    NEED_CHECKPOINTS();
+    open("qwen3_5", "the cat sat on the mat and the cat");
+    REQUIRE(m.shown);
+    REQUIRE(m.shown->error.empty());
+    const auto& grid = v.state<ui::ModelGridView>();
+    REQUIRE(!grid.kinds.empty());
+    CHECK(grid.kinds[0].find("linear") != std::string::npos);
+    const int t = m.shown->t();
+    const std::shared_ptr<const core::model::MatrixF> M = m.shown->head_map(0, 1); // layer 1 is a Gated DeltaNet layer
+    REQUIRE(M);
+    double previous = 0.0;
+    for (int i = 1; i < t; ++i) previous += (*M)(i, i - 1);
+    const core::heads::HeadScores& s = m.shown->scores[1];
+    REQUIRE(s.previous);
+    CHECK(*s.previous == doctest::Approx(previous / (t - 1)).epsilon(1e-5));
+    CHECK(s.entropy == 0.0);
+}

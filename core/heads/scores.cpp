@@ -140,7 +140,7 @@ HeadScores ScoreRows::finish(const float* row_entropy) const {
     s.duplicate = mean_of(duplicate_, ix_->duplicate.rows.size());
     s.induction = mean_of(induction_, ix_->induction.rows.size());
     double total = 0.0;
-    for (int i = 0; i < ix_->t; ++i) total += static_cast<double>(row_entropy[i]);
+    for (int i = 0; row_entropy && i < ix_->t; ++i) total += static_cast<double>(row_entropy[i]);
     s.entropy = ix_->t ? total / ix_->t : 0.0;
     return s;
 }

@@ -81,7 +81,8 @@ public:
     explicit ScoreRows(const ScoreIndex& index) : ix_(&index) {}
     // Rows r0 … r1 − 1 of A, (r1 − r0, cols) row-major; r0 is where the last call ended.
     void add(const float* rows, int r0, int r1, int cols);
-    // With row_entropy (t), each row's entropy.
+    // With row_entropy (t), each row's entropy; null: entropy 0 (a linear head's matrix M is no
+    // distribution, so it has none).
     HeadScores finish(const float* row_entropy) const;
 
 private:
