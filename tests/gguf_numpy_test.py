@@ -505,40 +505,38 @@ def check_mixed(name, path):
         fail(f"{name} MIXED: its matrices are of types {sorted(kinds)}, not {sorted(want)}")
 
 
-def check_bad_moe(good):
-    """A qwen3moe file whose expert_count is not its experts', and one without an expert tensor."""
+def broken_mixtures(good, arch, missing):
+    """Three variants of a mixture-of-experts GGUF file's bytes: its expert_count 6, its tensor
+    `missing` renamed away, blk.0's router one column short."""
     raw = open(good, "rb").read()
-    key = b"qwen3moe.expert_count"
+    key = f"{arch}.expert_count".encode()
     at = raw.index(key) + len(key) + 4
-    refused("expert_count against the experts", variant_of(raw[:at] + struct.pack("<I", 6) + raw[at + 4:], "expert_count"), "needs (6, 32)")
-    name = b"blk.1.ffn_up_exps.weight"
+    count = raw[:at] + struct.pack("<I", 6) + raw[at + 4:]
+    name = missing.encode()
     at = raw.index(name)
-    refused("a missing expert tensor", variant_of(raw[:at] + b"blk.1.ffn_up_exps.weighX" + raw[at + len(name):], "no_experts"),
-            "model.layers.1.mlp.experts.up_proj.weight")
+    gone = raw[:at] + name[:-1] + b"X" + raw[at + len(name):]
     name = b"blk.0.ffn_gate_inp.weight"
     at = raw.index(name) + len(name)
     ne = struct.unpack_from("<IQQ", raw, at)
-    refused("a router of the wrong shape", variant_of(raw[:at] + struct.pack("<IQQ", 2, ne[1], ne[2] - 1) + raw[at + 20:], "router"),
-            "model.layers.0.mlp.gate.weight")
+    router = raw[:at] + struct.pack("<IQQ", 2, ne[1], ne[2] - 1) + raw[at + 20:]
+    return count, gone, router
+
+
+def check_bad_moe(good):
+    """A qwen3moe file whose expert_count is not its experts', one without an expert tensor, one whose
+    router is of the wrong shape."""
+    count, gone, router = broken_mixtures(good, "qwen3moe", "blk.1.ffn_up_exps.weight")
+    refused("expert_count against the experts", variant_of(count, "expert_count"), "needs (6, 32)")
+    refused("a missing expert tensor", variant_of(gone, "no_experts"), "model.layers.1.mlp.experts.up_proj.weight")
+    refused("a router of the wrong shape", variant_of(router, "router"), "model.layers.0.mlp.gate.weight")
 
 
 def check_bad_gpt_oss(good):
-    """A gpt-oss file whose expert_count is not its experts', one without an expert bias, one whose
-    router is of the wrong shape."""
-    raw = open(good, "rb").read()
-    key = b"gpt-oss.expert_count"
-    at = raw.index(key) + len(key) + 4
-    refused("gpt-oss expert_count against the experts", variant_of(raw[:at] + struct.pack("<I", 6) + raw[at + 4:], "gpt_oss_count"),
-            "model.layers.0.mlp.router.weight")
-    name = b"blk.1.ffn_down_exps.bias"
-    at = raw.index(name)
-    refused("a missing gpt-oss expert tensor", variant_of(raw[:at] + b"blk.1.ffn_down_exps.biaX" + raw[at + len(name):], "gpt_oss_no_bias"),
-            "model.layers.1.mlp.experts.down_proj.bias")
-    name = b"blk.0.ffn_gate_inp.weight"
-    at = raw.index(name) + len(name)
-    ne = struct.unpack_from("<IQQ", raw, at)
-    refused("a gpt-oss router of the wrong shape", variant_of(raw[:at] + struct.pack("<IQQ", 2, ne[1], ne[2] - 1) + raw[at + 20:], "gpt_oss_router"),
-            "model.layers.0.mlp.router.weight")
+    """The same of a gpt-oss file, its missing tensor an expert bias."""
+    count, gone, router = broken_mixtures(good, "gpt-oss", "blk.1.ffn_down_exps.bias")
+    refused("gpt-oss expert_count against the experts", variant_of(count, "gpt_oss_count"), "model.layers.0.mlp.router.weight")
+    refused("a missing gpt-oss expert tensor", variant_of(gone, "gpt_oss_no_bias"), "model.layers.1.mlp.experts.down_proj.bias")
+    refused("a gpt-oss router of the wrong shape", variant_of(router, "gpt_oss_router"), "model.layers.0.mlp.router.weight")
 
 
 def variant_of(data, name):

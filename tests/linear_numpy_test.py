@@ -4,8 +4,8 @@ tests/fixtures/make_checkpoints.py (three Gated DeltaNet layers and one gated fu
 Qwen3-Next's with fused projections and mixtures with a shared expert) through `attnviz --forward`,
 and the bad inputs of a hybrid model.
 
-The reference is written from transformers' modeling_qwen3_5.py and modeling_qwen3_next.py in float64 with its own safetensors
-reader, and shares no code with attnviz: the gated delta rule one position at a time
+The reference is written from transformers' modeling_qwen3_5.py and modeling_qwen3_next.py in float64, reading the fixtures
+with model_numpy_test.py's reader, and shares no code with attnviz: the gated delta rule one position at a time
 (torch_recurrent_gated_delta_rule) and, separately, by chunks through the UT system
 (torch_chunk_gated_delta_rule). Each linear head's matrix M is worked out here in the closed form
     M = ((Q Kᵀ) ⊙ Γ, s ≤ t) · (I + diag(β) ((K Kᵀ) ⊙ Γ, s < t))⁻¹ · diag(β),   Γ[t, s] = exp(Σ_{s<r≤t} g_r)
@@ -20,6 +20,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_numpy_test import read_safetensors  # noqa: E402  the references' own reader, float64
+
 attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
 here = os.path.dirname(os.path.abspath(__file__))
 failures = []
@@ -28,18 +31,6 @@ failures = []
 def fail(message):
     failures.append(message)
     print("linear_numpy_test: FAIL " + message, file=sys.stderr)
-
-
-def read_safetensors(path):
-    raw = open(path, "rb").read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name != "__metadata__":
-            b, end = e["data_offsets"]
-            out[name] = np.frombuffer(raw[8 + n + b:8 + n + end], "<f4").astype(np.float64).reshape(e["shape"])
-    return out
 
 
 def write_safetensors(path, tensors):

@@ -506,13 +506,20 @@ def close(name, ours, theirs, rel=1e-4):
         fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
 
 
-def check_forward(name, ids):
-    d = os.path.join(workdir, name)
-    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+def forward_json(name, ids):
+    """attnviz --forward's JSON for fixture `name` on `ids`; None after a failure, said."""
+    r = run("--forward", os.path.join(workdir, name), "--sequence", " ".join(map(str, ids)))
     if r.returncode != 0:
-        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
-    logits, att = reference(d, ids)
+        fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+        return None
+    return json.loads(r.stdout)
+
+
+def check_forward(name, ids):
+    out = forward_json(name, ids)
+    if out is None:
+        return
+    logits, att = reference(os.path.join(workdir, name), ids)
     key = "hidden" if "hidden" in out else "logits"
     close(f"{name} {key}", logits, out[key])
     close(f"{name} attention", att, out["attention"])
@@ -608,11 +615,9 @@ def check_routing(label, routing, experts):
 
 def check_moe_forward(name, ids):
     """--forward's logits and `experts` against the reference."""
-    d = os.path.join(workdir, name)
-    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
-    if r.returncode != 0:
-        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
+    out = forward_json(name, ids)
+    if out is None:
+        return
     logits, routing = moe_reference(name, ids)
     close(f"{name} logits", logits, out["logits"])
     check_routing(name, routing, out.get("experts", []))
@@ -770,12 +775,24 @@ def check_bad_inputs():
         fail(f"--generate on BERT: exit {r.returncode}, {r.stderr!r}")
 
 
-def check_bad_moe():
-    d = copy_of("qwen3_moe_unnormed", "missing_expert")
+def refused_after(fixture, name, what, edit, expected):
+    """`fixture` copied as `name`, its tensors changed by edit(w) and written back: attnviz must refuse
+    it (`what`) in one line naming model.safetensors and each of `expected`."""
+    d = copy_of(fixture, name)
     w = read_safetensors(os.path.join(d, "model.safetensors"))
-    del w["model.layers.1.mlp.experts.3.up_proj.weight"]
+    edit(w)
     rewrite(d, w, "F32")
-    refused("a missing expert tensor", d, ["model.safetensors", "model.layers.1.mlp.experts.3.up_proj.weight"])
+    refused(what, d, ["model.safetensors"] + expected)
+
+
+def narrowed(w, name):
+    """w's tensor `name` cut to its first 16 columns: a router of the wrong shape."""
+    w[name] = w[name][:, :16]
+
+
+def check_bad_moe():
+    refused_after("qwen3_moe_unnormed", "missing_expert", "a missing expert tensor",
+                  lambda w: w.pop("model.layers.1.mlp.experts.3.up_proj.weight"), ["model.layers.1.mlp.experts.3.up_proj.weight"])
 
     d = copy_of("qwen3_moe_unnormed", "more_experts")
     edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_experts=9))
@@ -788,11 +805,8 @@ def check_bad_moe():
     edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_experts=7))
     refused("an expert past num_experts", d, ["model.safetensors", "model.layers.0.mlp.experts.7.gate_proj.weight", "num_experts"])
 
-    d = copy_of("qwen3_moe_unnormed", "router_shape")
-    w = read_safetensors(os.path.join(d, "model.safetensors"))
-    w["model.layers.1.mlp.gate.weight"] = w["model.layers.1.mlp.gate.weight"][:, :16]
-    rewrite(d, w, "F32")
-    refused("a router of the wrong shape", d, ["model.safetensors", "model.layers.1.mlp.gate.weight", "(8, 16)"])
+    refused_after("qwen3_moe_unnormed", "router_shape", "a router of the wrong shape",
+                  lambda w: narrowed(w, "model.layers.1.mlp.gate.weight"), ["model.layers.1.mlp.gate.weight", "(8, 16)"])
 
     r = run("--forward", os.path.join(workdir, "qwen3_moe"), "--sequence", "1 2 3", "--ablate-expert", "1.2")
     if r.returncode != 2 or "layer 1" not in r.stderr or "dense" not in r.stderr:
@@ -805,27 +819,17 @@ def check_bad_moe():
 def check_bad_gpt_oss():
     """gpt-oss's bad input: a missing expert tensor (dequantized and MXFP4), an expert count the file
     contradicts, a router of the wrong shape, layer_types of the wrong length."""
-    d = copy_of("gpt_oss", "gpt_oss_missing_experts")
-    w = read_safetensors(os.path.join(d, "model.safetensors"))
-    del w["model.layers.1.mlp.experts.down_proj"]
-    rewrite(d, w, "F32")
-    refused("a missing expert tensor", d, ["model.safetensors", "model.layers.1.mlp.experts.down_proj"])
-
-    d = copy_of("gpt_oss_mxfp4", "gpt_oss_missing_scales")
-    w = read_safetensors(os.path.join(d, "model.safetensors"))
-    del w["model.layers.2.mlp.experts.gate_up_proj_scales"]
-    rewrite(d, w, "F32")
-    refused("missing MXFP4 scales", d, ["model.safetensors", "model.layers.2.mlp.experts.gate_up_proj_scales"])
+    refused_after("gpt_oss", "gpt_oss_missing_experts", "a missing expert tensor",
+                  lambda w: w.pop("model.layers.1.mlp.experts.down_proj"), ["model.layers.1.mlp.experts.down_proj"])
+    refused_after("gpt_oss_mxfp4", "gpt_oss_missing_scales", "missing MXFP4 scales",
+                  lambda w: w.pop("model.layers.2.mlp.experts.gate_up_proj_scales"), ["model.layers.2.mlp.experts.gate_up_proj_scales"])
 
     d = copy_of("gpt_oss", "gpt_oss_more_experts")
     edit_json(os.path.join(d, "config.json"), lambda c: c.update(num_local_experts=9))
     refused("num_local_experts past the file's experts", d, ["model.safetensors", "model.layers.0.mlp.router.weight", "(9, 32)"])
 
-    d = copy_of("gpt_oss", "gpt_oss_router_shape")
-    w = read_safetensors(os.path.join(d, "model.safetensors"))
-    w["model.layers.1.mlp.router.weight"] = w["model.layers.1.mlp.router.weight"][:, :16]
-    rewrite(d, w, "F32")
-    refused("a router of the wrong shape", d, ["model.safetensors", "model.layers.1.mlp.router.weight", "(8, 16)"])
+    refused_after("gpt_oss", "gpt_oss_router_shape", "a router of the wrong shape",
+                  lambda w: narrowed(w, "model.layers.1.mlp.router.weight"), ["model.layers.1.mlp.router.weight", "(8, 16)"])
 
     d = copy_of("gpt_oss", "gpt_oss_layer_types")
     edit_json(os.path.join(d, "config.json"), lambda c: c.update(layer_types=c["layer_types"][:3]))
