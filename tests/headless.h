@@ -243,30 +243,34 @@ inline ImVec2 find_item(Ui& ui, const char* window, std::initializer_list<const 
     return from;
 }
 
-// Clicks `item` of the main menu bar's menu `menu`.
-inline void menu_click(Ui& ui, const char* menu, const char* item) {
+// Opens the main menu bar's menu `menu`: its popup window.
+inline const ImGuiWindow* open_menu(Ui& ui, const char* menu) {
     const float bar_y = 0.5f * ImGui::GetFrameHeight();
     ui.click(find_item(ui, "##MainMenuBar", {"##menubar", menu}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
     const ImGuiWindow* popup = ImGui::FindWindowByName("##Menu_00");
     REQUIRE(popup != nullptr);
+    return popup;
+}
+
+// Where `item` of the open menu window `popup` (named `name`) is, the pointer on it.
+inline ImVec2 menu_item(Ui& ui, const ImGuiWindow* popup, const char* name, const char* item) {
     const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
-    ui.click(find_item(ui, "##Menu_00", {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
+    return find_item(ui, name, {item}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y));
+}
+
+// Clicks `item` of the main menu bar's menu `menu`.
+inline void menu_click(Ui& ui, const char* menu, const char* item) {
+    ui.click(menu_item(ui, open_menu(ui, menu), "##Menu_00", item));
 }
 
 // As menu_click, for `item` of the submenu `submenu` of `menu` (View ▸ Model panels ▸ …): the
 // pointer rests on the submenu's item, which opens it, then clicks the item in it.
 inline void submenu_click(Ui& ui, const char* menu, const char* submenu, const char* item) {
-    const float bar_y = 0.5f * ImGui::GetFrameHeight();
-    ui.click(find_item(ui, "##MainMenuBar", {"##menubar", menu}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
-    const ImGuiWindow* popup = ImGui::FindWindowByName("##Menu_00");
-    REQUIRE(popup != nullptr);
-    const float x = popup->Pos.x + 2.0f * ImGui::GetFontSize();
-    ui.move(find_item(ui, "##Menu_00", {submenu}, ImVec2(x, popup->Pos.y), ImVec2(x, popup->Pos.y + popup->Size.y)));
+    ui.move(menu_item(ui, open_menu(ui, menu), "##Menu_00", submenu));
     ui.frames(2);
     const ImGuiWindow* inner = ImGui::FindWindowByName("##Menu_01");
     REQUIRE(inner != nullptr);
-    const float inner_x = inner->Pos.x + 2.0f * ImGui::GetFontSize();
-    ui.click(find_item(ui, "##Menu_01", {item}, ImVec2(inner_x, inner->Pos.y), ImVec2(inner_x, inner->Pos.y + inner->Size.y)));
+    ui.click(menu_item(ui, inner, "##Menu_01", item));
 }
 
 // The panels workspace `workspace` starts with open (ui/workspace_table.h), in table order.
