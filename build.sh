@@ -46,8 +46,19 @@ case "${1:-run}" in
   test)
     install_missing "${packages[@]}" "${test_packages[@]}"
     build
+    [ "${ATTNVIZ_QUICK:-0}" = 1 ] && exec ctest --test-dir build --output-on-failure -j2
+
+    # One clang build with ASan + UBSan holds both the whole test suite and the libFuzzer targets:
+    # the code is compiled once for both (clang compiles it about twice as fast as g++ with the
+    # sanitizers), and the core library the fuzzers link carries libFuzzer's coverage hooks. It builds
+    # at a low priority beside the normal build's tests, which leave part of the two cores idle (one
+    # doctest process at a time, the NumPy scripts waiting on attnviz), and its log is shown at the end.
+    CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=ON \
+      -DATTNVIZ_FUZZ=ON -DATTNVIZ_WINDOW=OFF -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON >/dev/null
+    nice -n 15 ninja -C build-sanitize >build-sanitize/build.log 2>&1 &
+    sanitize_build=$!
+    trap 'kill "$sanitize_build" 2>/dev/null || true' EXIT
     ctest --test-dir build --output-on-failure -j2
-    [ "${ATTNVIZ_QUICK:-0}" = 1 ] && exit 0
 
     # The numerical tests again at each lower kernel level this CPU runs (ATTNVIZ_KERNELS; --version
     # lists them best first): on an AVX-512 machine that proves the AVX2 and generic paths too. The
@@ -60,13 +71,9 @@ case "${1:-run}" in
       ATTNVIZ_KERNELS=$level ctest --test-dir build --output-on-failure -j2 -R '_numpy_reference|numpy_forward'
     done
 
-    # One clang build with ASan + UBSan holds both the whole test suite and the libFuzzer targets:
-    # the code is compiled once for both (clang compiles it about twice as fast as g++ with the
-    # sanitizers), and the core library the fuzzers link carries libFuzzer's coverage hooks.
     echo "build.sh: the test suite again under AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzz targets"
-    CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=ON \
-      -DATTNVIZ_FUZZ=ON -DATTNVIZ_WINDOW=OFF -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON >/dev/null
-    cmake --build build-sanitize
+    if ! wait "$sanitize_build"; then tail -n 60 build-sanitize/build.log; exit 1; fi
+    tail -n 1 build-sanitize/build.log
     # Less four whole trainings (about 220 s of the run's CPU under the sanitizers): they repeat the
     # trainer's loop that the shorter training tests run here too, and they ran in the normal build.
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-sanitize --output-on-failure -j2 \
