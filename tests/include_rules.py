@@ -11,7 +11,7 @@
    neither includes the other, and core/heads/, the analysis of heads both use, includes neither.
 5. ui/ and app/ include nothing of core/model/format/: they open, list and read models through
    core/model/open.h, so that a format's details change in core/model/format/ alone.
-6. ui/ and app/ start no thread (std::thread, std::async, core::background::start or ::async): a
+6. ui/ and app/ start no thread (std::thread, std::async, core::background::start): a
    question asked off the frame runs on a core::Worker (core/worker.h), so that background work
    starts in core alone.
 7. ui/ and app/ call no forward directly (a Model's forward or extend, generate_greedy, qk_stream,
@@ -167,7 +167,7 @@ def broken_rules(root):
 THREADS = (
     (re.compile(r"\bstd::(thread|jthread)\b"), "starts a thread (std::thread)"),
     (re.compile(r"\bstd::async\b"), "starts a thread (std::async)"),
-    (re.compile(r"\bbackground::(start|async)\b"), "starts a thread (core::background)"),
+    (re.compile(r"\bbackground::start\b"), "starts a thread (core::background::start)"),
 )
 FORWARDS = (
     re.compile(r"(?:\.|->)\s*(forward|extend)\s*\("),
