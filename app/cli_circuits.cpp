@@ -7,10 +7,8 @@
 
 #include "app/cli_flags.h"
 #include "app/cli_model.h"
-#include "core/model/circuits/attribution.h"
-#include "core/model/circuits/lens.h"
-#include "core/model/circuits/patching.h"
 #include "core/model/input.h"
+#include "core/model/requests/circuits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,7 +106,10 @@ Json matrix(const core::Matrix& m) { return nested(m.data(), {static_cast<int>(m
 int run_lens(const CircuitOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = model_input(m, o.has("--text"), o.has("--text") ? o.at("--text") : "", o.has("--sequence") ? o.at("--sequence") : "");
     const int k = o.has("--top") ? whole_flag("--top", o.at("--top"), 1, std::min(m.model->config().vocab, 1000)) : 5;
-    const core::model::LogitLens lens = core::model::logit_lens(*m.model, in.ids, k);
+    core::model::CircuitsRequest q;
+    q.ids = in.ids;
+    q.top = k;
+    const core::model::LogitLens lens = core::model::run_circuits(*m.model, q).lens;
     Json rank = nested(lens.rank_next.data(), {lens.layers, lens.t});
     for (Json& row : rank) row.back() = nullptr; // no next token after the last
     std::vector<std::string> top_tokens;
@@ -129,7 +130,11 @@ int run_attribute(const CircuitOptions& o, const core::model::OpenedModel& m, st
     const int position = o.has("--position") ? whole_flag("--position", o.at("--position"), 1, t) - 1 : t - 1;
     const int target = token_of("--target", o.at("--target"), m, in.tokenizer);
     const int vs = o.has("--vs") ? token_of("--vs", o.at("--vs"), m, in.tokenizer) : -1;
-    const core::model::Attribution a = core::model::direct_attribution(*m.model, in.ids, target, vs, position);
+    core::model::CircuitsRequest q;
+    q.kind = core::model::CircuitsRequest::Kind::attribution;
+    q.ids = in.ids;
+    q.target = target, q.vs = vs, q.position = position;
+    const core::model::Attribution a = core::model::run_circuits(*m.model, q).attribution;
     out << Json{{"position", position + 1}, {"target", target}, {"target_token", token_text(in.tokenizer, target)}, {"vs", vs < 0 ? Json() : Json(vs)},
                 {"vs_token", vs < 0 ? Json() : Json(token_text(in.tokenizer, vs))}, {"logit", a.logit}, {"embed", a.embed},
                 {"heads", matrix(a.heads)}, {"mlps", a.mlps}, {"bias", a.bias}}
@@ -148,16 +153,18 @@ std::vector<int> prompt_ids(const core::model::OpenedModel& m, const core::model
 
 int run_patch(const CircuitOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const core::model::Tokenizer tok = core::model::tokenizer_of(m);
-    const std::vector<int> clean = prompt_ids(m, tok, "--clean", o.at("--clean")), corrupt = prompt_ids(m, tok, "--corrupt", o.at("--corrupt"));
-    core::model::PatchMetric metric;
-    metric.loss = o.has("--metric");
-    if (!metric.loss) {
-        metric.answer = token_of("--answer", o.at("--answer"), m, tok);
-        metric.vs = token_of("--vs", o.at("--vs"), m, tok);
+    core::model::CircuitsRequest q;
+    q.kind = core::model::CircuitsRequest::Kind::patching;
+    q.ids = prompt_ids(m, tok, "--clean", o.at("--clean"));
+    q.corrupt = prompt_ids(m, tok, "--corrupt", o.at("--corrupt"));
+    q.metric.loss = o.has("--metric");
+    if (!q.metric.loss) {
+        q.metric.answer = token_of("--answer", o.at("--answer"), m, tok);
+        q.metric.vs = token_of("--vs", o.at("--vs"), m, tok);
     }
     const bool by_position = o.has("--by") && o.at("--by") == "position";
-    const core::model::Patching p = core::model::activation_patching(*m.model, clean, corrupt, metric,
-                                                                     by_position ? core::model::PatchBy::position : core::model::PatchBy::head);
+    q.by = by_position ? core::model::PatchBy::position : core::model::PatchBy::head;
+    const core::model::Patching p = core::model::run_circuits(*m.model, q).patching;
     out << Json{{"clean_metric", p.clean_metric}, {"corrupt_metric", p.corrupt_metric}, {"by", by_position ? "position" : "head"},
                 {"recovery", matrix(p.recovery)}}
                .dump()

@@ -12,11 +12,9 @@
 
 #include "core/io/safetensors.h"
 #include "core/model/open.h"
-#include "core/model/next_token.h"
+#include "core/model/requests/bench.h"
+#include "core/model/requests/forward.h"
 #include "core/model/session.h"
-#include "core/heads/rollout.h"
-#include "core/heads/scores.h"
-#include "core/model/head_importance.h"
 #include "core/model/input.h"
 #include "core/model/fast_product.h"
 #include "core/model/tokenizer/tokenizer.h"
@@ -25,13 +23,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -196,19 +192,6 @@ double peak_rss_mb() {
 
 // [SECTION] modes ---------------------------------------------------------------------------------
 
-// Greedy decoding without the cache: each step runs the whole sequence (stops at the context's end
-// and after an end-of-text id, as generate_greedy does).
-std::vector<int> generate_recomputing(const core::model::Model& model, std::vector<int> ids, int count, core::model::ForwardOptions fo) {
-    fo.logits = core::model::Logits::last;
-    std::vector<int> made;
-    for (int k = 0; k < count && static_cast<int>(ids.size()) < model.config().context && !(k && model.config().is_eos(made.back())); ++k) {
-        const core::model::ForwardResult r = model.forward(ids, fo);
-        made.push_back(core::model::argmax(r.logits.data(), static_cast<int>(r.logits.cols())));
-        ids.push_back(made.back());
-    }
-    return made;
-}
-
 // --ablate's heads and how, --ablate-expert's experts.
 core::model::ForwardOptions forward_options(const ModelOptions& o, const core::model::OpenedModel& m) {
     core::model::ForwardOptions fo;
@@ -222,7 +205,7 @@ core::model::ForwardOptions forward_options(const ModelOptions& o, const core::m
 
 int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const Input in = input_of(o, m);
-    const core::model::ForwardResult r = m.model->forward(in.ids, forward_options(o, m));
+    const core::model::ForwardResult r = core::model::run_forward(*m.model, in.ids, forward_options(o, m));
     write_forward_json(out, in, r, m.model->config().lm_head);
     return 0;
 }
@@ -230,13 +213,7 @@ int run_forward(const ModelOptions& o, const core::model::OpenedModel& m, std::o
 int run_generate(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     if (!m.model->causal()) throw UsageError(m.path + ": " + m.model->config().architecture + " attends both ways and does not generate text");
     const Input in = input_of(o, m);
-    core::model::ForwardOptions fo = forward_options(o, m);
-    fo.attention = false;
-    // A head's mean is over the whole sequence so far, which one new row of the cache cannot give:
-    // mean ablation recomputes the sequence at each step.
-    const std::vector<int> made = fo.ablate.empty() || fo.ablation == core::heads::Ablation::zero
-                                      ? core::model::generate_greedy(*m.model, in.ids, o.tokens, fo)
-                                      : generate_recomputing(*m.model, in.ids, o.tokens, fo);
+    const std::vector<int> made = core::model::generate(*m.model, {in.ids, o.tokens, forward_options(o, m)});
     std::vector<std::string> made_tokens;
     for (int id : made) made_tokens.push_back(token_text(in.tokenizer, id));
     nlohmann::json j = {{"prompt_ids", in.ids}, {"prompt_tokens", in.tokens}, {"ids", made}, {"tokens", made_tokens}, {"text", nullptr}};
@@ -255,87 +232,19 @@ std::vector<std::string> labels(const Input& in) {
 
 int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const Input in = input_of(o, m);
-    const core::model::ForwardResult r = m.model->forward(in.ids);
+    const core::model::ForwardResult r = core::model::run_forward(*m.model, in.ids);
     core::model::write_attention_file(o.out, r, labels(in), m.name);
     out << nlohmann::json({{"out", o.out}, {"layers", r.layers}, {"heads", r.heads}, {"tokens", r.t_new}}).dump() << "\n";
     return 0;
 }
 
-// One decoding step after the prompt `ids`, as generating runs it: the next id through the cache
-// the prompt filled, its logits over the vocabulary, no maps. The median of `reps` steps, each on
-// a copy of the same cache; JSON null for a model that does not generate, or cannot continue a
-// cached sequence yet (a hybrid's linear layers keep no recurrent state).
-nlohmann::json decode_step_ms(const core::model::Model& model, const std::vector<int>& ids, core::model::ForwardOptions fo, int reps) {
-    if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return nullptr;
-    fo.attention = false;
-    fo.rollout = false;
-    fo.scores = nullptr;
-    fo.thumbnail_side = 0;
-    fo.logits = core::model::Logits::none;
-    core::model::KvCache prompt;
-    model.extend(prompt, ids, fo);
-    fo.logits = core::model::Logits::last;
-    std::vector<double> ms;
-    for (int i = 0; i <= reps; ++i) { // the first step is a warm-up
-        core::model::KvCache cache = prompt;
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-            model.extend(cache, {ids.front()}, fo);
-        } catch (const core::model::InputError&) {
-            return nullptr;
-        }
-        if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return std::round(ms[ms.size() / 2] * 100) / 100;
-}
-
 int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    const core::model::ModelConfig& c = m.model->config();
-    if (o.tokens > c.context) throw core::model::InputError("--tokens " + std::to_string(o.tokens) + " is past the context; " + m.path + " takes at most " + std::to_string(c.context));
-    std::mt19937 rng(1);
-    std::vector<int> ids(static_cast<std::size_t>(o.tokens));
-    for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(c.vocab));
-    using clock = std::chrono::steady_clock;
-    // What the window runs: the forward keeping what rebuilds every map, with the rollout (up to
-    // rollout_most tokens), every head's scores and thumbnails made from each map as it is computed,
-    // then every position's top 10 and the loss from the hidden states (the (t, vocab) logits never held).
-    // forward_ms is the forward alone, what a prefill that computes no logits compares with; median_ms
-    // adds the top 10 over the whole vocabulary.
-    core::model::ForwardOptions fo = forward_options(o, m);
-    fo.logits = core::model::Logits::none;
-    fo.rollout = o.tokens <= core::model::rollout_most;
-    const core::heads::ScoreIndex index = core::heads::score_index(ids);
-    fo.scores = &index;
-    fo.thumbnail_side = std::min(o.tokens, core::model::thumbnail_most);
-    auto top = [&](const core::model::ForwardResult& r) {
-        if (c.lm_head) core::model::next_tokens(*m.model, r.hidden, ids, 10, {}, fo.fast_products);
-    };
-    top(m.model->forward(ids, fo)); // warm-up: weights paged in, buffers allocated
-    std::vector<double> ms, forward_ms;
-    double attention_mb = 0;
-    for (int i = 0; i < o.reps; ++i) {
-        const auto t0 = clock::now();
-        const core::model::ForwardResult r = m.model->forward(ids, fo);
-        const auto t1 = clock::now();
-        top(r);
-        const auto t2 = clock::now();
-        attention_mb = static_cast<double>(r.maps.bytes()) / (1 << 20);
-        forward_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    auto median_of = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t mid = v.size() / 2;
-        return std::round((v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2) * 100) / 100;
-    };
-    out << nlohmann::json({{"median_ms", median_of(ms)}, {"min_ms", std::round(ms.front() * 100) / 100}, {"forward_ms", median_of(forward_ms)},
-                           {"tokens", o.tokens}, {"fast", fo.fast_products},
-                           {"step_ms", decode_step_ms(*m.model, ids, fo, o.reps)},
+    const core::model::BenchResult b = core::model::bench_model(*m.model, {o.tokens, o.reps, forward_options(o, m)}, m.path);
+    out << nlohmann::json({{"median_ms", b.median_ms}, {"min_ms", b.min_ms}, {"forward_ms", b.forward_ms}, {"tokens", o.tokens},
+                           {"fast", o.fast && core::model::fast::available()}, {"step_ms", b.step_ms ? nlohmann::json(*b.step_ms) : nlohmann::json()},
                            {"reps", o.reps}, {"threads", core::parallel::threads()}, {"rss_mb", std::round(peak_rss_mb() * 10) / 10},
                            {"weights_mb", std::round(static_cast<double>(m.weights->file_bytes()) / (1 << 20) * 10) / 10},
-                           {"attention_mb", std::round(attention_mb * 10) / 10}})
+                           {"attention_mb", std::round(b.attention_mb * 10) / 10}})
                .dump()
         << "\n";
     return 0;

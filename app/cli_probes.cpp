@@ -7,7 +7,7 @@
 
 #include "app/cli_flags.h"
 #include "app/cli_model.h"
-#include "core/heads/rollout.h"
+#include "core/model/requests/forward.h"
 #include "core/heads/scores.h"
 #include "core/model/expert_importance.h"
 #include "core/model/head_importance.h"
@@ -83,11 +83,7 @@ ModelInput input_of(const ProbeOptions& o, const core::model::OpenedModel& m) {
 
 int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
     const ModelInput in = input_of(o, m);
-    core::model::ForwardOptions fo;
-    fo.logits = core::model::Logits::none;
-    const core::model::ForwardResult r = m.model->forward(in.ids, fo);
-    const std::vector<core::heads::HeadScores> scores = core::model::all_head_scores(r, core::heads::score_index(in.ids));
-    out << head_scores_json(scores, r.heads) << "\n";
+    out << head_scores_json(core::model::head_scores(*m.model, in.ids), m.model->config().heads) << "\n";
     return 0;
 }
 
@@ -115,12 +111,7 @@ int run_expert_importance(const ProbeOptions& o, const core::model::OpenedModel&
 }
 
 int run_rollout(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {
-    const ModelInput in = input_of(o, m);
-    core::model::ForwardOptions fo;
-    fo.rollout = true;
-    fo.logits = core::model::Logits::none;
-    const core::model::ForwardResult r = m.model->forward(in.ids, fo);
-    const core::model::MatrixF& R = r.rollout; // (t, t)
+    const core::model::MatrixF R = core::model::rollout(*m.model, input_of(o, m).ids); // (t, t)
     std::string s = "{\"rollout\": ";
     append_matrix(s, R.data(), static_cast<long>(R.rows()), static_cast<long>(R.cols()));
     out << s << "}\n";

@@ -8,7 +8,7 @@
 #include "app/cli_flags.h"
 #include "app/cli_model.h"
 #include "core/model/circuits/composition.h"
-#include "core/model/circuits/qk.h"
+#include "core/model/requests/qk.h"
 
 #include <nlohmann/json.hpp>
 
@@ -116,21 +116,20 @@ int run_qk(const QkOptions& o, const core::model::OpenedModel& m, std::ostream& 
     const std::vector<core::heads::HeadRef> heads = parse_head_list("--head", o.head, c.layers, c.heads, c.name);
     if (heads.size() != 1) throw UsageError("--head takes one head, L.H");
     const int t = static_cast<int>(in.ids.size()), i = position("--query", o.query, t);
-    const core::model::QkStream s = core::model::qk_stream(*m.model, in.ids, heads[0].layer);
-    const std::vector<int> keys = core::model::visible_keys(s, i);
+    core::model::QkRequest q{in.ids, heads[0].layer, heads[0].head, i, o.key.empty() ? -1 : position("--key", o.key, t), true};
+    const core::model::QkAnswer a = core::model::answer_qk(*m.model, q);
     Json j{{"head", o.head}, {"query", i + 1}, {"keys", Json::array()}, {"scores", Json::array()}};
-    for (int k : keys) {
-        j["keys"].push_back(k + 1);
-        j["scores"].push_back(number(core::model::qk_attribution(s, heads[0].head, i, k).score));
+    for (std::size_t n = 0; n < a.keys.size(); ++n) {
+        j["keys"].push_back(a.keys[n] + 1);
+        j["scores"].push_back(number(a.scores[n]));
     }
     // A learned sink's logit joins the row's softmax beside the scores (gpt-oss).
-    if (!s.weights.sinks.empty()) j["sink"] = number(s.weights.sinks[static_cast<std::size_t>(heads[0].head)]);
+    if (a.sink) j["sink"] = number(*a.sink);
     if (!o.key.empty()) {
-        const int k = position("--key", o.key, t);
-        if (!s.weights.visible(i, k))
+        if (!a.visible)
             throw UsageError("--key " + o.key + ": query " + o.query + " does not see it in head " + o.head +
-                             (s.weights.window ? " (a window of " + std::to_string(s.weights.window) + ")" : " (causal)"));
-        add_pairs(core::model::qk_attribution(s, heads[0].head, i, k), j);
+                             (a.window ? " (a window of " + std::to_string(a.window) + ")" : " (causal)"));
+        add_pairs(a.attribution, j);
     }
     out << j.dump() << "\n";
     return 0;

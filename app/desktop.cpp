@@ -5,6 +5,7 @@
 #include "app/desktop.h"
 
 #include "app/window_events.h"
+#include "core/background.h"
 #include "core/wake.h"
 #include "ui/fonts.h"
 
@@ -25,8 +26,8 @@ namespace app {
 
 // Opening the window (X, GLX and Mesa loading LLVM) is most of the time to the first frame and
 // keeps one core busy; the fonts and the first Result need no window, so a helper makes them
-// meanwhile on the other. It runs at the UI's priority, not core/background.h's: the first frame
-// waits for it.
+// meanwhile on the other (core::background::meanwhile). It runs at the UI's priority, not a
+// worker's: the first frame waits for it.
 bool open_desktop(const Options& options, Launch& l, Desktop& d) {
     Backend& backend = d.backend;
     if (!start_glfw(backend, std::cerr)) return false;
@@ -36,7 +37,7 @@ bool open_desktop(const Options& options, Launch& l, Desktop& d) {
         std::unique_ptr<ImFontAtlas> fonts = std::make_unique<ImFontAtlas>();
         std::unique_ptr<ui::App> app;
     };
-    std::future<Prepared> preparing = std::async(std::launch::async, [&] {
+    std::future<Prepared> preparing = core::background::meanwhile([&] {
         Prepared p;
         ui::rebuild_fonts(*p.fonts, backend.glyph_ranges, first_look, std::cerr);
         p.app = std::make_unique<ui::App>(std::move(l.scenario), d.textures, options.file);

@@ -2,11 +2,9 @@
 // circuit computed for a panel), counted so that the program waits for it before it exits: a thread
 // still in a product while exit() destroys the libraries' static objects crashes the process.
 //
-// Work whose result someone waits for (a model loading, a lesson's run, a file's thumbnails) runs
-// through async: a thread of its own too, below the UI as every worker is, joined by its future.
+// A question asked for the window (a model loading, a lesson's run, a file's thumbnails) runs on a
+// core::Worker (core/worker.h), whose threads start here.
 #pragma once
-
-#include "core/parallel.h"
 
 #include <functional>
 #include <future>
@@ -22,15 +20,12 @@ void wait_all();
 // How many tasks are running now.
 int running();
 
-// Runs `task` on a thread of its own, as std::async(std::launch::async) does, at the priority of
-// every worker (core::parallel::work_in_background). Its future gives the result, or what `task`
-// threw, and its destructor waits for the task as std::async's does.
+// Runs `task` on a thread of its own at the caller's priority while the caller does something else
+// it must finish first (the window's start: the fonts made while the window opens), and gives its
+// future, which the caller waits for. Not for work a frame could wait on: that is core/worker.h's.
 template <class Task>
-std::future<std::invoke_result_t<Task>> async(Task task) {
-    return std::async(std::launch::async, [task = std::move(task)]() mutable {
-        core::parallel::work_in_background();
-        return task();
-    });
+std::future<std::invoke_result_t<Task>> meanwhile(Task task) {
+    return std::async(std::launch::async, std::move(task));
 }
 
 } // namespace core::background

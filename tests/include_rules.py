@@ -11,6 +11,13 @@
    neither includes the other, and core/heads/, the analysis of heads both use, includes neither.
 5. ui/ and app/ include nothing of core/model/format/: they open, list and read models through
    core/model/open.h, so that a format's details change in core/model/format/ alone.
+6. ui/ and app/ start no thread (std::thread, std::async, core::background::start): a
+   question asked off the frame runs on a core::Worker (core/worker.h), so that background work
+   starts in core alone.
+7. ui/ and app/ call no forward directly (a Model's forward or extend, generate_greedy, qk_stream,
+   the head's logits): they ask a question through core's requests (core/model/requests/).
+
+Rules 6 and 7 read the code with its comments and strings taken out.
 
 Usage: include_rules.py [SOURCE_DIR]   (exit 0, or 1 with one line per broken rule)
 """
@@ -148,9 +155,44 @@ def broken_rules(root):
                 problems.append(f"{path}: includes {inc}; {top}/ opens models through core/model/open.h")
             elif folder_problem(path, inc):
                 problems.append(folder_problem(path, inc))
+    for path in sorted(sources(root)):
+        if path.split(os.sep)[0] in ("ui", "app"):
+            problems.extend(call_problems(root, path))
     for component in loops(graph):
         problems.append("include loop: " + " -> ".join(cycle_in(graph, component)) + f" ({len(component)} files)")
     return problems
+
+
+# (what a call looks like, what it is) that ui/ and app/ must not make: rules 6 and 7.
+THREADS = (
+    (re.compile(r"\bstd::(thread|jthread)\b"), "starts a thread (std::thread)"),
+    (re.compile(r"\bstd::async\b"), "starts a thread (std::async)"),
+    (re.compile(r"\bbackground::start\b"), "starts a thread (core::background::start)"),
+)
+FORWARDS = (
+    re.compile(r"(?:\.|->)\s*(forward|extend)\s*\("),
+    re.compile(r"\b(generate_greedy|qk_stream|head_logits|fill_logits)\s*\("),
+)
+CODE_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+
+
+def code_of(root, path):
+    with open(os.path.join(root, path), encoding="utf-8") as f:
+        return CODE_NOISE.sub('""', f.read())
+
+
+def call_problems(root, path):
+    """Rules 6 and 7 for one file of ui/ or app/."""
+    found = []
+    code = code_of(root, path)
+    for pattern, what in THREADS:
+        if pattern.search(code):
+            found.append(f"{path}: {what}; run the work on a core::Worker (core/worker.h)")
+    for pattern in FORWARDS:
+        match = pattern.search(code)
+        if match:
+            found.append(f"{path}: calls {match.group(1)}() directly; ask the question through core/model/requests/")
+    return found
 
 
 def main():

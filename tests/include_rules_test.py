@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """include_rules.py on small made-up trees: a clean one passes; a loop, a panel including another
 panel's header, core/ including ui/, app/ including a panel, core/model/ including core/train/ (and
-back), core/heads/ including either, and ui/ or app/ including core/model/format/ each fail with their
-message."""
+back), core/heads/ including either, ui/ or app/ including core/model/format/, ui/ or app/ starting
+a thread, and ui/ or app/ calling a forward each fail with their message; core/ may start threads, and
+a comment or a string that names one is no call."""
 import os
 import subprocess
 import sys
@@ -13,10 +14,11 @@ RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include_rules.
 
 def run(files):
     with tempfile.TemporaryDirectory() as root:
-        for path, includes in files.items():
+        for path, content in files.items():
+            includes, code = content if isinstance(content, tuple) else (content, "")
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as f:
-                f.write("".join(f'#include "{inc}"\n' for inc in includes) + "#include <vector>\n")
+                f.write("".join(f'#include "{inc}"\n' for inc in includes) + "#include <vector>\n" + code)
         done = subprocess.run([sys.executable, RULES, root], capture_output=True, text=True)
         return done.returncode, done.stdout
 
@@ -70,6 +72,21 @@ def main():
               "ui/model_service.cpp: includes core/model/format/checkpoint.h; ui/ opens models through core/model/open.h"),
         check("app/ including core/model/format/", {"app/cli_model.cpp": ["core/model/open.h", "core/model/format/checkpoint.h"]},
               "app/cli_model.cpp: includes core/model/format/checkpoint.h; app/ opens models through core/model/open.h"),
+        check("ui/ starting a std::thread", {"ui/model_service.cpp": (["core/model/open.h"], "void f() { std::thread t([] {}); t.join(); }\n")},
+              "ui/model_service.cpp: starts a thread (std::thread); run the work on a core::Worker"),
+        check("app/ starting std::async", {"app/main.cpp": (["ui/view.h"], "auto f = std::async(std::launch::async, [] { return 1; });\n")},
+              "app/main.cpp: starts a thread (std::async)"),
+        check("a panel starting core::background::start", {"ui/panels/heatmap.cpp": (["ui/panels/heatmap.h"], "core::background::start(work);\n")},
+              "ui/panels/heatmap.cpp: starts a thread (core::background::start)"),
+        check("a panel calling a model's forward", {"ui/panels/lesson.cpp": (["ui/panels/lesson.h"], "const auto r = m.model->forward(ids, options);\n")},
+              "ui/panels/lesson.cpp: calls forward() directly; ask the question through core/model/requests/"),
+        check("app/ calling generate_greedy", {"app/cli_model.cpp": (["core/model/open.h"], "auto made = core::model::generate_greedy(*m.model, ids, 5);\n")},
+              "app/cli_model.cpp: calls generate_greedy() directly"),
+        check("app/ extending a cache", {"app/cli_model.cpp": (["core/model/open.h"], "model.extend(cache, ids, fo);\n")},
+              "app/cli_model.cpp: calls extend() directly"),
+        check("core/ starting a thread and a comment or string naming one pass",
+              {"core/b.cpp": (["core/b.h"], "void f() { std::thread t([] {}); t.join(); }\n"),
+               "ui/model_service.cpp": (["core/model/open.h"], "// not std::thread, nor m.model->forward(ids)\nconst char* s = \"std::async\";\n")}, None),
     ]
     return 0 if all(results) else 1
 

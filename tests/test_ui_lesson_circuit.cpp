@@ -30,7 +30,7 @@ ui::LessonView& lesson_view(Ui& ui) { return ui.st().view.state<ui::LessonView>(
 template <class Job>
 void wait_for(Ui& ui, Job& job) {
     ui.frame();
-    if (job.valid()) job.wait(); // the worker runs the bundled model
+    job.wait_idle(); // the worker runs the bundled model
     ui.frames(2);
 }
 

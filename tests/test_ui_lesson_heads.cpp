@@ -63,7 +63,7 @@ void solve(Ui& ui, const std::string& id) {
     } else if (id == "real-previous") {
         ui::ModelHeads& m = ui.st().view.state<ui::LessonView>().model_heads;
         ui.frame();
-        if (m.job.valid()) m.job.wait(); // the worker runs the bundled model
+        m.job.wait_idle(); // the worker runs the bundled model
         ui.frames(2);
         REQUIRE(m.run.has_value());
         REQUIRE(m.run->error.empty());
@@ -148,7 +148,7 @@ TEST_CASE("ui lesson: heads that learn, trained in the lesson, walked with every
 TEST_CASE("lesson model grid: the bundled model's heads on a text, their previous-token scores as the patterns give them, and a bad model named") {
     const std::string dir = core::asset_path("models/austen-gpt2");
     REQUIRE_FALSE(dir.empty());
-    const ui::ModelHeads::Run r = ui::run_model_heads(dir, "She read the letter, and then she read it again.");
+    const core::learn::HeadsRun r = core::learn::run_heads(dir, "She read the letter, and then she read it again.", ui::model_grid_cells);
     REQUIRE(r.error.empty());
     CHECK(r.layers == 4);
     CHECK(r.heads == 4);
@@ -169,7 +169,7 @@ TEST_CASE("lesson model grid: the bundled model's heads on a text, their previou
     const std::string bad = "/tmp/attnviz_lesson_model_" + std::to_string(getpid());
     std::filesystem::create_directories(bad);
     { std::ofstream(bad + "/config.json") << "{\"model_type\": \"gpt2\"}"; }
-    const ui::ModelHeads::Run failed = ui::run_model_heads(bad, "hi");
+    const core::learn::HeadsRun failed = core::learn::run_heads(bad, "hi", ui::model_grid_cells);
     CHECK_FALSE(failed.error.empty());
     CHECK(failed.patterns.empty());
     std::filesystem::remove_all(bad);

@@ -24,8 +24,8 @@ core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonVie
 void wait_for_lesson_runs(Ui& ui) {
     ui::LessonView& lv = ui.st().view.state<ui::LessonView>();
     ui.frame();
-    if (lv.model_heads.job.valid()) lv.model_heads.job.wait();
-    if (lv.circuit.job.valid()) lv.circuit.job.wait();
+    lv.model_heads.job.wait_idle();
+    lv.circuit.job.wait_idle();
     ui.frames(2);
 }
 

@@ -28,8 +28,8 @@ struct FullHdCircuitsWorkspace : CircuitsWorkspace {
 // Frames until the panel's job has finished and its result is taken.
 const core::model::CircuitsResult& finished(headless::Ui& ui, ui::ModelCircuitsView& st) {
     ui.frame();
-    for (int k = 0; k < 400 && st.job.running(); ++k) {
-        st.job.wait(0.05);
+    for (int k = 0; k < 400 && st.job.busy(); ++k) {
+        st.job.wait_idle(0.05);
         ui.frame();
     }
     ui.frames(2);
@@ -129,7 +129,7 @@ TEST_CASE_FIXTURE(CircuitsWorkspace, "model circuits: a token that is not one of
     ui.click(ui.item("model circuits run"));
     ui.frames(2);
     REQUIRE(st.result());
-    CHECK(!st.job.running());
+    CHECK(!st.job.busy());
     CHECK(st.result()->error.find("not one") != std::string::npos);
     CHECK(ui.shows("#ID")); // one word: the line wraps where the checkpoint's path ends
 }

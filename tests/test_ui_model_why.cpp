@@ -90,15 +90,17 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model why: the composition map is core's, wit
 
 TEST_CASE("model why: a job dropped with its view is stopped, and the program's wait at exit sees it end") {
     core::background::wait_all();
-    auto saw_stop = std::make_shared<std::atomic<bool>>(false);
+    auto saw_stop = std::make_shared<std::atomic<bool>>(false), started = std::make_shared<std::atomic<bool>>(false);
     {
-        ui::WhyJob<int> job;
-        job.start([saw_stop](const std::atomic<bool>* stop) {
-            while (!stop->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        core::Worker<int> job;
+        job.start([saw_stop, started](const core::TaskControl& c) {
+            started->store(true);
+            while (!c.stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
             saw_stop->store(true);
             return 0;
         });
         CHECK(core::background::running() == 1);
+        while (!started->load()) std::this_thread::yield(); // dropped while it runs (one dropped before it starts never runs)
     }
     core::background::wait_all();
     CHECK(saw_stop->load());

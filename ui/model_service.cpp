@@ -1,7 +1,6 @@
 #include "ui/model_service.h"
 
-#include "core/background.h"
-#include "core/error_text.h"
+#include "core/worker.h"
 #include "core/model/open.h"
 #include "core/model/input.h"
 #include "ui/view.h"
@@ -9,7 +8,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 #include <filesystem>
 
@@ -81,7 +79,8 @@ bool ModelService::open(const std::string& path, View& v) {
 
 void ModelService::open_in_background(const std::string& path, View& v) {
     loading_path = model_path_of_pick(path);
-    loading = core::background::async([dir = loading_path] { return core::model::load_model(dir); });
+    loading.start([dir = loading_path](const core::TaskControl&) { return core::model::load_model(dir); });
+    awaiting_load = true;
     show_in_workspace(v, Source::model);
 }
 
@@ -176,12 +175,13 @@ void ModelService::refresh(View& v) {
 }
 
 void ModelService::take_new_data(View& v) {
-    if (opening() && loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        try {
-            session.adopt(loading.get());
+    if (auto read = opening() ? loading.take() : std::nullopt) {
+        awaiting_load = false;
+        if (read->result) {
+            session.adopt(std::move(*read->result));
             opened(*this, v, true);
-        } catch (const std::exception& e) {
-            failed(*this, v, core::error_text(e));
+        } else {
+            failed(*this, v, read->error);
         }
     }
     if (auto newest = session.snapshot(); newest && newest->serial != seen) {

@@ -5,12 +5,11 @@
 
 #include "core/model/importance_run.h"
 #include "core/model/session.h"
+#include "core/worker.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
 
-#include <future>
-#include <optional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,9 +74,10 @@ struct ModelService {
     // Reads the model on another thread and opens it at the first frame after (the command line's
     // model: the first frame does not wait for its tokenizer); a failure is then open_error.
     void open_in_background(const std::string& path, View& v);
-    bool opening() const { return loading.valid(); }
-    std::future<core::model::LoadedModel> loading;
+    bool opening() const { return awaiting_load; }
+    core::Worker<core::model::LoadedModel> loading;
     std::string loading_path;
+    bool awaiting_load = false; // a model is being read, or read and not yet adopted
 
     // Opens the panels of `s` and closes the other source's; a live model's wait until one is open
     // (follow_source closes them while none is: the source panel's start view is alone).

@@ -1,5 +1,5 @@
 // core/model/importance_run.h — head importance (head_importance.h) or expert importance
-// (expert_importance.h) on a worker thread of its own, so that the window's frame never waits for
+// (expert_importance.h) on a core::Worker of its own, so that the window's frame never waits for
 // it and the prompt's runs go on beside it.
 //
 // start() runs every head's (or expert's) knock-out on the given ids; a second start() cancels the running one.
@@ -7,16 +7,13 @@
 #pragma once
 
 #include "core/model/format/checkpoint.h"
-#include "core/model/latest_wins.h"
 #include "core/model/expert_importance.h"
 #include "core/model/head_importance.h"
+#include "core/worker.h"
 
-#include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace core::model {
@@ -33,13 +30,10 @@ class ImportanceRun {
 public:
     enum class Of { heads, experts };
     explicit ImportanceRun(Of of = Of::heads) : of_(of) {}
-    ~ImportanceRun(); // cancels and joins
-    ImportanceRun(const ImportanceRun&) = delete;
-    ImportanceRun& operator=(const ImportanceRun&) = delete;
 
     // Measures every head (expert) of `model` on `ids`; returns the run's serial.
     long long start(std::shared_ptr<const OpenedModel> model, std::vector<int> ids);
-    void cancel();
+    void cancel() { worker_.cancel(); }
     // Forgets the result (another model was opened) and cancels a running one.
     void reset();
 
@@ -52,24 +46,20 @@ public:
     };
     State state() const;
     // For tests: waits until nothing runs, at most `seconds`; true when idle.
-    bool wait_idle(double seconds) const;
+    bool wait_idle(double seconds) const { return worker_.wait_idle(seconds); }
 
 private:
-    void run();
-    void measure(const Model& model, ImportanceResult& made);
+    // The worker's finished run into what state() gives.
+    void absorb() const;
 
     const Of of_;
     mutable std::mutex mutex_;
-    mutable std::condition_variable changed_;
-    std::shared_ptr<const OpenedModel> model_;
-    std::vector<int> ids_;
-    LatestWins jobs_;
-    bool stopping_ = false;
-    long long serial_ = 0;
-    std::string error_;
-    std::shared_ptr<const ImportanceResult> result_;
-    std::atomic<int> done_{0}, total_{0};
-    std::thread worker_;
+    mutable core::Worker<std::shared_ptr<ImportanceResult>> worker_;
+    long long serial_ = 0, forgotten_ = 0; // the last start's serial; runs up to forgotten_ were of a model before
+    int total_ = 0;                        // heads to measure, before the worker says (experts: from the run)
+    mutable std::string error_;
+    mutable bool cancelled_ = false;
+    mutable std::shared_ptr<const ImportanceResult> result_;
 };
 
 } // namespace core::model

@@ -1,7 +1,8 @@
-// core/model/latest_wins.h — the bookkeeping of a worker on which the latest request wins (the
-// Session's forwards, head importance): a new request supersedes the one running, whose forward
-// sees `stop` and gives up; cancel() drops the waiting one and stops the running one. The owner
-// keeps it under its own mutex and wakes its worker after each call.
+// core/model/latest_wins.h — the bookkeeping of the Session's worker, on which the latest request
+// wins (every other question runs on a core::Worker, core/worker.h, which keeps its own): a new
+// request supersedes the one running, whose forward sees `stop` and gives up; cancel() drops the
+// waiting one and stops the running one. The owner keeps it under its own mutex and wakes its
+// worker after each call.
 #pragma once
 
 #include <atomic>

@@ -8,11 +8,11 @@
 
 #include "core/io/files.h"
 #include "core/io/tensor.h"
+#include "core/background.h"
 #include "core/error_text.h"
 #include "core/model/fast_product.h"
 #include "core/model/head_importance.h"
 #include "core/model/input.h"
-#include "core/parallel.h"
 #include "core/model/next_token.h"
 #include "core/wake.h"
 
@@ -152,14 +152,12 @@ void write_attention_file(const std::string& path, const ForwardResult& r, const
 //-----------------------------------------------------------------------------
 
 Session::~Session() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
-        jobs_.stop.store(true);
-        task_cancel_.store(true);
-    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    stopping_ = true;
+    jobs_.stop.store(true);
+    task_cancel_.store(true);
     changed_.notify_all();
-    if (worker_.joinable()) worker_.join();
+    changed_.wait(lock, [this] { return !worker_started_ || worker_ended_; });
 }
 
 LoadedModel load_model(const std::string& path) {
@@ -226,7 +224,7 @@ long long Session::request(SessionRequest r) {
     if (!model_) return 0;
     next_ = Job{++serial_, std::move(r), model_, tokenizer_};
     jobs_.post();
-    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    start_worker();
     changed_.notify_all();
     return serial_;
 }
@@ -290,7 +288,7 @@ bool Session::post(Task task) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!model_) return false;
     tasks_.push_back({std::move(task), model_, tokenizer_});
-    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    start_worker();
     changed_.notify_all();
     return true;
 }
@@ -309,9 +307,21 @@ void Session::run_task(std::unique_lock<std::mutex>& lock) {
     wake(); // the task published its result: the window draws it
 }
 
-void Session::run() {
-    core::parallel::work_in_background();
-    std::unique_lock<std::mutex> lock(mutex_);
+// Under mutex_. The worker's thread comes from core::background, as every worker's does; the
+// destructor waits for it to end. An exception escaping it ends the program, as it would a
+// std::thread's.
+void Session::start_worker() {
+    if (worker_started_) return;
+    core::background::start([this]() noexcept {
+        std::unique_lock<std::mutex> lock(mutex_);
+        run(lock);
+        worker_ended_ = true;
+        changed_.notify_all();
+    });
+    worker_started_ = true;
+}
+
+void Session::run(std::unique_lock<std::mutex>& lock) {
     for (;;) {
         changed_.wait(lock, [this] { return jobs_.pending || !tasks_.empty() || stopping_; });
         if (stopping_) return;

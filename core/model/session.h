@@ -22,7 +22,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -189,7 +188,8 @@ private:
         std::shared_ptr<const OpenedModel> model;
         std::shared_ptr<const Tokenizer> tokenizer;
     };
-    void run();
+    void start_worker();
+    void run(std::unique_lock<std::mutex>& lock);
     void run_task(std::unique_lock<std::mutex>& lock);
     std::shared_ptr<Snapshot> compute(const Job& job);
     void measure_fast(std::shared_ptr<const Snapshot> fast);
@@ -214,7 +214,7 @@ private:
     std::deque<Posted> tasks_;
     bool task_running_ = false;
     std::atomic<bool> task_cancel_{false};
-    std::thread worker_;
+    bool worker_started_ = false, worker_ended_ = false; // the worker runs from the first request until the session stops
 };
 
 } // namespace core::model

@@ -9,7 +9,6 @@
 
 #include "core/io/formats.h"
 #include "core/colormap.h"
-#include "core/background.h"
 #include "ui/widgets.h"
 #include "ui/zoom_map.h"
 
@@ -55,23 +54,23 @@ bool AttentionView::open(const std::string& path, const std::string& labels_path
     summaries.assign(static_cast<std::size_t>(total()), {});
     thumb_side = std::clamp(max_atlas_texels / std::max(file->layers(), file->heads()), 1, std::min(thumb_texels, file->n()));
     done.store(0);
-    stop.store(false);
     // Reading the whole file (600 MB for 12 × 12 × 1024²) takes seconds: a worker does it, below the
     // UI thread (on a busy machine the frames come first, the thumbnails after), and the grid shows
     // each thumbnail as it comes.
-    worker = core::background::async([this] {
+    worker.start([this](const core::TaskControl& c) {
         const int heads = file->heads();
-        for (int k = 0; k < total() && !stop.load(std::memory_order_relaxed); ++k) {
+        for (int k = 0; k < total() && !c.stopped(); ++k) {
             summaries[static_cast<std::size_t>(k)] = core::io::summarise_head(*file, k / heads, k % heads, thumb_side);
             done.store(k + 1, std::memory_order_release);
         }
+        return true;
     });
     return true;
 }
 
 void AttentionView::close() {
-    stop.store(true);
-    if (worker.valid()) worker.wait();
+    worker.cancel();
+    worker.wait_idle();
     if (uploader && map) uploader->release(map);
     atlas.release();
     uploaded = 0, map = nullptr, map_layer = -1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/io/attention_file.h"
+#include "core/worker.h"
 #include "ui/texture_atlas.h"
 #include "ui/ui.h"
 #include "ui/view.h"
@@ -13,7 +14,6 @@
 #include <imgui_internal.h>
 
 #include <atomic>
-#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,8 +48,7 @@ struct AttentionView : ZoomMap { // the map of one head, zoomed by the wheel, pa
     // The worker fills summaries[k] (k = layer * heads + head), then raises `done` past k.
     std::vector<core::io::HeadSummary> summaries;
     std::atomic<int> done{0};
-    std::atomic<bool> stop{false};
-    std::future<void> worker;
+    core::Worker<bool> worker;
     TextureUploader* uploader = nullptr; // the one that made the textures below
     TextureAtlas atlas;                  // every thumbnail: layers × heads cells of thumb_side texels
     int thumb_side = 0;                  // texels of one thumbnail

@@ -1,13 +1,10 @@
 // ui/panels/lesson_circuit.cpp — see lesson_circuit.h.
 #include "ui/panels/lesson_circuit.h"
 
-#include "core/background.h"
-#include "core/error_text.h"
 #include "ui/head_map.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace ui {
@@ -118,44 +115,24 @@ void draw_run(CircuitMaps& m, const core::learn::Actions::Patch& patch, View& v)
 }
 
 void progress_line(const CircuitMaps& m) {
-    const int done = m.progress->done, total = m.progress->total;
+    const auto p = m.job.progress();
     ImGui::TextDisabled("Patching the model's heads, one at a time…");
-    ImGui::ProgressBar(total > 0 ? static_cast<float>(done) / static_cast<float>(total) : 0.0f, ImVec2(12.0f * em(), 0.0f),
-                       (std::to_string(done) + " of " + std::to_string(total)).c_str());
+    ImGui::ProgressBar(p.total > 0 ? static_cast<float>(p.done) / static_cast<float>(p.total) : 0.0f, ImVec2(12.0f * em(), 0.0f),
+                       (std::to_string(p.done) + " of " + std::to_string(p.total)).c_str());
 }
 
 } // namespace
 
-CircuitMaps::~CircuitMaps() {
-    if (progress) progress->cancel = true; // the job's future waits for it below
-}
-
-CircuitMaps::Run run_circuit(const std::string& model, const std::string& clean, const core::learn::Actions::Patch& patch,
-                             const std::shared_ptr<CircuitMaps::Progress>& progress) {
-    CircuitMaps::Run r;
-    try {
-        r.maps = core::learn::run_patch(model, clean, patch, &progress->cancel, [&](int done, int total) {
-            progress->total = total;
-            progress->done = done;
-        });
-    } catch (const std::exception& e) {
-        r.error = core::error_text(e);
-    }
-    return r;
-}
-
 void draw_circuit_maps(CircuitMaps& m, const std::string& model, const std::string& clean, const core::learn::Actions::Patch& patch, View& v) {
     const std::string key = core::learn::patch_key(model, clean, patch);
     if (m.key != key) {
-        if (m.progress) m.progress->cancel = true;
         m.key = key;
         m.run.reset();
         m.picked = -1;
-        m.progress = std::make_shared<CircuitMaps::Progress>();
-        m.job = core::background::async([model, clean, patch, progress = m.progress] { return run_circuit(model, clean, patch, progress); });
+        m.job.start([model, clean, patch](const core::TaskControl& c) { return core::learn::run_patch(model, clean, patch, c.stop_flag(), c.reporter()); });
     }
-    if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
-    if (m.job.valid()) v.motion.moving = true; // the progress bar, and a frame takes the run as soon as it is done
+    if (auto done = m.job.take()) m.run = CircuitMaps::Run{done->result.value_or(core::learn::PatchRun{}), done->error};
+    if (m.job.busy()) v.motion.moving = true; // the progress bar, and a frame takes the run as soon as it is done
     ImGui::Separator();
     if (!m.run) return progress_line(m);
     if (!m.run->error.empty()) return error_text(m.run->error);

@@ -6,11 +6,9 @@
 #pragma once
 
 #include "core/learn/patch_run.h"
+#include "core/worker.h"
 #include "ui/view.h"
 
-#include <atomic>
-#include <future>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,21 +19,11 @@ struct CircuitMaps {
         core::learn::PatchRun maps;
         std::string error; // why the model did not open or run
     };
-    struct Progress {
-        std::atomic<int> done{0}, total{0};
-        std::atomic<bool> cancel{false};
-    };
-    std::string key; // what `run` (or the job) is of
-    std::shared_ptr<Progress> progress;
-    std::future<Run> job;
+    std::string key;                        // what `run` (or the job) is of
+    core::Worker<core::learn::PatchRun> job; // core::learn::run_patch
     std::optional<Run> run;
     int picked = -1; // layer · heads + head; -1: none yet
-    ~CircuitMaps();
 };
-
-// core::learn::run_patch on the prompts; any failure is in Run::error.
-CircuitMaps::Run run_circuit(const std::string& model, const std::string& clean, const core::learn::Actions::Patch& patch,
-                             const std::shared_ptr<CircuitMaps::Progress>& progress);
 
 // Starts the worker when the step's inputs are new, shows its progress, then the maps: a click on a
 // head picks it (named "lesson.circuit_head.L.H" from 0). What an open prediction reads stays grey.

@@ -1,31 +1,14 @@
 // ui/panels/lesson_model.cpp — see lesson_model.h.
 #include "ui/panels/lesson_model.h"
 
-#include "core/background.h"
-#include "core/error_text.h"
-#include "core/model/open.h"
-#include "core/model/head_importance.h"
-#include "core/model/tokenizer/tokenizer.h"
 #include "ui/widgets.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace ui {
 
 namespace {
-
-// The grid draws a cell per query and visible key of every head: at most this many in all, so
-// that the Lesson panel stays within ImGui's 16-bit draw list (4 vertices a cell).
-constexpr int grid_cells = 9000;
-
-int most_tokens(int heads, bool causal) {
-    const auto cells = [causal](int t) { return causal ? t * (t + 1) / 2 : t * t; };
-    int t = 1;
-    while (heads * cells(t + 1) <= grid_cells) ++t;
-    return t;
-}
 
 double previous_of(const core::heads::HeadScores& s) { return s.previous.value_or(0.0); }
 double induction_of(const core::heads::HeadScores& s) { return s.induction.value_or(0.0); }
@@ -80,45 +63,16 @@ void grid(ModelHeads& m, const ModelHeads::Run& r, View& v) {
 
 } // namespace
 
-ModelHeads::Run run_model_heads(const std::string& model, const std::string& text) {
-    ModelHeads::Run r;
-    try {
-        const core::model::OpenedModel m = core::model::open_model(model);
-        const core::model::Tokenizer tokenizer = core::model::load_tokenizer(m.dir);
-        std::vector<int> ids = tokenizer.encode_ids(text);
-        const core::model::ModelConfig& c = m.model->config();
-        const size_t most = static_cast<size_t>(most_tokens(c.layers * c.heads, m.model->causal()));
-        r.cut = ids.size() > most;
-        ids.resize(std::min(ids.size(), most));
-        core::model::ForwardOptions options;
-        options.logits = core::model::Logits::none; // the attention alone
-        const core::model::ForwardResult f = m.model->forward(ids, options);
-        r.name = m.name;
-        r.causal = m.model->causal();
-        r.layers = f.layers;
-        r.heads = f.heads;
-        for (int id : ids) r.tokens.push_back(tokenizer.token_display(id));
-        r.scores = core::model::all_head_scores(f, core::heads::score_index(ids));
-        for (int l = 0; l < f.layers; ++l)
-            for (int h = 0; h < f.heads; ++h)
-                r.patterns.push_back(f.maps.head(l, h).cast<double>());
-    } catch (const std::exception& e) {
-        r = ModelHeads::Run{};
-        r.error = core::error_text(e);
-    }
-    return r;
-}
-
 void draw_model_heads(ModelHeads& m, const std::string& model, const std::string& text, View& v) {
     if (m.model != model || m.text != text) {
         m.model = model;
         m.text = text;
         m.run.reset();
         m.picked = -1;
-        m.job = core::background::async([model, text] { return run_model_heads(model, text); });
+        m.job.start([model, text](const core::TaskControl&) { return core::learn::run_heads(model, text, model_grid_cells); });
     }
-    if (m.job.valid() && m.job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) m.run = m.job.get();
-    if (m.job.valid()) v.motion.moving = true; // a frame takes the run as soon as it is done
+    if (auto done = m.job.take()) m.run = std::move(done->result);
+    if (m.job.busy()) v.motion.moving = true; // a frame takes the run as soon as it is done
     ImGui::Separator();
     if (!m.run) {
         ImGui::TextDisabled("Running the model on the text…");

@@ -4,35 +4,26 @@
 #pragma once
 
 #include "core/learn/expr.h"
-#include "core/heads/scores.h"
+#include "core/learn/heads_run.h"
+#include "core/worker.h"
 #include "ui/view.h"
 
-#include <future>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace ui {
 
+// The grid draws a cell per query and visible key of every head: at most this many in all, so
+// that the Lesson panel stays within ImGui's 16-bit draw list (4 vertices a cell).
+inline constexpr int model_grid_cells = 9000;
+
 struct ModelHeads {
-    struct Run {
-        std::string name; // the model's, for the title
-        int layers = 0, heads = 0;
-        bool causal = true;
-        bool cut = false;                            // the text had more tokens than the grid draws
-        std::vector<std::string> tokens;             // as the tokenizer shows them
-        std::vector<core::Matrix> patterns;          // (layers · heads) × (t, t)
-        std::vector<core::heads::HeadScores> scores; // (layers · heads)
-        std::string error;                           // why the model did not open or run
-    };
+    using Run = core::learn::HeadsRun;
     std::string model, text; // what `run` (or the job) is of
-    std::future<Run> job;
+    core::Worker<Run> job;   // core::learn::run_heads
     std::optional<Run> run;
     int picked = -1; // layer · heads + head; -1: none yet
 };
-
-// The model's forward on `text` and every head's scores; any failure is in Run::error.
-ModelHeads::Run run_model_heads(const std::string& model, const std::string& text);
 
 // Starts the worker when the step's model or text is new, then draws a line while it runs, and
 // then the grid: a click on a head's pattern picks it (named "lesson.model_head.L.H" from 0).

@@ -47,42 +47,31 @@ ModelCircuitsView::Measured measured_now(const ModelService& m) {
     return now;
 }
 
-// What Run starts on the prompt shown; throws InputError for a token that is not one.
-core::model::CircuitsJob::Work work_of(const ModelCircuitsView& st, const ModelService& m) {
-    const std::shared_ptr<const core::model::OpenedModel> opened = m.session.opened();
+// What Run asks of the prompt shown; throws InputError for a token that is not one.
+core::model::CircuitsRequest request_of(const ModelCircuitsView& st, const ModelService& m) {
     const std::shared_ptr<const core::model::Tokenizer> tok = m.session.tokenizer();
-    const core::model::ModelConfig& c = opened->model->config();
-    const std::vector<int> ids = m.shown->ids;
-    const int position = m.query_position();
-    if (st.kind == 0)
-        return [opened, ids](const std::atomic<bool>*, const std::function<void(int, int)>&) {
-            CircuitsResult r;
-            r.ids = ids;
-            r.lens = core::model::logit_lens(*opened->model, ids, 3);
-            return r;
-        };
+    const core::model::ModelConfig& c = m.session.opened()->model->config();
+    core::model::CircuitsRequest q;
+    q.ids = m.shown->ids;
+    if (st.kind == 0) return q;
     const bool loss = st.kind == 2 && st.loss;
     const int target = loss ? 0 : core::model::token_id(st.target, *tok, c);
     const int vs = loss || (st.kind == 1 && st.vs.empty()) ? -1 : core::model::token_id(st.vs, *tok, c);
-    if (st.kind == 1)
-        return [opened, ids, target, vs, position](const std::atomic<bool>*, const std::function<void(int, int)>&) {
-            CircuitsResult r;
-            r.kind = Kind::attribution;
-            r.ids = ids;
-            r.attribution = core::model::direct_attribution(*opened->model, ids, target, vs, position);
-            return r;
-        };
-    const std::vector<int> corrupt = core::model::encode_prompt(st.corrupt, *tok, c).ids;
-    const core::model::PatchMetric metric{target, vs, loss};
-    const auto by = st.patch_by == 1 ? core::model::PatchBy::position : core::model::PatchBy::head;
-    return [opened, ids, corrupt, metric, by](const std::atomic<bool>* stop, const std::function<void(int, int)>& progress) {
-        CircuitsResult r;
-        r.kind = Kind::patching;
-        r.ids = ids;
-        r.corrupt = corrupt;
-        r.patching = core::model::activation_patching(*opened->model, ids, corrupt, metric, by, stop, progress);
-        return r;
-    };
+    if (st.kind == 1) {
+        q.kind = Kind::attribution;
+        q.target = target, q.vs = vs, q.position = m.query_position();
+        return q;
+    }
+    q.kind = Kind::patching;
+    q.corrupt = core::model::encode_prompt(st.corrupt, *tok, c).ids;
+    q.metric = core::model::PatchMetric{target, vs, loss};
+    q.by = st.patch_by == 1 ? core::model::PatchBy::position : core::model::PatchBy::head;
+    return q;
+}
+
+// Starts the request on the open model's worker.
+void start(ModelCircuitsView& st, const ModelService& m, core::model::CircuitsRequest q) {
+    st.job.start([opened = m.session.opened(), q = std::move(q)](const core::TaskControl& c) { return core::model::run_circuits(*opened->model, q, &c); });
 }
 
 // A pair of radio buttons setting `value` to 0 or 1, remembered as "model circuits NAME".
@@ -126,12 +115,12 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
         remember(v, "model circuits vs");
     }
     if (st.kind == 2) patching_controls(v, st);
-    if (st.job.running()) {
+    if (const auto p = st.job.progress(); p.busy) {
         v.motion.moving = true; // the progress bar
         if (ImGui::Button("Cancel")) st.job.cancel();
         remember(v, "model circuits cancel");
         ImGui::SameLine();
-        ImGui::ProgressBar(st.job.total() > 0 ? static_cast<float>(st.job.done()) / static_cast<float>(st.job.total()) : 0.0f, ImVec2(-1, 0));
+        ImGui::ProgressBar(p.total > 0 ? static_cast<float>(p.done) / static_cast<float>(p.total) : 0.0f, ImVec2(-1, 0));
         return;
     }
     ImGui::BeginDisabled(!m.shown || m.shown->t() == 0);
@@ -139,7 +128,7 @@ void controls(View& v, ModelService& m, ModelCircuitsView& st) {
         st.running = measured_now(m);
         st.running_kind = st.kind;
         try {
-            st.job.start(work_of(st, m));
+            start(st, m, request_of(st, m));
         } catch (const std::exception& e) {
             st.running.result = std::make_shared<const CircuitsResult>(failed(e.what()));
             st.measured[st.kind] = std::move(st.running);
@@ -288,8 +277,9 @@ void draw_model_circuits_panel(View& v) {
     ModelService& m = v.state<ModelService>();
     ModelCircuitsView& st = v.state<ModelCircuitsView>();
     st.hovered = -1;
-    if (std::optional<CircuitsResult> done = st.job.take()) {
-        st.running.result = std::make_shared<const CircuitsResult>(std::move(*done));
+    if (auto done = st.job.take()) {
+        CircuitsResult r = done->result ? std::move(*done->result) : failed(done->cancelled ? "Cancelled." : done->error);
+        st.running.result = std::make_shared<const CircuitsResult>(std::move(r));
         st.measured[st.running_kind] = std::move(st.running);
     }
     for (ModelCircuitsView::Measured& measured : st.measured)
@@ -303,7 +293,7 @@ void draw_model_circuits_panel(View& v) {
     tip(kind_about[st.kind]);
     const ModelCircuitsView::Measured& measured = st.measured[st.kind];
     if (measured.result) show(v, m, st, measured);
-    else if (!st.job.running() || st.running_kind != st.kind) dim_text(kind_hints[st.kind]);
+    else if (!st.job.busy() || st.running_kind != st.kind) dim_text(kind_hints[st.kind]);
 }
 
 } // namespace ui

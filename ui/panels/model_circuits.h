@@ -4,7 +4,8 @@
 // patching against a corrupted prompt (layer × head maps whose cells select a head).
 #pragma once
 
-#include "core/model/circuits/circuits_job.h"
+#include "core/model/requests/circuits.h"
+#include "core/worker.h"
 #include "ui/view.h"
 
 #include <memory>
@@ -19,7 +20,7 @@ struct ModelCircuitsView {
     std::string corrupt;          // the corrupted prompt
     int patch_by = 0;             // patching: 0 each head's output, 1 the stream at each (layer, position)
     bool loss = false;            // patching's metric: the loss, or (false) the answer's logit minus the other's
-    core::model::CircuitsJob job;
+    core::Worker<core::model::CircuitsResult> job;
     // A job's result with what it was measured on. Each kind keeps its own; another model drops them all.
     struct Measured {
         std::shared_ptr<const core::model::CircuitsResult> result;

@@ -46,12 +46,7 @@ void post_compare(core::model::Session& session, std::shared_ptr<CompareShared> 
         try {
             const std::vector<int> ids = ids_of(second, m, tok);
             if (ids.empty()) throw core::model::InputError("the second prompt has no tokens");
-            core::model::ForwardOptions o;
-            o.logits = core::model::Logits::none;
-            o.cancel = &cancel;
-            first->request.knock_out(o);
-            const core::model::ForwardResult run = m.model->forward(ids, o);
-            p->comparison = core::model::compare_prompts(first->result, first->ids, run, ids);
+            p->comparison = core::model::compare_with_run(*m.model, *first, ids, &cancel);
             p->t_first = first->t();
             p->t_second = static_cast<int>(ids.size());
             const core::model::Alignment& al = p->comparison.aligned;

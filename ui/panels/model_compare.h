@@ -6,7 +6,7 @@
 // session's worker; the panel shows the last comparison it published.
 #pragma once
 
-#include "core/model/prompt_compare.h"
+#include "core/model/requests/compare.h"
 #include "ui/view.h"
 #include "ui/wrapped_input.h"
 

@@ -5,7 +5,7 @@
 #include "ui/panels/model_prompt.h"
 #include "ui/model_service.h"
 
-#include "core/background.h"
+#include "core/worker.h"
 #include "core/io/formats.h"
 #include "core/io/tensor.h"
 #include "core/model/fast_product.h"
@@ -15,11 +15,9 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <future>
 
 namespace ui {
 
@@ -31,7 +29,7 @@ constexpr double progress_after = 0.1; // seconds: a faster forward shows no pro
 struct ModelChooser {
     bool listed = false;
     core::model::StorePlaces places;
-    std::future<core::model::ModelListing> looking; // the listing, read on a worker (GGUF headers take a while)
+    core::Worker<core::model::ModelListing> looking; // the listing, read on a worker (GGUF headers take a while)
     core::model::ModelListing listing;
     bool refit = false; // the listing came, or an error line: fit the window's height to it once
     std::string error_fitted; // the open error the window's height was last fitted to
@@ -106,11 +104,13 @@ std::string places_text(const core::model::StorePlaces& p) {
 
 // The bundled model first, then the stores' models; a line for each file of a store that could not be read.
 void models_table(View& v, ModelChooser& c) {
-    if (c.looking.valid()) {
+    if (c.looking.busy()) {
         dim_text("Looking in the Hugging Face cache, Ollama, LM Studio and llama.cpp…");
         v.motion.wake_after(0.05);
-        if (c.looking.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-        c.listing = c.looking.get();
+        return;
+    }
+    if (auto found = c.looking.take()) {
+        if (found->result) c.listing = std::move(*found->result);
         c.refit = true;
     }
     const auto& models = c.listing.models;
@@ -147,7 +147,7 @@ void chooser_window(View& v) {
     if (!c.listed) {
         c.places = core::model::store_places();
         c.listing = {};
-        c.looking = core::background::async([places = c.places] { return core::model::list_models(places); });
+        c.looking.start([places = c.places](const core::TaskControl&) { return core::model::list_models(places); });
         c.bundled = core::model::bundled_model().value_or(core::model::StoredModel{});
         if (!c.bundled.path.empty()) c.bundled.name += " (bundled)";
         c.listed = true;

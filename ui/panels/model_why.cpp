@@ -37,9 +37,9 @@ void ask_qk(ModelService& m, ModelWhyView& st, const QkCell& cell) {
     if (cell == st.asked) return;
     st.asked = cell;
     const std::shared_ptr<const core::model::OpenedModel> opened = m.session.opened();
-    st.qk.start([opened, ids = m.shown->ids, cell](const std::atomic<bool>*) {
-        const core::model::QkStream s = core::model::qk_stream(*opened->model, ids, cell.layer);
-        return QkShown{cell, s.weights.visible(cell.query, cell.key), core::model::qk_attribution(s, cell.head, cell.query, cell.key)};
+    st.qk.start([opened, q = core::model::QkRequest{m.shown->ids, cell.layer, cell.head, cell.query, cell.key}, cell](const core::TaskControl&) {
+        core::model::QkAnswer a = core::model::answer_qk(*opened->model, q);
+        return QkShown{cell, a.visible, std::move(a.attribution)};
     });
 }
 
@@ -83,7 +83,7 @@ void qk_section(View& v, ModelService& m, ModelWhyView& st) {
     if (j < 0 || j >= t) return dim_text("Click a cell of the head map: why its query attends to its key.");
     ask_qk(m, st, QkCell{s.serial, m.layer, m.head, i, j});
     std::string error;
-    if (std::optional<QkShown> made = st.qk.take(error)) {
+    if (std::optional<QkShown> made = take_finished(st.qk, error)) {
         st.top = core::model::top_pairs_in_words(made->attribution, 6);
         st.shown = std::move(made);
     }
@@ -132,7 +132,7 @@ void ask_composition(ModelService& m, ModelWhyView& st) {
     st.composed_kind = st.kind;
     st.scores.reset();
     const auto kind = static_cast<CompositionKind>(st.kind);
-    st.composition.start([opened, kind](const std::atomic<bool>* stop) { return core::model::composition_scores(*opened->model, kind, stop); });
+    st.composition.start([opened, kind](const core::TaskControl& c) { return core::model::composition_scores(*opened->model, kind, c.stop_flag()); });
 }
 
 // Writers (rows) × readers (columns), one cell per pair of heads; a click selects the reader.
@@ -167,7 +167,7 @@ void composition_section(View& v, ModelService& m, ModelWhyView& st) {
     remember(v, "model why kind");
     ask_composition(m, st);
     std::string error;
-    if (std::optional<core::model::CompositionScores> made = st.composition.take(error)) st.scores = std::move(made);
+    if (std::optional<core::model::CompositionScores> made = take_finished(st.composition, error)) st.scores = std::move(made);
     if (!error.empty()) st.error = error;
     if (st.composition.busy()) {
         v.motion.moving = true;

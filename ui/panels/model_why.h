@@ -2,54 +2,30 @@
 // the head map's clicked cell (the score of query i against key j as a sum over pairs of the stream's
 // components, core/model/circuits/qk.h) and the composition scores between every pair of heads
 // (core/model/circuits/composition.h) as a map, with the selected head's strongest writers and
-// readers. Both run on a thread of their own; a newer request drops the older one.
+// readers. Both run on a core::Worker; a newer request drops the older one.
 #pragma once
 
-#include "core/background.h"
 #include "core/model/circuits/composition.h"
-#include "core/error_text.h"
-#include "core/model/circuits/qk.h"
-#include "core/wake.h"
+#include "core/model/requests/qk.h"
+#include "core/worker.h"
 #include "ui/view.h"
 
-#include <atomic>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ui {
 
-// One computation on a thread of its own (core/background.h): start() drops the one before (its stop
-// is set, its result never taken); take() gives the finished result or its error once, without
-// waiting. Dropped with its view, it stops the computation, which the program waits for at exit.
+// The finished job's result (nothing while it runs, or when it failed: then `error` says why; a
+// cancelled job says nothing).
 template <class R>
-struct WhyJob {
-    WhyJob() = default;
-    WhyJob(const WhyJob&) = delete;
-    WhyJob& operator=(const WhyJob&) = delete;
-    ~WhyJob() { cancel(); }
-
-    struct Shared {
-        std::mutex mutex;
-        bool done = false;
-        std::optional<R> result;
-        std::string error;
-        std::atomic<bool> stop{false};
-    };
-    std::shared_ptr<Shared> job;
-
-    void start(std::function<R(const std::atomic<bool>* stop)> work);
-    void cancel() {
-        if (job) job->stop.store(true);
-        job.reset();
-    }
-    bool busy() const { return job != nullptr; }
-    // The result once finished (nothing while it runs, or when it failed: then `error` says why).
-    std::optional<R> take(std::string& error);
-};
+std::optional<R> take_finished(core::Worker<R>& job, std::string& error) {
+    std::optional<typename core::Worker<R>::Outcome> out = job.take();
+    if (!out) return std::nullopt;
+    error = out->error;
+    return std::move(out->result);
+}
 
 struct QkCell {
     long long serial = -1; // the snapshot's
@@ -65,14 +41,14 @@ struct QkShown {
 
 struct ModelWhyView {
     QkCell asked;
-    WhyJob<QkShown> qk;
+    core::Worker<QkShown> qk;
     std::optional<QkShown> shown;
     std::vector<std::string> top; // the shown attribution's largest pairs in words (recorded for the tests)
     std::optional<float> sink_logit; // this frame: the head's learned sink logit, shown beside the score
     int kind = 1;                 // 0 Q-, 1 K-, 2 V-composition
     const void* composed_for = nullptr; // the opened model the scores are of
     int composed_kind = -1;
-    WhyJob<core::model::CompositionScores> composition;
+    core::Worker<core::model::CompositionScores> composition;
     std::optional<core::model::CompositionScores> scores;
     // The selected head's strongest writers (into it) and readers (of it): "head 1.2  0.31".
     std::vector<std::string> writers, readers;
@@ -80,51 +56,5 @@ struct ModelWhyView {
 };
 
 void draw_model_why_panel(View& v);
-
-template <class R>
-void WhyJob<R>::start(std::function<R(const std::atomic<bool>* stop)> work) {
-    cancel();
-    job = std::make_shared<Shared>();
-    const auto finish = [](Shared& s, std::optional<R> made, const std::string& error) {
-        {
-            std::lock_guard<std::mutex> lock(s.mutex);
-            s.result = std::move(made);
-            s.error = error;
-            s.done = true;
-        }
-        core::wake();
-    };
-    try {
-        core::background::start([s = job, work = std::move(work), finish] {
-            std::optional<R> made;
-            std::string error;
-            try {
-                made = work(&s->stop);
-            } catch (const core::model::Cancelled&) {
-                error = "cancelled";
-            } catch (const std::exception& e) {
-                error = core::error_text(e);
-            }
-            finish(*s, std::move(made), error);
-        });
-    } catch (const std::exception& e) { // no thread to be had: the panel shows why
-        finish(*job, std::nullopt, core::error_text(e));
-    }
-}
-
-template <class R>
-std::optional<R> WhyJob<R>::take(std::string& error) {
-    const std::shared_ptr<Shared> s = job;
-    if (!s) return std::nullopt;
-    std::optional<R> out;
-    {
-        std::lock_guard<std::mutex> lock(s->mutex);
-        if (!s->done) return std::nullopt;
-        out = std::move(s->result);
-        error = s->error;
-    }
-    job.reset();
-    return out;
-}
 
 } // namespace ui
