@@ -2,13 +2,17 @@
 // the head map's clicked cell (the score of query i against key j as a sum over pairs of the stream's
 // components, core/model/circuits/qk.h) and the composition scores between every pair of heads
 // (core/model/circuits/composition.h) as a map, with the selected head's strongest writers and
-// readers. Both run on a thread of their own; a newer request drops the older one.
+// readers. Both run on a thread of their own; a newer request drops the older one. On a linear head
+// (Gated DeltaNet) the clicked entry of M is split instead into the direct write of the key's value,
+// decayed to the query, and the correction from the later writes that erased part of it
+// (core/model/delta_rule.h, delta_rule::split), worked out on a thread of its own too.
 #pragma once
 
 #include "core/background.h"
 #include "core/model/circuits/composition.h"
 #include "core/error_text.h"
 #include "core/model/circuits/qk.h"
+#include "core/model/delta_rule.h"
 #include "core/wake.h"
 #include "ui/view.h"
 
@@ -63,8 +67,17 @@ struct QkShown {
     core::model::QkAttribution attribution;
 };
 
+// A linear head's clicked entry split (nothing where the head has no value head of its own).
+struct LinearSplitShown {
+    QkCell cell;
+    std::optional<core::model::delta_rule::Split> split;
+};
+
 struct ModelWhyView {
     QkCell asked;
+    QkCell split_asked;
+    WhyJob<LinearSplitShown> split_job;
+    std::optional<LinearSplitShown> split; // the last finished split (the tests read its numbers)
     WhyJob<QkShown> qk;
     std::optional<QkShown> shown;
     std::vector<std::string> top; // the shown attribution's largest pairs in words (recorded for the tests)
