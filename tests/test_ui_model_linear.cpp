@@ -234,9 +234,11 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Why this score splits a clicked 
     const core::model::delta_rule::Split& s = *st.split->split;
     CHECK(s.entry == doctest::Approx((*m.shown->head_map(1, 2))(i, j)).epsilon(1e-6));
     CHECK(s.direct + s.correction == doctest::Approx(s.entry).epsilon(1e-9));
-    char line[96];
-    std::snprintf(line, sizeof line, "= direct write %+.4f + correction %+.4f", s.direct, s.correction);
-    CHECK(ui.shows(line, "Why this score"));
+    char direct[48], correction[48];
+    std::snprintf(direct, sizeof direct, "direct write %+.4g", s.direct);
+    std::snprintf(correction, sizeof correction, "correction %+.4g", s.correction);
+    CHECK(ui.shows(direct, "Why this score"));
+    CHECK(ui.shows(correction, "Why this score"));
     const nlohmann::json ours = {{"head", 2}, {"query", i}, {"key", j},
                                  {"split", {{"entry", s.entry}, {"direct", s.direct}, {"correction", s.correction}, {"decay", s.decay}}}};
     check_with_numpy(activations_json(own_model(), m.shown->ids, 1), ours);

@@ -23,7 +23,8 @@ namespace {
 constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions",
                                         "model_steps", "model_scores", "model_importance"};
 // Opened on request only (closed with the others when a file becomes the source).
-constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_experts", "model_qk", "model_circuits", "model_why"};
+constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_experts", "model_qk", "model_circuits", "model_why",
+                                            "model_state"};
 constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
 
 } // namespace

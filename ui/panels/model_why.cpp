@@ -106,11 +106,13 @@ void linear_section(View& v, ModelService& m, ModelWhyView& st, int i, int j) {
     if (!st.split->split) return dim_text("This head has no value head of its own in the layer: its M is 0.");
     if (j > i) return dim_text("The key comes after the query: the state has not seen it, M is 0.");
     const core::model::delta_rule::Split& x = *st.split->split;
-    ImGui::Text("M[%d, %d] = %+.4f = direct write %+.4f + correction %+.4f", i + 1, j + 1, x.entry, x.direct, x.correction);
-    ImGui::BulletText("direct write: β %.4f × (q · k) %+.4f × decay %.4f", x.beta, x.qk, x.decay);
+    ImGui::TextWrapped("M[%d, %d] = %+.4g = direct write %+.4g + correction %+.4g", i + 1, j + 1, x.entry, x.direct, x.correction);
+    ImGui::Bullet();
+    ImGui::TextWrapped("direct write: β %.4g × (q · k) %+.4g × decay %.4g (from position %d to %d)", x.beta, x.qk, x.decay, j + 1, i + 1);
     tip("Step j writes β_j · v_j along k_j into the state; every step after it multiplies the state by its decay exp(g); "
         "query i reads the state along q_i.");
-    ImGui::BulletText("correction %+.4f: the later writes' erases (the delta rule takes β (k · S) before it writes)", x.correction);
+    ImGui::Bullet();
+    ImGui::TextWrapped("correction %+.4g: what the writes after position %d erased of it (each takes β (k · S) away before it writes)", x.correction, j + 1);
 }
 
 void qk_section(View& v, ModelService& m, ModelWhyView& st) {
