@@ -280,3 +280,17 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurr
     CHECK_FALSE(st.linear);
     CHECK(ui.shows("is a softmax head: it keeps no state", "State"));
 }
+
+TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the query-key view says in one line that a linear head has no softmax over q · k, and draws a full head") {
+    NEED_CHECKPOINTS();
+    open("qwen3_5", "the cat sat on the mat");
+    v.open["model_qk"] = true;
+    ui.click(ui.item("model grid 0.0")); // head 1.1, linear
+    model_ui::until_run(ui);
+    ui.frames(2);
+    CHECK(ui.shows("is linear: no softmax weighs its keys", "Query–key view"));
+    ui.click(ui.item("model grid 3.0")); // the full layer
+    ui.frames(2);
+    CHECK_FALSE(ui.shows("is linear", "Query–key view"));
+    CHECK(ui.shows("Layer 4, head 1", "Query–key view"));
+}
