@@ -4,10 +4,13 @@
 // correction from later erases, and the State panel stepping through the prompt. The split and the
 // state are checked against NumPy: the recurrence of transformers' modeling_qwen3_next.py
 // (torch_recurrent_gated_delta_rule), written in the Python below, on the layer's q, k, v, β and g.
+// A linear head knocked out from the grid reruns as the forward with that head zeroed; the query–key
+// view says in one line that a linear head has none.
 #include "headless.h"
 #include "tests/model_ui.h"
 
 #include "core/colormap.h"
+#include "core/heads/compare.h"
 #include "core/io/figure.h"
 #include "core/model/activations.h"
 #include "tests/checkpoint_fixtures.h"
@@ -293,4 +296,25 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the query-key view says in one l
     ui.frames(2);
     CHECK_FALSE(ui.shows("is linear", "Query–key view"));
     CHECK(ui.shows("Layer 4, head 1", "Query–key view"));
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Ctrl+click knocks a linear head out in the grid; the rerun's loss is the forward's with that head zeroed") {
+    NEED_CHECKPOINTS();
+    open("qwen3_5", "the cat sat on the mat and the cat");
+    ImGui::GetIO().KeyCtrl = true;
+    ui.click(ui.item("model grid 1.2")); // head 2.3, linear
+    ImGui::GetIO().KeyCtrl = false;
+    model_ui::until_run(ui);
+    REQUIRE(m.shown->request.ablate == std::vector<core::model::HeadRef>{{1, 2}});
+    REQUIRE(m.shown->has_loss);
+    const auto opened = own_model();
+    core::model::ForwardOptions o;
+    o.attention = false;
+    const std::optional<double> intact = core::heads::prompt_loss(opened.model->forward(m.shown->ids, o).logits, m.shown->ids);
+    o.ablate = {{1, 2}};
+    const std::optional<double> zeroed = core::heads::prompt_loss(opened.model->forward(m.shown->ids, o).logits, m.shown->ids);
+    REQUIRE(intact);
+    REQUIRE(zeroed);
+    CHECK(m.shown->loss == doctest::Approx(*zeroed).epsilon(1e-6));
+    CHECK(std::abs(*zeroed - *intact) > 1e-4); // the knock-out changed the run
 }
