@@ -253,6 +253,9 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurr
     v.open["model_state"] = true;
     ui.click(ui.item("model grid 0.1")); // head 1.2
     ui.frames(2);
+    model_ui::until_run(ui); // the run that keeps the linear layers' values, asked when the panel opened
+    ui.frames(2);
+    REQUIRE(m.shown->request.capture_qkv);
     const auto& st = v.state<ui::ModelStateView>();
     const int t = m.shown->t();
     CHECK(st.linear);

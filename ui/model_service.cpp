@@ -115,8 +115,8 @@ void ModelService::follow_source(View& v) {
     if (wanted && v.request_workspace.empty()) show(v, *std::exchange(wanted, std::nullopt));
     else if (source(v) == Source::file) show(v, Source::file);
     else if (!session.has_model()) close_model_panels(v); // they wait for a model: the start shows alone
-    const auto qk = v.open.find("model_qk");
-    want_qkv = qk != v.open.end() && qk->second;
+    const auto open = [&v](const char* id) { const auto it = v.open.find(id); return it != v.open.end() && it->second; };
+    want_qkv = open("model_qk") || open("model_state"); // the State panel reads a linear layer's values
 }
 
 void ModelService::run_prompt() {

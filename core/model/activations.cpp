@@ -57,8 +57,8 @@ LayerActivations layer_activations(const Model& m, const std::vector<int>& ids, 
     const bool linear = m.attention_kind(layer).linear;
     ForwardOptions o;
     o.logits = Logits::none;
-    o.attention = linear;     // a linear layer's q, k, v, β and g are what its maps keep
-    o.capture_qkv = !linear;
+    o.attention = linear;  // a linear layer's q, k, β and g are what its maps keep,
+    o.capture_qkv = true;  // and its values with a capture; a softmax layer's q, k and v are its captures
     const ForwardResult r = m.forward(ids, o);
     if (!linear) return softmax_of(r, layer);
     const AttentionMaps::Layer* kept = r.maps.kept(layer);

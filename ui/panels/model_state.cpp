@@ -88,6 +88,10 @@ void draw_model_state_panel(View& v) {
         return dim_text("Head " + std::to_string(m.layer + 1) + "." + std::to_string(m.head + 1) +
                         " is a softmax head: it keeps no state, it weighs every earlier key afresh at each position.");
     st.linear = true;
+    if (!s.request.capture_qkv) { // a run from before the panel opened: its values were not kept
+        if (m.seen == m.asked) m.run_prompt();
+        return dim_text("Keeping the linear layers' values…");
+    }
     step_control(v, m, s.t());
     const int i = m.query_position();
     const StateAsked of{s.serial, m.layer, m.head, i};

@@ -3,7 +3,8 @@
 // diverging heat map centred at 0 with its legend, and a step control (◂ ▸, a slider, the left and
 // right keys while the panel has focus) that moves the selected position through the prompt. The
 // state is worked out on the model session's worker (core::model::AttentionMaps::linear_state, the
-// recurrence from position 1 on the run's kept q, k, v, β and g); a softmax head says it keeps none.
+// recurrence from position 1 on the run's kept q, k, v, β and g: while the panel is open the runs keep
+// the linear layers' values, as the query–key view's capture does); a softmax head says it keeps none.
 #pragma once
 
 #include "core/heads/head.h"
