@@ -2,6 +2,7 @@
 // (main_with, through the tables text_modes and own_modes). The modes are in app/cli_*.cpp.
 #include "app/cli.h"
 
+#include "app/cli_activations.h"
 #include "app/cli_attention.h"
 #include "app/cli_bench.h"
 #include "app/cli_export.h"
@@ -104,6 +105,9 @@ std::string usage_text() {
     "       attnviz --generate MODEL (--text TEXT | --sequence \"ids\") --tokens N\n"
     "                                               N more tokens, greedily, with the KV cache, as JSON\n"
     "                                               (fewer after the model's end-of-text token)\n"
+    "       ... --forward MODEL ... --activations L\n"
+    "                                               layer L's q, k, v (and a linear layer's beta and g)\n"
+    "                                               as JSON, in place of the forward's\n"
     "       ... --forward or --generate ... --ablate \"L.H,L.H\" [--ablate-mode zero|mean]\n"
     "                                               those heads' outputs (before the output projection)\n"
     "                                               set to zero or to their mean over the positions\n"
@@ -385,6 +389,7 @@ const OwnMode own_modes[] = {
     {{"--logit-lens", "--attribute", "--patch"}, nullptr, run_circuits_mode},
     {{"--composition", "--qk"}, nullptr, run_qk_mode},
     {{}, wants_probes_mode, run_probes_mode}, // before the model's (--text) and --train's (--heads)
+    {{"--activations"}, nullptr, run_activations_mode}, // before the model's: --forward MODEL --activations L
     {{}, wants_model_mode, run_model_mode},   // before --train's: --forward of a model directory
     {{"--train", "--forward"}, nullptr, run_train_mode},
     {{"--tokenize"}, nullptr, run_tokenize_mode},

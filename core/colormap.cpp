@@ -39,6 +39,16 @@ Rgb viridis(double t) {
     return table[static_cast<std::size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)];
 }
 
+Rgb diverging(double t) {
+    static const std::array<Rgb, 256> table = [] {
+        const Stop stops[] = {stop(33, 102, 172), stop(146, 197, 222), stop(240, 240, 240), stop(244, 165, 130), stop(178, 24, 43)};
+        std::array<Rgb, 256> colors{};
+        for (std::size_t k = 0; k < colors.size(); ++k) colors[k] = lerp_stops(stops, 5, static_cast<double>(k) / 255.0);
+        return colors;
+    }();
+    return table[static_cast<std::size_t>((std::clamp(t, -1.0, 1.0) + 1.0) / 2.0 * 255.0 + 0.5)];
+}
+
 Rgb masked_rgb() { return {64, 64, 64}; }
 
 } // namespace core

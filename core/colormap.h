@@ -16,6 +16,10 @@ struct Rgb {
 
 // t in [0, 1] (clamped): the colour of a weight t on the window's heatmap.
 Rgb viridis(double t);
+// t in [−1, 1] (clamped): a signed entry over its range's largest |entry| (a linear head's M) on a
+// diverging map for paper, blue below 0, near white at 0, red above: the light theme's blue–red map of
+// View ▸ Colour maps (ui/colour_maps.cpp), 256 steps.
+Rgb diverging(double t);
 // The grey of a masked cell.
 Rgb masked_rgb();
 

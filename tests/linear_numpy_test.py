@@ -11,6 +11,10 @@ with model_numpy_test.py's reader, and shares no code with attnviz: the gated de
     M = ((Q Kᵀ) ⊙ Γ, s ≤ t) · (I + diag(β) ((K Kᵀ) ⊙ Γ, s < t))⁻¹ · diag(β),   Γ[t, s] = exp(Σ_{s<r≤t} g_r)
 (attnviz carries the state's columns through the recurrence instead), and M · v must equal the rule's
 output for every head; an M with a wrong β or a decay applied once too often must fail that check.
+Then, on the qwen3_5 fixture: `--activations L` of every layer against the reference's q, k, v, β and g;
+the linear heads' previous-token, duplicate and induction scores on M; a linear head knocked out
+(`--ablate`, its output zeroed before out_proj) and every head's importance; the logit lens through
+every layer, each head's direct attribution and head patching, all against this reference.
 usage: linear_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
@@ -133,7 +137,8 @@ def matrix(q, k, beta, g, extra_decay=False):
 
 def gated_attention(c, w, p, a):
     """Qwen3_5Attention: q and its gate from q_proj, q/k norms of 1 + w, partial rotary, the context
-    times sigmoid(gate) before o_proj. Returns the output and the maps (H, t, t)."""
+    times sigmoid(gate) before o_proj. Returns each head's gated context (t, H, dh), what o_proj takes,
+    and the maps (H, t, t)."""
     t = a.shape[0]
     H, KV, dh = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
     eps = c["rms_norm_eps"]
@@ -154,13 +159,14 @@ def gated_attention(c, w, p, a):
         return np.concatenate([r * cos + half * sin, rest], -1)
 
     q, k = rotate(q), rotate(k)
+    gated_attention.qkv = (q, k, v)  # what --activations gives of a full layer
     maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
     for h in range(H):
         s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
         e = np.exp(s - s.max(-1, keepdims=True))
         maps[h] = e / e.sum(-1, keepdims=True)
         out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
-    return (out / (1 + np.exp(-gate))) @ w[p + "o_proj.weight"].T, maps
+    return (out / (1 + np.exp(-gate))).reshape(t, H, dh), maps
 
 
 def mlp(w, p, a):
@@ -186,12 +192,16 @@ def feed_forward(c, w, p, a):
     return out + gate * mlp(w, p + "mlp.shared_expert.", a)
 
 
-def forward(c, w, ids, rule):
-    """Logits (t, V), the maps (L, H, t, t) and each linear layer's (q, k, v, β, g, o) of the rule's
-    output; `rule(q, k, v, β, g)` runs the delta rule."""
+def forward(c, w, ids, rule, hook=None, record=None):
+    """Logits (t, V), the maps (L, H, t, t) and each layer's activations: a linear layer's (q, k, v, β,
+    g, o) of the rule's output, a full layer's (q, k, v); `rule(q, k, v, β, g)` runs the delta rule.
+    `hook(l, heads)` may replace layer l's head outputs before its output projection (t, heads, d): a
+    linear layer's after the gated norm, a full layer's after the output gate. `record`, a dict, gets
+    "writes": each layer's heads' writes to the stream (L, H, t, D), and "streams": the stream after
+    each layer (L, t, D)."""
     eps = c["rms_norm_eps"]
     x = w["model.embed_tokens.weight"][ids]
-    maps, linear = [], {}
+    maps, linear, writes, streams = [], {}, [], []
     for l, kind in enumerate(c["layer_types"]):
         p = f"model.layers.{l}."
         a = rms_norm_plus_one(x, w[p + "input_layernorm.weight"], eps)
@@ -199,18 +209,31 @@ def forward(c, w, ids, rule):
             q, k, v, z, beta, g = delta_inputs(c, w, p + "linear_attn.", a)
             o = rule(q, k, v, beta, g)
             linear[l] = (q, k, v, beta, g, o)
-            normed = o / np.sqrt((o * o).mean(-1, keepdims=True) + eps) * w[p + "linear_attn.norm.weight"] * silu(z)
-            x = x + normed.reshape(len(ids), -1) @ w[p + "linear_attn.out_proj.weight"].T
+            heads = o / np.sqrt((o * o).mean(-1, keepdims=True) + eps) * w[p + "linear_attn.norm.weight"] * silu(z)
+            out_proj = w[p + "linear_attn.out_proj.weight"]
             M = matrix(q, k, beta, g)
             maps.append(np.vstack([M, np.zeros((c["num_attention_heads"] - len(M),) + M.shape[1:])]))
         else:
-            out, m = gated_attention(c, w, p + "self_attn.", a)
-            x = x + out
+            heads, m = gated_attention(c, w, p + "self_attn.", a)
+            linear[l] = gated_attention.qkv
+            out_proj = w[p + "self_attn.o_proj.weight"]
             maps.append(m)
+        if hook:
+            heads = hook(l, heads.copy())
+        n, d = heads.shape[1], heads.shape[2]
+        writes.append([heads[:, h] @ out_proj[:, h * d:(h + 1) * d].T for h in range(n)])
+        x = x + heads.reshape(len(ids), -1) @ out_proj.T
         a = rms_norm_plus_one(x, w[p + "post_attention_layernorm.weight"], eps)
         x = x + feed_forward(c, w, p, a)
-    x = rms_norm_plus_one(x, w["model.norm.weight"], eps)
-    return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T, np.array(maps), linear
+        streams.append(x)
+    if record is not None:
+        record.update(writes=writes, streams=streams)
+    return lm_head(c, w, x), np.array(maps), linear
+
+
+def lm_head(c, w, x):
+    x = rms_norm_plus_one(x, w["model.norm.weight"], c["rms_norm_eps"])
+    return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T
 
 
 # ---- the checks ----------------------------------------------------------------------------------
@@ -254,7 +277,8 @@ def check_forward(d, ids):
     if out.get("layers") != want:
         fail(f"{name}: \"layers\" is {out.get('layers')}, want {want}")
     ours = np.array(out["attention"])
-    for l, (q, k, v, beta, g, o) in linear.items():
+    check_activations(d, ids, c, linear)
+    for l, (q, k, v, beta, g, o) in ((l, x) for l, x in linear.items() if len(x) == 6):
         where = f"{name} layer {l + 1}"
         close(f"{where}: chunked against recurrent", chunk_linear[l][5], o, 1e-9)
         if not m_times_v_is_output(matrix(q, k, beta, g), v, o, 1e-9):
@@ -269,19 +293,170 @@ def check_forward(d, ids):
             fail(f"{where}: no negative entry in M; the delta rule's erase should give some")
 
 
+def check_activations(d, ids, c, layers):
+    """--activations L of every layer: a linear layer's q, k (per key head), v, β and g (per value head)
+    as the delta rule reads them, a full layer's q, k and v per head after the norms and rotary."""
+    name, H, KV = os.path.basename(d), c["num_attention_heads"], c["num_key_value_heads"]
+    group = c["linear_num_value_heads"] // c["linear_num_key_heads"]
+    for l, x in layers.items():
+        r = run("--forward", d, "--sequence", " ".join(map(str, ids)), "--activations", str(l + 1))
+        if r.returncode != 0:
+            fail(f"{name}: --activations {l + 1} exited {r.returncode}: {r.stderr.strip()}")
+            continue
+        out, where = json.loads(r.stdout), f"{name} --activations {l + 1}"
+        if out["layer"] != l + 1:
+            fail(f"{where}: \"layer\" is {out['layer']}")
+        if len(x) == 6:
+            q, k, v, beta, g, _ = x
+            want = {"q": q[:, ::group].transpose(1, 0, 2), "k": k[:, ::group].transpose(1, 0, 2), "v": v.transpose(1, 0, 2),
+                    "beta": beta.T, "g": g.T}
+        else:
+            q, k, v = x
+            heads = [h // (H // KV) for h in range(H)]
+            want = {"q": q.transpose(1, 0, 2), "k": k[:, heads].transpose(1, 0, 2), "v": v[:, heads].transpose(1, 0, 2)}
+            if "beta" in out or "g" in out:
+                fail(f"{where}: a full layer gives β or g")
+        for key, value in want.items():
+            close(f"{where}: {key}", out.get(key), value)
+    for bad in ("0", str(len(c["layer_types"]) + 1), "two"):
+        r = run("--forward", d, "--sequence", " ".join(map(str, ids)), "--activations", bad)
+        lines = r.stderr.strip().split("\n")
+        if r.returncode != 2 or len(lines) != 1 or r.stdout or "--activations" not in lines[0]:
+            fail(f"{name}: --activations {bad}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line naming the flag)")
+
+
 def check_scores(d, ids):
-    """--heads on a linear head: its previous-token score is the mean of M[i, i−1] (the forward
-    streams M for the scores; nothing is rebuilt)."""
+    """--heads on a linear head: its previous-token, duplicate and induction scores are those of M (the
+    forward streams M for the scores; nothing is rebuilt)."""
     c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
     _, maps, linear = forward(c, w, ids, recurrent)
     r = run("--heads", d, "--sequence", " ".join(map(str, ids)))
     if r.returncode != 0:
         return fail(f"{os.path.basename(d)}: --heads exited {r.returncode}: {r.stderr.strip()}")
+    t = len(ids)
     for row in json.loads(r.stdout):
         l, h = row["layer"] - 1, row["head"] - 1
-        if l in linear:
-            want = np.mean([maps[l, h, i, i - 1] for i in range(1, len(ids))])
-            close(f"{os.path.basename(d)} head {l + 1}.{h + 1}: previous-token score of M", [row["previous"]], [want])
+        if l in linear and len(linear[l]) == 6:
+            M = maps[l, h]
+            previous = np.mean([M[i, i - 1] for i in range(1, t)])
+            duplicate = np.mean([M[i, [j for j in range(i) if ids[j] == ids[i]]].sum() for i in range(t) if ids[i] in ids[:i]])
+            induction = np.mean([M[i, [j for j in range(1, i) if ids[j - 1] == ids[i]]].sum() for i in range(t)
+                                 if any(ids[j - 1] == ids[i] for j in range(1, i))])
+            close(f"{os.path.basename(d)} head {l + 1}.{h + 1}: previous-token, duplicate and induction scores of M",
+                  [row["previous"], row["duplicate"], row["induction"]], [previous, duplicate, induction])
+
+
+def loss(logits, ids):
+    """The mean next-token cross-entropy, nats."""
+    z = logits[:-1]
+    lse = np.log(np.exp(z - z.max(1, keepdims=True)).sum(1)) + z.max(1)
+    return float(np.mean(lse - z[np.arange(len(ids) - 1), ids[1:]]))
+
+
+def zeroed(*heads):
+    def hook(l, out):
+        for hl, h in heads:
+            if hl == l:
+                out[:, h] = 0
+        return out
+    return hook
+
+
+def output_json(what, *args):
+    r = run(*args)
+    if r.returncode != 0:
+        fail(f"{what}: exit {r.returncode}: {r.stderr.strip()}")
+        return None
+    return json.loads(r.stdout)
+
+
+def check_knockouts(d, ids):
+    """--ablate of a linear head (its output zeroed before out_proj) and --head-importance of every head."""
+    name, seq = os.path.basename(d), " ".join(map(str, ids))
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    out = output_json(f"{name} --ablate 2.3", "--forward", d, "--sequence", seq, "--ablate", "2.3")
+    if out is not None:
+        close(f"{name} --ablate 2.3: logits against the reference with linear head 2.3 zeroed", out["logits"],
+              forward(c, w, ids, recurrent, zeroed((1, 2)))[0])
+        if error(out["logits"], forward(c, w, ids, recurrent)[0]) < 1e-3:
+            fail(f"{name} --ablate 2.3: the knock-out changed nothing")
+    rows = output_json(f"{name} --head-importance", "--head-importance", d, "--sequence", seq)
+    base = loss(forward(c, w, ids, recurrent)[0], np.array(ids))
+    for row in rows or []:
+        l, h = row["layer"] - 1, row["head"] - 1
+        want = loss(forward(c, w, ids, recurrent, zeroed((l, h)))[0], np.array(ids)) - base
+        if not abs(row["delta_loss"] - want) <= 1e-4 * max(1.0, base):
+            fail(f"{name} --head-importance head {l + 1}.{h + 1}: {row['delta_loss']}, the reference gives {want}")
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def check_circuits(d, ids):
+    """The logit lens through every layer, each head's direct attribution (linear heads included) and
+    head patching, against the reference."""
+    name, seq = os.path.basename(d), " ".join(map(str, ids))
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    record = {}
+    logits = forward(c, w, ids, recurrent, record=record)[0]
+    lens = output_json(f"{name} --logit-lens", "--logit-lens", d, "--sequence", seq, "--top", "3")
+    if lens is not None:
+        p = np.array([softmax(lm_head(c, w, x)) for x in record["streams"]])  # (L, t, V)
+        top = np.argsort(-p, axis=-1, kind="stable")[..., :3]
+        close(f"{name} --logit-lens p", lens["p"], np.take_along_axis(p, top, -1))
+        if lens["top"] != top.tolist():
+            fail(f"{name} --logit-lens: top ids {lens['top']}, the reference's {top.tolist()}")
+    position, target, vs = 4, 5, 7
+    att = output_json(f"{name} --attribute", "--attribute", d, "--sequence", seq, "--target", f"#{target}", "--vs", f"#{vs}", "--position", str(position))
+    if att is not None:
+        x = record["streams"][-1][position - 1]
+        scale = (1 + w["model.norm.weight"]) / np.sqrt((x * x).mean() + c["rms_norm_eps"])
+        u = w.get("lm_head.weight", w["model.embed_tokens.weight"])
+        u = u[target] - u[vs]
+        want = [[(head[position - 1] * scale) @ u for head in layer] for layer in record["writes"]]
+        close(f"{name} --attribute heads (linear ones included)", att["heads"], want)
+        close(f"{name} --attribute logit", [att["logit"]], [logits[position - 1, target] - logits[position - 1, vs]])
+        terms = [att["embed"], att["bias"], *np.ravel(att["heads"]), *att["mlps"]]
+        if not abs(sum(terms) - att["logit"]) <= 1e-6 * sum(map(abs, terms)):
+            fail(f"{name} --attribute: the parts sum to {sum(terms)}, the logit is {att['logit']}")
+
+
+def ids_of(d, text):
+    out = output_json(f"{os.path.basename(d)} --tokenize", "--tokenize", d, "--text", text)
+    return out["ids"] if out else []
+
+
+def check_patching(d, clean_text):
+    """Each head's recovery when its output comes from the clean run, linear heads included; the
+    corrupted prompt is the clean one with "cat" replaced by a word of as many tokens."""
+    name = os.path.basename(d)
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    clean = ids_of(d, clean_text)
+    words = [clean_text.replace("cat", word) for word in ("hat", "rat", "bat", "mat", "sat", "on", "the", "a", "at")]
+    corrupt_text = next((t for t in words if len(ids_of(d, t)) == len(clean) and ids_of(d, t) != clean), None)
+    if corrupt_text is None:
+        return fail(f"{name}: no corrupted prompt of {len(clean)} tokens")
+    corrupt = ids_of(d, corrupt_text)
+    out = output_json(f"{name} --patch", "--patch", d, "--clean", clean_text, "--corrupt", corrupt_text, "--answer", "#5", "--vs", "#7")
+    if out is None:
+        return
+    kept = {}
+    metric = lambda logits: logits[-1, 5] - logits[-1, 7]  # noqa: E731
+    m_clean = metric(forward(c, w, clean, recurrent, lambda l, o: kept.setdefault(l, o.copy()))[0])
+    m_corrupt = metric(forward(c, w, corrupt, recurrent)[0])
+    close(f"{name} --patch metrics", [out["clean_metric"], out["corrupt_metric"]], [m_clean, m_corrupt])
+
+    def patched(l, h):
+        def swap(layer, o):
+            if layer == l:
+                o[:, h] = kept[l][:, h]
+            return o
+        return (metric(forward(c, w, corrupt, recurrent, swap)[0]) - m_corrupt) / (m_clean - m_corrupt)
+
+    H = c["num_attention_heads"]
+    close(f"{name} --patch recovery by head", out["recovery"], [[patched(l, h) for h in range(H)] for l in range(len(c["layer_types"]))])
 
 
 def read_weights(d):
@@ -344,11 +519,15 @@ def main():
         check_forward(d, rng.integers(0, vocab, 9).tolist())
         check_forward(d, rng.integers(0, vocab, 70).tolist())  # past attnviz's chunks of 64
     check_scores(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
+    check_knockouts(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
+    check_circuits(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
+    check_patching(os.path.join(workdir, "qwen3_5"), "the cat sat on the mat")
     check_bad_inputs()
     if failures:
         sys.exit(f"linear_numpy_test: {len(failures)} failures")
     print("linear_numpy_test: qwen3_5 and qwen3_next match the recurrent and the chunked reference; M · v is each linear head's output, "
-          "and a sabotaged M fails; bad inputs refused")
+          "and a sabotaged M fails; bad inputs refused; --activations, scores, knock-outs, importance, the lens, attribution and "
+          "patching of linear heads match")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ namespace {
 constexpr const char* model_panels[] = {"model_tokens", "model_grid", "model_head_view", "model_map", "model_predictions",
                                         "model_steps", "model_scores", "model_importance"};
 // Opened on request only (closed with the others when a file becomes the source).
-constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_experts", "model_qk", "model_circuits", "model_why"};
+constexpr const char* model_on_request[] = {"model_compare", "model_rollout", "model_sinks", "model_experts", "model_qk", "model_circuits", "model_why",
+                                            "model_state"};
 constexpr const char* file_panels[] = {"attention", "attention_map", "attention_keys"};
 
 } // namespace
@@ -113,8 +114,8 @@ void ModelService::follow_source(View& v) {
     if (wanted && v.request_workspace.empty()) show(v, *std::exchange(wanted, std::nullopt));
     else if (source(v) == Source::file) show(v, Source::file);
     else if (!session.has_model()) close_model_panels(v); // they wait for a model: the start shows alone
-    const auto qk = v.open.find("model_qk");
-    want_qkv = qk != v.open.end() && qk->second;
+    const auto open = [&v](const char* id) { const auto it = v.open.find(id); return it != v.open.end() && it->second; };
+    want_qkv = open("model_qk") || open("model_state"); // the State panel reads a linear layer's values
 }
 
 void ModelService::run_prompt() {

@@ -63,7 +63,8 @@ struct ModelService {
     bool expert_knocked_out(int layer, int expert) const;
     void toggle_expert_knockout(int layer, int expert); // and runs the prompt again
     void clear_knockouts(); // heads and experts
-    // The runs capture every head's q, k and v while the query–key view is open (follow_source).
+    // The runs capture every head's q, k and v (and keep the linear layers' values) while the query–key
+    // view or the State panel is open (follow_source).
     bool want_qkv = false;
     // The probe's ids for the open model (m clamped to its context); empty without a model.
     std::vector<int> probe_ids() const;

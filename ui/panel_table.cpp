@@ -16,6 +16,7 @@
 #include "ui/panels/model_head_view.h"
 #include "ui/panels/model_importance.h"
 #include "ui/panels/model_sinks.h"
+#include "ui/panels/model_state.h"
 #include "ui/panels/model_map.h"
 #include "ui/panels/model_predictions.h"
 #include "ui/panels/model_steps.h"
@@ -135,6 +136,8 @@ const std::vector<PanelSpec>& panel_table() {
             "The logit lens, each head's direct share of a token's logit, and what patching each head from the prompt into a corrupted one recovers; on a worker."),
         row<draw_model_why_panel>("model_why", "Why this score", Menu::view_model,
             "The head map's clicked cell as a sum over pairs of the stream's components, and which heads write into and read from the selected head."),
+        row<draw_model_state_panel>("model_state", "State", Menu::view_model,
+            "A linear head's recurrent state (d_k × d_v) after the selected position, stepping through the prompt."),
         row<draw_help_panel>("help", "Help", Menu::help),
     };
     return table;

@@ -55,7 +55,7 @@ const std::vector<WorkspaceSpec>& workspace_table() {
           {"model_steps", model_steps, true}, {"model_compare", model_compare, false},
           {"model_scores", model_scores, true}, {"model_importance", model_importance, true},
           {"model_rollout", model_map, false}, {"model_sinks", model_map, false}, {"model_experts", model_head_view, false}, {"model_qk", model_head_view, false}, {"model_circuits", model_head_view, false},
-          {"model_why", model_steps, false},
+          {"model_why", model_steps, false}, {"model_state", model_map, false},
           {"attention", model_file_grid, false}, {"attention_map", model_file_map, false}, {"attention_keys", model_file_keys, false}}},
     };
     return table;

@@ -197,11 +197,11 @@ Layout lay_out(const Matrix& w, const FigureSpec& spec, const Font& font) {
         L.labels.push_back({t, L.map_x - gap, L.map_y + middle + baseline_offset(label_px), label_px, false, true, ink});
         L.labels.push_back({t, L.map_x + middle + baseline_offset(label_px), L.map_y - gap, label_px, true, false, ink});
     }
-    // The colour bar right of the map, its ticks at 0, half and top.
+    // The colour bar right of the map, its ticks at 0, half and top (signed: −top, 0, top).
     L.bar_x = L.map_x + L.map_side + 2 * gap;
     float tick_w = 0;
     for (int k = 0; k <= 2; ++k) {
-        const std::string t = tick_text(spec.top * k / 2);
+        const std::string t = tick_text(spec.diverging ? spec.top * (k - 1) : spec.top * k / 2);
         tick_w = std::max(tick_w, font.width(t, label_px));
         const float y = L.map_y + L.map_side * (1.0f - static_cast<float>(k) / 2.0f);
         L.labels.push_back({t, L.bar_x + bar_w + gap, std::clamp(y + baseline_offset(label_px), L.map_y + label_px, L.map_y + L.map_side), label_px, false, false, ink});
@@ -219,8 +219,11 @@ Layout lay_out(const Matrix& w, const FigureSpec& spec, const Font& font) {
 }
 
 bool masked(const FigureSpec& spec, int i, int j) { return spec.causal && j > i; }
+// u in [0, 1] up the colour bar.
+Rgb bar_color(const FigureSpec& spec, double u) { return spec.diverging ? diverging(2 * u - 1) : viridis(u); }
 Rgb cell_color(const Matrix& w, const FigureSpec& spec, int i, int j) {
-    return masked(spec, i, j) ? masked_rgb() : viridis(w(i, j) / spec.top);
+    if (masked(spec, i, j)) return masked_rgb();
+    return spec.diverging ? diverging(w(i, j) / spec.top) : viridis(w(i, j) / spec.top);
 }
 Rgb text_on(Rgb background) {
     const double luminance = (0.2126 * background.r + 0.7152 * background.g + 0.0722 * background.b) / 255.0;
@@ -280,7 +283,7 @@ Image heatmap_figure_png(const Matrix& w, const FigureSpec& spec) {
     for (int i = 0; i < L.n; ++i)
         for (int j = 0; j < L.n; ++j) fill(im, mx + j * c, my + i * c, c, c, cell_color(w, spec, i, j));
     const int side = c * L.n;
-    for (int y = 0; y < side; ++y) fill(im, static_cast<int>(L.bar_x), my + y, static_cast<int>(bar_w), 1, viridis(1.0 - (y + 0.5) / side));
+    for (int y = 0; y < side; ++y) fill(im, static_cast<int>(L.bar_x), my + y, static_cast<int>(bar_w), 1, bar_color(spec, 1.0 - (y + 0.5) / side));
     for (const Label& l : L.labels) draw_label(im, font, l);
     if (!L.value_format.empty())
         for (int i = 0; i < L.n; ++i)
@@ -337,7 +340,7 @@ std::string heatmap_figure_svg(const Matrix& w, const FigureSpec& spec) {
     out += "<rect width=\"100%\" height=\"100%\" fill=\"" + hex(paper) + "\"/>\n";
     // The colour bar: the map's nine stops as a vertical gradient, 0 at the bottom.
     out += "<defs><linearGradient id=\"colour-bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
-    for (int k = 0; k <= 8; ++k) out += "<stop offset=\"" + num(static_cast<float>(k) / 8) + "\" stop-color=\"" + hex(viridis(k / 8.0)) + "\"/>";
+    for (int k = 0; k <= 8; ++k) out += "<stop offset=\"" + num(static_cast<float>(k) / 8) + "\" stop-color=\"" + hex(bar_color(spec, k / 8.0)) + "\"/>";
     out += "</linearGradient></defs>\n";
     out += "<g shape-rendering=\"crispEdges\">\n";
     const std::string side = num(L.cell);

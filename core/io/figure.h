@@ -13,6 +13,9 @@ struct FigureSpec {
     std::vector<std::string> tokens; // n labels for rows and columns (may be empty)
     bool causal = false;             // cells with j > i are masked (grey)
     double top = 1.0;                // the weight drawn in the top colour
+    // Signed entries (a linear head's M): core::diverging from −top through 0 to +top, the colour bar
+    // and its ticks centred at 0.
+    bool diverging = false;
 };
 
 // The largest n an SVG is written for: it holds one element per cell.

@@ -30,7 +30,7 @@ std::size_t AttentionMaps::bytes_for(int layers, int heads, int kv_heads, int d_
 
 std::size_t AttentionMaps::bytes() const {
     std::size_t n = dense_.size();
-    for (const Layer& l : kept_) n += l.q.size() + l.k.size() + l.beta.size() + l.g.size();
+    for (const Layer& l : kept_) n += l.q.size() + l.k.size() + l.beta.size() + l.g.size() + l.v.size();
     return n * sizeof(float);
 }
 
@@ -93,6 +93,30 @@ void AttentionMaps::linear_rows(int l, int h, int r0, int r1, float* dst) const 
     const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1};
     const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
     delta_rule::matrix_rows(in, shape, h, r0, r1, dst);
+}
+
+bool AttentionMaps::linear(int l) const {
+    return l >= 0 && l < static_cast<int>(kept_.size()) && kept_[static_cast<std::size_t>(l)].linear && !kept_[static_cast<std::size_t>(l)].q.empty();
+}
+
+const AttentionMaps::Layer* AttentionMaps::kept(int l) const {
+    if (l < 0 || l >= static_cast<int>(kept_.size()) || kept_[static_cast<std::size_t>(l)].q.empty()) return nullptr;
+    return &kept_[static_cast<std::size_t>(l)];
+}
+
+std::optional<delta_rule::Split> AttentionMaps::linear_split(int l, int h, int i, int j) const {
+    if (!linear(l) || h < 0 || h >= kept_[static_cast<std::size_t>(l)].v_heads || i < 0 || j < 0 || i >= t_new_ || j >= t_new_) return std::nullopt;
+    const Layer& L = kept_[static_cast<std::size_t>(l)];
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
+    return delta_rule::split(in, {L.k_heads, L.v_heads, L.d_k, 1}, h, i, j);
+}
+
+std::optional<MatrixF> AttentionMaps::linear_state(int l, int h, int i) const {
+    if (!linear(l) || h < 0 || i < 0 || i >= t_new_) return std::nullopt;
+    const Layer& L = kept_[static_cast<std::size_t>(l)];
+    if (h >= L.v_heads || L.v.empty()) return std::nullopt;
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), L.v.data(), L.beta.data(), L.g.data(), t_new_};
+    return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v}, h, i);
 }
 
 MatrixF AttentionMaps::head(int l, int h) const {

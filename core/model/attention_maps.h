@@ -15,9 +15,11 @@
 #pragma once
 
 #include "core/heads/head.h"
+#include "core/model/delta_rule.h"
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace core::model {
@@ -39,6 +41,8 @@ public:
         bool linear = false;
         std::vector<float> beta, g;
         int k_heads = 0, v_heads = 0, d_k = 0;
+        std::vector<float> v; // (t_new, v_heads · d_v) the values, for the state view
+        int d_v = 0;
     };
     // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
     static constexpr int block = 64;
@@ -59,6 +63,14 @@ public:
     MatrixF head(int l, int h) const;
     // Every map, (layers, heads, t_new, t_total) row-major: for small runs (tests, files) only.
     std::vector<float> all() const;
+    // A linear layer's head (l, h), from the kept q, k, v, β and g: M[i, j] split into the direct write
+    // and its correction, and the state after position i (d_k, d_v). Nothing for a softmax layer, a head
+    // past the layer's value heads, a layer that did not run, or dense maps.
+    bool linear(int l) const;
+    // What layer l kept (q, k and, for a linear layer, v, β and g), or null: dense maps, a layer that did not run.
+    const Layer* kept(int l) const;
+    std::optional<delta_rule::Split> linear_split(int l, int h, int i, int j) const;
+    std::optional<MatrixF> linear_state(int l, int h, int i) const;
     // What the store holds.
     std::size_t bytes() const;
     // The bytes a forward's store takes (the memory check's figure), kept or dense.

@@ -126,4 +126,34 @@ void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std
         });
 }
 
+Split split(const Inputs& in, const Shape& s, int h, int t, int key) {
+    Split out;
+    if (key > t) return out;
+    std::vector<float> row(static_cast<std::size_t>(in.t)); // (t) row t of M
+    matrix_rows(in, s, h, t, t + 1, row.data());
+    const int kh = h / s.group(), qk_row = s.k_heads * s.d_k;
+    const float* q = in.q + static_cast<std::ptrdiff_t>(t) * qk_row + kh * s.d_k;
+    const float* k = in.k + static_cast<std::ptrdiff_t>(key) * qk_row + kh * s.d_k;
+    for (int c = 0; c < s.d_k; ++c) out.qk += static_cast<double>(q[c]) * k[c];
+    double log_decay = 0; // Σ g over the steps after the write, up to t
+    for (int r = key + 1; r <= t; ++r) log_decay += in.g[static_cast<std::ptrdiff_t>(r) * s.v_heads + h];
+    out.entry = row[static_cast<std::size_t>(key)];
+    out.beta = in.beta[static_cast<std::ptrdiff_t>(key) * s.v_heads + h];
+    out.decay = std::exp(log_decay);
+    out.direct = out.beta * out.qk * out.decay;
+    out.correction = out.entry - out.direct;
+    return out;
+}
+
+MatrixF state(const Inputs& in, const Shape& s, int h, int at) {
+    const Head x = head_of(in, s, h, true);
+    Matrix S = Matrix::Zero(s.d_k, s.d_v); // (d_k, d_v)
+    for (int i = 0; i <= at && i < in.t; ++i) {
+        S *= std::exp(x.g(i));
+        const Eigen::RowVectorXf delta = x.beta(i) * (x.v.row(i) - x.k.row(i) * S); // (d_v)
+        S += x.k.row(i).transpose() * delta;
+    }
+    return S;
+}
+
 } // namespace core::model::delta_rule

@@ -53,4 +53,20 @@ void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float*
 // ((i1 − i0), t) row-major, in order (the forward's head scores and thumbnails).
 void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each);
 
+// M[t, s] of head h in two parts ("why this score" on a linear head): the write of value s as it
+// reaches t, β_s (q_t · k_s) times the decay from s to t, exp(Σ_{s<r≤t} g_r); and the correction,
+// what the erases of the writes after s took from it (M[t, s] − the direct write). 0 for s > t.
+struct Split {
+    double entry = 0;      // M[t, s]
+    double beta = 0;       // β_s
+    double qk = 0;         // q_t · k_s (q times 1/√d_k)
+    double decay = 1;      // exp(Σ_{s<r≤t} g_r)
+    double direct = 0;     // β_s · qk · decay
+    double correction = 0; // entry − direct
+};
+Split split(const Inputs& in, const Shape& s, int h, int t, int key);
+
+// Head h's state S (d_k, d_v) after position `at` (counting from 0), by the recurrence: needs in.v.
+MatrixF state(const Inputs& in, const Shape& s, int h, int at);
+
 } // namespace core::model::delta_rule

@@ -26,7 +26,8 @@ void signed_texel(unsigned char* rgba, float w, float top) { put_rgba(rgba, sign
 
 // The thumbnails into the atlas, when the run or the colour map changed since they were painted.
 void paint_thumbnails(ModelGridView& g, const core::model::Snapshot& s, TextureUploader& textures) {
-    const int map = static_cast<int>(colour_maps().weights);
+    // The weights map, and the signed map and theme the linear layers' thumbnails take.
+    const int map = static_cast<int>(colour_maps().weights) * 16 + static_cast<int>(colour_maps().signed_map) * 4 + static_cast<int>(colour_maps().theme);
     const bool fresh = g.atlas.reshape(textures, s.layers(), s.heads(), g.side);
     if (!fresh && g.painted == s.serial && g.colour_map == map) return;
     const std::size_t cell = static_cast<std::size_t>(g.side * g.side);
@@ -119,6 +120,28 @@ std::vector<std::string> kind_labels(const core::model::Snapshot& s) {
     return labels;
 }
 
+// Where a layer is linear: what its thumbnails' colours mean, a diverging bar from − through 0 to +
+// before a line that says it.
+void signed_legend(ModelGridView& g, const core::model::Snapshot& s) {
+    g.signed_legend = std::any_of(s.result.kinds.begin(), s.result.kinds.end(), [](const core::model::AttentionKind& k) { return k.linear; });
+    if (!g.signed_legend) return;
+    const float w = 4.0f * em(), h = ImGui::GetTextLineHeight(), sign = ImGui::CalcTextSize("+").x + 0.2f * em();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    draw->AddText(at, text, "−");
+    const int steps = 24;
+    for (int k = 0; k < steps; ++k) {
+        const float x0 = at.x + sign + w * static_cast<float>(k) / steps, x1 = at.x + sign + w * static_cast<float>(k + 1) / steps;
+        draw->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1 + 0.5f, at.y + h), diverging_color(2.0 * (k + 0.5) / steps - 1.0));
+    }
+    draw->AddText(ImVec2(at.x + sign + w / 2 - ImGui::CalcTextSize("0").x / 2, at.y), text, "0");
+    draw->AddText(ImVec2(at.x + sign + w + 0.2f * em(), at.y), text, "+");
+    ImGui::Dummy(ImVec2(2 * sign + w, h));
+    ImGui::SameLine();
+    dim_text("Linear layers: signed M, each head to ± its largest |entry|");
+}
+
 } // namespace
 
 void draw_model_grid_panel(View& v, TextureUploader& textures) {
@@ -137,6 +160,7 @@ void draw_model_grid_panel(View& v, TextureUploader& textures) {
     for (int k = 0; k < score_count; ++k) g.best[static_cast<std::size_t>(k)] = scored ? core::heads::best_head(s.scores, score_of(k)) : -1;
     dim_text(scored ? "Strip: previous, duplicate, induction, sharpness. P D I E: each score's best head."
                     : "No head scores for this run.");
+    signed_legend(g, s);
     g.kinds = kind_labels(s);
     float label_w = ImGui::CalcTextSize("L00").x + 0.5f * em();
     for (const std::string& kind : g.kinds) label_w = std::max(label_w, ImGui::CalcTextSize(kind.c_str()).x + 0.5f * em());

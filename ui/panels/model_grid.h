@@ -2,7 +2,8 @@
 // queries), filling the panel; a click selects a head for the other panels. Each head carries its
 // four scores as a strip of four cells along its bottom, and letters mark each score's best head.
 // Where a model's layers differ in kind (a window, no RoPE, a learned sink: core/model/attention_kind.h)
-// each row writes its layer's kind under its name.
+// each row writes its layer's kind under its name. A linear layer's thumbnails are of its signed M, on
+// the diverging map, with a legend centred at 0 above the grid.
 #pragma once
 
 #include "ui/texture_atlas.h"
@@ -26,6 +27,7 @@ struct ModelGridView {
     int paintings = 0;         // times the atlas was painted (the tests read it)
     std::array<int, 4> best{{-1, -1, -1, -1}}; // per score, the head marked best (layer · heads + head), this frame
     std::vector<std::string> kinds;            // this frame: each row's kind as written ("window 128"), empty when all are full
+    bool signed_legend = false;                // this frame: a layer is linear, and the diverging map's legend is shown
 };
 
 void draw_model_grid_panel(View& v, TextureUploader& textures);

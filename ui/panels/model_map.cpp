@@ -5,6 +5,8 @@
 #include "ui/panels/model_map.h"
 #include "ui/model_service.h"
 
+#include "core/io/figure.h"
+#include "core/io/files.h"
 #include "ui/colour_maps.h"
 #include "ui/widgets.h"
 
@@ -15,7 +17,8 @@
 namespace ui {
 
 bool ModelMapView::Blocks::operator==(const Blocks& o) const {
-    return serial == o.serial && layer == o.layer && head == o.head && colour_map == o.colour_map && window == o.window && top == o.top && row0 == o.row0 &&
+    return serial == o.serial && layer == o.layer && head == o.head && colour_map == o.colour_map && window == o.window && diverging == o.diverging &&
+           top == o.top && row0 == o.row0 &&
            col0 == o.col0 && step == o.step && rows == o.rows && cols == o.cols;
 }
 
@@ -29,7 +32,8 @@ namespace {
 ModelMapView::Blocks visible_blocks(const ModelMapView& st, const core::model::Snapshot& s, int l, int h, float top, VisibleCells rows,
                                     VisibleCells cols) {
     ModelMapView::Blocks b;
-    b.serial = s.serial, b.layer = l, b.head = h, b.colour_map = static_cast<int>(colour_maps().weights), b.top = top;
+    b.serial = s.serial, b.layer = l, b.head = h, b.top = top, b.diverging = st.diverging;
+    b.colour_map = st.diverging ? 16 + static_cast<int>(colour_maps().signed_map) * 2 + static_cast<int>(colour_maps().theme) : static_cast<int>(colour_maps().weights);
     b.window = s.result.kinds.empty() ? 0 : s.result.kinds[static_cast<std::size_t>(l)].window;
     b.step = std::max(1, static_cast<int>(std::ceil(1.5f / st.cell)));
     b.row0 = rows.first, b.col0 = cols.first;
@@ -48,6 +52,7 @@ ImU32 outside_window_color(int i, int j) {
 // A cell's colour: its weight, or why it has none (the causal mask's grey, the window's checker).
 ImU32 cell_color(int i, int j, float w, const ModelMapView::Blocks& b) {
     if (w == 0.0f && j > i) return masked_color();
+    if (b.diverging) return diverging_color(w / b.top);
     if (w == 0.0f && b.window > 0 && i - j >= b.window) return outside_window_color(i, j);
     return sequential_color(w / b.top);
 }
@@ -58,9 +63,12 @@ void paint(ModelMapView& st, const ModelMapView::Blocks& b, const float* a, int 
     for (int bi = 0; bi < b.rows; ++bi)
         for (int bj = 0; bj < b.cols; ++bj) {
             const int i = b.row0 + bi * b.step, j = b.col0 + bj * b.step;
-            float w = 0;
+            float w = 0; // the largest weight it covers; signed: the entry of largest magnitude
             for (int di = 0; di < b.step && i + di < t; ++di)
-                for (int dj = 0; dj < b.step && j + dj < t; ++dj) w = std::max(w, a[(i + di) * t + j + dj]);
+                for (int dj = 0; dj < b.step && j + dj < t; ++dj) {
+                    const float x = a[(i + di) * t + j + dj];
+                    if (b.diverging ? std::abs(x) > std::abs(w) : x > w) w = x;
+                }
             const ImU32 c = cell_color(i, j, w, b);
             put_rgba(&st.texels[(static_cast<std::size_t>(bi) * static_cast<std::size_t>(b.cols) + static_cast<std::size_t>(bj)) * 4], c);
         }
@@ -80,7 +88,8 @@ float largest_weight(ModelMapView& st, const core::model::Snapshot& s, const flo
     if (st.largest.serial != of.serial || st.largest.layer != of.layer || st.largest.head != of.head) {
         const std::size_t cells = static_cast<std::size_t>(s.t()) * static_cast<std::size_t>(s.t());
         st.largest = of;
-        st.largest.weight = std::max(1e-6f, *std::max_element(a, a + cells));
+        const auto [low, high] = std::minmax_element(a, a + cells);
+        st.largest.weight = std::max(1e-6f, st.diverging ? std::max(-*low, *high) : *high);
     }
     return st.largest.weight;
 }
@@ -151,6 +160,27 @@ int sink_column(ImDrawList* draw, const ModelMapView& st, const core::model::Sna
     return std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
 }
 
+// The head's map as a labelled PNG figure (core/io/figure.h), in the map's colours: a linear head's
+// on the diverging map from −max|M| to +max|M|. The map is copied when the file is chosen.
+void save_figure_button(View& v, const core::model::Snapshot& s, const std::shared_ptr<const core::model::MatrixF>& map, ModelMapView& st) {
+    if (ImGui::Button("Save figure…")) {
+        const std::string name = "head " + std::to_string(st.layer + 1) + "." + std::to_string(st.head + 1);
+        v.file_request = FileRequest{core::io::FileBrowser::Mode::save, "Save " + name, {{"PNG images", {".png"}}}, name + ".png", "",
+                                     [map, labels = s.labels, name, diverging = st.diverging, stretch = st.stretch, &v](const std::string& path) {
+                                         const core::Matrix w = map->cast<double>(); // (t, t)
+                                         const double top = diverging ? std::max(1e-12, w.cwiseAbs().maxCoeff()) : stretch ? std::max(1e-12, w.maxCoeff()) : 1.0;
+                                         const core::io::FigureSpec spec{(diverging ? "M of " : "Attention of ") + name, labels, true, top, diverging};
+                                         try {
+                                             core::io::write_file_atomically(path, core::io::png_bytes(core::io::heatmap_figure_png(w, spec)));
+                                         } catch (const core::io::ExportError& e) {
+                                             throw core::io::ExportError(path + ": " + e.what());
+                                         }
+                                         v.tell("Saved " + path, false);
+                                     }};
+    }
+    remember(v, "model map save figure");
+}
+
 } // namespace
 
 //-----------------------------------------------------------------------------
@@ -174,14 +204,20 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
     }
     const float* a = weights->data(); // (t, t)
     st.layer = m.layer, st.head = m.head;
+    const core::model::AttentionKind kind = s.result.kinds.empty() ? core::model::AttentionKind{} : s.result.kinds[static_cast<std::size_t>(m.layer)];
+    if (kind.linear != st.diverging) st.largest = {};
+    st.diverging = kind.linear;
     ImGui::Text("Layer %d, head %d", m.layer + 1, m.head + 1);
     ImGui::SameLine();
-    ImGui::Checkbox("stretch", &st.stretch);
-    tip("Colour from 0 to the head's largest weight instead of 0 to 1.");
+    if (st.diverging) dim_text("signed M, ± its largest |entry|");
+    else ImGui::Checkbox("stretch", &st.stretch);
+    if (!st.diverging) tip("Colour from 0 to the head's largest weight instead of 0 to 1.");
     ImGui::SameLine();
     fit_button(st);
-    const float top = st.stretch ? largest_weight(st, s, a) : 1.0f;
-    const core::model::AttentionKind kind = s.result.kinds.empty() ? core::model::AttentionKind{} : s.result.kinds[static_cast<std::size_t>(m.layer)];
+    ImGui::SameLine();
+    save_figure_button(v, s, weights, st);
+    const float top = st.stretch || st.diverging ? largest_weight(st, s, a) : 1.0f;
+    st.range = top;
     st.window = kind.window;
     st.sink_column = kind.learned_sink() && !s.result.sink_share.empty();
     window_legend(st.window);
@@ -209,7 +245,7 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
         ImGui::SetTooltip("query %s (position %d)\nlearned sink: %.4f of its weight\nits keys share the other %.4f",
                           s.labels[static_cast<std::size_t>(sink_hovered)].c_str(), sink_hovered + 1, static_cast<double>(share), 1.0 - static_cast<double>(share));
     }
-    colour_bar(draw, ImVec2(area.Max.x + sink_w + 0.5f * em(), area.Min.y), side, top);
+    colour_bar(draw, ImVec2(area.Max.x + sink_w + 0.5f * em(), area.Min.y), side, top, st.diverging);
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if ((input.hovered || input.clicked) && area.Contains(mouse)) {
         const int i = std::clamp(static_cast<int>((mouse.y - st.origin.y) / st.cell), 0, t - 1);
@@ -219,7 +255,8 @@ void draw_model_map_panel(View& v, TextureUploader& textures) {
             v.open["model_why"] = true; // the score explained: the reason to click a cell
         }
         if (!ImGui::IsItemActive())
-            ImGui::SetTooltip("query %s (position %d)\nkey %s (position %d)\nweight %.4f\nclick: why this query attends to this key",
+            ImGui::SetTooltip(st.diverging ? "query %s (position %d)\nkey %s (position %d)\nM entry %+.4f\nclick: why this query attends to this key"
+                                            : "query %s (position %d)\nkey %s (position %d)\nweight %.4f\nclick: why this query attends to this key",
                               s.labels[static_cast<std::size_t>(i)].c_str(), i + 1, s.labels[static_cast<std::size_t>(j)].c_str(), j + 1,
                               static_cast<double>(a[i * t + j]));
     }

@@ -42,6 +42,9 @@ void draw_model_qk_panel(View& v, TextureUploader& textures) {
         dim_text("Capturing the heads' queries and keys…");
         return;
     }
+    if (static_cast<std::size_t>(m.layer) < s.result.kinds.size() && s.result.kinds[static_cast<std::size_t>(m.layer)].linear)
+        return dim_text("Head " + std::to_string(m.layer + 1) + "." + std::to_string(m.head + 1) +
+                        " is linear: no softmax weighs its keys by q · k; its map is M (Why this score splits an entry, State shows what it holds).");
     if (ImGui::RadioButton("Principal components", st.principal)) st.principal = true;
     remember(v, "model qk principal");
     ImGui::SameLine();

@@ -77,10 +77,49 @@ void sink_line(const core::model::Snapshot& s, int l, int h, int i, ModelWhyView
     tip("The head's learned sink: one more logit in each query's softmax, after the scale and the mask, that passes no value.");
 }
 
+// [SECTION] a linear head -------------------------------------------------------------------------
+
+bool linear_layer(const core::model::Snapshot& s, int l) {
+    return static_cast<std::size_t>(l) < s.result.kinds.size() && s.result.kinds[static_cast<std::size_t>(l)].linear;
+}
+
+// M[i, j] of a linear head as the direct write of value j, decayed to i, and what later erases took.
+void linear_section(View& v, ModelService& m, ModelWhyView& st, int i, int j) {
+    const core::model::Snapshot& s = *m.shown;
+    const QkCell cell{s.serial, m.layer, m.head, i, j};
+    if (!(cell == st.split_asked)) {
+        st.split_asked = cell;
+        st.split_job.start([shown = m.shown, cell](const core::TaskControl&) {
+            return LinearSplitShown{cell, shown->result.maps.linear_split(cell.layer, cell.head, cell.query, cell.key)};
+        });
+    }
+    std::string error;
+    if (std::optional<LinearSplitShown> made = take_finished(st.split_job, error)) st.split = std::move(made);
+    if (!error.empty()) st.error = error;
+    ImGui::TextWrapped("Why query %d (%s) takes M[%d, %d] of key %d's value (%s) in linear head %d.%d", i + 1, s.labels[static_cast<std::size_t>(i)].c_str(),
+                       i + 1, j + 1, j + 1, s.labels[static_cast<std::size_t>(j)].c_str(), m.layer + 1, m.head + 1);
+    if (st.split_job.busy()) {
+        v.motion.moving = true;
+        dim_text("Splitting…");
+    }
+    if (!st.split || !(st.split->cell == cell)) return;
+    if (!st.split->split) return dim_text("This head has no value head of its own in the layer: its M is 0.");
+    if (j > i) return dim_text("The key comes after the query: the state has not seen it, M is 0.");
+    const core::model::delta_rule::Split& x = *st.split->split;
+    ImGui::TextWrapped("M[%d, %d] = %+.4g = direct write %+.4g + correction %+.4g", i + 1, j + 1, x.entry, x.direct, x.correction);
+    ImGui::Bullet();
+    ImGui::TextWrapped("direct write: β %.4g × (q · k) %+.4g × decay %.4g (from position %d to %d)", x.beta, x.qk, x.decay, j + 1, i + 1);
+    tip("Step j writes β_j · v_j along k_j into the state; every step after it multiplies the state by its decay exp(g); "
+        "query i reads the state along q_i.");
+    ImGui::Bullet();
+    ImGui::TextWrapped("correction %+.4g: what the writes after position %d erased of it (each takes β (k · S) away before it writes)", x.correction, j + 1);
+}
+
 void qk_section(View& v, ModelService& m, ModelWhyView& st) {
     const core::model::Snapshot& s = *m.shown;
     const int t = s.t(), i = m.query_position(), j = m.key;
     if (j < 0 || j >= t) return dim_text("Click a cell of the head map: why its query attends to its key.");
+    if (linear_layer(s, m.layer)) return linear_section(v, m, st, i, j);
     ask_qk(m, st, QkCell{s.serial, m.layer, m.head, i, j});
     std::string error;
     if (std::optional<QkShown> made = take_finished(st.qk, error)) {

@@ -2,10 +2,14 @@
 // the head map's clicked cell (the score of query i against key j as a sum over pairs of the stream's
 // components, core/model/circuits/qk.h) and the composition scores between every pair of heads
 // (core/model/circuits/composition.h) as a map, with the selected head's strongest writers and
-// readers. Both run on a core::Worker; a newer request drops the older one.
+// readers. Both run on a core::Worker; a newer request drops the older one. On a linear head
+// (Gated DeltaNet) the clicked entry of M is split instead into the direct write of the key's value,
+// decayed to the query, and the correction from the later writes that erased part of it
+// (core/model/delta_rule.h, delta_rule::split), worked out on a core::Worker too.
 #pragma once
 
 #include "core/model/circuits/composition.h"
+#include "core/model/delta_rule.h"
 #include "core/model/requests/qk.h"
 #include "core/worker.h"
 #include "ui/view.h"
@@ -39,9 +43,18 @@ struct QkShown {
     core::model::QkAttribution attribution;
 };
 
+// A linear head's clicked entry split (nothing where the head has no value head of its own).
+struct LinearSplitShown {
+    QkCell cell;
+    std::optional<core::model::delta_rule::Split> split;
+};
+
 struct ModelWhyView {
     QkCell asked;
     core::Worker<QkShown> qk;
+    QkCell split_asked;
+    core::Worker<LinearSplitShown> split_job;
+    std::optional<LinearSplitShown> split; // the last finished split (the tests read its numbers)
     std::optional<QkShown> shown;
     std::vector<std::string> top; // the shown attribution's largest pairs in words (recorded for the tests)
     std::optional<float> sink_logit; // this frame: the head's learned sink logit, shown beside the score

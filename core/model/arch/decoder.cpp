@@ -206,7 +206,9 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, const Fo
         return;
     }
     auto values = [](const MatrixF& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
-    AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k};
+    // The values too where the run captures (the State panel's runs, --activations): they cost as much as q and k.
+    AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
+                                 o.capture_qkv ? values(p.v) : std::vector<float>{}, s.d_v};
     r.maps.keep_layer(l, std::move(kept));
 }
 

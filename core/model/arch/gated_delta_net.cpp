@@ -57,6 +57,20 @@ void gated_norm(Rows&& o, const MatrixF& z, const float* w, int dv, float eps) {
         }
 }
 
+// Each value head's write through its columns of out_proj, a component of its own (head_part), as a
+// softmax layer's heads are: the circuits attribute to a linear head as to any other.
+void record_heads(const Layer& L, int layer, const MatrixF& out, const ForwardOptions& o, int D) {
+    const int t = static_cast<int>(out.rows()), V = static_cast<int>(out.cols()), dv = L.shape.d_v;
+    MatrixF alone(t, V); // (t, Hv·dv)
+    for (int h = 0; h < L.shape.v_heads; ++h) {
+        alone.setZero();
+        alone.middleCols(h * dv, dv) = out.middleCols(h * dv, dv);
+        MatrixF part(t, D); // (t, D)
+        layers::project(alone.data(), t, V, D, *L.w.out, Layout::out_in, nullptr, part.data());
+        layers::record(o, head_part(layer, h), std::move(part));
+    }
+}
+
 } // namespace
 
 Projected project(const Layer& L, const MatrixF& a) {
@@ -100,12 +114,9 @@ void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOption
     }
     layers::ablate(out.data(), t, s.v_heads, s.d_v, layer, o);
     if (o.head_outputs) (*o.head_outputs)[static_cast<std::size_t>(layer)] = out;
-    const MatrixF before = layers::recording(o, layer) ? x : MatrixF(); // (t, D)
     layers::project(out.data(), rows, V, static_cast<int>(x.cols()), *L.w.out, Layout::out_in, nullptr, x.data(), true);
-    if (layers::recording(o, layer)) layers::record_write(o, linear_part(layer), before, x, nullptr);
+    if (layers::recording(o, layer)) record_heads(L, layer, out, o, static_cast<int>(x.cols()));
 }
-
-std::string linear_part(int l) { return "linear attention " + std::to_string(l + 1); }
 
 Layer read(const Weights& w, int l, std::int64_t D, const delta_rule::Shape& s, int kernel, float eps, bool fused) {
     auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, "linear_attn." + rest); };

@@ -50,9 +50,9 @@ Projected project(const Layer& L, const MatrixF& a);
 // x (copies · t, D) += the layer's output for a (copies · t, D), each copy of t rows its own
 // sequence. `p` receives the first copy's projections (the maps keep q, k, β and g); the heads of
 // `layer` that o.ablate, o.patch or o.copies name are knocked out or patched after the gated norm,
-// which is also what o.head_outputs keeps. A recorded layer's write is one component, linear_part(l).
+// which is also what o.head_outputs keeps. A recorded layer's write is one component per value head,
+// head_part(l, h), its output through its columns of out_proj.
 void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOptions& o, Projected& p, MatrixF& x);
-std::string linear_part(int l); // "linear attention 3" (from 1)
 
 // Layer l's tensors under "model.layers.L.linear_attn.", checked against `shape`, D and the kernel;
 // `fused`: Qwen3-Next's in_proj_qkvz and in_proj_ba.

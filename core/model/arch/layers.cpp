@@ -118,7 +118,7 @@ void one_head(void* context, std::ptrdiff_t task) {
 // Layer a.layer's queries (t_new, heads · d_head) and keys (t_total, kv_heads · d_head) into the
 // maps, the keys taken from a cache that drops them anyway.
 void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
-    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}, false, {}, {}, 0, 0, 0};
+    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}, false, {}, {}, 0, 0, 0, {}, 0};
     if (a.sinks) kept.sinks.assign(a.sinks, a.sinks + a.heads);
     const std::size_t width = static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(a.d_head);
     kept.q.resize(static_cast<std::size_t>(r.t_new) * width);
@@ -256,10 +256,14 @@ void check_circuit_options(const ForwardOptions& o, const ModelConfig& c, int t,
     if (o.last_position_only && (o.record || o.logits == Logits::all))
         throw InputError("a forward for the last position alone records no components and makes no logits of the others");
     if (!o.patch_from) return;
-    const Eigen::Index width = static_cast<Eigen::Index>(c.heads) * c.d_head;
     bool fits = o.patch_from->size() == static_cast<std::size_t>(c.layers) && past == 0 &&
                 (o.patch_rows.empty() || o.patch_rows.size() == static_cast<std::size_t>(t));
-    for (const MatrixF& m : *o.patch_from) fits = fits && (m.size() == 0 || (m.rows() == t && m.cols() == width));
+    for (std::size_t l = 0; fits && l < o.patch_from->size(); ++l) { // a linear layer's heads are its value heads
+        const MatrixF& m = (*o.patch_from)[l];
+        const bool linear = l < c.linear_layers.size() && c.linear_layers[l];
+        const Eigen::Index width = linear ? static_cast<Eigen::Index>(c.linear_v_heads) * c.linear_d_v : static_cast<Eigen::Index>(c.heads) * c.d_head;
+        fits = m.size() == 0 || (m.rows() == t && m.cols() == width);
+    }
     if (!fits) throw InputError("a patch needs every layer's heads' outputs for the same " + std::to_string(t) + " positions");
 }
 

@@ -53,7 +53,10 @@ Attribution direct_attribution(const Model& model, const std::vector<int>& ids, 
     a.mlps.assign(static_cast<std::size_t>(c.layers), 0.0);
     a.bias = head_bias;
     for (int l = 0; l < c.layers; ++l) {
-        for (int h = 0; h < c.heads; ++h) a.heads(l, h) = each(part_index(parts, head_part(l, h)));
+        for (int h = 0; h < c.heads; ++h) { // a linear layer with fewer value heads has no part for the rest: 0
+            const int k = part_index(parts, head_part(l, h));
+            a.heads(l, h) = k >= 0 ? each(k) : 0.0;
+        }
         const int mlp = part_index(parts, mlp_part(l));
         if (mlp >= 0) a.mlps[static_cast<std::size_t>(l)] = each(mlp);
     }
