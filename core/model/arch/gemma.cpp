@@ -115,7 +115,7 @@ LayerAttention Gemma::attention_weights(int l) const {
     }
     a.window = c.sliding_window[static_cast<std::size_t>(l)];
     a.rotation = head_slices::rotation(a.window > 0 ? local_freq_ : global_freq_, c.d_head);
-    a.score_scale = static_cast<float>(gemma_score_scale(c, l));
+    a.score_scale = static_cast<float>(score_scale(c, l));
     a.softcap = static_cast<float>(c.attn_logit_softcapping);
     return a;
 }
@@ -141,7 +141,7 @@ void Gemma::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
         rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, cache.length, freq);
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
-    const float scale = static_cast<float>(gemma_score_scale(c, l));
+    const float scale = static_cast<float>(score_scale(c, l));
     MatrixF out = MatrixF::Zero(t, D);                                                 // (t, D) the heads' output
     const std::size_t first = o.record ? o.record->parts.size() : 0;
     layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale, static_cast<float>(c.attn_logit_softcapping)},

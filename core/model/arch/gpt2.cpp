@@ -81,7 +81,7 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     MatrixF qkv(t, 3 * D);                                                             // (t, 3D)
     layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, layout_, b.c_attn_b, qkv.data());
     layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
-    const auto scale = static_cast<float>(gpt2_score_scale(c, l));
+    const auto scale = static_cast<float>(score_scale(c, l));
     layers::heads_into_stream({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, *b.c_proj_w,
                               layout_, b.c_proj_b, x);
 }
@@ -113,7 +113,7 @@ LayerAttention Gpt2::attention_weights(int l) const {
     LayerAttention a = head_slices::heads_of(c, {w, w, w, b.c_proj_w, bias, bias, bias, Layout::in_out, 0, c.d_model, 2 * c.d_model});
     a.norm = head_slices::norm(NormWeights::Kind::layer, *b.ln1_w, b.ln1_b, c.norm_eps);
     a.gamma = a.norm.scale;
-    a.score_scale = static_cast<float>(gpt2_score_scale(c, l));
+    a.score_scale = static_cast<float>(score_scale(c, l));
     return a;
 }
 
