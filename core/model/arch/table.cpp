@@ -35,6 +35,9 @@ const GgufLayout& qwen3_gguf();
 void read_qwen3_moe(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 const GgufLayout& qwen3_moe_gguf();
+// arch/qwen2_moe.cpp
+void read_qwen2_moe(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen2_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 // arch/gpt_oss.cpp
 void read_gpt_oss(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_gpt_oss(const ModelConfig& config, std::shared_ptr<const Weights> weights);
@@ -71,6 +74,7 @@ const std::vector<Architecture>& architectures() {
         {"Gemma3ForConditionalGeneration", true, read_gemma3_multimodal, gemma_score_scale, build_gemma3_multimodal, nullptr},
         {"Qwen3ForCausalLM", true, read_qwen3, inverse_sqrt_head, build_qwen3, qwen3_gguf},
         {"Qwen3MoeForCausalLM", true, read_qwen3_moe, inverse_sqrt_head, build_qwen3_moe, qwen3_moe_gguf},
+        {"Qwen2MoeForCausalLM", true, read_qwen2_moe, inverse_sqrt_head, build_qwen2_moe, nullptr},
         {"GptOssForCausalLM", true, read_gpt_oss, inverse_sqrt_head, build_gpt_oss, gpt_oss_gguf},
         {"Qwen3_5ForCausalLM", true, read_qwen3_5, inverse_sqrt_head, build_qwen3_5, nullptr},
         {"Qwen3NextForCausalLM", true, read_qwen3_next, inverse_sqrt_head, build_qwen3_next, nullptr},
