@@ -20,6 +20,12 @@ namespace {
 using layers::Layout;
 using Tensor = Weights::Tensor;
 
+// GPT2Config's fields no other architecture reads: the scores divided by √d_head, and by layer + 1 too.
+struct Gpt2Fields : OwnFields {
+    bool scale_attn_weights = true;
+    bool scale_attn_by_inverse_layer_idx = false;
+};
+
 struct Block {
     const Tensor *ln1_w, *ln1_b, *c_attn_w, *c_attn_b, *c_proj_w, *c_proj_b;
     const Tensor *ln2_w = nullptr, *ln2_b = nullptr, *fc_w = nullptr, *fc_b = nullptr, *proj_w = nullptr, *proj_b = nullptr;
@@ -158,8 +164,10 @@ void read_gpt2(const ConfigReader& r, ModelConfig& c) {
     c.d_ff = r.whole("n_inner", 1, max_config_size, 4 * c.d_model);
     c.norm_eps = r.real("layer_norm_epsilon", 1e-30, 1.0, 1e-5);
     c.activation = r.activation("activation_function", "gelu_new");
-    c.scale_attn_weights = r.flag("scale_attn_weights", true);
-    c.scale_attn_by_inverse_layer_idx = r.flag("scale_attn_by_inverse_layer_idx", false);
+    auto own = std::make_shared<Gpt2Fields>();
+    own->scale_attn_weights = r.flag("scale_attn_weights", true);
+    own->scale_attn_by_inverse_layer_idx = r.flag("scale_attn_by_inverse_layer_idx", false);
+    c.own = own;
     c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
     if (c.d_model % c.heads != 0) r.fail("n_embd", "(" + std::to_string(c.d_model) + ") is not a multiple of n_head (" + std::to_string(c.heads) + ")");
     c.kv_heads = c.heads;
@@ -168,8 +176,9 @@ void read_gpt2(const ConfigReader& r, ModelConfig& c) {
 
 // 1/√d_head with scale_attn_weights, and 1/(layer + 1) more with scale_attn_by_inverse_layer_idx.
 double gpt2_score_scale(const ModelConfig& c, int layer) {
-    double scale = c.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
-    if (c.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
+    const Gpt2Fields& own = c.own_as<Gpt2Fields>();
+    double scale = own.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
+    if (own.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
     return scale;
 }
 
