@@ -74,7 +74,7 @@ TEST_CASE("circuits: after the last layer, the components through the frozen fin
             const Eigen::MatrixXd rows = core::model::through_final_norm(*m.model, p, i); // (C, D)
             Eigen::RowVectorXd logits = rows.colwise().sum() * W.cast<double>().transpose(); // (V)
             if (u.bias) logits += Eigen::Map<const Eigen::RowVectorXf>(u.bias, c.vocab).cast<double>();
-            const double cap = c.final_logit_softcapping;
+            const double cap = u.softcap;
             if (cap > 0) logits = (logits.array() / cap).tanh() * cap;
             const Eigen::RowVectorXd model = r.logits.row(i).cast<double>();
             CHECK((logits - model).cwiseAbs().maxCoeff() < 1e-5 * model.cwiseAbs().maxCoeff());
@@ -115,7 +115,7 @@ TEST_CASE("circuits: the logit lens's last layer is the model's own output, and 
             }
             const double own = r.logits(3, 5) - (vs < 0 ? 0.0 : r.logits(3, vs));
             CHECK(std::abs(sum - a.logit) <= 1e-6 * size); // float32 rounding at the scale of the terms
-            if (c.final_logit_softcapping <= 0) CHECK(a.logit == doctest::Approx(own).epsilon(1e-5));
+            if (m.model->unembedding().softcap <= 0) CHECK(a.logit == doctest::Approx(own).epsilon(1e-5));
             CHECK(a.heads.cwiseAbs().maxCoeff() > 1e-3); // the heads write something toward it
         }
     });

@@ -4,6 +4,7 @@
 // tests/model_numpy_test.py and tests/probes_numpy_test.py.
 #include "core/attention.h"
 #include "core/io/tensor.h"
+#include "core/model/arch/gemma.h"
 #include "core/model/config.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/head_scenario.h"
@@ -14,6 +15,9 @@
 #include <cmath>
 
 namespace {
+
+// Gemma's own fields of a config (core/model/arch/gemma.h).
+const core::model::gemma::Fields& gemma(const core::model::ModelConfig& c) { return c.own_as<core::model::gemma::Fields>(); }
 
 // The layers (from 0) of `c` that attend to every earlier position.
 std::vector<int> full_layers(const core::model::ModelConfig& c) {
@@ -39,9 +43,9 @@ TEST_CASE("gemma config: google/gemma-2-2b, every other layer sliding from the f
     CHECK(c.d_head == 256);
     CHECK(c.heads * c.d_head != c.d_model);
     CHECK(c.kv_heads == 4);
-    CHECK(c.attn_logit_softcapping == 50.0);
-    CHECK(c.final_logit_softcapping == 30.0);
-    CHECK(c.query_pre_attn_scalar == 256.0);
+    CHECK(gemma(c).attn_logit_softcapping == 50.0);
+    CHECK(gemma(c).final_logit_softcapping == 30.0);
+    CHECK(gemma(c).query_pre_attn_scalar == 256.0);
     CHECK(c.tie_word_embeddings);
     CHECK(c.activation == "gelu_pytorch_tanh");
     REQUIRE(c.sliding_window.size() == 26u);
@@ -62,10 +66,10 @@ TEST_CASE("gemma config: google/gemma-3-1b-it, five local layers to one global, 
     CHECK(full_layers(c) == std::vector<int>{5, 11, 17, 23});
     CHECK(c.sliding_window[0] == 512);
     CHECK(c.rope_theta == 1e6);
-    CHECK(c.rope_local_base_freq == 1e4);
+    CHECK(gemma(c).rope_local_base_freq == 1e4);
     CHECK(c.rope_scaling.type.empty());
-    CHECK(c.attn_logit_softcapping == 0.0);
-    CHECK(c.final_logit_softcapping == 0.0);
+    CHECK(gemma(c).attn_logit_softcapping == 0.0);
+    CHECK(gemma(c).final_logit_softcapping == 0.0);
     CHECK(c.kv_heads == 1);
     CHECK(c.context == 32768);
 }
@@ -88,10 +92,10 @@ TEST_CASE("gemma config: google/gemma-3-4b-it's text_config gives only what diff
     CHECK(c.d_head == 256);
     CHECK(c.vocab == 262208);
     CHECK(c.context == 131072);
-    CHECK(c.query_pre_attn_scalar == 256.0);
+    CHECK(gemma(c).query_pre_attn_scalar == 256.0);
     CHECK(c.rope_scaling.type == "linear");
     CHECK(c.rope_scaling.factor == 8.0);
-    CHECK(c.rope_local_base_freq == 1e4);
+    CHECK(gemma(c).rope_local_base_freq == 1e4);
     CHECK(full_layers(c) == std::vector<int>{5, 11, 17, 23, 29});
     CHECK(c.sliding_window[33] == 1024);
     CHECK(c.is_eos(106));
@@ -126,7 +130,7 @@ TEST_CASE("gemma forward: one token at a time on the KV cache past the sliding w
         const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
         const std::vector<int> ids = {2, 9, 40, 7, 7, 300, 12, 5};
         const auto full = m.model->forward(ids);
-        const double cap = m.model->config().final_logit_softcapping;
+        const double cap = m.model->unembedding().softcap;
         if (cap > 0) CHECK(full.logits.cwiseAbs().maxCoeff() < cap);
         core::model::KvCache cache;
         core::model::ForwardResult step;
@@ -156,8 +160,8 @@ TEST_CASE("gemma head in the editor: every head opens with the model's window, s
                 CAPTURE(h);
                 const core::Scenario s = core::model::head_scenario(*m.model, ids, {l, h}, std::vector<std::string>(ids.size(), "t"));
                 CHECK(s.window == c.sliding_window[static_cast<std::size_t>(l)]);
-                CHECK(s.softcap == c.attn_logit_softcapping); // 50 for Gemma 2; Gemma 3 applies none
-                CHECK(s.score_factor() == doctest::Approx(1.0 / std::sqrt(c.query_pre_attn_scalar)).epsilon(1e-15));
+                CHECK(s.softcap == gemma(c).attn_logit_softcapping); // 50 for Gemma 2; Gemma 3 applies none
+                CHECK(s.score_factor() == doctest::Approx(1.0 / std::sqrt(gemma(c).query_pre_attn_scalar)).epsilon(1e-15));
                 const core::Result res = core::compute(s);
                 const core::model::MatrixF A = r.maps.head(l, h); // (t, t)
                 CHECK((res.heads[0].weights - A.cast<double>()).cwiseAbs().maxCoeff() < 1e-6);

@@ -16,6 +16,7 @@ struct AttentionKind {
     bool rope = true;         // false: the layer's q and k take no position encoding
     std::vector<float> sinks; // (heads) each head's learned sink logit; empty: a plain softmax
     bool linear = false;      // a Gated DeltaNet layer: no softmax; its map M is signed and its rows need not sum to 1
+    float softcap = 0.0f;     // the scores soft-capped, cap · tanh(s / cap), before the mask (Gemma 2); 0: none
 
     bool learned_sink() const { return !sinks.empty(); }
     // Head h's sink logit, or null.

@@ -2,9 +2,12 @@
 //
 // Field names and defaults are those of transformers' configuration classes (GPT2Config,
 // LlamaConfig, MistralConfig, Qwen2Config, Gemma2Config, Gemma3TextConfig, BertConfig); the `architectures` field picks the row of
-// core/model/arch/table.h, whose read_config reads the fields its architecture has.
+// core/model/arch/table.h, whose read_config reads the fields its architecture has. What only one
+// architecture reads lives in its own file under core/model/arch/, as a struct of OwnFields.
 #pragma once
 
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,13 @@ struct RopeScaling {
     bool truncate = true;             // yarn: the correction range rounded to whole dims (gpt-oss: false)
 };
 
+// The fields one architecture reads beyond what every architecture has (as transformers gives each
+// model its configuration class): a struct its file under core/model/arch/ derives from this, filled
+// by its read_config and read by its own model and score scale alone.
+struct OwnFields {
+    virtual ~OwnFields() = default;
+};
+
 struct ModelConfig {
     std::string architecture; // e.g. "GPT2LMHeadModel"
     std::string name;         // for messages: the model's directory or file
@@ -49,25 +59,18 @@ struct ModelConfig {
     // as nn.Linear keeps them (not Conv1D's (in, out)); Gemma's norm weights stored as 1 + w.
     bool linear_projections = false;
     bool norms_plus_one = false;
-    // GPT-2
-    bool scale_attn_weights = true;
-    bool scale_attn_by_inverse_layer_idx = false;
-    // Llama family
+    // Rotary positions
     double rope_theta = 10000.0;
     RopeScaling rope_scaling;
-    bool tie_word_embeddings = false;
+    bool tie_word_embeddings = false; // the LM head is the token embeddings
+    // The decoder layer's biases (arch/decoder.h, and Gemma's)
     bool attention_bias = false; // q, k, v (and o for Llama) projections have biases
     bool o_bias = false;
     bool mlp_bias = false;
+    // Each layer's kind of attention, as Model::attention_kind gives it to the forward and the views
     std::vector<int> sliding_window; // per layer (one entry each), 0 = full attention (Mistral, Qwen2 with use_sliding_window)
     std::vector<bool> no_rope;       // per layer, true: no rotary positions there (SmolLM3); empty: RoPE on every layer
     bool unscaled_rope_on_windows = false; // OLMo 3: the windowed layers turn by the unscaled frequencies
-    // Gemma: cap · tanh(x / cap) on the attention scores (after the scale, before the mask) and on
-    // the logits; 0 = none.
-    double attn_logit_softcapping = 0.0;
-    double final_logit_softcapping = 0.0;
-    double query_pre_attn_scalar = 0.0; // Gemma: scores scaled by query_pre_attn_scalar^-1/2
-    double rope_local_base_freq = 0.0;  // Gemma 3: rope_theta of the sliding layers (default scaling)
     // Mixture of experts (Qwen3 MoE): which layers route each position to top_k of `experts` feed-forward
     // blocks of width d_expert (the others are dense, of width d_ff), and whether the chosen experts'
     // weights are renormalised to sum to 1 (norm_topk_prob; always in a llama.cpp qwen3moe file).
@@ -83,13 +86,22 @@ struct ModelConfig {
     // "linear_attention"; empty: none), their key and value heads and widths, and the conv kernel.
     std::vector<bool> linear_layers;
     int linear_k_heads = 0, linear_v_heads = 0, linear_d_k = 0, linear_d_v = 0, linear_kernel = 0;
-    // BERT
-    int type_vocab_size = 2;
     // Special ids where config.json names them, else -1.
     int bos_token_id = -1;
     int eos_token_id = -1;
     std::vector<int> eos_token_ids; // every id listed (Llama 3 lists several); generating stops at any
     bool is_eos(int id) const;
+
+    // The architecture's own fields (null: its configuration class's defaults, as for attnviz's own
+    // trained GPT-2), which own_as gives as the architecture's struct.
+    std::shared_ptr<const OwnFields> own;
+    template <class Fields> const Fields& own_as() const {
+        static const Fields defaults;
+        if (!own) return defaults;
+        const auto* f = dynamic_cast<const Fields*>(own.get());
+        if (!f) throw std::logic_error(name + ": the configuration's own fields are another architecture's");
+        return *f;
+    }
 };
 
 // Throws core::io::FileError "PATH: …", one line naming the field (or, for an unknown

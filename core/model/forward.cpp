@@ -30,7 +30,7 @@ void Model::head_logits(const float* input, int rows, int v0, int v1, float* out
     if (!u.weight) throw std::logic_error(config_.name + " has no LM head");
     const int width = u.width, n = v1 - v0;
     product_columns({input, width, rows, u.weight, Layout::out_in, out, ldo, false, fast}, v0, v1);
-    const float cap = static_cast<float>(config_.final_logit_softcapping);
+    const float cap = u.softcap;
     if (!u.bias && cap <= 0.0f) return;
     for (int i = 0; i < rows; ++i)
         for (int j = 0; j < n; ++j) {

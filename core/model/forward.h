@@ -218,6 +218,7 @@ public:
         const Weights::Tensor* weight = nullptr; // (vocab, width); null for a bare encoder
         const float* bias = nullptr;   // (vocab) or null
         int width = 0;
+        float softcap = 0.0f;          // the logits soft-capped, cap · tanh(logit / cap) (Gemma's); 0: none
     };
     virtual Unembedding unembedding() const { return {}; }
     // What the head multiplies, (rows, width): `hidden` itself, or BERT's MLM transform of it.

@@ -64,8 +64,11 @@ core::Scenario head_scenario(const ModelConfig& c, const ForwardResult& run, Hea
     s.tokens = tokens;
     s.heads = {std::move(h)};
     set_score_scale(s, score_scale(c, head.layer)); // the architecture table's factor
-    if (head.layer < static_cast<int>(c.sliding_window.size())) s.window = c.sliding_window[static_cast<std::size_t>(head.layer)];
-    s.softcap = c.attn_logit_softcapping;
+    if (static_cast<std::size_t>(head.layer) < run.kinds.size()) { // the layer's kind: its window and soft-cap
+        const AttentionKind& kind = run.kinds[static_cast<std::size_t>(head.layer)];
+        s.window = kind.window;
+        s.softcap = kind.softcap;
+    }
     core::require_valid(s);
     return s;
 }

@@ -24,6 +24,11 @@ struct Block {
     const Tensor *q_w, *q_b, *k_w, *k_b, *v_w, *v_b, *o_w, *o_b, *ln1_w, *ln1_b, *in_w, *in_b, *out_w, *out_b, *ln2_w, *ln2_b;
 };
 
+// BertConfig's field no other architecture reads: the rows of token_type_embeddings.
+struct BertFields : OwnFields {
+    int type_vocab_size = 2;
+};
+
 class Bert final : public layers::LayerStack {
 public:
     Bert(const ModelConfig& c, std::shared_ptr<const Weights> w) : LayerStack(c), w_(std::move(w)) {
@@ -33,7 +38,7 @@ public:
         auto mat = [&](const std::string& name, std::int64_t rows, std::int64_t cols) { return &w_->require(name, {rows, cols}); };
         words_ = mat(p + "embeddings.word_embeddings.weight", c.vocab, D);
         positions_ = mat(p + "embeddings.position_embeddings.weight", c.context, D);
-        types_ = mat(p + "embeddings.token_type_embeddings.weight", c.type_vocab_size, D);
+        types_ = mat(p + "embeddings.token_type_embeddings.weight", c.own_as<BertFields>().type_vocab_size, D);
         emb_ln_w_ = vec(p + "embeddings.LayerNorm.weight", D);
         emb_ln_b_ = vec(p + "embeddings.LayerNorm.bias", D);
         for (int l = 0; l < c.layers; ++l) {
@@ -167,7 +172,9 @@ void read_bert(const ConfigReader& r, ModelConfig& c) {
     read_sizes(r, c, {{"vocab_size", 30522}, {"hidden_size", 768}, {"num_hidden_layers", 12}, {"num_attention_heads", 12}});
     c.d_ff = r.whole("intermediate_size", 1, max_config_size, 3072);
     c.context = r.whole("max_position_embeddings", 1, max_config_size, 512);
-    c.type_vocab_size = r.whole("type_vocab_size", 1, 1 << 16, 2);
+    auto own = std::make_shared<BertFields>();
+    own->type_vocab_size = r.whole("type_vocab_size", 1, 1 << 16, 2);
+    c.own = own;
     c.norm_eps = r.real("layer_norm_eps", 1e-30, 1.0, 1e-12);
     c.activation = r.activation("hidden_act", "gelu");
     const std::string positions = r.text("position_embedding_type", "absolute");

@@ -50,9 +50,11 @@ private:
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
     FinalNorm final_norm() const override;
     Block block(int l, const Options& o) const;
+    const Fields& own() const { return config().own_as<Fields>(); }
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) const;
     LayerAttention attention_weights(int l) const override;
+    AttentionKind attention_kind(int l) const override;
 
     std::shared_ptr<const Weights> w_;
     std::string prefix_;
@@ -65,12 +67,22 @@ private:
 
 Gemma::Gemma(const ModelConfig& c, std::shared_ptr<const Weights> w, const Options& o)
     : LayerStack(c), w_(std::move(w)), prefix_(o.prefix), global_freq_(rotary::inverse_frequencies(c.rope_theta, c.d_head, c.rope_scaling)),
-      local_freq_(c.rope_local_base_freq > 0 ? rotary::inverse_frequencies(c.rope_local_base_freq, c.d_head, RopeScaling{}) : global_freq_),
+      local_freq_(c.own_as<Fields>().rope_local_base_freq > 0
+                      ? rotary::inverse_frequencies(c.own_as<Fields>().rope_local_base_freq, c.d_head, RopeScaling{})
+                      : global_freq_),
       normalizer_(static_cast<float>(std::sqrt(static_cast<double>(c.d_model)))) {
     embed_ = &w_->require(prefix_ + "embed_tokens.weight", {c.vocab, c.d_model});
     for (int l = 0; l < c.layers; ++l) blocks_.push_back(block(l, o));
     final_norm_ = Norm(w_->require(prefix_ + "norm.weight", {c.d_model}), c);
     head_ = c.tie_word_embeddings ? embed_ : &w_->require("lm_head.weight", {c.vocab, c.d_model});
+    head_softcap_ = static_cast<float>(own().final_logit_softcapping);
+}
+
+// The layer's window and rotary positions as every model's, with Gemma 2's soft-cap of the scores.
+AttentionKind Gemma::attention_kind(int l) const {
+    AttentionKind kind = LayerStack::attention_kind(l);
+    kind.softcap = static_cast<float>(own().attn_logit_softcapping);
+    return kind;
 }
 
 Block Gemma::block(int l, const Options& o) const {
@@ -115,8 +127,8 @@ LayerAttention Gemma::attention_weights(int l) const {
     }
     a.window = c.sliding_window[static_cast<std::size_t>(l)];
     a.rotation = head_slices::rotation(a.window > 0 ? local_freq_ : global_freq_, c.d_head);
-    a.score_scale = static_cast<float>(gemma_score_scale(c, l));
-    a.softcap = static_cast<float>(c.attn_logit_softcapping);
+    a.score_scale = static_cast<float>(score_scale(c, l));
+    a.softcap = attention_kind(l).softcap;
     return a;
 }
 
@@ -141,10 +153,10 @@ void Gemma::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const F
         rotary::rotate(k.data() + static_cast<std::ptrdiff_t>(c0) * KV, KV, r.t_new, c.kv_heads, c.d_head, cache.length, freq);
     }
     layers::append_kv(cache, l, k.data(), KV, v.data(), KV, t);
-    const float scale = static_cast<float>(gemma_score_scale(c, l));
+    const float scale = static_cast<float>(score_scale(c, l));
     MatrixF out = MatrixF::Zero(t, D);                                                 // (t, D) the heads' output
     const std::size_t first = o.record ? o.record->parts.size() : 0;
-    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale, static_cast<float>(c.attn_logit_softcapping)},
+    layers::heads_into_stream({q.data(), Q, l, c.heads, c.kv_heads, c.d_head, true, window, scale, attention_kind(l).softcap},
                               cache, o, r, *b.o_w, Layout::out_in, b.o_b, out);
     if (layers::recording(o, l)) layers::freeze_norm(o, first, out, b.post_attention.scale.data(), nullptr, eps, false);
     b.post_attention.apply(out.data(), out.data(), t, eps);
@@ -229,10 +241,12 @@ void read_text_config(const ConfigReader& r, ModelConfig& c, Version v) {
     c.rope_scaling = rotary::read_scaling(r, c.rotary_dim);
     if (c.rope_scaling.type == "longrope") // its attention factor and reach are the Phi-3 decoder's
         r.fail("rope_scaling", "has type \"longrope\"; Gemma runs the default rotary positions, \"linear\" and \"llama3\"");
-    c.rope_local_base_freq = two ? 0.0 : r.real("rope_local_base_freq", 1e-6, 1e15, 10000.0);
-    c.query_pre_attn_scalar = r.real("query_pre_attn_scalar", 1e-6, 1e12, 256.0);
-    c.attn_logit_softcapping = two ? read_softcap(r, "attn_logit_softcapping", 50.0) : 0.0; // Gemma 3 applies none
-    c.final_logit_softcapping = read_softcap(r, "final_logit_softcapping", two ? 30.0 : 0.0);
+    auto own = std::make_shared<Fields>();
+    own->rope_local_base_freq = two ? 0.0 : r.real("rope_local_base_freq", 1e-6, 1e15, 10000.0);
+    own->query_pre_attn_scalar = r.real("query_pre_attn_scalar", 1e-6, 1e12, 256.0);
+    own->attn_logit_softcapping = two ? read_softcap(r, "attn_logit_softcapping", 50.0) : 0.0; // Gemma 3 applies none
+    own->final_logit_softcapping = read_softcap(r, "final_logit_softcapping", two ? 30.0 : 0.0);
+    c.own = own;
     c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     if (r.flag("use_bidirectional_attention", false)) r.fail("use_bidirectional_attention", "is true; attnviz runs Gemma's causal decoder");
@@ -272,12 +286,14 @@ void read_gguf(const GgufKeys& k, ModelConfig& c, Version v) {
     c.rope_theta = k.real("rope.freq_base", 1e-6, 1e15, two ? 10000.0 : 1000000.0);
     rotary::read_gguf_scaling(k, c);
     if (c.rope_scaling.type == "longrope") k.fail("rope.scaling.type", "gives longrope factors; Gemma runs none and linear");
-    c.rope_local_base_freq = two ? 0.0 : k.real("rope.freq_base_swa", 1e-6, 1e15, 10000.0);
+    auto own = std::make_shared<Fields>();
+    own->rope_local_base_freq = two ? 0.0 : k.real("rope.freq_base_swa", 1e-6, 1e15, 10000.0);
     // llama.cpp's score scale: 1/√(hidden / heads) for the 27B models (46 and 62 layers), else 1/√head_dim.
     const bool large = c.layers == (two ? 46 : 62);
-    c.query_pre_attn_scalar = large ? static_cast<double>(c.d_model) / c.heads : c.d_head;
-    c.attn_logit_softcapping = two ? k.real("attn_logit_softcapping", 0.0, 1e9, 50.0) : 0.0;
-    c.final_logit_softcapping = k.real("final_logit_softcapping", 0.0, 1e9, two ? 30.0 : 0.0);
+    own->query_pre_attn_scalar = large ? static_cast<double>(c.d_model) / c.heads : c.d_head;
+    own->attn_logit_softcapping = two ? k.real("attn_logit_softcapping", 0.0, 1e9, 50.0) : 0.0;
+    own->final_logit_softcapping = k.real("final_logit_softcapping", 0.0, 1e9, two ? 30.0 : 0.0);
+    c.own = own;
     c.attention_bias = c.o_bias = k.has_tensor("blk.0.attn_q.bias");
     c.norms_plus_one = true;
     c.sliding_window = gguf_windows(k, c, v);
@@ -291,6 +307,6 @@ std::vector<GgufName> gguf_layer_names() {
 
 } // namespace gemma
 
-double gemma_score_scale(const ModelConfig& c, int) { return 1.0 / std::sqrt(c.query_pre_attn_scalar); }
+double gemma_score_scale(const ModelConfig& c, int) { return 1.0 / std::sqrt(c.own_as<gemma::Fields>().query_pre_attn_scalar); }
 
 } // namespace core::model

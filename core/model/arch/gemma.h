@@ -1,6 +1,6 @@
 // core/model/arch/gemma.h — the decoder that Gemma2ForCausalLM and Gemma 3's text model share
 // (arch/gemma2.cpp, arch/gemma3.cpp), as transformers' modeling_gemma2.py and modeling_gemma3.py
-// run it. Internal to core/model/arch/*.cpp.
+// run it. Internal to core/model/arch/*.cpp (the tests read its Fields).
 //
 //   x = embed_tokens[id] · √hidden_size (the normalizer rounded to float32)         (t, D)
 //   per layer:  a = norm(x, input_layernorm)        norm(x, w) = x / √(mean(x²) + eps) · (1 + w)
@@ -32,6 +32,17 @@ struct GgufName;
 namespace gemma {
 
 enum class Version { gemma2, gemma3 };
+
+// Gemma2Config's and Gemma3TextConfig's fields no other architecture reads.
+struct Fields : OwnFields {
+    // cap · tanh(x / cap) on the attention scores (after the scale, before the mask; Gemma 2) and on
+    // the logits; 0: none. The model gives them to the forward as its layers' AttentionKind::softcap
+    // and its Unembedding::softcap.
+    double attn_logit_softcapping = 0.0;
+    double final_logit_softcapping = 0.0;
+    double query_pre_attn_scalar = 256.0; // scores scaled by query_pre_attn_scalar^-1/2
+    double rope_local_base_freq = 0.0;    // Gemma 3: rope_theta of the sliding layers (default scaling)
+};
 
 // Gemma2Config's or Gemma3TextConfig's fields (r: the config, or Gemma 3's text_config), with
 // their defaults; which layers slide from layer_types, else the version's rule.

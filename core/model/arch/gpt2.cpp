@@ -20,6 +20,12 @@ namespace {
 using layers::Layout;
 using Tensor = Weights::Tensor;
 
+// GPT2Config's fields no other architecture reads: the scores divided by √d_head, and by layer + 1 too.
+struct Gpt2Fields : OwnFields {
+    bool scale_attn_weights = true;
+    bool scale_attn_by_inverse_layer_idx = false;
+};
+
 struct Block {
     const Tensor *ln1_w, *ln1_b, *c_attn_w, *c_attn_b, *c_proj_w, *c_proj_b;
     const Tensor *ln2_w = nullptr, *ln2_b = nullptr, *fc_w = nullptr, *fc_b = nullptr, *proj_w = nullptr, *proj_b = nullptr;
@@ -81,7 +87,7 @@ void Gpt2::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const Fo
     MatrixF qkv(t, 3 * D);                                                             // (t, 3D)
     layers::project(a.data(), t, D, 3 * D, *b.c_attn_w, layout_, b.c_attn_b, qkv.data());
     layers::append_kv(cache, l, qkv.data() + D, 3 * D, qkv.data() + 2 * D, 3 * D, t);
-    const auto scale = static_cast<float>(gpt2_score_scale(c, l));
+    const auto scale = static_cast<float>(score_scale(c, l));
     layers::heads_into_stream({qkv.data(), 3 * D, l, c.heads, c.heads, c.d_head, true, 0, scale}, cache, o, r, *b.c_proj_w,
                               layout_, b.c_proj_b, x);
 }
@@ -113,7 +119,7 @@ LayerAttention Gpt2::attention_weights(int l) const {
     LayerAttention a = head_slices::heads_of(c, {w, w, w, b.c_proj_w, bias, bias, bias, Layout::in_out, 0, c.d_model, 2 * c.d_model});
     a.norm = head_slices::norm(NormWeights::Kind::layer, *b.ln1_w, b.ln1_b, c.norm_eps);
     a.gamma = a.norm.scale;
-    a.score_scale = static_cast<float>(gpt2_score_scale(c, l));
+    a.score_scale = static_cast<float>(score_scale(c, l));
     return a;
 }
 
@@ -158,8 +164,10 @@ void read_gpt2(const ConfigReader& r, ModelConfig& c) {
     c.d_ff = r.whole("n_inner", 1, max_config_size, 4 * c.d_model);
     c.norm_eps = r.real("layer_norm_epsilon", 1e-30, 1.0, 1e-5);
     c.activation = r.activation("activation_function", "gelu_new");
-    c.scale_attn_weights = r.flag("scale_attn_weights", true);
-    c.scale_attn_by_inverse_layer_idx = r.flag("scale_attn_by_inverse_layer_idx", false);
+    auto own = std::make_shared<Gpt2Fields>();
+    own->scale_attn_weights = r.flag("scale_attn_weights", true);
+    own->scale_attn_by_inverse_layer_idx = r.flag("scale_attn_by_inverse_layer_idx", false);
+    c.own = own;
     c.tie_word_embeddings = r.flag("tie_word_embeddings", true);
     if (c.d_model % c.heads != 0) r.fail("n_embd", "(" + std::to_string(c.d_model) + ") is not a multiple of n_head (" + std::to_string(c.heads) + ")");
     c.kv_heads = c.heads;
@@ -168,8 +176,9 @@ void read_gpt2(const ConfigReader& r, ModelConfig& c) {
 
 // 1/√d_head with scale_attn_weights, and 1/(layer + 1) more with scale_attn_by_inverse_layer_idx.
 double gpt2_score_scale(const ModelConfig& c, int layer) {
-    double scale = c.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
-    if (c.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
+    const Gpt2Fields& own = c.own_as<Gpt2Fields>();
+    double scale = own.scale_attn_weights ? inverse_sqrt_head(c, layer) : 1.0;
+    if (own.scale_attn_by_inverse_layer_idx) scale /= layer + 1;
     return scale;
 }
 

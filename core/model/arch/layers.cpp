@@ -335,7 +335,7 @@ void report(const ForwardOptions& o, int layers_done, int layers) {
 
 Model::Unembedding LayerStack::unembedding() const {
     if (!head_) return {};
-    return {head_, head_bias_ ? head_bias_->data() : nullptr, config().d_model};
+    return {head_, head_bias_ ? head_bias_->data() : nullptr, config().d_model, head_softcap_};
 }
 
 ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, const ForwardOptions& o) const {

@@ -92,6 +92,7 @@ protected:
     // or no weight for a bare encoder.
     const Tensor* head_ = nullptr;
     const Tensor* head_bias_ = nullptr;
+    float head_softcap_ = 0.0f; // Unembedding::softcap
 
     // x's first ids.size() rows: the embeddings of `ids` at positions past, past + 1, …
     virtual void embed(const std::vector<int>& ids, int past, MatrixF& x) const = 0;

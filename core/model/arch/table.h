@@ -1,10 +1,12 @@
 // core/model/arch/table.h — the one table of architectures attnviz runs.
 //
 // A row per value of config.json's `architectures` field. A new architecture is one file
-// core/model/arch/NAME.cpp with its config reading, score scale and build function, plus one row in
-// arch/table.cpp. Its model derives from layers::LayerStack (core/model/arch/layers.h), which runs
-// the frame of every forward, and gives the embeddings, one layer and the final norm, with the
-// Hugging Face modeling file's names. Its fields live in config.h.
+// core/model/arch/NAME.cpp with its config reading, score scale and build function, plus its row and
+// the declarations of its functions in arch/table.cpp (CMake builds every arch/*.cpp, and --help,
+// the messages and the docs list the architectures from this table). Its model derives from
+// layers::LayerStack (core/model/arch/layers.h), which runs the frame of every forward, and gives the
+// embeddings, one layer and the final norm, with the Hugging Face modeling file's names. The recipe,
+// with its checked example, is docs/architecture.md's "A model architecture".
 #pragma once
 
 #include "core/model/config.h"
@@ -69,50 +71,8 @@ double score_scale(const ModelConfig& c, int layer);
 // 1/√d_head, the scale of most architectures.
 double inverse_sqrt_head(const ModelConfig& c, int layer);
 
-// Each architecture's functions (arch/*.cpp). The build functions check every tensor they need
-// (present, shape, dtype) and throw core::io::FileError naming the file and the tensor.
-void read_gpt2(const ConfigReader& r, ModelConfig& c);
-double gpt2_score_scale(const ModelConfig& c, int layer);
-std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_llama(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_gemma2(const ConfigReader& r, ModelConfig& c);
-void read_gemma3(const ConfigReader& r, ModelConfig& c);
-void read_gemma3_multimodal(const ConfigReader& r, ModelConfig& c);
-double gemma_score_scale(const ModelConfig& c, int layer);
-std::unique_ptr<Model> build_gemma2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-std::unique_ptr<Model> build_gemma3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-std::unique_ptr<Model> build_gemma3_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_moe(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_gpt_oss(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_gpt_oss(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_5(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_5(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_phi3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_bert(const ConfigReader& r, ModelConfig& c);
-void read_smollm3(const ConfigReader& r, ModelConfig& c);
-void read_olmo2(const ConfigReader& r, ModelConfig& c);
-void read_olmo3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_olmo2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& smollm3_gguf();
-const GgufLayout& olmo2_gguf();
-const GgufLayout& gpt2_gguf();
-const GgufLayout& llama_gguf();
-const GgufLayout& qwen2_gguf();
-// Qwen3's keys of a GGUF file, which Qwen3 MoE's extend.
+// What one architecture's file takes from another's: Qwen3's keys of a GGUF file, which Qwen3 MoE's
+// extend. Every other function of an architecture is declared beside its row, in arch/table.cpp.
 void read_gguf_qwen3(const GgufKeys& k, ModelConfig& c);
-const GgufLayout& qwen3_gguf();
-const GgufLayout& qwen3_moe_gguf();
-const GgufLayout& phi3_gguf();
-const GgufLayout& gpt_oss_gguf();
-const GgufLayout& gemma2_gguf();
-const GgufLayout& gemma3_gguf();
-std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 
 } // namespace core::model

@@ -150,7 +150,8 @@ OpenedModel open_trained(const std::string& path) {
     out.path = path;
     out.name = std::filesystem::path(path).filename().string();
     out.weights = Weights::from_memory(std::move(r.out), path);
-    out.model = build_gpt2(gpt2_config(z, path), out.weights);
+    const ModelConfig config = gpt2_config(z, path);
+    out.model = find_architecture(config.architecture)->build(config, out.weights); // GPT-2's row
     return out;
 }
 
