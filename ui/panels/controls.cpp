@@ -151,7 +151,7 @@ void score_rules(core::Scenario& s, View& v) {
     ImGui::SameLine(0, em());
     ImGui::BeginDisabled(s.rule != core::AttentionRule::softmax);
     number_box("soft-cap", "softcap", s.softcap, 4.5f, "Logit soft-capping: each scaled score x becomes cap · tanh(x / cap) before the "
-               "softmax, so no score passes ±cap (Gemma 2 uses 50). 0: off.",
+               "softmax, so no score passes ±cap (Gemma 2 uses 50). 0: off. The softmax rule only: linear attention takes no soft-cap.",
                v, [&s](double c) { return core::edits::set_softcap(s, c) ? std::string() : core::check_softcap(c, "the soft-cap"); });
     ImGui::EndDisabled();
 }
