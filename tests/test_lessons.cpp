@@ -159,6 +159,10 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { file = \"missing.json\" }\n").rfind("bad.toml:6: scenario file: ", 0) == 0);
     CHECK(load_error("title = \"t\"\nfile = \"nowhere.json\"\n[[step]]\ntitle = \"a\"\ntext = \"x\"\n").rfind("bad.toml:2: scenario file: ", 0) == 0);
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { preset = \"cats\" }\n").rfind("bad.toml:6: unknown preset \"cats\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { rule = \"cosine\" }\n") == "bad.toml:6: \"rule\" must be \"softmax\", \"linear\" or \"delta\"");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { rule = \"delta\", beta = 1.5 }\n") == "bad.toml:6: \"beta\" must be a number from 0 to 1");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { decay = \"slow\" }\n") == "bad.toml:6: \"decay\" must be a number from 0 to 1");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { window = -1 }\n") == "bad.toml:6: \"window\" must be 0 (off) or a width from 1");
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\n[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\n\nanswer = 'argmax(A[\"it\"]'\n")
               == "bad.toml:12: answer `argmax(A[\"it\"]`: expected ')', found the end (column 15)");
     CHECK(load_error(h + "[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\nanswer = 'argmax(A[\"dog\"])'\n")
