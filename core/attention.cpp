@@ -1,6 +1,7 @@
 #include "core/attention.h"
 
 #include "core/kernels.h"
+#include "core/model/delta_rule.h"
 #include "core/parallel.h"
 
 #include <cmath>
@@ -31,7 +32,77 @@ void resize_square(Matrix& m, Eigen::Index n) {
 #endif
 }
 
+// What transformers' l2norm adds under the root, so that a zero vector stays zero.
+constexpr double l2norm_eps = 1e-6;
+
+// Each row divided by its length (√(|row|² + ε)), times `factor`.
+Matrix unit_rows(const Matrix& m, double factor) {
+    const Eigen::VectorXd length = (m.rowwise().squaredNorm().array() + l2norm_eps).sqrt(); // (n)
+    return (factor / length.array()).matrix().asDiagonal() * m; // (n, cols)
+}
+
+// Linear attention: M = the scaled scores, 0 where masked; each state the sum of k_j v_jᵀ (times the
+// factor) over the keys the position sees, from running sums.
+void linear_head(const Scenario& s, double factor, bool keep_states, HeadResult& hr) {
+    const Eigen::Index n = hr.Q.rows();
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j) hr.weights(i, j) = is_masked(s, i, j) ? 0.0 : hr.scaled(i, j);
+    hr.output.noalias() = hr.weights * hr.V; // (n, d_v)
+    if (!keep_states) return;
+    std::vector<Matrix> sums(static_cast<size_t>(n) + 1, Matrix::Zero(hr.K.cols(), hr.V.cols())); // sums[j]: keys before j, (d_k, d_v)
+    for (Eigen::Index j = 0; j < n; ++j)
+        sums[static_cast<size_t>(j) + 1] = sums[static_cast<size_t>(j)] + factor * hr.K.row(j).transpose() * hr.V.row(j);
+    hr.states.resize(static_cast<size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const KeyRange keys = visible_keys(s, i);
+        hr.states[static_cast<size_t>(i)] = sums[static_cast<size_t>(keys.hi)] - sums[static_cast<size_t>(keys.lo)];
+    }
+}
+
+// The delta rule, run once on [S | W] (d_k, d_v + n): the values with, beside them, position t's one-hot
+// e_t. The state's left block is S_t; column t of the right block is w_t, what value t is read through,
+// so that q'_t [S_t | W_t] is output row t and row t of M together, and Z = M V holds exactly.
+void delta_head(const Scenario& s, bool keep_states, HeadResult& hr) {
+    const Eigen::Index n = hr.Q.rows(), d_k = hr.Q.cols(), d_v = hr.V.cols();
+    hr.q_hat = unit_rows(hr.Q, s.score_factor()); // (n, d_k)
+    hr.k_hat = unit_rows(hr.K, 1.0);              // (n, d_k)
+    Matrix state = Matrix::Zero(d_k, d_v + n);    // (d_k, d_v + n) [S | W]
+    Eigen::RowVectorXd value(d_v + n);            // (d_v + n) [v_t | e_t]
+    if (keep_states) hr.states.resize(static_cast<size_t>(n));
+    for (Eigen::Index t = 0; t < n; ++t) {
+        value.setZero();
+        value.head(d_v) = hr.V.row(t);
+        value(d_v + t) = 1.0;
+        model::delta_rule::step(state, hr.k_hat.row(t), value, s.beta, s.decay);
+        const Eigen::RowVectorXd read = hr.q_hat.row(t) * state; // (d_v + n) [o_t | M[t, :]]
+        hr.output.row(t) = read.head(d_v);
+        hr.weights.row(t) = read.tail(n);
+        hr.weights.row(t).tail(n - t - 1).setZero(); // values not yet written: exactly 0
+        if (keep_states) hr.states[static_cast<size_t>(t)] = state.leftCols(d_v);
+    }
+}
+
 } // namespace
+
+Matrix delta_columns(const Scenario& s, const HeadResult& hr, int t) {
+    Matrix W = Matrix::Zero(hr.k_hat.cols(), t + 1); // (d_k, t + 1)
+    Eigen::RowVectorXd one_hot(t + 1);               // (t + 1) e_j: value j alone
+    for (int j = 0; j <= t; ++j) {
+        one_hot.setZero();
+        one_hot(j) = 1.0;
+        model::delta_rule::step(W, hr.k_hat.row(j), one_hot, s.beta, s.decay);
+    }
+    return W;
+}
+
+Matrix state_at(const Scenario& s, const Result& r, int h, int t) {
+    const HeadResult& hr = r.heads[static_cast<size_t>(h)];
+    if (!hr.states.empty()) return hr.states[static_cast<size_t>(t)];
+    if (s.rule == AttentionRule::delta) return delta_columns(s, hr, t) * hr.V.topRows(t + 1); // (d_k, d_v)
+    if (s.rule != AttentionRule::linear) return {};
+    const KeyRange keys = visible_keys(s, t);
+    return r.score_factor * hr.K.middleRows(keys.lo, keys.hi - keys.lo).transpose() * hr.V.middleRows(keys.lo, keys.hi - keys.lo);
+}
 
 int compute_threads(int n) { return n < 256 ? 1 : parallel::threads(); }
 
@@ -56,7 +127,8 @@ void softmax_prefix(double* row, Eigen::Index count, Eigen::Index width) {
 
 double logit(const Scenario& s, double score) {
     const double x = score * s.score_factor();
-    return s.softcap > 0.0 ? s.softcap * std::tanh(x / s.softcap) : x;
+    const double cap = s.softcap_in_use();
+    return cap > 0.0 ? cap * std::tanh(x / cap) : x;
 }
 
 void compute_into(const Scenario& s, Result& r) {
@@ -70,6 +142,8 @@ void compute_into(const Scenario& s, Result& r) {
     r.X_in = s.X; // (n, d_model), or (0, 0) when direct
     if (s.positional == Positional::sinusoidal) r.X_in += sinusoidal_positions(s.n(), s.d_model());
     r.score_factor = s.score_factor();
+    r.rule = s.rule;
+    const bool keep_states = s.rule != AttentionRule::softmax && heads * n * d_k * d_v <= Result::max_state_entries;
 
     // Every buffer keeps its storage when the sizes are those of the last call; every entry of
     // every buffer is written below.
@@ -106,14 +180,18 @@ void compute_into(const Scenario& s, Result& r) {
         a.d_k = d_k;
         a.d_v = d_v;
         a.factor = r.score_factor;
-        a.softcap = s.softcap;
-        a.causal = s.causal;
-        a.window = s.window;
+        a.softcap = s.softcap_in_use();
+        a.causal = s.sees_only_past();
+        a.window = s.window_in_use();
         a.scores = hr.scores.data();
         a.scaled = hr.scaled.data();
         a.weights = hr.weights.data();
         a.output = hr.output.data();
         k.attend(a, parallel);
+        hr.states.clear();
+        if (s.rule != AttentionRule::delta) hr.q_hat.resize(0, 0), hr.k_hat.resize(0, 0);
+        if (s.rule == AttentionRule::linear) linear_head(s, r.score_factor, keep_states, hr);
+        if (s.rule == AttentionRule::delta) delta_head(s, keep_states, hr);
         r.concat.middleCols(h * d_v, d_v) = hr.output;
     }
     // Pass 6: output projection.

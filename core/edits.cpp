@@ -172,6 +172,20 @@ bool set_softcap(Scenario& s, double cap) {
     return true;
 }
 
+void set_rule(Scenario& s, AttentionRule rule) { s.rule = rule; }
+
+bool set_beta(Scenario& s, double beta) {
+    if (!check_unit_interval(beta, "beta").empty()) return false;
+    s.beta = beta;
+    return true;
+}
+
+bool set_decay(Scenario& s, double decay) {
+    if (!check_unit_interval(decay, "decay").empty()) return false;
+    s.decay = decay;
+    return true;
+}
+
 //-----------------------------------------------------------------------------
 // [SECTION] Widths
 //-----------------------------------------------------------------------------

@@ -52,6 +52,11 @@ bool set_scale_factor(Scenario& s, double factor);
 bool set_window(Scenario& s, int window);
 // The logit soft-cap (0 = off); false, and nothing changes, unless 0 ≤ cap ≤ 1e6.
 bool set_softcap(Scenario& s, double cap);
+// The attention rule: softmax, linear or the delta rule (see AttentionRule).
+void set_rule(Scenario& s, AttentionRule rule);
+// The delta rule's β and decay; false, and nothing changes, unless 0 ≤ value ≤ 1.
+bool set_beta(Scenario& s, double beta);
+bool set_decay(Scenario& s, double decay);
 
 // [SECTION] Widths, clamped to 1 … Limits::max_dim. Columns are added or dropped at the end.
 void set_d_model(Scenario& s, int d_model); // X columns, W_Q/W_K/W_V rows, W_O columns

@@ -15,6 +15,10 @@
 
 namespace core {
 
+// The lines of one key. Under the linear rule `exp` is empty and the weight is the scaled score
+// ("m_the = 2.828"); under the delta rule `score` is the key's write ("k'_the = (1, 0): wrote β k'_the =
+// (1, 0)"), `scaled` what is left of it at the query ("w_the = (0.200, −0.400)") and the weight its
+// reading ("m_the = q'_sat · w_the = 0.5·0.2 + 0.5·(−0.4) = −0.100").
 struct KeyLine {
     int key = 0;          // 0-based key index j
     bool masked = false;  // hidden by the causal mask or the sliding window: weight exactly 0
@@ -25,6 +29,16 @@ struct KeyLine {
     std::string weight;   // "w_the = 16.92 / 90.61 = 0.187"
 };
 
+// The titles of the written-out steps under a rule: softmax has four (scores, exponentials, weights,
+// weighted sum), linear and delta three (no exponentials).
+struct StepTitles {
+    const char* scores;
+    const char* exps; // nullptr: the rule has no such step
+    const char* weights;
+    const char* sum;
+};
+StepTitles step_titles(AttentionRule rule);
+
 struct HeadExplanation {
     std::string title;           // "Head 1 · query "sat" (row 3) · d_k = 2"
     std::string setup;           // "scores × 0.0625 (instead of / √2), soft-capped: …, sliding window of 3: keys 2 … 4 visible";
@@ -33,6 +47,8 @@ struct HeadExplanation {
     std::string shift_note;      // set when exponentials are shown after subtracting the row maximum
     std::string exp_sum;         // "Σ ≈ 90.61"
     std::string weighted_sum;    // "z_sat = 0.187·(1, 0) + … = (0.955, 1.627)"
+    AttentionRule rule = AttentionRule::softmax;
+    std::string rule_line;       // under linear and delta: what the rule does with the row, in words
 };
 
 struct RowExplanation {

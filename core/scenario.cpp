@@ -81,7 +81,8 @@ bool QueryPin::operator==(const QueryPin& o) const {
 bool Scenario::operator==(const Scenario& o) const {
     return tokens == o.tokens && same(X, o.X) && heads == o.heads && same(W_O, o.W_O) &&
            causal == o.causal && scale == o.scale && (scale != ScoreScale::custom || scale_factor == o.scale_factor) &&
-           window == o.window && softcap == o.softcap && positional == o.positional && pin == o.pin && direct == o.direct;
+           window == o.window && softcap == o.softcap && positional == o.positional && pin == o.pin && direct == o.direct &&
+           rule == o.rule && beta == o.beta && decay == o.decay;
 }
 
 double Scenario::score_factor() const {
@@ -122,6 +123,31 @@ std::string check_positive(double v, const std::string& name, bool zero_allowed)
 
 std::string check_scale_factor(double v, const std::string& name) { return check_positive(v, name, false); }
 std::string check_softcap(double v, const std::string& name) { return check_positive(v, name, true); }
+
+std::string check_unit_interval(double v, const std::string& name) {
+    if (v >= 0.0 && v <= 1.0) return {};
+    std::ostringstream out;
+    out << name << " is ";
+    if (std::isnan(v)) out << "NaN";
+    else out << v;
+    out << ", expected a number from 0 to 1";
+    return out.str();
+}
+
+const char* rule_name(AttentionRule rule) {
+    switch (rule) {
+    case AttentionRule::linear: return "linear";
+    case AttentionRule::delta: return "delta";
+    case AttentionRule::softmax: break;
+    }
+    return "softmax";
+}
+
+std::optional<AttentionRule> rule_of_name(const std::string& name) {
+    for (AttentionRule r : {AttentionRule::softmax, AttentionRule::linear, AttentionRule::delta})
+        if (name == rule_name(r)) return r;
+    return std::nullopt;
+}
 
 namespace {
 
@@ -185,6 +211,8 @@ std::string validate(const Scenario& s) {
     if (e.empty() && s.window < 0) e = "window is " + std::to_string(s.window) + ", expected 0 (off) or a width of at least 1";
     if (e.empty() && s.scale == ScoreScale::custom) e = check_scale_factor(s.scale_factor, "scale");
     if (e.empty()) e = check_softcap(s.softcap, "softcap");
+    if (e.empty()) e = check_unit_interval(s.beta, "beta");
+    if (e.empty()) e = check_unit_interval(s.decay, "decay");
     return e;
 }
 

@@ -41,6 +41,14 @@ enum class Positional { none, sinusoidal };
 // model gives instead (Gemma's query_pre_attn_scalar^−½, GPT-2's 1/(√d_k·(layer+1))).
 enum class ScoreScale { none, inv_sqrt_d_k, custom };
 
+// How the scores become the matrix M that mixes the values (Z = M V):
+//   softmax: M = softmax of each row of the scaled, masked scores (the articles);
+//   linear:  M = the scaled scores as they are, 0 where masked (linear attention: no softmax, no soft-cap);
+//   delta:   M = the exact matrix of the gated delta rule (Gated DeltaNet): a state S (d_k, d_v) decayed,
+//            erased along each key and written, causal by nature (no window), on q and k divided by their
+//            length (and q times the score factor), as transformers' torch_recurrent_gated_delta_rule reads them.
+enum class AttentionRule { softmax, linear, delta };
+
 // The query arrow pins one row's query to a vector the user dragged or typed in.
 struct QueryPin {
     int head = 0;
@@ -63,6 +71,11 @@ struct Scenario {
     // Logit soft-cap: scaled scores become softcap · tanh(score / softcap) before the mask; 0 = off.
     double softcap = 0.0;
     Positional positional = Positional::none;
+    AttentionRule rule = AttentionRule::softmax;
+    // The delta rule's β (how much of what is written replaces what the state held along the key) and
+    // decay (what the state is multiplied by at each step), both in [0, 1], the same at every position.
+    double beta = 1.0;
+    double decay = 1.0;
     std::optional<QueryPin> pin;
     // Q, K and V are the inputs (heads[h].Q/K/V); X and the W's are empty, and W_O, if any, is
     // (heads * d_v, any width).
@@ -74,6 +87,12 @@ struct Scenario {
     int d_v() const { return heads.empty() ? 0 : static_cast<int>(direct ? heads[0].V.cols() : heads[0].W_V.cols()); }
     // What Q·K is multiplied by: 1, 1/√d_k or scale_factor.
     double score_factor() const;
+    // Whether query i sees no key after it: the causal mask, or the delta rule, which is causal by nature.
+    bool sees_only_past() const { return causal || rule == AttentionRule::delta; }
+    // The sliding window in use: the delta rule has none.
+    int window_in_use() const { return rule == AttentionRule::delta ? 0 : window; }
+    // The soft-cap in use: only the softmax takes one.
+    double softcap_in_use() const { return rule == AttentionRule::softmax ? softcap : 0.0; }
     bool operator==(const Scenario& o) const;
     bool operator!=(const Scenario& o) const { return !(*this == o); }
 };
@@ -97,5 +116,10 @@ bool is_acceptable_value(double v);
 // off), else why not ("softcap is NaN"); `name` starts the message.
 std::string check_scale_factor(double v, const std::string& name);
 std::string check_softcap(double v, const std::string& name);
+// Empty when `v` can be the delta rule's β or decay (a number from 0 to 1), else why not.
+std::string check_unit_interval(double v, const std::string& name);
+// "softmax", "linear", "delta": the rule's name in scenario files; the rule of a name, or nullopt.
+const char* rule_name(AttentionRule rule);
+std::optional<AttentionRule> rule_of_name(const std::string& name);
 
 } // namespace core

@@ -1,10 +1,15 @@
 // Check yourself, explain it back and recap in the built-in lessons: every question answered right
-// and wrong, with its feedback; the key ideas found in the model answers; the recap links.
+// and wrong, with its feedback; the key ideas found in the model answers; the recap links; every
+// number the sixth lesson's text states, against the Result its step opens on.
+#include "core/attention.h"
 #include "core/learn/lesson_load.h"
 #include "core/learn/question.h"
+#include "core/presets.h"
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -33,7 +38,7 @@ int first_wrong(const Question& q) {
 
 TEST_CASE("lesson checks: every question of every built-in lesson, answered right and wrong") {
     const std::vector<Lesson> lessons = builtin_lessons();
-    REQUIRE(lessons.size() == 5);
+    REQUIRE(lessons.size() == 6);
     int questions = 0;
     for (const Lesson& lesson : lessons) {
         int in_lesson = 0;
@@ -157,4 +162,136 @@ TEST_CASE("lesson checks: bad question, explain and recap steps are reported wit
               == "bad.toml:15: a key idea needs words = [\"…\"] to find it in the learner's text");
     CHECK(error_of("[[step]]\nkind = \"explain\"\ntitle = \"E\"\nprompt = \"p\"\nmodel_answer = \"m\"\n\n[[step.idea]]\ntext = \"i\"\nwords = [\"w\"]\nweight = 2\n")
               == "bad.toml:18: unknown key \"weight\" in a key idea");
+}
+
+namespace {
+
+// The sixth lesson's step `id`, and the scenario and Result it opens on.
+struct Opened {
+    const Step* step = nullptr;
+    core::Scenario s;
+    core::Result r;
+    std::string words; // everything the step says: text, question, why, hints, choices
+};
+
+Opened opened(const Lesson& l, const std::string& id) {
+    for (size_t k = 0; k < l.steps.size(); ++k) {
+        const Step& step = l.steps[k];
+        if (step.id != id) continue;
+        Opened o{&step, opening_state(l, static_cast<int>(k)).scenario, {}, step.text};
+        o.r = core::compute(o.s);
+        if (step.predict) o.words += step.predict->question + step.predict->why;
+        if (step.challenge)
+            for (const std::string& h : step.challenge->hints) o.words += h;
+        if (step.question) o.words += step.question->prompt + step.question->why;
+        return o;
+    }
+    FAIL("no step " << id);
+    return {};
+}
+
+// `x` as the lesson writes it: 3 decimals (`decimals` 2 for the larger sums), a true minus sign.
+std::string written(double x, int decimals = 3) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+    std::string s = buf;
+    return s[0] == '-' ? "−" + s.substr(1) : s;
+}
+
+void says(const Opened& o, double x, int decimals = 3) {
+    CAPTURE(o.step->id);
+    CAPTURE(x);
+    CHECK(o.words.find(written(x, decimals)) != std::string::npos);
+}
+
+} // namespace
+
+TEST_CASE("lesson checks: beyond softmax — every number its text states, from the Result its step opens on") {
+    const Lesson l = find_lesson("beyond-softmax");
+    const int sat = 2, the = 0, cat = 1;
+
+    const Opened window = opened(l, "window");
+    CHECK(window.s.window == 2);
+    CHECK(window.r.heads[0].weights(sat, the) == 0.0);
+    says(window, window.r.heads[0].weights(cat, the));
+    CHECK(window.r.heads[0].weights(cat, cat) == doctest::Approx(0.5));
+
+    const Opened pw = opened(l, "predict-window");
+    core::Scenario no_window = pw.s;
+    no_window.window = 0;
+    says(pw, core::compute(no_window).heads[0].weights(sat, cat));
+    const double e_cat = std::exp(pw.r.heads[0].scaled(sat, cat)), e_sat = std::exp(pw.r.heads[0].scaled(sat, sat));
+    says(pw, pw.r.heads[0].scaled(sat, cat));
+    says(pw, pw.r.heads[0].scaled(sat, sat));
+    says(pw, e_cat, 2);
+    says(pw, e_cat + e_sat, 2);
+    says(pw, pw.r.heads[0].weights(sat, cat));
+
+    // A sink logit as large as the score of sat on itself.
+    const Opened sink = opened(l, "sink");
+    CHECK(sink.s.window == 0);
+    const core::HeadResult& h = sink.r.heads[0];
+    const double logit = h.scaled(sat, sat), e_sink = std::exp(logit);
+    double sum = 0;
+    for (int j = 0; j < 3; ++j) sum += std::exp(h.scaled(sat, j));
+    says(sink, logit);
+    says(sink, e_sink, 2);
+    says(sink, sum, 2);
+    says(sink, sum + e_sink, 2);
+    const double share = e_sink / (sum + e_sink);
+    says(sink, share);
+    for (int j = 0; j < 3; ++j) says(sink, h.weights(sat, j) * (1 - share));
+    says(sink, 1 - share);
+
+    const Opened linear = opened(l, "predict-linear");
+    CHECK(linear.s.rule == core::AttentionRule::linear);
+    for (int j = 0; j < 3; ++j) says(linear, linear.r.heads[0].weights(sat, j));
+    says(linear, linear.r.heads[0].weights.row(sat).sum());
+
+    const Opened state = opened(l, "state");
+    const core::Matrix S = core::state_at(state.s, state.r, 0, sat); // (2, 2)
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) says(state, S(i, j));
+    says(state, state.r.heads[0].output(sat, 0));
+    says(state, state.r.heads[0].output(sat, 1));
+    CHECK(state.words.find("(2, 2) S_sat") != std::string::npos);
+    CHECK(state.r.heads[0].Q.row(sat) == core::rows({{2, 2}}));
+
+    const Opened erase = opened(l, "predict-erase");
+    CHECK(erase.s.rule == core::AttentionRule::delta);
+    const core::HeadResult& d = erase.r.heads[0];
+    says(erase, d.k_hat(sat, 0));
+    says(erase, d.k_hat(sat, 1));
+    const core::Matrix w = core::delta_columns(erase.s, d, sat); // (2, 3)
+    says(erase, w(0, the));
+    says(erase, w(1, the));
+    says(erase, d.weights(sat, the));
+    CHECK(d.q_hat.row(sat).isApprox(core::rows({{0.5, 0.5}}), 1e-6));
+    CHECK(d.k_hat.row(the).isApprox(core::rows({{1, 0}}), 1e-6));
+
+    // The hint's formula β (1 − 1.2 β) / 2, and its bound 0.83.
+    const Opened beta = opened(l, "try-beta");
+    for (double b : {0.2, 0.5, 0.83, 0.84, 1.0}) {
+        core::Scenario s = beta.s;
+        s.beta = b;
+        const double m = core::compute(s).heads[0].weights(sat, the);
+        CHECK(m == doctest::Approx(b * (1 - 1.2 * b) / 2).epsilon(1e-5));
+        CHECK((m > 0) == (b <= 0.83));
+    }
+
+    const Opened decay = opened(l, "predict-decay");
+    CHECK(decay.s.decay == 0.5);
+    core::Scenario no_decay = decay.s;
+    no_decay.decay = 1;
+    CHECK(decay.words.find("(−0.1)") != std::string::npos);
+    CHECK(core::compute(no_decay).heads[0].weights(sat, the) == doctest::Approx(-0.1).epsilon(1e-5));
+    says(decay, decay.r.heads[0].weights(sat, the));
+
+    // The questions: a sink logit of 0 beside three scores of 0; a window of 4 at the 100th token.
+    CHECK(opened(l, "check-sink").step->question->answer == doctest::Approx(1.0 / (1 + 3)));
+    core::Scenario hundred = core::numpy_random_qkv(1, 100, 2);
+    hundred.causal = true;
+    hundred.window = 4;
+    const core::KeyRange keys = core::visible_keys(hundred, 99);
+    CHECK(keys.hi - keys.lo == opened(l, "check-window").step->question->answer);
 }

@@ -159,6 +159,10 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { file = \"missing.json\" }\n").rfind("bad.toml:6: scenario file: ", 0) == 0);
     CHECK(load_error("title = \"t\"\nfile = \"nowhere.json\"\n[[step]]\ntitle = \"a\"\ntext = \"x\"\n").rfind("bad.toml:2: scenario file: ", 0) == 0);
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { preset = \"cats\" }\n").rfind("bad.toml:6: unknown preset \"cats\"", 0) == 0);
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { rule = \"cosine\" }\n") == "bad.toml:6: \"rule\" must be \"softmax\", \"linear\" or \"delta\"");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { rule = \"delta\", beta = 1.5 }\n") == "bad.toml:6: \"beta\" must be a number from 0 to 1");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { decay = \"slow\" }\n") == "bad.toml:6: \"decay\" must be a number from 0 to 1");
+    CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { window = -1 }\n") == "bad.toml:6: \"window\" must be 0 (off) or a width from 1");
     CHECK(load_error(h + "[[step]]\ntitle = \"a\"\ntext = \"x\"\n[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\n\nanswer = 'argmax(A[\"it\"]'\n")
               == "bad.toml:12: answer `argmax(A[\"it\"]`: expected ')', found the end (column 15)");
     CHECK(load_error(h + "[[step]]\ntitle = \"b\"\nkind = \"predict\"\nquestion = \"?\"\nwhy = \"w\"\nanswer = 'argmax(A[\"dog\"])'\n")
@@ -225,9 +229,9 @@ TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
     CHECK(l.id == "file");
 }
 
-TEST_CASE("built-in lessons: five, all valid, with their answers computed from the scenario") {
+TEST_CASE("built-in lessons: six, all valid, with their answers computed from the scenario") {
     const std::vector<Lesson> lessons = builtin_lessons();
-    REQUIRE(lessons.size() == 5);
+    REQUIRE(lessons.size() == 6);
     CHECK(lessons[0].id == "worked-example");
     CHECK(lessons[1].id == "step-by-step");
     CHECK(lessons[2].id == "every-token");
@@ -241,13 +245,17 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
     CHECK(lessons[4].count("predict") == 4);
     CHECK(lessons[4].count("challenge") == 2);
     CHECK(lessons[4].count("question") == 5);
+    CHECK(lessons[5].id == "beyond-softmax");
+    CHECK(lessons[5].count("predict") == 4);
+    CHECK(lessons[5].count("challenge") == 2);
+    CHECK(lessons[5].count("question") == 5);
     for (const Lesson& l : lessons) {
         const Run r = run({"--lesson", l.id, "--check"});
         CHECK(r.code == 0);
         CHECK(r.err == "");
     }
     const nlohmann::json list = nlohmann::json::parse(run({"--lessons"}).out);
-    REQUIRE(list.size() == 5);
+    REQUIRE(list.size() == 6);
     CHECK(list[2]["id"] == "every-token");
     CHECK(list[2]["steps"] == lessons[2].steps.size());
 
@@ -311,6 +319,15 @@ TEST_CASE("built-in lessons: five, all valid, with their answers computed from t
             if (k[l][h][rl][rh].get<double>() > top) top = k[l][h][rl][rh].get<double>(), top_layer = l + 1;
     CHECK(circuit[5]["id"] == "why-it-attends");
     CHECK(circuit[5]["answer"] == top_layer);
+    // The sixth lesson's answers: the window, linear attention's row sum, the delta rule's erase and decay.
+    const nlohmann::json beyond = nlohmann::json::parse(run({"--lesson", "beyond-softmax", "--answers"}).out);
+    REQUIRE(beyond.size() == 6);
+    CHECK(beyond[0]["answer"].get<double>() == doctest::Approx(0.0558).epsilon(1e-3));
+    CHECK(beyond[1]["holds"] == false);
+    CHECK(beyond[2]["answer"].get<double>() == doctest::Approx(6 * std::sqrt(2.0)).epsilon(1e-12)); // (4 + 2 + 6) / √2
+    CHECK(beyond[3]["answer"] == "the");
+    CHECK(beyond[4]["holds"] == false);
+    CHECK(beyond[5]["answer"].get<double>() == doctest::Approx(-0.025).epsilon(1e-4));
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
@@ -321,7 +338,7 @@ TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
     CHECK(r.err.rfind("attnviz: " + path + ":6: highlight A[\"dog\"]: no token \"dog\"", 0) == 0);
     r = run({"--lesson", "no-such-lesson", "--check"});
     CHECK(r.code == 2);
-    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token, heads-that-learn, reading-a-circuit; or give a path to a .toml file)\n");
+    CHECK(r.err == "attnviz: no-such-lesson: no such lesson (built-in: worked-example, step-by-step, every-token, heads-that-learn, reading-a-circuit, beyond-softmax; or give a path to a .toml file)\n");
     r = run({"--lesson", "/nonexistent/x.toml", "--answers"});
     CHECK(r.err == "attnviz: /nonexistent/x.toml: cannot read the file\n");
     CHECK(run({"--check"}).err == "attnviz: --check needs --lesson ID|FILE (see attnviz --help)\n");

@@ -228,13 +228,13 @@ TEST_CASE("ui lesson: a step on the real model at 1366×768 — its grid fills t
     CHECK(ImGui::FindWindowByName(ui::lesson_model_window)->Active == false);
 }
 
-TEST_CASE("ui lesson: the Learn menu lists the five built-in lessons") {
+TEST_CASE("ui lesson: the Learn menu lists the six built-in lessons") {
     StateHome state;
     Ui ui;
     ui.frames(2);
     const float bar_y = 0.5f * ImGui::GetFrameHeight();
     ui.click(headless::find_item(ui, "##MainMenuBar", {"##menubar", "Learn"}, ImVec2(0, bar_y), ImVec2(800, bar_y)));
     const std::vector<core::learn::Lesson> lessons = core::learn::builtin_lessons();
-    REQUIRE(lessons.size() == 5);
+    REQUIRE(lessons.size() == 6);
     for (const core::learn::Lesson& l : lessons) CHECK(ui.shows(l.title, "##Menu_00"));
 }

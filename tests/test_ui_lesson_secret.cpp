@@ -44,7 +44,9 @@ std::set<std::string> deciding_numbers(Ui& ui, const core::learn::Secret& secret
     std::set<std::string> hidden, shown;
     for (const core::HeadResult& hr : r.heads)
         for (const core::Matrix* m : {&hr.scores, &hr.scaled, &hr.weights, &hr.output, &hr.Q, &hr.K, &hr.V}) {
-            const bool derived = m != &hr.Q && m != &hr.K && m != &hr.V;
+            // The delta rule's M and Z come from the normalised q and k, not from the scores: those decide nothing.
+            const bool by_scores = m == &hr.scores || m == &hr.scaled;
+            const bool derived = m != &hr.Q && m != &hr.K && m != &hr.V && !(by_scores && s.rule == core::AttentionRule::delta);
             for (Eigen::Index i = 0; i < m->rows(); ++i)
                 for (Eigen::Index j = 0; j < m->cols(); ++j) {
                     if (!std::isfinite((*m)(i, j))) continue;
@@ -108,6 +110,6 @@ TEST_CASE("lesson secret: an open prediction's deciding numbers are off every pa
                 check_step(lesson, static_cast<int>(k));
                 ++checked;
             }
-    CHECK(checked == 20); // 3 + 4 + 5 + 4 + 4 predictions (the Train panel and the circuit maps keep the last two lessons' back:
+    CHECK(checked == 24); // 3 + 4 + 5 + 4 + 4 + 4 predictions (the Train panel and the circuit maps keep the last two lessons' back:
                           // see test_ui_lesson_heads.cpp and test_ui_lesson_circuit.cpp)
 }

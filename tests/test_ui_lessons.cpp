@@ -11,6 +11,7 @@
 #include "ui/panels/lesson.h"
 #include "ui/panels/query_arrow.h"
 #include "ui/panels/review.h"
+#include "ui/widgets.h"
 
 #include <doctest/doctest.h>
 
@@ -323,6 +324,62 @@ TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by
     Ui ui;
     ui.frame();
     walk(ui, "worked-example", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+}
+
+// The sixth lesson's challenges, solved in Controls as a learner does: the window typed in, the β
+// slider clicked at its middle.
+void solve_beyond_softmax(Ui& ui, const std::string& id) {
+    if (id == "try-window") {
+        CHECK(ui.scenario().window == 2);
+        ui.type_into(ui.item("window"), "3");
+        CHECK(ui.scenario().window == 3);
+    } else {
+        CHECK(id == "try-beta");
+        REQUIRE(ui.scenario().rule == core::AttentionRule::delta);
+        const ImRect& r = ui.st().view.items.at("beta"); // the slider's frame is 7 em wide, its label after it
+        ui.click(ImVec2(r.Min.x + 3.5f * ui::em(), r.GetCenter().y));
+        ui.frames(2);
+        CHECK(ui.scenario().beta == doctest::Approx(0.5).epsilon(0.05));
+        CHECK(ui.app().result().heads[0].weights.row(2).minCoeff() > 0.0);
+    }
+    hold_until_done(ui);
+}
+
+TEST_CASE("lesson panel: beyond softmax, predictions right, challenges solved in Controls — resumed — five lessons' progress kept") {
+    StateHome state;
+    // A progress file as the five earlier lessons leave it.
+    std::filesystem::create_directories(state.dir + "/attnviz");
+    std::ofstream(state.dir + "/attnviz/progress.json")
+        << R"({"version": 1, "lessons": {"worked-example": {"current": 3, "done": ["scores"], "predictions": {}},)"
+           R"( "every-token": {"current": 5, "done": [], "predictions": {}}}})";
+    {
+        Ui ui;
+        ui.frame();
+        walk(ui, "beyond-softmax", true, solve_beyond_softmax);
+        CHECK(ui.shows("4 of 4 made", "Lesson"));
+        // Under the delta rule the heatmap draws M, and the State panel the state at "sat".
+        CHECK(ui.scenario().rule == core::AttentionRule::delta);
+        CHECK(ui.shows("M of the delta rule: Z = M V", "Attention heatmap"));
+    }
+    check_resumed("beyond-softmax", 4);
+    std::ifstream saved(state.dir + "/attnviz/progress.json");
+    const nlohmann::json progress = nlohmann::json::parse(saved);
+    CHECK(progress["lessons"]["worked-example"]["current"] == 3);
+    CHECK(progress["lessons"]["every-token"]["current"] == 5);
+}
+
+TEST_CASE("lesson panel: beyond softmax, predictions wrong, challenges after both hints") {
+    StateHome state;
+    Ui ui;
+    ui.frame();
+    walk(ui, "beyond-softmax", false, [](Ui& u, const std::string& id) {
+        u.click(u.item("lesson_hint"));
+        u.frame();
+        u.click(u.item("lesson_hint"));
+        u.frame();
+        CHECK(u.shows("Hint 2:", "Lesson"));
+        solve_beyond_softmax(u, id);
+    });
 }
 
 TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong — resumed — 8 heads × 64") {

@@ -17,7 +17,8 @@ bool same_bits(const core::Matrix& a, const core::Matrix& b) {
 bool same_bits(const core::Scenario& a, const core::Scenario& b) {
     if (a.causal != b.causal || a.scale != b.scale || a.window != b.window ||
         std::memcmp(&a.softcap, &b.softcap, sizeof a.softcap) != 0 || std::memcmp(&a.scale_factor, &b.scale_factor, sizeof a.scale_factor) != 0 ||
-        a.positional != b.positional || a.heads.size() != b.heads.size() ||
+        a.positional != b.positional || a.heads.size() != b.heads.size() || a.rule != b.rule ||
+        std::memcmp(&a.beta, &b.beta, sizeof a.beta) != 0 || std::memcmp(&a.decay, &b.decay, sizeof a.decay) != 0 ||
         a.pin.has_value() != b.pin.has_value() || !same_bits(a.X, b.X) || !same_bits(a.W_O, b.W_O) || a.tokens != b.tokens)
         return false;
     if (a.pin && (a.pin->head != b.pin->head || a.pin->row != b.pin->row || a.pin->q.size() != b.pin->q.size() ||

@@ -30,6 +30,7 @@
 #include "ui/panels/query_arrow.h"
 #include "ui/panels/review.h"
 #include "ui/panels/scaling.h"
+#include "ui/panels/state.h"
 #include "ui/panels/tokens.h"
 #include "ui/panels/train.h"
 #include "ui/panels/weights.h"
@@ -84,6 +85,8 @@ const std::vector<PanelSpec>& panel_table() {
         row<draw_heatmap_panel>("heatmap", "Attention heatmap", Menu::view),
         row<draw_calculation_panel>("calculation", "Calculation", Menu::view),
         row<draw_query_arrow_panel>("query_arrow", "Query arrow", Menu::view),
+        row<draw_state_panel>("state", "State of the linear and delta rules", Menu::view_topics,
+            "The d_k × d_v matrix the linear and delta rules carry from token to token, at the selected query."),
         row<draw_heads_panel>("heads", "Heads", Menu::view_topics,
             "Every head's weights side by side; add and remove heads; the concatenation, W_O and the output."),
         row<draw_decode_panel>("decode", "Decode with a KV cache", Menu::view_topics,

@@ -159,6 +159,24 @@ bool find_marker(const json& v, const std::string& marker, std::string& where) {
     fail("invalid JSON: " + number + " is too large for a double (" + place + ")");
 }
 
+// "rule": "softmax" (also when absent, as in files written before the rule), "linear" or "delta";
+// "beta" and "decay": the delta rule's, from 0 to 1 (1 when absent).
+void read_attention_rule(const json& root, Scenario& s) {
+    if (root.contains("rule")) {
+        const json& r = root["rule"];
+        const auto rule = r.is_string() ? rule_of_name(r.get<std::string>()) : std::nullopt;
+        if (!rule) fail("rule is " + (r.is_string() ? r.dump() : type_name(r)) + R"(, expected "softmax", "linear" or "delta")");
+        s.rule = *rule;
+    }
+    for (auto [name, field] : {std::pair<const char*, double*>{"beta", &s.beta}, {"decay", &s.decay}}) {
+        if (!root.contains(name)) continue;
+        const json& x = root[name];
+        if (!x.is_number()) fail(std::string(name) + " is " + type_name(x) + ", expected a number from 0 to 1");
+        *field = x.get<double>();
+        if (auto e = check_unit_interval(*field, name); !e.empty()) fail(e);
+    }
+}
+
 // "scale": true (1/√d_k), false (none) or the factor itself; "window": a whole width, 0 = off;
 // "softcap": 0 (off) or the cap.
 void read_score_rules(const json& root, Scenario& s) {
@@ -185,6 +203,7 @@ void read_score_rules(const json& root, Scenario& s) {
         s.softcap = c.get<double>();
         if (auto e = check_softcap(s.softcap, "softcap"); !e.empty()) fail(e);
     }
+    read_attention_rule(root, s);
 }
 
 const char* const projection_names[] = {"W_Q", "W_K", "W_V"};
@@ -310,7 +329,7 @@ Scenario parse_scenario(const std::string& text, const std::string& base_dir) {
         fail("invalid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
     }
     if (!root.is_object()) fail("the file is " + type_name(root) + ", expected a JSON object");
-    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "heads", "W_O", "causal", "scale", "window", "softcap", "positional", "pin"}, "");
+    reject_unknown(root, {"tokens", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "heads", "W_O", "causal", "scale", "window", "softcap", "rule", "beta", "decay", "positional", "pin"}, "");
 
     Scenario s;
     s.direct = root.contains("Q") || root.contains("K") || root.contains("V") || heads_are_direct(root);
@@ -431,6 +450,9 @@ std::string to_json_text(const Scenario& s) {
     out += std::string("  \"causal\": ") + (s.causal ? "true" : "false") + ",\n";
     if (s.window > 0) out += "  \"window\": " + std::to_string(s.window) + ",\n";
     if (s.softcap > 0.0) out += "  \"softcap\": " + json_number(s.softcap) + ",\n";
+    if (s.rule != AttentionRule::softmax) out += std::string("  \"rule\": \"") + rule_name(s.rule) + "\",\n";
+    if (s.rule == AttentionRule::delta || s.beta != 1.0) out += "  \"beta\": " + json_number(s.beta) + ",\n";
+    if (s.rule == AttentionRule::delta || s.decay != 1.0) out += "  \"decay\": " + json_number(s.decay) + ",\n";
     const std::string scale = s.scale == ScoreScale::custom ? json_number(s.scale_factor) : s.scale == ScoreScale::inv_sqrt_d_k ? "true" : "false";
     out += "  \"scale\": " + scale + "\n}\n";
     return out;

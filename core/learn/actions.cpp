@@ -33,6 +33,26 @@ void read_load(const toml::table& t, Actions& a, const LessonReader& r) { a.load
 void read_causal(const toml::table& t, Actions& a, const LessonReader& r) { a.causal = r.boolean(t, "causal"); }
 void read_scale(const toml::table& t, Actions& a, const LessonReader& r) { a.scale = r.boolean(t, "scale"); }
 
+// rule = "delta", beta = 0.5, decay = 1, window = 2: the attention rule and the numbers it reads.
+void read_rule(const toml::table& t, Actions& a, const LessonReader& r) {
+    if (t.contains("rule")) {
+        a.rule = rule_of_name(r.string(t, "rule", true, a.lines.at("rule")));
+        if (!a.rule) r.fail(a.lines.at("rule"), "\"rule\" must be \"softmax\", \"linear\" or \"delta\"");
+    }
+    for (auto [key, field] : {std::pair<const char*, std::optional<double>*>{"beta", &a.beta}, {"decay", &a.decay}}) {
+        const toml::node* n = t.get(key);
+        if (!n) continue;
+        const std::optional<double> v = n->value<double>();
+        if (!v || !check_unit_interval(*v, key).empty()) r.fail(LessonReader::line(*n), std::string("\"") + key + "\" must be a number from 0 to 1");
+        *field = *v;
+    }
+    if (const toml::node* w = t.get("window")) {
+        const std::optional<int64_t> v = w->value<int64_t>();
+        if (!w->is_integer() || !v || *v < 0 || *v > Limits::max_tokens) r.fail(LessonReader::line(*w), "\"window\" must be 0 (off) or a width from 1");
+        a.window = static_cast<int>(*v);
+    }
+}
+
 void read_head(const toml::table& t, Actions& a, const LessonReader& r) {
     const toml::node* h = t.get("head");
     if (!h) return;
@@ -150,6 +170,13 @@ void apply_scale(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
     if (a.scale) st.scenario.scale = *a.scale ? ScoreScale::inv_sqrt_d_k : ScoreScale::none;
 }
 
+void apply_rule(const Actions& a, StepState& st, std::vector<ActionProblem>&) {
+    if (a.rule) st.scenario.rule = *a.rule;
+    if (a.beta) st.scenario.beta = *a.beta;
+    if (a.decay) st.scenario.decay = *a.decay;
+    if (a.window) st.scenario.window = *a.window;
+}
+
 void apply_head(const Actions& a, StepState& st, std::vector<ActionProblem>& problems) {
     if (!a.head) return;
     if (*a.head >= 1 && *a.head <= static_cast<int>(st.scenario.heads.size())) st.selected_head = *a.head - 1;
@@ -218,6 +245,7 @@ const std::vector<ActionKind>& action_kinds() {
         {{"preset", "file"}, read_load, apply_load},
         {{"causal"}, read_causal, apply_causal},
         {{"scale"}, read_scale, apply_scale},
+        {{"rule", "beta", "decay", "window"}, read_rule, apply_rule},
         {{"head"}, read_head, apply_head},
         {{"select"}, read_select, apply_select},
         {{"pin", "q"}, read_pin, apply_pin},

@@ -11,7 +11,7 @@ namespace core::learn {
 
 const std::vector<std::string>& panel_ids() {
     static const std::vector<std::string> ids = {"controls", "tokens", "weights", "matrices", "heatmap", "calculation",
-                                                 "query_arrow", "heads", "decode", "scaling", "order", "lesson", "train"};
+                                                 "query_arrow", "state", "heads", "decode", "scaling", "order", "lesson", "train"};
     return ids;
 }
 

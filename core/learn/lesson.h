@@ -38,6 +38,9 @@ const std::vector<NamedPreset>& named_presets();
 struct Actions {
     std::shared_ptr<const Scenario> load;    // preset = "…" or file = "…" (read when the lesson loads; shared, not copied)
     std::optional<bool> causal, scale;
+    std::optional<AttentionRule> rule;       // rule = "softmax" | "linear" | "delta"
+    std::optional<double> beta, decay;       // the delta rule's, from 0 to 1
+    std::optional<int> window;               // the sliding window, 0 = off
     std::optional<int> head;                 // 1-based
     std::string select;                      // a token or 1-based row; "" keeps the selection
     enum class Pin { keep, pin, release };

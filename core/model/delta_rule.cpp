@@ -68,9 +68,7 @@ MatrixF recurrent(const Inputs& in, const Shape& s) {
         const Head x = head_of(in, s, h, true);
         Matrix S = Matrix::Zero(s.d_k, s.d_v), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
         for (int i = 0; i < in.t; ++i) {
-            S *= std::exp(x.g(i));
-            const Eigen::RowVectorXf delta = x.beta(i) * (x.v.row(i) - x.k.row(i) * S); // (d_v)
-            S += x.k.row(i).transpose() * delta;
+            step(S, x.k.row(i), x.v.row(i), x.beta(i), std::exp(x.g(i)));
             o.row(i) = x.q.row(i) * S;
         }
         put_head(o, s, h, out);

@@ -40,6 +40,16 @@ struct Inputs {
     int t;
 };
 
+// One position of the rule on a state S (d_k, d_v), with the step's decay a = exp(g), the key k (1, d_k)
+// and the value v (1, d_v): S ← a S, then S ← S + kᵀ (β (v − k S)). The one writing of the recurrence:
+// the models' float layers and Explore's double scenario both run it.
+template <class State, class KeyRow, class ValueRow>
+void step(State& S, const KeyRow& k, const ValueRow& v, typename State::Scalar beta, typename State::Scalar a) {
+    S *= a;
+    const auto delta = (beta * (v - k * S)).eval(); // (1, d_v) what the write changes along k
+    S.noalias() += k.transpose() * delta;
+}
+
 // o (t, v_heads · d_v) by the recurrence, one position at a time (torch_recurrent_gated_delta_rule).
 MatrixF recurrent(const Inputs& in, const Shape& s);
 // The same by chunks of `chunk` positions (torch_chunk_gated_delta_rule): within a chunk the UT

@@ -38,10 +38,19 @@ void section(const char* title, const char* tooltip) {
 }
 
 void head_block(const core::HeadExplanation& he, int winner, const CalculationCache& c) {
+    const core::StepTitles titles = core::step_titles(he.rule);
+    const bool delta = he.rule == core::AttentionRule::delta;
     ImGui::Indent(0.8f * em());
+    // Wrapped at the visible right edge: the lines below may make the content wider than the panel.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::PushTextWrapPos(ImGui::GetScrollX() + ImGui::GetWindowWidth() - style.WindowPadding.x - style.ScrollbarSize);
     if (!he.setup.empty()) ImGui::TextWrapped("%s", he.setup.c_str()); // a window, a soft-cap or another factor
-    section("1. Scores", "Each score is the dot product of the query with one key, then multiplied by the score factor (1/√d_k "
-                         "when scaling is on) and soft-capped if a cap is set. Keys the causal mask or the window hide get −∞.");
+    if (!he.rule_line.empty()) ImGui::TextWrapped("%s", he.rule_line.c_str());
+    ImGui::PopTextWrapPos();
+    section(titles.scores, delta ? "Each token wrote β times its key (divided by its length) into the state, tied to its value. Every "
+                                   "later step multiplied it by the decay and erased β of it along that step's own key: w is what is left."
+                                 : "Each score is the dot product of the query with one key, then multiplied by the score factor (1/√d_k "
+                                   "when scaling is on) and soft-capped if a cap is set. Keys the causal mask or the window hide get −∞.");
     {
         NumberFont mono;
         // Score and scaled score side by side when both fit, else the scaled one under its score.
@@ -59,8 +68,8 @@ void head_block(const core::HeadExplanation& he, int winner, const CalculationCa
         });
         ImGui::PopStyleVar();
     }
-    section("2. Exponentials", "Softmax raises e to each score; masked keys contribute e^−∞ = 0.");
-    {
+    if (titles.exps) {
+        section(titles.exps, "Softmax raises e to each score; masked keys contribute e^−∞ = 0.");
         NumberFont mono;
         if (!he.shift_note.empty()) ImGui::TextWrapped("(%s)", he.shift_note.c_str());
         key_lines("exps", he, 1, [](const core::KeyLine& k) {
@@ -69,7 +78,9 @@ void head_block(const core::HeadExplanation& he, int winner, const CalculationCa
         });
         ImGui::TextUnformatted(he.exp_sum.c_str());
     }
-    section("3. Weights", "Each exponential divided by their sum: the weights are positive and add up to 1.");
+    section(titles.weights, he.rule == core::AttentionRule::softmax
+                                ? "Each exponential divided by their sum: the weights are positive and add up to 1."
+                                : "A row of M: signed, and it need not add up to 1.");
     {
         NumberFont mono;
         key_lines("weights", he, 1, [winner](const core::KeyLine& k) {
@@ -79,7 +90,7 @@ void head_block(const core::HeadExplanation& he, int winner, const CalculationCa
             if (k.key == winner) ImGui::PopStyleColor();
         });
     }
-    section("4. Weighted sum of values", "The output is the weights times the value vectors, added up.");
+    section(titles.sum, "The output is the weights times the value vectors, added up.");
     {
         NumberFont mono;
         ImGui::TextWrapped("%s", he.weighted_sum.c_str());

@@ -92,8 +92,47 @@ void number_box(const char* label, const char* id, T shown, float width, const c
     tip(tooltip);
 }
 
+// The attention rule: softmax, linear or the delta rule.
+void attention_rule(core::Scenario& s, View& v) {
+    static const char* const names[] = {"softmax", "linear", "delta rule"};
+    static const char* const tips[] = {
+        "M = softmax of each row of the scaled scores: positive weights that add up to 1.",
+        "M = the scaled scores as they are, 0 where masked: no softmax, no soft-cap. Entries can be negative and a row "
+        "need not add up to 1; the output is a sum over keys of k vᵀ, a state, read along the query.",
+        "The gated delta rule of Gated DeltaNet (Qwen3.5, Qwen3-Next): a state S (d_k × d_v) decayed at each step, "
+        "erased by β along the new key and written with β k vᵀ; q and k are divided by their length. Causal by nature. "
+        "M is its exact matrix, Z = M V, and its entries can be negative."};
+    int rule = static_cast<int>(s.rule);
+    ImGui::SetNextItemWidth(9.0f * em());
+    if (ImGui::BeginCombo("rule", names[rule])) {
+        for (int i = 0; i < 3; ++i) {
+            if (ImGui::Selectable(names[i], i == rule)) core::edits::set_rule(s, static_cast<core::AttentionRule>(i));
+            tip(tips[i]);
+        }
+        ImGui::EndCombo();
+    }
+    remember(v, "rule");
+    tip(tips[rule]);
+}
+
+// The delta rule's β and decay as sliders, where the window and the soft-cap (which it has not) are.
+void delta_sliders(core::Scenario& s, View& v) {
+    auto slider = [&](const char* label, const char* id, double value, const char* tooltip, bool (*set)(core::Scenario&, double)) {
+        static const double lo = 0.0, hi = 1.0;
+        double x = value;
+        ImGui::SetNextItemWidth(7.0f * em());
+        if (ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, "%.2f")) set(s, x);
+        remember(v, id);
+        tip(tooltip);
+    };
+    slider("β", "beta", s.beta, "How strongly each token writes: it replaces this share of what the state held along its key.", core::edits::set_beta);
+    ImGui::SameLine(0, em());
+    slider("decay", "decay", s.decay, "What the state is multiplied by at each step before the write: 1 keeps everything, 0 forgets all.",
+           core::edits::set_decay);
+}
+
 // How scores become logits: the √d_k switch, or a factor of the user's (a model's); the sliding
-// window; the soft-cap.
+// window and the soft-cap, or under the delta rule its β and decay.
 void score_rules(core::Scenario& s, View& v) {
     bool scale = s.scale == core::ScoreScale::inv_sqrt_d_k;
     if (ImGui::Checkbox("Scale by √d_k", &scale)) core::edits::set_scale(s, scale ? core::ScoreScale::inv_sqrt_d_k : core::ScoreScale::none);
@@ -105,22 +144,31 @@ void score_rules(core::Scenario& s, View& v) {
                v, [&s](double f) {
                    return core::edits::set_scale_factor(s, f) ? std::string() : core::check_scale_factor(f, "the score factor");
                });
+    if (s.rule == core::AttentionRule::delta) return delta_sliders(s, v);
     number_box("window", "window", s.window, 4.5f, "Sliding window: query i sees only keys j with |i − j| < window (with the causal "
                "mask, the last `window` tokens up to itself, as Mistral and Gemma do). 0: no window.",
                v, [&s](int w) { return core::edits::set_window(s, w) ? std::string() : "the window must be 0 (off) or a width of at least 1"; });
     ImGui::SameLine(0, em());
+    ImGui::BeginDisabled(s.rule != core::AttentionRule::softmax);
     number_box("soft-cap", "softcap", s.softcap, 4.5f, "Logit soft-capping: each scaled score x becomes cap · tanh(x / cap) before the "
-               "softmax, so no score passes ±cap (Gemma 2 uses 50). 0: off.",
+               "softmax, so no score passes ±cap (Gemma 2 uses 50). 0: off. The softmax rule only: linear attention takes no soft-cap.",
                v, [&s](double c) { return core::edits::set_softcap(s, c) ? std::string() : core::check_softcap(c, "the soft-cap"); });
+    ImGui::EndDisabled();
 }
 
 } // namespace
 
 void draw_controls_panel(core::Scenario& s, View& v) {
-    bool causal = s.causal;
+    const bool delta = s.rule == core::AttentionRule::delta;
+    bool causal = s.sees_only_past();
+    ImGui::BeginDisabled(delta);
     if (ImGui::Checkbox("Causal mask", &causal)) core::edits::set_causal(s, causal);
+    ImGui::EndDisabled();
     remember(v, "causal");
-    tip("Each token sees only itself and the tokens before it: scores with j > i become −∞, their weights exactly 0.");
+    tip(delta ? "The delta rule is causal by nature: a token reads only the state the tokens up to it wrote."
+              : "Each token sees only itself and the tokens before it: scores with j > i become −∞, their weights exactly 0.");
+    ImGui::SameLine(0, em());
+    attention_rule(s, v);
     score_rules(s, v);
     bool positions = s.positional == core::Positional::sinusoidal;
     if (ImGui::Checkbox("Sinusoidal positions", &positions))
@@ -146,6 +194,7 @@ void draw_controls_panel(core::Scenario& s, View& v) {
     numpy_draw_controls(s, v);
 
     if (ImGui::Button("Open…")) v.request_open = true;
+    remember(v, "open");
     tip("Read a scenario file (Ctrl+O). On any error the current scenario stays as it is.");
     ImGui::SameLine();
     if (ImGui::Button("Save")) v.request_save = true;

@@ -31,9 +31,15 @@ constexpr int texture_band_texels = 65536; // texels coloured and sent to the te
 // [SECTION] Colours and texture
 //-----------------------------------------------------------------------------
 
-// `top` is the weight drawn in the top colour: 1, or the largest weight when stretched.
+// Whether M's entries can be negative (the linear and delta rules): then it is drawn in the diverging
+// colours, centred at 0, from −top to +top.
+bool is_signed(const core::Scenario& s) { return s.rule != core::AttentionRule::softmax; }
+
+// `top` is the weight drawn in the top colour: 1, or the largest weight when stretched; the largest
+// |entry| for a signed M.
 ImU32 weight_color(const core::Scenario& s, const core::HeadResult& hr, int i, int j, double top) {
-    return core::is_masked(s, i, j) ? masked_color() : sequential_color(hr.weights(i, j) / top);
+    if (core::is_masked(s, i, j)) return masked_color();
+    return is_signed(s) ? diverging_color(hr.weights(i, j) / top) : sequential_color(hr.weights(i, j) / top);
 }
 
 void refresh_texture(HeatmapView& hm, const core::Scenario& s, const core::HeadResult& hr, int head, long long version,
@@ -79,29 +85,34 @@ std::string fitting_weight(double w, float width) {
     return {};
 }
 
-void legend(const ImVec2 pos, float width, bool masked, double top) {
+// The colour bar under the map: 0 … top, or −top … 0 … +top for a signed M.
+void legend(const ImVec2 pos, float width, bool masked, double top, bool signed_map) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const float h = 0.7f * em();
     constexpr int steps = 32;
+    auto colour = [signed_map](double u) { return signed_map ? diverging_color(2.0 * u - 1.0) : sequential_color(u); };
     for (int k = 0; k < steps; ++k) {
         const float x0 = pos.x + width * static_cast<float>(k) / steps, x1 = pos.x + width * static_cast<float>(k + 1) / steps;
-        draw->AddRectFilledMultiColor(ImVec2(x0, pos.y), ImVec2(x1, pos.y + h), sequential_color(double(k) / steps),
-                                      sequential_color(double(k + 1) / steps), sequential_color(double(k + 1) / steps),
-                                      sequential_color(double(k) / steps));
+        draw->AddRectFilledMultiColor(ImVec2(x0, pos.y), ImVec2(x1, pos.y + h), colour(double(k) / steps),
+                                      colour(double(k + 1) / steps), colour(double(k + 1) / steps), colour(double(k) / steps));
     }
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const float y = pos.y + h + 0.15f * em();
-    draw->AddText(ImVec2(pos.x, y), text, "0");
+    char low[16];
+    std::snprintf(low, sizeof low, "%.3g", -top);
+    draw->AddText(ImVec2(pos.x, y), text, signed_map ? low : "0");
     char half[32], full[16];
-    std::snprintf(half, sizeof half, "weight %.3g", top / 2);
+    if (signed_map) std::snprintf(half, sizeof half, "0");
+    else std::snprintf(half, sizeof half, "weight %.3g", top / 2);
     std::snprintf(full, sizeof full, "%.3g", top);
     draw->AddText(ImVec2(pos.x + width * 0.5f - ImGui::CalcTextSize(half).x * 0.5f, y), text, half);
     draw->AddText(ImVec2(pos.x + width - ImGui::CalcTextSize(full).x, y), text, full);
-    if (masked) {
+    if (masked) { // a signed map's numbers fill the line: "masked" goes under them
         const char* label = "masked";
-        const float x = pos.x + width * 0.25f - ImGui::CalcTextSize(label).x * 0.5f;
-        draw->AddRectFilled(ImVec2(x - 1.1f * em(), y + 0.15f * em()), ImVec2(x - 0.3f * em(), y + 0.85f * em()), masked_color());
-        draw->AddText(ImVec2(x, y), text, label);
+        const float x = signed_map ? pos.x + 1.1f * em() : pos.x + width * 0.25f - ImGui::CalcTextSize(label).x * 0.5f;
+        const float at = signed_map ? y + ImGui::GetTextLineHeight() : y;
+        draw->AddRectFilled(ImVec2(x - 1.1f * em(), at + 0.15f * em()), ImVec2(x - 0.3f * em(), at + 0.85f * em()), masked_color());
+        draw->AddText(ImVec2(x, at), text, label);
     }
 }
 
@@ -113,24 +124,34 @@ void legend(const ImVec2 pos, float width, bool masked, double top) {
 double draw_toolbar(const core::Scenario& s, const core::Result& r, View& v, HeatmapView& hm) {
     const int head = v.selected_head;
     const core::HeadResult& hr = r.heads[head];
-    if (r.heads.size() > 1) ImGui::Text("A, head %d of %d", head + 1, static_cast<int>(r.heads.size()));
+    const double largest = is_signed(s) ? std::max(hr.weights.cwiseAbs().maxCoeff(), 1e-12) : std::max(hr.weights.maxCoeff(), 1e-12);
+    const char* letter = is_signed(s) ? "M" : "A";
+    if (r.heads.size() > 1) ImGui::Text("%s, head %d of %d", letter, head + 1, static_cast<int>(r.heads.size()));
+    else if (s.rule == core::AttentionRule::linear) ImGui::Text("M = %s, no softmax", core::softmax_argument(s).c_str());
+    else if (s.rule == core::AttentionRule::delta) ImGui::Text("M of the delta rule: Z = M V");
     else ImGui::Text("A = softmax(%s)", core::softmax_argument(s).c_str());
     {
-        const double figure_top = hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
-        const std::string title = r.heads.size() > 1 ? "Attention weights A, head " + std::to_string(head + 1) : "Attention weights A";
-        const core::io::FigureSpec figure{title, s.tokens, s.causal, figure_top};
+        const double figure_top = hm.stretch || is_signed(s) ? largest : 1.0;
+        const std::string what = s.rule == core::AttentionRule::delta    ? "M of the delta rule"
+                                 : s.rule == core::AttentionRule::linear ? "M of linear attention"
+                                                                         : "Attention weights A";
+        const std::string title = r.heads.size() > 1 ? what + ", head " + std::to_string(head + 1) : what;
+        const core::io::FigureSpec figure{title, s.tokens, s.sees_only_past(), figure_top};
         matrix_menu("heatmap", hr.weights, {s.tokens, s.tokens}, v, &figure);
     }
     ImGui::SameLine();
     fit_button(hm);
     ImGui::SameLine();
+    ImGui::BeginDisabled(is_signed(s));
     ImGui::Checkbox("stretch", &hm.stretch);
-    tip("Colour from 0 to the largest weight instead of 0 to 1: with many tokens every weight is small, "
-        "and stretching shows their differences.");
+    ImGui::EndDisabled();
+    tip(is_signed(s) ? "M's entries are signed: its colours always span −largest … +largest |entry|, centred at 0."
+                     : "Colour from 0 to the largest weight instead of 0 to 1: with many tokens every weight is small, "
+                       "and stretching shows their differences.");
     // The reading hint only where the line has room: the map's height matters more.
     const char* hint = "rows: queries · columns: keys";
     if (same_line_if_fits(ImGui::CalcTextSize(hint).x)) ImGui::TextDisabled("%s", hint);
-    return hm.stretch ? std::max(hr.weights.maxCoeff(), 1e-12) : 1.0;
+    return hm.stretch || is_signed(s) ? largest : 1.0;
 }
 
 //-----------------------------------------------------------------------------
@@ -248,11 +269,12 @@ void hover_tooltip(const Frame& f) {
     } else if (core::is_masked(s, i, j)) {
         ImGui::TextUnformatted(core::outside_window(s, i, j) ? "masked: this key is outside the sliding window"
                                                              : "masked: this key comes after the query");
-        ImGui::TextUnformatted("score −∞, weight 0");
+        ImGui::TextUnformatted(is_signed(s) ? "M 0" : "score −∞, weight 0");
     } else {
-        ImGui::Text("score%s: %s", s.scale != core::ScoreScale::none || s.softcap > 0 ? " (scaled)" : "",
-                    core::format_number(f.hr.scaled(i, j)).c_str());
-        ImGui::Text("weight: %s", core::format_number(f.hr.weights(i, j)).c_str());
+        if (s.rule != core::AttentionRule::delta)
+            ImGui::Text("score%s: %s", s.scale != core::ScoreScale::none || s.softcap_in_use() > 0 ? " (scaled)" : "",
+                        core::format_number(f.hr.scaled(i, j)).c_str());
+        ImGui::Text("%s: %s", is_signed(s) ? "M" : "weight", core::format_number(f.hr.weights(i, j)).c_str());
     }
     ImGui::TextDisabled("click to explain this row");
     ImGui::EndTooltip();
@@ -273,7 +295,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     // Geometry: labels on the left and on top, the square map, the legend underneath.
     const float label_w = std::min(token_label_width(s), 6.0f * e) + 0.6f * e;
     const float top_h = ImGui::GetTextLineHeightWithSpacing();
-    const float legend_h = 2.4f * e; // the colour bar and its numbers
+    const float legend_h = (is_signed(s) && s.sees_only_past() ? 3.4f : 2.4f) * e; // the colour bar, its numbers ("masked" under a signed map's)
     const float hint_h = n > max_rect_cells ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(4.0f * e, std::min(avail.x - label_w, avail.y - top_h - legend_h - hint_h));
@@ -298,7 +320,7 @@ void draw_heatmap_panel(const core::Scenario& s, const core::Result& r, View& v,
     outline_highlights(v, "A", GridGeometry{hm.origin, ImVec2(hm.cell, hm.cell), hm.area}, n, n);
     draw_labels(draw, f, v.selected_row, hm);
     hover_tooltip(f);
-    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.causal, f.top);
+    legend(ImVec2(map.Min.x, map.Max.y + 0.5f * e), side, s.sees_only_past(), f.top, is_signed(s));
     ImGui::SetCursorScreenPos(ImVec2(p0.x, map.Max.y + legend_h));
     if (hm.textured) ImGui::TextDisabled("%d × %d: wheel to zoom, drag to pan", n, n);
 }

@@ -24,6 +24,16 @@ struct MatrixView {
     bool show_mask;           // masked entries read −∞ (scores) or 0 (weights)
 };
 
+// What the matrix that mixes the values is, under each attention rule.
+const char* m_description(core::AttentionRule rule) {
+    switch (rule) {
+    case core::AttentionRule::linear: return "the scaled scores, no softmax";
+    case core::AttentionRule::delta: return "the delta rule's matrix";
+    case core::AttentionRule::softmax: break;
+    }
+    return "softmax of each row";
+}
+
 // `hidden`: the rows an open prediction keeps hidden, drawn as "?" (View::lesson).
 void draw_matrix(const MatrixView& mv, const core::Scenario& s, View& v, float max_h, bool first, const std::vector<char>& hidden) {
     const core::Matrix& m = *mv.m;
@@ -100,14 +110,15 @@ void draw_matrices_panel(const core::Scenario& s, const core::Result& r, View& v
         tip("Release the pin in the query arrow panel to go back to X · W_Q for that row.");
     }
     const std::string scaled = core::logit_formula(s, "QKᵀ");
+    const bool signed_rule = s.rule != core::AttentionRule::softmax; // M's entries can be negative
     const MatrixView views[] = {
         {"Q", "Q", s.direct ? "given" : x + " · W_Q", &hr.Q, false, Colors::diverging, false},
         {"K", "K", s.direct ? "given" : x + " · W_K", &hr.K, false, Colors::diverging, false},
         {"V", "V", s.direct ? "given" : x + " · W_V", &hr.V, false, Colors::diverging, false},
         {"QKT", "QKᵀ", "scores q_i · k_j", &hr.scores, true, Colors::diverging, false},
         {"scaled", scaled, core::mask_description(s), &hr.scaled, true, Colors::diverging, true},
-        {"A", "A", "softmax of each row", &hr.weights, true, Colors::weights, true},
-        {"Z", "Z", "A · V", &hr.output, false, Colors::diverging, false},
+        {"A", signed_rule ? "M" : "A", m_description(s.rule), &hr.weights, true, signed_rule ? Colors::diverging : Colors::weights, true},
+        {"Z", "Z", signed_rule ? "M · V" : "A · V", &hr.output, false, Colors::diverging, false},
     };
     const float avail_h = ImGui::GetContentRegionAvail().y;
     // Up to 8 rows each before a grid scrolls; more when the panel is tall.
