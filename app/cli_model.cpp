@@ -263,8 +263,8 @@ int run_export(const ModelOptions& o, const core::model::OpenedModel& m, std::os
 
 // One decoding step after the prompt `ids`, as generating runs it: the next id through the cache
 // the prompt filled, its logits over the vocabulary, no maps. The median of `reps` steps, each on
-// a copy of the same cache; JSON null for a model that does not generate, or cannot continue a
-// cached sequence yet (a hybrid's linear layers keep no recurrent state).
+// a copy of the same cache (a hybrid's linear layers continue from their kept state); JSON null for a
+// model that does not generate, or cannot continue a cached sequence.
 nlohmann::json decode_step_ms(const core::model::Model& model, const std::vector<int>& ids, core::model::ForwardOptions fo, int reps) {
     if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return nullptr;
     fo.attention = false;
@@ -475,6 +475,7 @@ int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::os
         if (o.fast && !core::model::fast::available())
             err << "attnviz: --fast: " << core::model::fast::unavailable_reason() << "; the products run exact\n";
         const core::model::OpenedModel m = core::model::open_model(o.model);
+        if (!m.notice.empty()) err << "attnviz: " << m.name << ": " << m.notice << "\n";
         if (o.fast) warn_exact_weights(m, err);
         switch (o.mode) {
         case Mode::forward: return run_forward(o, m, out);

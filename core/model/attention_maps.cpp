@@ -85,14 +85,15 @@ void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
     }
 }
 
-// Rows of a linear layer's head h: its M from the kept q, k, β and g (a linear layer runs on an
-// empty cache, so t_total = t_new).
+// Rows of a linear layer's head h: its M from the kept q, k, β and g of every position (the new
+// rows are the last t_new of M).
 void AttentionMaps::linear_rows(int l, int h, int r0, int r1, float* dst) const {
     const Layer& L = kept_[static_cast<std::size_t>(l)];
     if (h >= L.v_heads) return std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
-    const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1};
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
-    delta_rule::matrix_rows(in, shape, h, r0, r1, dst);
+    const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1, L.tiled};
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_total_};
+    const int past = t_total_ - t_new_;
+    delta_rule::matrix_rows(in, shape, h, past + r0, past + r1, dst);
 }
 
 MatrixF AttentionMaps::head(int l, int h) const {

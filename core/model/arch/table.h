@@ -26,7 +26,7 @@ using BuildModel = std::unique_ptr<Model> (*)(const ModelConfig& config, std::sh
 
 // How llama.cpp's GGUF files hold an architecture (core/model/format/gguf_model.h opens them).
 struct GgufName {
-    const char* file;  // "attn_q" (of "blk.N.attn_q.weight"), "token_embd"
+    const char* file;  // "attn_q" (of "blk.N.attn_q.weight"), "token_embd"; or a layer's whole name, "ssm_dt.bias"
     const char* model; // "self_attn.q_proj" (of "model.layers.N.self_attn.q_proj.weight"), "model.embed_tokens"
 };
 struct GgufLayout {
@@ -91,8 +91,15 @@ void read_gpt_oss(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_gpt_oss(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_qwen3_5(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_5(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+const GgufLayout& qwen35_gguf();
+const GgufLayout& qwen35moe_gguf();
 void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+const GgufLayout& qwen3next_gguf();
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_bert(const ConfigReader& r, ModelConfig& c);
