@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ template <class Parse, class Run>
 int run_on_model(int argc, const char* const* argv, std::ostream& err, Parse parse, Run run) {
     return run_reporting_errors(err, [&] {
         const auto o = parse(argc, argv);
-        return run(o, core::model::open_model(o.model));
+        const core::model::OpenedModel m = core::model::open_model(o.model);
+        if (!m.notice.empty()) err << "attnviz: " << m.name << ": " << m.notice << "\n";
+        return run(o, m);
     });
 }
 

@@ -384,6 +384,7 @@ int run_model_mode(int argc, const char* const* argv, std::ostream& out, std::os
         if (o.fast && !core::model::fast::available())
             err << "attnviz: --fast: " << core::model::fast::unavailable_reason() << "; the products run exact\n";
         const core::model::OpenedModel m = core::model::open_model(o.model);
+        if (!m.notice.empty()) err << "attnviz: " << m.name << ": " << m.notice << "\n";
         if (o.fast) warn_exact_weights(m, err);
         switch (o.mode) {
         case Mode::forward: return run_forward(o, m, out);

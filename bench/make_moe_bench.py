@@ -105,7 +105,12 @@ def qwen3_30b_a3b():
 
 
 def main(model, out):
-    arch, keys, tensors, vocab = {"gpt-oss-20b": gpt_oss_20b, "qwen3-30b-a3b": qwen3_30b_a3b}[model]()
+    write_file(out, model, *{"gpt-oss-20b": gpt_oss_20b, "qwen3-30b-a3b": qwen3_30b_a3b}[model]())
+
+
+def write_file(out, model, arch, keys, tensors, vocab):
+    """A GGUF file of general.architecture `arch` with the keys `keys` (without the "arch." prefix),
+    the tensors (name, shape, type, F32 fill) and a vocabulary of `vocab` unused tokens."""
     meta = {"general.architecture": arch, "general.name": f"random {model}", "general.alignment": 32}
     meta.update({f"{arch}.{k}": v for k, v in keys.items()})
     meta.update({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2",
@@ -127,7 +132,7 @@ def main(model, out):
         for (name, shape, kind, fill), pad in zip(tensors, pads):
             write_data(f, kind, shape, fill)
             f.write(b"\0" * pad)
-    print(f"make_moe_bench: {out}, {offset / 1e9:.2f} GB of tensors")
+    print(f"{os.path.basename(sys.argv[0])}: {out}, {offset / 1e9:.2f} GB of tensors")
 
 
 if __name__ == "__main__":

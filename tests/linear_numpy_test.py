@@ -15,6 +15,9 @@ Then, on the qwen3_5 fixture: `--activations L` of every layer against the refer
 the linear heads' previous-token, duplicate and induction scores on M; a linear head knocked out
 (`--ablate`, its output zeroed before out_proj) and every head's importance; the logit lens through
 every layer, each head's direct attribution and head patching, all against this reference.
+The same for llama.cpp's files (make_gguf.py's qwen35, qwen35moe and qwen3next of those fixtures) against
+a reference written from llama.cpp's graph, with their bad inputs; a multimodal Qwen3.5 directory's
+text model; --generate on a hybrid's cache against greedy decoding by whole forwards.
 usage: linear_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
@@ -234,6 +237,215 @@ def forward(c, w, ids, rule, hook=None, record=None):
 def lm_head(c, w, x):
     x = rms_norm_plus_one(x, w["model.norm.weight"], c["rms_norm_eps"])
     return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T
+
+
+# ---- llama.cpp's graph, on its GGUF files ----------------------------------------------------------
+# models/qwen35.cpp, qwen35moe.cpp, qwen3next.cpp and delta-net-base.cpp, written here from the graph:
+# the norms' weights as the file holds them (1 + w), ssm_a as the decay rate, ggml_l2_norm's
+# x / max(‖x‖, eps), q scaled by 1/√dk inside the rule, q and k repeated to the value heads by tiling
+# (ggml_repeat: value head h reads key head h mod Hk) in qwen35 and qwen35moe and by interleaving in
+# qwen3next, ssm_ba split per key head, every layer of the MoE files a mixture whose chosen weights
+# are renormalised, plus the shared expert times sigmoid(a · ffn_gate_inp_shexp).
+
+def read_gguf(path):
+    """metadata, {name: float64 array (outermost first)} of a GGUF file of F32 and F16 tensors."""
+    raw = open(path, "rb").read()
+    count, keys = np.frombuffer(raw[8:24], "<u8")  # after the magic and the version
+    pos, meta = 24, {}
+    scalar = {0: "<u1", 1: "<i1", 2: "<u2", 3: "<i2", 4: "<u4", 5: "<i4", 6: "<f4", 7: "<u1", 10: "<u8", 11: "<i8", 12: "<f8"}
+
+    def value(pos, kind):
+        if kind == 8:
+            n = int(np.frombuffer(raw[pos:pos + 8], "<u8")[0])
+            return raw[pos + 8:pos + 8 + n].decode(), pos + 8 + n
+        if kind == 9:
+            item, n = int(np.frombuffer(raw[pos:pos + 4], "<u4")[0]), int(np.frombuffer(raw[pos + 4:pos + 12], "<u8")[0])
+            pos, out = pos + 12, []
+            for _ in range(n):
+                v, pos = value(pos, item)
+                out.append(v)
+            return out, pos
+        size = np.dtype(scalar[kind]).itemsize
+        return np.frombuffer(raw[pos:pos + size], scalar[kind])[0].item(), pos + size
+
+    for _ in range(int(keys)):
+        key, pos = value(pos, 8)
+        meta[key], pos = value(pos + 4, int(np.frombuffer(raw[pos:pos + 4], "<u4")[0]))
+    table = []
+    for _ in range(int(count)):
+        name, pos = value(pos, 8)
+        dims = int(np.frombuffer(raw[pos:pos + 4], "<u4")[0])
+        ne = np.frombuffer(raw[pos + 4:pos + 4 + 8 * dims], "<u8")
+        kind, offset = int(np.frombuffer(raw[pos + 4 + 8 * dims:pos + 8 + 8 * dims], "<u4")[0]), int(np.frombuffer(raw[pos + 8 + 8 * dims:pos + 16 + 8 * dims], "<u8")[0])
+        table.append((name, tuple(int(n) for n in reversed(ne)), kind, offset))
+        pos += 16 + 8 * dims
+    start = pos + (-pos % int(meta.get("general.alignment", 32)))
+    tensors = {}
+    for name, shape, kind, offset in table:
+        dtype = {0: "<f4", 1: "<f2"}[kind]
+        n = int(np.prod(shape))
+        tensors[name] = np.frombuffer(raw[start + offset:start + offset + n * np.dtype(dtype).itemsize], dtype).astype(np.float64).reshape(shape)
+    return meta, tensors
+
+
+def rms(x, w, eps):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def ggml_l2_norm(x, eps):
+    return x / np.maximum(np.sqrt((x * x).sum(-1, keepdims=True)), eps)
+
+
+def gguf_linear(meta, T, p, cur, rule):
+    arch = meta["general.architecture"]
+    key = lambda k: meta[f"{arch}.{k}"]
+    eps = key("attention.layer_norm_rms_epsilon")
+    Hk, Hv, dk = key("ssm.group_count"), key("ssm.time_step_rank"), key("ssm.state_size")
+    dv, per, t = key("ssm.inner_size") // Hv, Hv // Hk, cur.shape[0]
+    qkv, z = cur @ T[p + "attn_qkv.weight"].T, cur @ T[p + "attn_gate.weight"].T
+    if p + "ssm_ba.weight" in T:
+        ba = (cur @ T[p + "ssm_ba.weight"].T).reshape(t, Hk, 2 * per)
+        b, a = ba[..., :per].reshape(t, Hv), ba[..., per:].reshape(t, Hv)
+    else:
+        b, a = cur @ T[p + "ssm_beta.weight"].T, cur @ T[p + "ssm_alpha.weight"].T
+    beta = 1 / (1 + np.exp(-b))
+    g = np.log1p(np.exp(a + T[p + "ssm_dt.bias"])) * T[p + "ssm_a"]
+    kernel = T[p + "ssm_conv1d.weight"]  # (C, K): ggml_ssm_conv's ne {K, C}
+    K = kernel.shape[1]
+    padded = np.vstack([np.zeros((K - 1, qkv.shape[1])), qkv])
+    conv = silu(np.stack([(padded[i:i + K] * kernel.T).sum(0) for i in range(t)]))
+    q = ggml_l2_norm(conv[:, :Hk * dk].reshape(t, Hk, dk), eps)
+    k = ggml_l2_norm(conv[:, Hk * dk:2 * Hk * dk].reshape(t, Hk, dk), eps)
+    v = conv[:, 2 * Hk * dk:].reshape(t, Hv, dv)
+    repeat = (lambda x: np.repeat(x, per, axis=1)) if arch == "qwen3next" else (lambda x: np.tile(x, (1, per, 1)))
+    q, k = repeat(q) / np.sqrt(dk), repeat(k)
+    o = rule(q, k, v, beta, g)
+    out = (rms(o, T[p + "ssm_norm.weight"], eps) * silu(z.reshape(t, Hv, dv))).reshape(t, -1) @ T[p + "ssm_out.weight"].T
+    return out, (q, k, v, beta, g, o)
+
+
+def gguf_attention(meta, T, p, cur):
+    arch = meta["general.architecture"]
+    key = lambda k: meta[f"{arch}.{k}"]
+    eps, t = key("attention.layer_norm_rms_epsilon"), cur.shape[0]
+    H, KV, dh, n_rot = key("attention.head_count"), key("attention.head_count_kv"), key("attention.key_length"), key("rope.dimension_count")
+    qg = (cur @ T[p + "attn_q.weight"].T).reshape(t, H, 2 * dh)
+    q, gate = rms(qg[..., :dh], T[p + "attn_q_norm.weight"], eps), qg[..., dh:].reshape(t, -1)
+    k = rms((cur @ T[p + "attn_k.weight"].T).reshape(t, KV, dh), T[p + "attn_k_norm.weight"], eps)
+    v = (cur @ T[p + "attn_v.weight"].T).reshape(t, KV, dh)
+    theta = np.arange(t)[:, None] * key("rope.freq_base") ** (-np.arange(0, n_rot, 2) / n_rot)[None, :]  # NeoX pairs (i, i + n_rot/2)
+    cos, sin = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
+
+    def rope(x):
+        x = x.copy()
+        a, b = x[..., :n_rot // 2].copy(), x[..., n_rot // 2:n_rot].copy()
+        x[..., :n_rot // 2], x[..., n_rot // 2:n_rot] = a * cos - b * sin, a * sin + b * cos
+        return x
+
+    q, k = rope(q), rope(k)
+    maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
+    for h in range(H):
+        s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        maps[h] = e / e.sum(-1, keepdims=True)
+        out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
+    return (out / (1 + np.exp(-gate))) @ T[p + "attn_output.weight"].T, maps
+
+
+def gguf_feed_forward(meta, T, p, cur):
+    swiglu = lambda x, gate, up, down: (silu(x @ gate.T) * (x @ up.T)) @ down.T
+    if p + "ffn_gate_inp.weight" not in T:
+        return swiglu(cur, T[p + "ffn_gate.weight"], T[p + "ffn_up.weight"], T[p + "ffn_down.weight"])
+    top_k = meta[meta["general.architecture"] + ".expert_used_count"]
+    logits = cur @ T[p + "ffn_gate_inp.weight"].T
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    out = np.zeros_like(cur)
+    for i in range(cur.shape[0]):
+        chosen = np.argsort(-probs[i], kind="stable")[:top_k]
+        for e in chosen:
+            out[i] += probs[i, e] / probs[i, chosen].sum() * swiglu(cur[i:i + 1], T[p + "ffn_gate_exps.weight"][e], T[p + "ffn_up_exps.weight"][e],
+                                                                    T[p + "ffn_down_exps.weight"][e])[0]
+    shared = swiglu(cur, T[p + "ffn_gate_shexp.weight"], T[p + "ffn_up_shexp.weight"], T[p + "ffn_down_shexp.weight"])
+    return out + shared / (1 + np.exp(-(cur @ T[p + "ffn_gate_inp_shexp.weight"].reshape(-1, 1))))
+
+
+def gguf_forward(path, ids, rule):
+    """Logits, maps (L, H, t, t) and each linear layer's (q, k, v, β, g, o), as llama.cpp's graph runs the file."""
+    meta, T = read_gguf(path)
+    arch = meta["general.architecture"]
+    key = lambda k: meta[f"{arch}.{k}"]
+    eps, H, every = key("attention.layer_norm_rms_epsilon"), key("attention.head_count"), meta.get(f"{arch}.full_attention_interval", 4)
+    x = T["token_embd.weight"][ids]
+    maps, linear = [], {}
+    for l in range(key("block_count") - meta.get(f"{arch}.nextn_predict_layers", 0)):
+        p = f"blk.{l}."
+        cur = rms(x, T[p + "attn_norm.weight"], eps)
+        if (l + 1) % every != 0:
+            out, linear[l] = gguf_linear(meta, T, p, cur, rule)
+            q, k, v, beta, g, o = linear[l]
+            M = matrix(q, k, beta, g)
+            maps.append(np.vstack([M, np.zeros((H - len(M),) + M.shape[1:])])[:H])
+        else:
+            out, m = gguf_attention(meta, T, p, cur)
+            maps.append(m)
+        x = x + out
+        x = x + gguf_feed_forward(meta, T, p, rms(x, T[p + "post_attention_norm.weight"], eps))
+    x = rms(x, T["output_norm.weight"], eps)
+    return x @ T.get("output.weight", T["token_embd.weight"]).T, np.array(maps), linear
+
+
+def make_gguf(checkpoint, kind, name):
+    path = os.path.join(workdir, name + ".gguf")
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), checkpoint, path, kind], check=True)
+    return path
+
+
+def check_gguf(path, ids, hub=None):
+    """attnviz on a GGUF file against llama.cpp's graph here (the recurrent rule, and the chunked), M · v
+    on each linear head; where `hub` (the checkpoint it was written from) is given, the same logits as on it."""
+    name = os.path.basename(path)
+    logits, maps, linear = gguf_forward(path, ids, recurrent)
+    chunk_logits = gguf_forward(path, ids, lambda *x: chunked(*x, 4))[0]
+    r = run("--forward", path, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    close(f"{name} at {len(ids)} positions: logits against llama.cpp's graph (recurrent)", out["logits"], logits)
+    close(f"{name} at {len(ids)} positions: logits against llama.cpp's graph (chunks of 4)", out["logits"], chunk_logits)
+    close(f"{name} at {len(ids)} positions: attention (M on the linear layers)", out["attention"], maps)
+    ours = np.array(out["attention"])
+    for l, (q, k, v, beta, g, o) in linear.items():
+        if not m_times_v_is_output(ours[l, :v.shape[1]], v, o):
+            fail(f"{name} layer {l + 1}: attnviz's M · v is not llama.cpp's delta rule output")
+    if hub:
+        h = run("--forward", hub, "--sequence", " ".join(map(str, ids)))
+        if h.returncode == 0:
+            close(f"{name}: logits against the Hub checkpoint it was converted from", out["logits"], json.loads(h.stdout)["logits"])
+
+
+def gguf_variant(path, name, at, old, new):
+    """A copy of a GGUF file whose bytes `old` at `at` are `new`, of the same length."""
+    raw = open(path, "rb").read()
+    assert raw[at:at + len(old)] == old
+    dst = os.path.join(workdir, name + ".gguf")
+    open(dst, "wb").write(raw[:at] + new + raw[at + len(old):])
+    return dst
+
+
+def check_bad_gguf(good):
+    """A missing ssm tensor, a conv kernel of the wrong shape, key heads that do not divide the value heads."""
+    raw = open(good, "rb").read()
+    named = lambda n: len(n).to_bytes(8, "little") + n  # a GGUF string: its length, then its bytes
+    at = raw.index(named(b"blk.1.ssm_a"))
+    refused("a GGUF file without ssm_a", gguf_variant(good, "no_ssm_a", at, named(b"blk.1.ssm_a"), named(b"blk.1.ssm_x")),
+            ["no_ssm_a.gguf", "model.layers.1.linear_attn.A"])
+    at = raw.index(named(b"blk.0.ssm_conv1d.weight")) + len(named(b"blk.0.ssm_conv1d.weight")) + 4  # past n_dims: ne0, the kernel
+    refused("a GGUF conv kernel of the wrong shape", gguf_variant(good, "conv_kernel", at, (4).to_bytes(8, "little"), (3).to_bytes(8, "little")),
+            ["conv_kernel.gguf", "linear_attn.conv1d.weight"])
+    at = raw.index(named(b"qwen35.ssm.group_count")) + len(named(b"qwen35.ssm.group_count")) + 4  # past the value's type
+    refused("GGUF key heads that do not divide the value heads", gguf_variant(good, "group_count", at, (2).to_bytes(4, "little"), (3).to_bytes(4, "little")),
+            ["group_count.gguf", "qwen35.ssm.group_count", "ssm.time_step_rank"])
 
 
 # ---- the checks ----------------------------------------------------------------------------------
@@ -459,6 +671,36 @@ def check_patching(d, clean_text):
     close(f"{name} --patch recovery by head", out["recovery"], [[patched(l, h) for h in range(H)] for l in range(len(c["layer_types"]))])
 
 
+def check_multimodal(d, ids):
+    """A Qwen3_5ForConditionalGeneration directory runs its text model (text_config, the tensors under
+    model.language_model.) as the reference does, with one line on stderr saying the vision tower is not shown."""
+    c = json.load(open(os.path.join(d, "config.json")))["text_config"]
+    w = {n.replace("model.language_model.", "model.", 1): a for n, a in read_weights(d).items() if n.startswith(("model.language_model.", "lm_head."))}
+    logits, maps, _ = forward(c, w, ids, recurrent)
+    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        return fail(f"multimodal: --forward exited {r.returncode}: {r.stderr.strip()}")
+    out = json.loads(r.stdout)
+    close("multimodal Qwen3.5: logits of its text model", out["logits"], logits)
+    close("multimodal Qwen3.5: attention of its text model", out["attention"], maps)
+    if r.stderr.count("\n") != 1 or "vision tower is not shown" not in r.stderr or os.path.basename(d) not in r.stderr:
+        fail(f"multimodal Qwen3.5: stderr {r.stderr!r}, want one line naming the model and saying the vision tower is not shown")
+
+
+def check_generate(d, ids, count):
+    """--generate continues a hybrid on its cache: the tokens greedy decoding of the reference gives,
+    each from a whole forward of the longer sequence."""
+    c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
+    want, seq = [], list(ids)
+    for _ in range(count):
+        nxt = int(np.argmax(forward(c, w, seq, recurrent)[0][-1]))
+        want.append(nxt)
+        seq.append(nxt)
+    r = run("--generate", d, "--sequence", " ".join(map(str, ids)), "--tokens", str(count))
+    if r.returncode != 0 or json.loads(r.stdout)["ids"] != want:
+        fail(f"{os.path.basename(d)} --generate: exit {r.returncode}, {r.stdout[:120]!r} {r.stderr.strip()!r}, want ids {want}")
+
+
 def read_weights(d):
     return read_safetensors(os.path.join(d, "model.safetensors"))
 
@@ -523,11 +765,25 @@ def main():
     check_circuits(os.path.join(workdir, "qwen3_5"), [5, 6, 7, 5, 6, 7, 5, 6])
     check_patching(os.path.join(workdir, "qwen3_5"), "the cat sat on the mat")
     check_bad_inputs()
+    check_multimodal(os.path.join(workdir, "qwen3_5_multimodal"), rng.integers(0, 250, 9).tolist())
+    for name in ("qwen3_5", "qwen3_next"):
+        check_generate(os.path.join(workdir, name), [5, 9, 2, 7, 7, 3], 5)
+    # llama.cpp's files: qwen35 (value heads tiled: 4 value heads on 2 key heads), qwen35moe, qwen3next.
+    files = [(make_gguf(os.path.join(workdir, "qwen3_5"), "F32", "qwen35_F32"), os.path.join(workdir, "qwen3_5")),
+             (make_gguf(os.path.join(workdir, "qwen3_5"), "F16", "qwen35_F16"), None),
+             (make_gguf(os.path.join(workdir, "qwen3_5_moe"), "F32", "qwen35moe_F32"), None),
+             (make_gguf(os.path.join(workdir, "qwen3_next_sparse"), "F32", "qwen3next_F32"), os.path.join(workdir, "qwen3_next_sparse"))]
+    for path, hub in files:
+        vocab = read_gguf(path)[1]["token_embd.weight"].shape[0]
+        check_gguf(path, rng.integers(0, vocab, 9).tolist(), hub)
+        check_gguf(path, rng.integers(0, vocab, 70).tolist())
+    check_bad_gguf(files[0][0])
     if failures:
         sys.exit(f"linear_numpy_test: {len(failures)} failures")
     print("linear_numpy_test: qwen3_5 and qwen3_next match the recurrent and the chunked reference; M · v is each linear head's output, "
           "and a sabotaged M fails; bad inputs refused; --activations, scores, knock-outs, importance, the lens, attribution and "
-          "patching of linear heads match")
+          "patching of linear heads match; qwen35, qwen35moe and qwen3next files match llama.cpp's graph; the multimodal "
+          "directory runs its text model; --generate continues a hybrid")
 
 
 if __name__ == "__main__":

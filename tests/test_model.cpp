@@ -3,6 +3,7 @@
 // trained models through the same interface. The numbers against a NumPy reference are in
 // tests/model_numpy_test.py.
 #include "core/io/attention_file.h"
+#include "core/model/decode_steps.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
@@ -13,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -422,12 +424,12 @@ TEST_CASE("model command line: the export opens in the attention viewer — usag
     CHECK(b["median_ms"].get<double>() > 0);
     CHECK(b["rss_mb"].get<double>() > 0);
     CHECK(b["step_ms"].get<double>() > 0); // a decoding step after the 8 ids
-    // A hybrid's linear layers keep no recurrent state yet: the forward is timed, the step is not.
+    // A hybrid's linear layers continue from their kept state: the step is timed too.
     const Run hybrid = run({"--bench-model", checkpoints() + "/qwen3_5", "--tokens", "8", "--reps", "1"});
     REQUIRE(hybrid.code == 0);
     const auto h = nlohmann::json::parse(hybrid.out);
     CHECK(h["forward_ms"].get<double>() > 0);
-    CHECK(h["step_ms"].is_null());
+    CHECK(h["step_ms"].get<double>() > 0);
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"--forward", checkpoints() + "/gpt2"},
              {"--forward", checkpoints() + "/gpt2", "--sequence", "1", "--text", "a"},
@@ -442,5 +444,67 @@ TEST_CASE("model command line: the export opens in the attention viewer — usag
         CHECK(bad.code == 2);
         CHECK(bad.out.empty());
         CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
+}
+
+namespace {
+
+// The largest difference of two runs' rows, over the largest value of `want`: r_got's row `row_got` of
+// logits (or of head (l, h)'s map) against r_want's last row.
+double last_row_error(const Eigen::Ref<const core::heads::MatrixF>& got, const Eigen::Ref<const core::heads::MatrixF>& want) {
+    const Eigen::RowVectorXf a = got.row(got.rows() - 1), b = want.row(want.rows() - 1);
+    return (a - b).cwiseAbs().maxCoeff() / std::max(b.cwiseAbs().maxCoeff(), 1e-30f);
+}
+
+} // namespace
+
+TEST_CASE("hybrid models continue a cached sequence: each step's logits and maps are a whole forward's last row, a cancelled step changes nothing") {
+    NEED_CHECKPOINTS();
+    std::vector<int> ids;
+    for (int i = 0; i < 70; ++i) ids.push_back((i * 37 + 11) % 250); // a prompt past one chunk of 64, then steps
+    for (const char* name : {"qwen3_5", "qwen3_next"}) {
+        CAPTURE(name);
+        const core::model::OpenedModel m = core::model::open_model(checkpoints() + "/" + name);
+        const core::model::Model& model = *m.model;
+        core::model::KvCache cache;
+        ForwardOptions o;
+        ForwardResult r = model.extend(cache, std::vector<int>(ids.begin(), ids.begin() + 66), o);
+        for (int i = 66; i < 70; ++i) {
+            CAPTURE(i);
+            if (i == 68) { // a step cancelled after its first two layers (two linear ones) leaves the cache as it was
+                std::atomic<bool> cancel{false};
+                ForwardOptions cancelled = o;
+                cancelled.cancel = &cancel;
+                cancelled.progress = [&](int done, int) { cancel = done >= 2; };
+                CHECK_THROWS_AS(model.extend(cache, {ids[static_cast<std::size_t>(i)]}, cancelled), core::model::Cancelled);
+                CHECK(cache.length == i);
+            }
+            r = model.extend(cache, {ids[static_cast<std::size_t>(i)]}, o);
+            const ForwardResult whole = model.forward(std::vector<int>(ids.begin(), ids.begin() + i + 1), o);
+            CHECK(last_row_error(r.logits, whole.logits) < 1e-4);
+            for (int l = 0; l < model.config().layers; ++l)
+                for (int h = 0; h < model.config().heads; ++h) {
+                    CAPTURE(l);
+                    CAPTURE(h);
+                    CHECK(last_row_error(r.maps.head(l, h), whole.maps.head(l, h)) < 1e-4);
+                }
+        }
+    }
+}
+
+TEST_CASE("the window's decoding steps on a hybrid: the tokens greedy generation gives, each linear head's newest row a whole forward's") {
+    NEED_CHECKPOINTS();
+    const core::model::OpenedModel m = core::model::open_model(checkpoints() + "/qwen3_5");
+    const std::vector<int> prompt = {5, 9, 2, 7, 7, 3};
+    core::model::Stepper stepper;
+    stepper.start(*m.model, prompt);
+    for (int i = 0; i < 3; ++i) stepper.step(*m.model);
+    CHECK(stepper.generated() == core::model::generate_greedy(*m.model, prompt, 3));
+    const ForwardResult whole = m.model->forward(stepper.ids());
+    for (int h = 0; h < m.model->config().heads; ++h) { // layer 1 is linear
+        const std::vector<float> row = stepper.newest_row({1, h});
+        const core::heads::MatrixF want = whole.maps.head(1, h);
+        REQUIRE(row.size() == static_cast<std::size_t>(want.cols()));
+        CHECK(max_diff(row.data(), want.row(want.rows() - 1).eval().data(), row.size()) < 1e-5);
     }
 }

@@ -85,3 +85,15 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on Qwen3.5: the hybrid runs a
     CHECK(*s.previous == doctest::Approx(previous / (t - 1)).epsilon(1e-5));
     CHECK(s.entropy == 0.0);
 }
+
+TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on a multimodal Qwen3.5 directory: its text model runs, and the status line says the vision tower is not shown") {
+    NEED_CHECKPOINTS();
+    REQUIRE(m.open(model_ui::tiny("qwen3_5_multimodal"), v));
+    CHECK(v.status.find("Opened qwen3_5_multimodal") == 0);
+    CHECK(v.status.find("its vision tower is not shown") != std::string::npos);
+    CHECK(!v.status_is_error);
+    model_ui::until_run(ui);
+    REQUIRE(m.shown);
+    CHECK(m.shown->error.empty());
+    CHECK(v.state<ui::ModelGridView>().kinds[0].find("linear") != std::string::npos);
+}

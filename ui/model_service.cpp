@@ -43,7 +43,8 @@ void opened(ModelService& m, View& v, bool keep_selection) {
     m.importance.reset();
     m.expert_importance.reset();
     m.show_in_workspace(v, ModelService::Source::model);
-    v.tell("Opened " + m.session.model_name(), false);
+    const auto model = m.session.opened();
+    v.tell("Opened " + m.session.model_name() + (model && !model->notice.empty() ? "; " + model->notice : ""), false);
     m.run_prompt();
 }
 

@@ -85,14 +85,15 @@ void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
     }
 }
 
-// Rows of a linear layer's head h: its M from the kept q, k, β and g (a linear layer runs on an
-// empty cache, so t_total = t_new).
+// Rows of a linear layer's head h: its M from the kept q, k, β and g of every position (the new
+// rows are the last t_new of M).
 void AttentionMaps::linear_rows(int l, int h, int r0, int r1, float* dst) const {
     const Layer& L = kept_[static_cast<std::size_t>(l)];
     if (h >= L.v_heads) return std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
-    const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1};
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
-    delta_rule::matrix_rows(in, shape, h, r0, r1, dst);
+    const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1, L.tiled};
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_total_};
+    const int past = t_total_ - t_new_;
+    delta_rule::matrix_rows(in, shape, h, past + r0, past + r1, dst);
 }
 
 bool AttentionMaps::linear(int l) const {
@@ -105,18 +106,19 @@ const AttentionMaps::Layer* AttentionMaps::kept(int l) const {
 }
 
 std::optional<delta_rule::Split> AttentionMaps::linear_split(int l, int h, int i, int j) const {
-    if (!linear(l) || h < 0 || h >= kept_[static_cast<std::size_t>(l)].v_heads || i < 0 || j < 0 || i >= t_new_ || j >= t_new_) return std::nullopt;
+    if (!linear(l) || h < 0 || h >= kept_[static_cast<std::size_t>(l)].v_heads || i < 0 || j < 0 || i >= t_new_ || j >= t_total_) return std::nullopt;
     const Layer& L = kept_[static_cast<std::size_t>(l)];
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_new_};
-    return delta_rule::split(in, {L.k_heads, L.v_heads, L.d_k, 1}, h, i, j);
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_total_}; // q, k, β, g kept from position 0
+    return delta_rule::split(in, {L.k_heads, L.v_heads, L.d_k, 1, L.tiled}, h, t_total_ - t_new_ + i, j);
 }
 
 std::optional<MatrixF> AttentionMaps::linear_state(int l, int h, int i) const {
     if (!linear(l) || h < 0 || i < 0 || i >= t_new_) return std::nullopt;
     const Layer& L = kept_[static_cast<std::size_t>(l)];
-    if (h >= L.v_heads || L.v.empty()) return std::nullopt;
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), L.v.data(), L.beta.data(), L.g.data(), t_new_};
-    return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v}, h, i);
+    // The values are kept for the positions of this run alone: a run that continued a cache has none of the earlier ones.
+    if (h >= L.v_heads || L.v.size() != static_cast<std::size_t>(t_total_) * static_cast<std::size_t>(L.v_heads * L.d_v)) return std::nullopt;
+    const delta_rule::Inputs in{L.q.data(), L.k.data(), L.v.data(), L.beta.data(), L.g.data(), t_total_};
+    return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v, L.tiled}, h, t_total_ - t_new_ + i);
 }
 
 MatrixF AttentionMaps::head(int l, int h) const {

@@ -36,13 +36,15 @@ public:
         int window = 0;       // 0: every visible key
         float scale = 1.0f, softcap = 0.0f;
         std::vector<float> sinks; // (heads) learned sink logits, or empty: none
-        // A linear layer (Gated DeltaNet): q and k are (t_new, k_heads · d_k) as the delta rule reads
-        // them, beta and g (t_new, v_heads); head h's map is its matrix M (delta_rule.h), signed.
+        // A linear layer (Gated DeltaNet): q and k are (t_total, k_heads · d_k) as the delta rule reads
+        // them, beta and g (t_total, v_heads); head h's map is its matrix M's last t_new rows
+        // (delta_rule.h), signed.
         bool linear = false;
         std::vector<float> beta, g;
         int k_heads = 0, v_heads = 0, d_k = 0;
         std::vector<float> v; // (t_new, v_heads · d_v) the values, for the state view
         int d_v = 0;
+        bool tiled = false; // value head h reads key head h mod k_heads (delta_rule::Shape::tiled)
     };
     // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
     static constexpr int block = 64;

@@ -86,6 +86,8 @@ struct ModelConfig {
     // "linear_attention"; empty: none), their key and value heads and widths, and the conv kernel.
     std::vector<bool> linear_layers;
     int linear_k_heads = 0, linear_v_heads = 0, linear_d_k = 0, linear_d_v = 0, linear_kernel = 0;
+    bool linear_llama_cpp = false;     // a GGUF file: the layout of llama.cpp's converter (arch/qwen3_next.cpp)
+    bool vision_tower_skipped = false; // a multimodal directory whose text model alone is run (Qwen3.5's)
     // Special ids where config.json names them, else -1.
     int bos_token_id = -1;
     int eos_token_id = -1;

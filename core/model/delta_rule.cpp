@@ -18,7 +18,7 @@ struct Head {
 };
 
 Head head_of(const Inputs& in, const Shape& s, int h, bool with_values) {
-    const int kh = h / s.group(), qk_row = s.k_heads * s.d_k, v_row = s.v_heads * s.d_v;
+    const int kh = s.key_head(h), qk_row = s.k_heads * s.d_k, v_row = s.v_heads * s.d_v;
     Head x{Matrix(in.t, s.d_k), Matrix(in.t, s.d_k), Matrix(with_values ? in.t : 0, s.d_v), Eigen::VectorXf(in.t), Eigen::VectorXf(in.t)};
     for (int i = 0; i < in.t; ++i) {
         x.q.row(i) = RowMap(in.q + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k);
@@ -62,27 +62,43 @@ void chunk_step(const Head& x, int c0, int n, Matrix& S, Matrix& o) {
 
 } // namespace
 
-MatrixF recurrent(const Inputs& in, const Shape& s) {
+namespace {
+
+// Head h's state (d_k, d_v): from `state` when given, else zeros.
+Matrix start_state(const Shape& s, int h, const float* state) {
+    if (!state) return Matrix::Zero(s.d_k, s.d_v);
+    return Eigen::Map<const Matrix>(state + static_cast<std::ptrdiff_t>(h) * s.d_k * s.d_v, s.d_k, s.d_v);
+}
+
+void keep_state(const Shape& s, int h, const Matrix& S, float* state) {
+    if (state) Eigen::Map<Matrix>(state + static_cast<std::ptrdiff_t>(h) * s.d_k * s.d_v, s.d_k, s.d_v) = S;
+}
+
+} // namespace
+
+MatrixF recurrent(const Inputs& in, const Shape& s, float* state) {
     MatrixF out = MatrixF::Zero(in.t, s.v_heads * s.d_v); // (t, v_heads · d_v)
     for (int h = 0; h < s.v_heads; ++h) {
         const Head x = head_of(in, s, h, true);
-        Matrix S = Matrix::Zero(s.d_k, s.d_v), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
+        Matrix S = start_state(s, h, state), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
         for (int i = 0; i < in.t; ++i) {
             step(S, x.k.row(i), x.v.row(i), x.beta(i), std::exp(x.g(i)));
             o.row(i) = x.q.row(i) * S;
         }
         put_head(o, s, h, out);
+        keep_state(s, h, S, state);
     }
     return out;
 }
 
-MatrixF chunked(const Inputs& in, const Shape& s, int chunk) {
+MatrixF chunked(const Inputs& in, const Shape& s, int chunk, float* state) {
     MatrixF out = MatrixF::Zero(in.t, s.v_heads * s.d_v); // (t, v_heads · d_v)
     for (int h = 0; h < s.v_heads; ++h) {
         const Head x = head_of(in, s, h, true);
-        Matrix S = Matrix::Zero(s.d_k, s.d_v), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
+        Matrix S = start_state(s, h, state), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
         for (int c0 = 0; c0 < in.t; c0 += chunk) chunk_step(x, c0, std::min(chunk, in.t - c0), S, o);
         put_head(o, s, h, out);
+        keep_state(s, h, S, state);
     }
     return out;
 }

@@ -5,7 +5,8 @@
 // Each value head h keeps a state S (d_k, d_v). At position t, with a_t = exp(g_t) (g ≤ 0):
 //     S ← a_t · S;   S ← S + k_t · (β_t (v_t − Sᵀ k_t))ᵀ;   o_t = Sᵀ q_t
 // q and k are the layer's after their L2 norm (q also times 1/√d_k); value head h reads query/key
-// head h / (v_heads / k_heads).
+// head h / (v_heads / k_heads), or h mod k_heads in llama.cpp's qwen35 files, whose converter put the
+// value heads in that (tiled) order.
 //
 // The matrix M. Every state is a sum of outer products k-side vectors × values, S_t = Σ_s W_t[:, s] v_sᵀ,
 // with W_t (d_k, t): the step above is W ← a_t W, then W ← (I − β_t k_t k_tᵀ) W, then column t of W
@@ -27,7 +28,9 @@ using core::heads::MatrixF;
 
 struct Shape {
     int k_heads = 1, v_heads = 1, d_k = 1, d_v = 1;
+    bool tiled = false; // value head h reads key head h mod k_heads (llama.cpp's qwen35, qwen35moe)
     int group() const { return v_heads / k_heads; } // value heads per query/key head
+    int key_head(int h) const { return tiled ? h % k_heads : h / group(); }
 };
 
 // A layer's inputs to the rule, t positions.
@@ -51,10 +54,12 @@ void step(State& S, const KeyRow& k, const ValueRow& v, typename State::Scalar b
 }
 
 // o (t, v_heads · d_v) by the recurrence, one position at a time (torch_recurrent_gated_delta_rule).
-MatrixF recurrent(const Inputs& in, const Shape& s);
+// `state` (v_heads, d_k, d_v), when given, is the state before the first position (a sequence
+// continued) and receives the state after the last; null: zeros, not kept.
+MatrixF recurrent(const Inputs& in, const Shape& s, float* state = nullptr);
 // The same by chunks of `chunk` positions (torch_chunk_gated_delta_rule): within a chunk the UT
 // system solved by forward substitution, across chunks the state carried.
-MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64);
+MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64, float* state = nullptr);
 
 // Rows r0 … r1 − 1 of head h's M into dst ((r1 − r0), t) row-major, 0 above the diagonal, by
 // carrying W from position 0 to r1 − 1: O(d_k · r1²).

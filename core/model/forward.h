@@ -164,15 +164,33 @@ struct ForwardResult {
     std::vector<LayerRouting> routing;
 };
 
-// Keys and values of every layer for the positions run so far (after RoPE for the Llama family).
+// A linear layer's (Gated DeltaNet's) place in a sequence: what the next position continues from,
+// and what the rows of its matrices M are rebuilt from.
+struct LinearState {
+    std::vector<float> conv;  // (kernel − 1, 2·Hk·dk + Hv·dv) the convolution's last inputs (zeros before the first)
+    std::vector<float> S;     // (Hv, d_k, d_v) each value head's state after the last position
+    std::vector<float> q, k;  // (length, Hk·dk) every position's, as the rule read them
+    std::vector<float> beta, g; // (length, Hv)
+    std::size_t bytes() const { return (conv.size() + S.size() + q.size() + k.size() + beta.size() + g.size()) * sizeof(float); }
+};
+
+// Keys and values of every layer for the positions run so far (after RoPE for the Llama family);
+// a linear layer's state in their place.
 struct KvCache {
     int length = 0;                   // positions held
     int row = 0;                      // kv_heads · d_head
     std::vector<std::vector<float>> k; // per layer (length, kv_heads · d_head) row-major
     std::vector<std::vector<float>> v; // per layer, the same
+    std::vector<LinearState> linear;   // per layer; held by the linear layers only
+    // A run's new conv and S per layer, made the state only when the whole run succeeds.
+    std::vector<LinearState> pending;
     bool keep = true;                  // false: each layer's rows are dropped once its heads ran (forward())
-    // 2 · L · H_kv · d_head · length · 4 bytes (float32).
-    std::size_t bytes() const { return 2 * k.size() * static_cast<std::size_t>(row) * static_cast<std::size_t>(length) * sizeof(float); }
+    // 2 · L · H_kv · d_head · length · 4 bytes (float32), and the linear layers' states.
+    std::size_t bytes() const {
+        std::size_t n = 2 * k.size() * static_cast<std::size_t>(row) * static_cast<std::size_t>(length) * sizeof(float);
+        for (const LinearState& s : linear) n += s.bytes();
+        return n;
+    }
 };
 
 struct Cancelled : std::runtime_error {

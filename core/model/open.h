@@ -28,6 +28,7 @@ struct OpenedModel {
     std::string name;                // for titles: "ORG/NAME" in the cache, else the directory's or file's name
     std::unique_ptr<Model> model;
     std::shared_ptr<const Weights> weights;
+    std::string notice; // one line on what of the checkpoint is not shown (a multimodal model's vision tower), or empty
 };
 
 // Opens a model; reads config.json and the safetensors headers, no weights (they are mapped).

@@ -68,7 +68,7 @@ private:
     void layer(int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const override;
     FinalNorm final_norm() const override;
     void project_qkv(const Block& b, const MatrixF& a, MatrixF& q, MatrixF& k, MatrixF& v, MatrixF& gate) const;
-    void linear_attention(const Block& b, int l, const MatrixF& a, const ForwardOptions& o, ForwardResult& r, MatrixF& x) const;
+    void linear_attention(const Block& b, int l, const MatrixF& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, MatrixF& x) const;
     void attention(const Block& b, int l, MatrixF& x, KvCache& cache, const ForwardOptions& o, ForwardResult& r) const;
     // x (t, D) += the layer's feed-forward of RMSNorm(x); a mixture's routing appended to `routing` (or null).
     void mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o, LayerRouting* routing) const;
@@ -170,7 +170,7 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
     MatrixF a(t, D);                                                                   // (t, D)
     if (b.ln1) ops::active().rms_norm(x.data(), a.data(), t, D, b.ln1->data(), static_cast<float>(c.norm_eps));
     else a = x;
-    if (b.linear) return linear_attention(b, l, a, o, r, x);
+    if (b.linear) return linear_attention(b, l, a, cache, o, r, x);
     MatrixF q(t, Q), k(t, KV), v(t, KV), gate;                                         // (t, H·dh), (t, Hkv·dh), (t, H·dh)
     project_qkv(b, a, q, k, v, gate);
     if (b.q_norm) norm_qk(b, q, k);
@@ -189,26 +189,41 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
                 [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
 }
 
-// A linear layer has no cache to continue from (its state is not kept between calls), so it runs a
-// whole sequence; its maps are its heads' matrices M, kept as q, k, β and g or written out dense.
-void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, const ForwardOptions& o, ForwardResult& r, MatrixF& x) const {
-    if (r.t_total != r.t_new) throw InputError(config().architecture + "'s linear attention layers run a whole sequence; they do not continue a cached one yet");
+// A linear layer continues a cached sequence from its state (the convolution's last inputs, each
+// head's S) and leaves the new state pending until the run succeeds; a kept cache also keeps every
+// position's q, k, β and g, from which the maps' rows M over the whole sequence are rebuilt. The maps of
+// a run are its new rows of each head's M, kept as q, k, β and g or written out dense.
+void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r,
+                               MatrixF& x) const {
+    const std::size_t at = static_cast<std::size_t>(l);
+    const LinearState* from = r.t_total > r.t_new ? &cache.linear.at(at) : nullptr;
+    if (from && from->S.empty()) throw InputError(config().architecture + ": this cache holds no state of linear layer " + std::to_string(l + 1));
+    LinearState* to = cache.keep ? &cache.pending.at(at) : nullptr;
     gated_delta_net::Projected p;
-    gated_delta_net::add(*b.linear, l, r.t_new, a, o, p, x);
+    gated_delta_net::add(*b.linear, l, r.t_new, a, o, p, x, from, to);
+    auto values = [](const MatrixF& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
+    if (to) to->q = values(p.q), to->k = values(p.k), to->beta = values(p.beta), to->g = values(p.g);
     if (!o.attention) return;
     const delta_rule::Shape& s = b.linear->shape;
     if (o.scores || r.thumbnail_side) {
         LinearViews views{&p, &s, &o, &r, l};
         core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
     }
-    if (r.maps.dense()) {
-        for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(p.inputs(), s, h, 0, r.t_new, r.maps.dense_head(l, h));
-        return;
-    }
-    auto values = [](const MatrixF& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
     // The values too where the run captures (the State panel's runs, --activations): they cost as much as q and k.
     AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
-                                 o.capture_qkv ? values(p.v) : std::vector<float>{}, s.d_v};
+                              o.capture_qkv ? values(p.v) : std::vector<float>{}, s.d_v, s.tiled};
+    if (from) { // the positions before these first
+        kept.q.insert(kept.q.begin(), from->q.begin(), from->q.end());
+        kept.k.insert(kept.k.begin(), from->k.begin(), from->k.end());
+        kept.beta.insert(kept.beta.begin(), from->beta.begin(), from->beta.end());
+        kept.g.insert(kept.g.begin(), from->g.begin(), from->g.end());
+    }
+    if (r.maps.dense()) {
+        const delta_rule::Inputs whole{kept.q.data(), kept.k.data(), nullptr, kept.beta.data(), kept.g.data(), r.t_total};
+        const int past = r.t_total - r.t_new;
+        for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(whole, s, h, past, r.t_total, r.maps.dense_head(l, h));
+        return;
+    }
     r.maps.keep_layer(l, std::move(kept));
 }
 

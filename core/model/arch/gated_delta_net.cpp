@@ -12,9 +12,9 @@ using layers::Layout;
 float silu(float x) { return x / (1.0f + std::exp(-x)); }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); } // torch's threshold 20
 
-// Qwen3-Next's fused rows, per key head [q dk | k dk | v group·dv | z group·dv] and [b group | a group],
-// into the separate blocks qkv (t, 2·Hk·dk + Hv·dv), z (t, Hv·dv), b and a (t, Hv).
-void regroup(const delta_rule::Shape& s, const MatrixF& qkvz, const MatrixF& ba, MatrixF& qkv, MatrixF& z, MatrixF& b, MatrixF& a) {
+// Qwen3-Next's fused rows per key head [q dk | k dk | v group·dv | z group·dv] into the separate blocks
+// qkv (t, 2·Hk·dk + Hv·dv) and z (t, Hv·dv).
+void regroup_qkvz(const delta_rule::Shape& s, const MatrixF& qkvz, MatrixF& qkv, MatrixF& z) {
     const int g = s.group(), K = s.k_heads * s.d_k, per = 2 * s.d_k + 2 * g * s.d_v, vg = g * s.d_v;
     for (int kh = 0; kh < s.k_heads; ++kh) {
         const int at = kh * per;
@@ -22,28 +22,43 @@ void regroup(const delta_rule::Shape& s, const MatrixF& qkvz, const MatrixF& ba,
         qkv.middleCols(K + kh * s.d_k, s.d_k) = qkvz.middleCols(at + s.d_k, s.d_k);
         qkv.middleCols(2 * K + kh * vg, vg) = qkvz.middleCols(at + 2 * s.d_k, vg);
         z.middleCols(kh * vg, vg) = qkvz.middleCols(at + 2 * s.d_k + vg, vg);
+    }
+}
+
+// Qwen3-Next's fused rows per key head [b group | a group] into b and a (t, Hv).
+void regroup_ba(const delta_rule::Shape& s, const MatrixF& ba, MatrixF& b, MatrixF& a) {
+    const int g = s.group();
+    for (int kh = 0; kh < s.k_heads; ++kh) {
         b.middleCols(kh * g, g) = ba.middleCols(kh * 2 * g, g);
         a.middleCols(kh * g, g) = ba.middleCols(kh * 2 * g + g, g);
     }
 }
 
-// x (t, C) ← SiLU of each channel's causal convolution with its kernel (C, 1, K): output i reads
-// inputs i − K + 1 … i (zeros before the first), weight j on input i − K + 1 + j.
-void causal_conv_silu(MatrixF& x, const float* kernel, int K) {
-    const MatrixF in = x; // (t, C)
-    const int t = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
+// x (t, C) ← SiLU of each channel's causal convolution with its kernel (C, kernel K): output i reads
+// inputs i − K + 1 … i, weight j on input i − K + 1 + j; before the first input, `past` (K − 1, C)
+// (null: zeros). `tail`, when given, receives the last K − 1 inputs.
+void causal_conv_silu(MatrixF& x, const float* kernel, int K, const float* past, std::vector<float>* tail) {
+    const int t = static_cast<int>(x.rows()), C = static_cast<int>(x.cols()), P = K - 1;
+    MatrixF in = MatrixF::Zero(P + t, C); // (K − 1 + t, C) the past inputs, then these
+    if (past) in.topRows(P) = Eigen::Map<const MatrixF>(past, P, C);
+    in.bottomRows(t) = x;
     for (int i = 0; i < t; ++i)
         for (int c = 0; c < C; ++c) {
             float sum = 0.0f;
-            for (int j = std::max(0, K - 1 - i); j < K; ++j) sum += kernel[static_cast<std::ptrdiff_t>(c) * K + j] * in(i - K + 1 + j, c);
+            for (int j = 0; j < K; ++j) sum += kernel[static_cast<std::ptrdiff_t>(c) * K + j] * in(i + j, c);
             x(i, c) = silu(sum);
         }
+    if (tail) tail->assign(in.data() + static_cast<std::ptrdiff_t>(t) * C, in.data() + in.size());
 }
 
-// Each head's d values of x (t, heads · d) times rsqrt(Σ x² + 1e-6), then times `scale`.
-void l2_norm_heads(MatrixF& x, int d, float scale) {
+// Each head's d values of x (t, heads · d) times `scale` over rsqrt(Σ x² + 1e-6) (floor 0), or over
+// max(‖x‖, floor) as ggml_l2_norm.
+void l2_norm_heads(MatrixF& x, int d, float scale, float floor) {
     Eigen::Map<MatrixF> rows(x.data(), x.size() / d, d); // (t · heads, d)
-    for (Eigen::Index r = 0; r < rows.rows(); ++r) rows.row(r) *= scale / std::sqrt(rows.row(r).squaredNorm() + 1e-6f);
+    for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+        const float sum = rows.row(r).squaredNorm();
+        rows.row(r) *= scale / (floor > 0.0f ? std::max(std::sqrt(sum), floor) : std::sqrt(sum + 1e-6f));
+    }
 }
 
 // o (t, Hv·dv) ← each head's RMSNorm(o) · w · SiLU(z).
@@ -71,44 +86,63 @@ void record_heads(const Layer& L, int layer, const MatrixF& out, const ForwardOp
     }
 }
 
-} // namespace
-
-Projected project(const Layer& L, const MatrixF& a) {
+// qkv, z, b and a' of a (t, D), from the fused or the separate projections.
+void projections(const Layer& L, const MatrixF& a, MatrixF& qkv, MatrixF& z, MatrixF& b, MatrixF& g) {
     const delta_rule::Shape& s = L.shape;
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols());
     const int K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
-    MatrixF qkv(t, 2 * K + V), z(t, V), b(t, s.v_heads), g(t, s.v_heads); // (t, 2K + V), (t, V), (t, Hv), (t, Hv)
     if (L.w.qkvz) {
-        MatrixF qkvz(t, 2 * K + 2 * V), ba(t, 2 * s.v_heads); // (t, 2K + 2V), (t, 2·Hv)
+        MatrixF qkvz(t, 2 * K + 2 * V); // (t, 2K + 2V)
         layers::project(a.data(), t, D, 2 * K + 2 * V, *L.w.qkvz, Layout::out_in, nullptr, qkvz.data());
-        layers::project(a.data(), t, D, 2 * s.v_heads, *L.w.ba, Layout::out_in, nullptr, ba.data());
-        regroup(s, qkvz, ba, qkv, z, b, g);
+        regroup_qkvz(s, qkvz, qkv, z);
     } else {
         layers::project(a.data(), t, D, 2 * K + V, *L.w.qkv, Layout::out_in, nullptr, qkv.data());
         layers::project(a.data(), t, D, V, *L.w.z, Layout::out_in, nullptr, z.data());
+    }
+    if (L.w.ba) {
+        MatrixF ba(t, 2 * s.v_heads); // (t, 2·Hv)
+        layers::project(a.data(), t, D, 2 * s.v_heads, *L.w.ba, Layout::out_in, nullptr, ba.data());
+        regroup_ba(s, ba, b, g);
+    } else {
         layers::project(a.data(), t, D, s.v_heads, *L.w.b, Layout::out_in, nullptr, b.data());
         layers::project(a.data(), t, D, s.v_heads, *L.w.a, Layout::out_in, nullptr, g.data());
     }
-    causal_conv_silu(qkv, L.conv.data(), L.kernel);
+}
+
+} // namespace
+
+Projected project(const Layer& L, const MatrixF& a, const LinearState* from, LinearState* to) {
+    const delta_rule::Shape& s = L.shape;
+    const int t = static_cast<int>(a.rows());
+    const int K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
+    MatrixF qkv(t, 2 * K + V), z(t, V), b(t, s.v_heads), g(t, s.v_heads); // (t, 2K + V), (t, V), (t, Hv), (t, Hv)
+    projections(L, a, qkv, z, b, g);
+    const float* past = from && !from->conv.empty() ? from->conv.data() : nullptr;
+    causal_conv_silu(qkv, L.conv.data(), L.kernel, past, to ? &to->conv : nullptr);
     Projected p{qkv.leftCols(K), qkv.middleCols(K, K), qkv.rightCols(V), std::move(z), std::move(b), std::move(g)};
-    l2_norm_heads(p.q, s.d_k, 1.0f / std::sqrt(static_cast<float>(s.d_k)));
-    l2_norm_heads(p.k, s.d_k, 1.0f);
-    const float *A_log = L.w.A_log->data(), *dt_bias = L.w.dt_bias->data();
+    l2_norm_heads(p.q, s.d_k, 1.0f / std::sqrt(static_cast<float>(s.d_k)), L.l2_floor);
+    l2_norm_heads(p.k, s.d_k, 1.0f, L.l2_floor);
+    const float* dt_bias = L.w.dt_bias->data();
     for (int i = 0; i < t; ++i)
         for (int h = 0; h < s.v_heads; ++h) {
             p.beta(i, h) = 1.0f / (1.0f + std::exp(-p.beta(i, h)));
-            p.g(i, h) = -std::exp(A_log[h]) * softplus(p.g(i, h) + dt_bias[h]);
+            p.g(i, h) = L.decay[static_cast<std::size_t>(h)] * softplus(p.g(i, h) + dt_bias[h]);
         }
     return p;
 }
 
-void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOptions& o, Projected& p, MatrixF& x) {
+void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOptions& o, Projected& p, MatrixF& x, const LinearState* from,
+         LinearState* to) {
     const delta_rule::Shape& s = L.shape;
     const int rows = static_cast<int>(a.rows()), V = s.v_heads * s.d_v;
     MatrixF out(rows, V); // (copies · t, Hv·dv) each copy its own sequence
     for (int c0 = 0; c0 < rows; c0 += t) {
-        Projected copy = project(L, a.middleRows(c0, t));
-        out.middleRows(c0, t) = delta_rule::chunked(copy.inputs(), s);
+        Projected copy = project(L, a.middleRows(c0, t), from, to);
+        std::vector<float> S; // (Hv, d_k, d_v) the state carried in and out, where the sequence continues or is kept
+        if (from && !from->S.empty()) S = from->S;
+        else if (to) S.assign(static_cast<std::size_t>(s.v_heads) * s.d_k * s.d_v, 0.0f);
+        out.middleRows(c0, t) = delta_rule::chunked(copy.inputs(), s, 64, S.empty() ? nullptr : S.data());
+        if (to) to->S = std::move(S);
         gated_norm(out.middleRows(c0, t), copy.z, L.w.norm->data(), s.d_v, L.eps);
         if (c0 == 0) p = std::move(copy);
     }
@@ -118,23 +152,39 @@ void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOption
     if (layers::recording(o, layer)) record_heads(L, layer, out, o, static_cast<int>(x.cols()));
 }
 
-Layer read(const Weights& w, int l, std::int64_t D, const delta_rule::Shape& s, int kernel, float eps, bool fused) {
-    auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, "linear_attn." + rest); };
+namespace {
+
+// (Hv) −exp(A_log) from the Hub's A_log, or llama.cpp's ssm_a as it is (the converter stored −exp(A_log)).
+std::vector<float> decay_rates(const Weights& w, const std::string& name, std::int64_t Hv, bool stored) {
+    const float* v = w.require(name, {Hv}).data();
+    std::vector<float> rates(v, v + Hv);
+    if (!stored)
+        for (float& r : rates) r = -std::exp(r);
+    return rates;
+}
+
+} // namespace
+
+Layer read(const Weights& w, const std::string& prefix, int l, std::int64_t D, delta_rule::Shape s, int kernel, float eps, const Source& from) {
+    auto name = [&](const std::string& rest) { return layers::layer_name(prefix, l, "linear_attn." + rest); };
     const std::int64_t K = static_cast<std::int64_t>(s.k_heads) * s.d_k, V = static_cast<std::int64_t>(s.v_heads) * s.d_v, Hv = s.v_heads;
-    Layer L{{}, s, kernel, {}, eps};
-    if (fused) {
-        L.w.qkvz = &w.require(name("in_proj_qkvz.weight"), {2 * K + 2 * V, D});
-        L.w.ba = &w.require(name("in_proj_ba.weight"), {2 * Hv, D});
-    } else {
+    s.tiled = from.tiled;
+    Layer L{{}, s, kernel, {}, {}, eps, from.llama_cpp ? eps : 0.0f};
+    if (from.fused_qkvz) L.w.qkvz = &w.require(name("in_proj_qkvz.weight"), {2 * K + 2 * V, D});
+    else {
         L.w.qkv = &w.require(name("in_proj_qkv.weight"), {2 * K + V, D});
         L.w.z = &w.require(name("in_proj_z.weight"), {V, D});
+    }
+    if (from.fused_ba) L.w.ba = &w.require(name("in_proj_ba.weight"), {2 * Hv, D});
+    else {
         L.w.b = &w.require(name("in_proj_b.weight"), {Hv, D});
         L.w.a = &w.require(name("in_proj_a.weight"), {Hv, D});
     }
-    L.w.conv = &w.require(name("conv1d.weight"), {2 * K + V, 1, kernel});
+    const Shape conv = from.llama_cpp ? Shape{2 * K + V, kernel} : Shape{2 * K + V, 1, kernel};
+    L.w.conv = &w.require(name("conv1d.weight"), conv);
     L.conv.resize(static_cast<std::size_t>((2 * K + V) * kernel));
     L.w.conv->rows(0, 2 * K + V, L.conv.data());
-    L.w.A_log = &w.require(name("A_log"), {Hv});
+    L.decay = decay_rates(w, name(from.llama_cpp ? "A" : "A_log"), Hv, from.llama_cpp);
     L.w.dt_bias = &w.require(name("dt_bias"), {Hv});
     L.w.norm = &w.require(name("norm.weight"), {s.d_v});
     L.w.out = &w.require(name("out_proj.weight"), {D, V});

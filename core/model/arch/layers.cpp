@@ -212,11 +212,14 @@ void ablate(float* context, int t, int heads, int d_head, int layer, const Forwa
 
 namespace {
 
-// An empty cache gets one (empty) slot per layer and rows of kv_heads · d_head.
+// An empty cache gets one (empty) slot per layer and rows of kv_heads · d_head, a hybrid's a linear
+// state per layer; a run starts with no pending state.
 void prepare_cache(KvCache& cache, const ModelConfig& c) {
+    cache.pending.assign(c.linear_layers.empty() ? 0 : static_cast<std::size_t>(c.layers), {});
     if (!cache.k.empty()) return;
     cache.k.resize(static_cast<std::size_t>(c.layers));
     cache.v.resize(cache.k.size());
+    if (!c.linear_layers.empty()) cache.linear.resize(cache.k.size());
     cache.row = c.kv_heads * c.d_head;
 }
 
@@ -280,12 +283,30 @@ struct CacheRollback {
     KvCache& cache;
     int past;
     bool committed = false;
-    void commit(int length) { cache.length = length; committed = true; }
+    void commit(int length);
     ~CacheRollback();
 };
 
+// The linear layers' new conv and S become their state, their new positions' q, k, β and g appended.
+void CacheRollback::commit(int length) {
+    for (std::size_t l = 0; l < cache.pending.size(); ++l) {
+        LinearState &p = cache.pending[l], &s = cache.linear[l];
+        if (p.S.empty()) continue;
+        s.conv.swap(p.conv);
+        s.S.swap(p.S);
+        std::vector<float>* const from[] = {&p.q, &p.k, &p.beta, &p.g};
+        std::vector<float>* const to[] = {&s.q, &s.k, &s.beta, &s.g};
+        for (int i = 0; i < 4; ++i) to[i]->insert(to[i]->end(), from[i]->begin(), from[i]->end());
+    }
+    cache.pending.clear();
+    cache.length = length;
+    committed = true;
+}
+
+// Back to `past` positions: the rows appended since dropped, the linear layers' states unchanged.
 CacheRollback::~CacheRollback() {
     if (committed) return;
+    cache.pending.clear();
     const std::size_t keep = static_cast<std::size_t>(past) * static_cast<std::size_t>(cache.row);
     for (std::size_t l = 0; l < cache.k.size(); ++l) {
         cache.k[l].resize(std::min(keep, cache.k[l].size()));

@@ -12,8 +12,24 @@
 // grouped per key head), and its MLP is, on the layers decoder_sparse_step and mlp_only_layers pick, a
 // mixture of experts (softmax top-k, renormalised with norm_topk_prob) plus a shared expert whose
 // output is times sigmoid(a · shared_expert_gateᵀ).
+//
+// Qwen3.5's multimodal directories (Qwen3_5ForConditionalGeneration) hold the text model's config in
+// text_config and its tensors under "model.language_model."; the vision tower ("model.visual.") is
+// not read.
+//
+// llama.cpp's files (qwen35, qwen35moe, qwen3next; models/qwen35.cpp, qwen3next.cpp and the
+// converter's Qwen3NextModel) differ from the Hub's as its converter wrote them: every RMSNorm but the
+// linear layers' gated one holds 1 + w; ssm_a holds −exp(A_log); the conv kernel is (C, kernel);
+// Qwen3-Next's in_proj_qkvz is split into attn_qkv and attn_gate (q | k | v) and in_proj_ba kept as
+// ssm_ba; Qwen3.5's value heads are reordered (where there are more than key heads) so that value head
+// h reads key head h mod Hk; the L2 norm of q and k is ggml's x / max(‖x‖, eps); every layer of the
+// MoE files is a mixture with a shared expert, the chosen weights always renormalised; an MTP block
+// after the trunk (nextn_predict_layers) is not run.
 #include "core/model/arch/decoder.h"
+#include "core/model/arch/gguf_names.h"
+#include "core/model/arch/rotary.h"
 #include "core/model/arch/table.h"
+#include "core/model/format/gguf_model.h"
 
 #include <map>
 
@@ -65,11 +81,18 @@ void read_linear(const ConfigReader& r, ModelConfig& c) {
     c.linear_kernel = r.whole("linear_conv_kernel_dim", 1, 64, 4);
 }
 
+// Where a file keeps the text model's tensors: "model." (layers under "model.layers."), or a
+// multimodal directory's "model.language_model.".
+struct Names {
+    std::string model = "model.";
+    std::string layers() const { return model + "layers."; }
+};
+
 // Layer l's full attention: q_proj (2·H·dh, D) with the gate, k_proj, v_proj, q_norm and k_norm (from
-// the 1 + w copies), o_proj.
-decoder::Block full_block(const Weights& w, const Weights& derived, const ModelConfig& c, int l) {
+// the derived copies), o_proj.
+decoder::Block full_block(const Weights& w, const Weights& derived, const ModelConfig& c, const Names& n, int l) {
     const std::int64_t D = c.d_model, Q = static_cast<std::int64_t>(c.heads) * c.d_head, KV = static_cast<std::int64_t>(c.kv_heads) * c.d_head;
-    auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
+    auto name = [&](const std::string& rest) { return layers::layer_name(n.layers(), l, rest); };
     decoder::Block b;
     b.q_gate = true;
     b.q_w = &w.require(name("self_attn.q_proj.weight"), {2 * Q, D});
@@ -81,25 +104,33 @@ decoder::Block full_block(const Weights& w, const Weights& derived, const ModelC
     return b;
 }
 
-// 1 + w of every RMSNorm that scales so, in float32, under the tensors' own names.
-std::shared_ptr<Weights> norms_plus_one(const Weights& w, const ModelConfig& c) {
-    std::map<std::string, std::pair<Shape, std::vector<float>>> shifted;
+// The tensors made at load, in float32 under their own names: every RMSNorm's scale (1 + w from the
+// Hub's w; a llama.cpp file holds 1 + w already) and, where a llama.cpp file keeps a mixture's
+// shared-expert gate as a vector (D), that gate as the (1, D) row it is.
+std::shared_ptr<Weights> derived_tensors(const Weights& w, const ModelConfig& c, const Names& n) {
+    std::map<std::string, std::pair<Shape, std::vector<float>>> made;
+    const float one = c.linear_llama_cpp ? 0.0f : 1.0f;
     auto add = [&](const std::string& name, std::int64_t d) {
         const float* values = w.require(name, {d}).data();
-        std::vector<float> plus(values, values + d);
-        for (float& v : plus) v += 1.0f;
-        shifted[name] = {{d}, std::move(plus)};
+        std::vector<float> scale(values, values + d);
+        for (float& v : scale) v += one;
+        made[name] = {{d}, std::move(scale)};
     };
-    add("model.norm.weight", c.d_model);
+    add(n.model + "norm.weight", c.d_model);
     for (int l = 0; l < c.layers; ++l) {
-        auto name = [&](const std::string& rest) { return layers::layer_name("model.layers.", l, rest); };
+        auto name = [&](const std::string& rest) { return layers::layer_name(n.layers(), l, rest); };
         add(name("input_layernorm.weight"), c.d_model);
         add(name("post_attention_layernorm.weight"), c.d_model);
+        const std::string gate = name("mlp.shared_expert_gate.weight");
+        if (c.linear_llama_cpp && !c.sparse_layers.empty() && c.sparse_layers[static_cast<std::size_t>(l)] && w.has(gate) && w.shape(gate).size() == 1) {
+            const float* values = w.require(gate, {c.d_model}).data();
+            made[gate] = {{1, c.d_model}, std::vector<float>(values, values + c.d_model)};
+        }
         if (c.linear_layers[static_cast<std::size_t>(l)]) continue;
         add(name("self_attn.q_norm.weight"), c.d_head);
         add(name("self_attn.k_norm.weight"), c.d_head);
     }
-    return Weights::from_memory(std::move(shifted), w.path());
+    return Weights::from_memory(std::move(made), w.path());
 }
 
 // The sizes both configs share, with the class's defaults; rotary on a quarter of each head unless
@@ -113,40 +144,133 @@ void read_hybrid(const ConfigReader& r, ModelConfig& c, const decoder::Defaults&
     read_linear(r, c);
 }
 
-using FeedForwardOf = std::shared_ptr<const feed_forward::FeedForward> (*)(const Weights& w, const ModelConfig& c, int l);
+using FeedForwardOf = std::shared_ptr<const feed_forward::FeedForward> (*)(const Weights& w, const Weights& derived, const ModelConfig& c,
+                                                                          const Names& n, int l);
 
-std::unique_ptr<Model> build_hybrid(const ModelConfig& c, std::shared_ptr<const Weights> weights, bool fused, FeedForwardOf ffn) {
-    const std::shared_ptr<const Weights> derived = norms_plus_one(*weights, c);
+// How the linear layers' tensors lie: the Hub's (Qwen3-Next's fused), or llama.cpp's.
+gated_delta_net::Source linear_source(const Weights& w, const ModelConfig& c, const Names& n, bool next) {
+    if (!c.linear_llama_cpp) return {next, next, false, false};
+    bool legacy = false; // llama.cpp's first qwen3next files kept Qwen3-Next's in_proj_qkvz whole (ssm_in)
+    for (int l = 0; l < c.layers && !legacy; ++l) legacy = w.has(layers::layer_name(n.layers(), l, "linear_attn.in_proj_qkvz.weight"));
+    return {legacy, next, true, !next};
+}
+
+std::unique_ptr<Model> build_hybrid(const ModelConfig& c, std::shared_ptr<const Weights> weights, const Names& n, bool next, FeedForwardOf ffn) {
+    const std::shared_ptr<const Weights> derived = derived_tensors(*weights, c, n);
     const delta_rule::Shape shape{c.linear_k_heads, c.linear_v_heads, c.linear_d_k, c.linear_d_v};
+    const gated_delta_net::Source source = linear_source(*weights, c, n, next);
     std::vector<decoder::Block> blocks;
     for (int l = 0; l < c.layers; ++l) {
         decoder::Block b;
         if (c.linear_layers[static_cast<std::size_t>(l)])
             b.linear = std::make_shared<gated_delta_net::Layer>(
-                gated_delta_net::read(*weights, l, c.d_model, shape, c.linear_kernel, static_cast<float>(c.norm_eps), fused));
-        else b = full_block(*weights, *derived, c, l);
-        b.ln1 = &derived->require(layers::layer_name("model.layers.", l, "input_layernorm.weight"), {c.d_model});
-        b.ln2 = &derived->require(layers::layer_name("model.layers.", l, "post_attention_layernorm.weight"), {c.d_model});
-        b.ffn = ffn(*weights, c, l);
+                gated_delta_net::read(*weights, n.layers(), l, c.d_model, shape, c.linear_kernel, static_cast<float>(c.norm_eps), source));
+        else b = full_block(*weights, *derived, c, n, l);
+        b.ln1 = &derived->require(layers::layer_name(n.layers(), l, "input_layernorm.weight"), {c.d_model});
+        b.ln2 = &derived->require(layers::layer_name(n.layers(), l, "post_attention_layernorm.weight"), {c.d_model});
+        b.ffn = ffn(*weights, *derived, c, n, l);
         blocks.push_back(std::move(b));
     }
-    decoder::Parts parts = decoder::around(*weights, c, std::move(blocks));
-    parts.norm = &derived->require("model.norm.weight", {c.d_model});
+    decoder::Parts parts;
+    parts.embed = &weights->require(n.model + "embed_tokens.weight", {c.vocab, c.d_model});
+    parts.blocks = std::move(blocks);
+    parts.norm = &derived->require(n.model + "norm.weight", {c.d_model});
+    parts.head = c.tie_word_embeddings ? parts.embed : &weights->require("lm_head.weight", {c.vocab, c.d_model});
     parts.derived = derived;
     return decoder::build(c, std::move(weights), std::move(parts));
 }
 
-// Qwen3-Next's layer l: the mixture with its gated shared expert where the layer is sparse, else the
-// dense MLP.
-std::shared_ptr<const feed_forward::FeedForward> next_feed_forward(const Weights& w, const ModelConfig& c, int l) {
-    if (!c.sparse_layers[static_cast<std::size_t>(l)]) return decoder::dense_mlp(w, c, l);
-    const std::string prefix = layers::layer_name("model.layers.", l, "mlp.");
+// Qwen3.5's dense MLP of layer l.
+std::shared_ptr<const feed_forward::FeedForward> dense_feed_forward(const Weights& w, const Weights&, const ModelConfig& c, const Names& n, int l) {
+    return feed_forward::dense(w, layers::layer_name(n.layers(), l, "mlp."), c.d_model, c.d_ff, c.mlp_bias, layers::activation_of(c.activation));
+}
+
+// Qwen3-Next's (and Qwen3.5 MoE's) layer l: the mixture with its gated shared expert where the layer is
+// sparse, else the dense MLP.
+std::shared_ptr<const feed_forward::FeedForward> next_feed_forward(const Weights& w, const Weights& derived, const ModelConfig& c, const Names& n,
+                                                                   int l) {
+    if (!c.sparse_layers[static_cast<std::size_t>(l)]) return dense_feed_forward(w, derived, c, n, l);
+    const std::string prefix = layers::layer_name(n.layers(), l, "mlp.");
     const feed_forward::RoutingRule& rule = feed_forward::routing_rule(c.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
-    const feed_forward::MixtureShape shape{c.d_model, c.d_expert, c.experts, c.experts_per_token, false};
+    const feed_forward::MixtureShape shape{c.d_model, c.d_expert, c.experts, c.experts_per_token, c.stacked_experts};
+    const std::string gate = prefix + "shared_expert_gate.weight";
     return feed_forward::with_shared_expert(
         feed_forward::mixture(w, prefix, shape, rule, feed_forward::expert_activation("silu")),
         feed_forward::dense(w, prefix + "shared_expert.", c.d_model, c.d_shared_expert, false, ops::Activation::silu),
-        w.require(prefix + "shared_expert_gate.weight", {1, c.d_model}));
+        (derived.has(gate) ? derived : w).require(gate, {1, c.d_model}));
+}
+
+// Which layers of a llama.cpp file are linear: attention.recurrent_layers (one bool per block, the MTP
+// block's after the trunk's), else every layer but each full_attention_interval-th (4).
+std::vector<bool> gguf_linear_layers(const GgufKeys& k, int layers, int blocks) {
+    std::vector<bool> linear(static_cast<std::size_t>(layers));
+    const gguf::Value* listed = gguf::find(k.file, k.key("attention.recurrent_layers"));
+    if (listed && (listed->type != gguf::ValueType::array || listed->element != gguf::ValueType::boolean ||
+                   static_cast<int>(listed->size()) != blocks))
+        k.fail("attention.recurrent_layers", "is not a list of " + std::to_string(blocks) + " bools");
+    const int every = k.whole("full_attention_interval", 1, 1 << 20, 4);
+    for (int l = 0; l < layers; ++l) linear[static_cast<std::size_t>(l)] = listed ? listed->ints[static_cast<std::size_t>(l)] != 0 : (l + 1) % every != 0;
+    return linear;
+}
+
+// The keys of llama.cpp's qwen35, qwen35moe and qwen3next files (models/qwen35.cpp, qwen3next.cpp):
+// the linear layers' sizes under ssm.*, their value heads' width ssm.inner_size / ssm.time_step_rank.
+void read_gguf_hybrid(const GgufKeys& k, ModelConfig& c) {
+    c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
+    c.activation = "silu";
+    c.linear_llama_cpp = true;
+    rotary::read_gguf_scaling(k, c);
+    if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) k.fail("rope.dimension_count", "is " + std::to_string(c.rotary_dim) + "; rotary positions rotate pairs");
+    const int blocks = c.layers;
+    c.layers -= k.whole("nextn_predict_layers", 0, blocks - 1, 0); // the MTP block after the trunk
+    c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);
+    c.linear_kernel = k.whole("ssm.conv_kernel", 1, 64);
+    c.linear_d_k = k.whole("ssm.state_size", 1, 65536);
+    c.linear_k_heads = k.whole("ssm.group_count", 1, 4096);
+    c.linear_v_heads = k.whole("ssm.time_step_rank", 1, 4096);
+    if (c.linear_v_heads % c.linear_k_heads != 0)
+        k.fail("ssm.group_count", "(" + std::to_string(c.linear_k_heads) + ") does not divide ssm.time_step_rank (" + std::to_string(c.linear_v_heads) + ")");
+    const int inner = k.whole("ssm.inner_size", 1, max_config_size);
+    if (inner % c.linear_v_heads != 0 || inner / c.linear_v_heads != c.linear_d_k)
+        k.fail("ssm.inner_size", "is " + std::to_string(inner) + "; llama.cpp's linear layers have ssm.time_step_rank value heads of ssm.state_size (" +
+                                     std::to_string(c.linear_d_k) + ") each");
+    c.linear_d_v = c.linear_d_k;
+    c.linear_layers = gguf_linear_layers(k, c.layers, blocks);
+}
+
+// qwen35moe's and qwen3next's mixtures: every layer, the chosen weights renormalised, a shared expert.
+void read_gguf_hybrid_mixture(const GgufKeys& k, ModelConfig& c) {
+    read_gguf_hybrid(k, c);
+    c.experts = k.whole("expert_count", 1, 1 << 16);
+    c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
+    c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size, c.d_ff / c.experts_per_token);
+    c.d_shared_expert = k.whole("expert_shared_feed_forward_length", 1, max_config_size, c.d_ff);
+    if (c.d_expert < 1 || c.d_shared_expert < 1) k.fail("expert_feed_forward_length", "is missing, and so is feed_forward_length");
+    c.renormalise_chosen = true;
+    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    c.stacked_experts = true;
+}
+
+// The hybrids' tensor names in llama.cpp's files (llama-arch.cpp), as the Hub's names.
+std::vector<GgufName> gguf_layer_names() {
+    return gguf_names::with(gguf_names::with_experts(gguf_names::decoder_layer(), "mlp.gate"),
+                            {{"post_attention_norm", "post_attention_layernorm"},
+                             {"attn_qkv", "linear_attn.in_proj_qkv"},
+                             {"attn_gate", "linear_attn.in_proj_z"},
+                             {"ssm_in", "linear_attn.in_proj_qkvz"},
+                             {"ssm_beta", "linear_attn.in_proj_b"},
+                             {"ssm_alpha", "linear_attn.in_proj_a"},
+                             {"ssm_ba", "linear_attn.in_proj_ba"},
+                             {"ssm_beta_alpha", "linear_attn.in_proj_ba"},
+                             {"ssm_conv1d", "linear_attn.conv1d"},
+                             {"ssm_dt.bias", "linear_attn.dt_bias"},
+                             {"ssm_a", "linear_attn.A"},
+                             {"ssm_norm", "linear_attn.norm"},
+                             {"ssm_out", "linear_attn.out_proj"},
+                             {"ffn_gate_shexp", "mlp.shared_expert.gate_proj"},
+                             {"ffn_up_shexp", "mlp.shared_expert.up_proj"},
+                             {"ffn_down_shexp", "mlp.shared_expert.down_proj"},
+                             {"ffn_gate_inp_shexp", "mlp.shared_expert_gate"}});
 }
 
 } // namespace
@@ -158,7 +282,39 @@ void read_qwen3_5(const ConfigReader& r, ModelConfig& c) {
 }
 
 std::unique_ptr<Model> build_qwen3_5(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
-    return build_hybrid(c, std::move(weights), false, decoder::dense_mlp);
+    return build_hybrid(c, std::move(weights), Names{}, false, dense_feed_forward);
+}
+
+// Qwen3_5Config: the text model's fields are its text_config's (the vision tower's are not read);
+// tie_word_embeddings may sit on either level.
+void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c) {
+    read_qwen3_5(r.object("text_config"), c);
+    if (!r.object("text_config").has("tie_word_embeddings")) c.tie_word_embeddings = r.flag("tie_word_embeddings", false);
+    c.vision_tower_skipped = true;
+}
+
+std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    return build_hybrid(c, std::move(weights), Names{"model.language_model."}, false, dense_feed_forward);
+}
+
+const GgufLayout& qwen35_gguf() {
+    static const GgufLayout layout{"qwen35", read_gguf_hybrid, "model.layers.", gguf_names::decoder_globals(), gguf_layer_names(), false};
+    return layout;
+}
+
+// Qwen3.5 MoE opens from llama.cpp's files only: the Hub's experts lie fused (gate_up_proj), which
+// attnviz does not read.
+void read_qwen3_5_moe(const ConfigReader& r, ModelConfig&) {
+    r.fail("architectures", "is Qwen3.5 MoE; attnviz opens it from llama.cpp's GGUF files (qwen35moe), not from the Hub's directories");
+}
+
+std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    return build_hybrid(c, std::move(weights), Names{}, false, next_feed_forward);
+}
+
+const GgufLayout& qwen35moe_gguf() {
+    static const GgufLayout layout{"qwen35moe", read_gguf_hybrid_mixture, "model.layers.", gguf_names::decoder_globals(), gguf_layer_names(), false};
+    return layout;
 }
 
 // Qwen3NextConfig's names and defaults.
@@ -177,7 +333,12 @@ void read_qwen3_next(const ConfigReader& r, ModelConfig& c) {
 }
 
 std::unique_ptr<Model> build_qwen3_next(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
-    return build_hybrid(c, std::move(weights), true, next_feed_forward);
+    return build_hybrid(c, std::move(weights), Names{}, true, next_feed_forward);
+}
+
+const GgufLayout& qwen3next_gguf() {
+    static const GgufLayout layout{"qwen3next", read_gguf_hybrid_mixture, "model.layers.", gguf_names::decoder_globals(), gguf_layer_names(), false};
+    return layout;
 }
 
 } // namespace core::model

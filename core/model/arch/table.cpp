@@ -45,8 +45,15 @@ const GgufLayout& gpt_oss_gguf();
 // arch/qwen3_next.cpp
 void read_qwen3_5(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_5(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+const GgufLayout& qwen35_gguf();
+const GgufLayout& qwen35moe_gguf();
 void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+const GgufLayout& qwen3next_gguf();
 // arch/phi3.cpp
 void read_phi3(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
@@ -76,8 +83,10 @@ const std::vector<Architecture>& architectures() {
         {"Qwen3MoeForCausalLM", true, read_qwen3_moe, inverse_sqrt_head, build_qwen3_moe, qwen3_moe_gguf},
         {"Qwen2MoeForCausalLM", true, read_qwen2_moe, inverse_sqrt_head, build_qwen2_moe, nullptr},
         {"GptOssForCausalLM", true, read_gpt_oss, inverse_sqrt_head, build_gpt_oss, gpt_oss_gguf},
-        {"Qwen3_5ForCausalLM", true, read_qwen3_5, inverse_sqrt_head, build_qwen3_5, nullptr},
-        {"Qwen3NextForCausalLM", true, read_qwen3_next, inverse_sqrt_head, build_qwen3_next, nullptr},
+        {"Qwen3_5ForCausalLM", true, read_qwen3_5, inverse_sqrt_head, build_qwen3_5, qwen35_gguf},
+        {"Qwen3_5ForConditionalGeneration", true, read_qwen3_5_multimodal, inverse_sqrt_head, build_qwen3_5_multimodal, nullptr},
+        {"Qwen3_5MoeForCausalLM", true, read_qwen3_5_moe, inverse_sqrt_head, build_qwen3_5_moe, qwen35moe_gguf},
+        {"Qwen3NextForCausalLM", true, read_qwen3_next, inverse_sqrt_head, build_qwen3_next, qwen3next_gguf},
         {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3, phi3_gguf},
         {"SmolLM3ForCausalLM", true, read_smollm3, inverse_sqrt_head, build_llama, smollm3_gguf},
         {"Olmo2ForCausalLM", true, read_olmo2, inverse_sqrt_head, build_olmo2, olmo2_gguf},

@@ -28,7 +28,7 @@ using BuildModel = std::unique_ptr<Model> (*)(const ModelConfig& config, std::sh
 
 // How llama.cpp's GGUF files hold an architecture (core/model/format/gguf_model.h opens them).
 struct GgufName {
-    const char* file;  // "attn_q" (of "blk.N.attn_q.weight"), "token_embd"
+    const char* file;  // "attn_q" (of "blk.N.attn_q.weight"), "token_embd"; or a layer's whole name, "ssm_dt.bias"
     const char* model; // "self_attn.q_proj" (of "model.layers.N.self_attn.q_proj.weight"), "model.embed_tokens"
 };
 struct GgufLayout {

@@ -135,6 +135,7 @@ OpenedModel open_model(const std::string& path) {
     else if (is_file(index)) out.weights = Weights::open(index.string());
     else throw FileError(single.string() + ": missing (nor is there a model.safetensors.index.json; attnviz reads safetensors weights)");
     out.model = find_architecture(c.architecture)->build(c, out.weights);
+    if (c.vision_tower_skipped) out.notice = "its vision tower is not shown; attnviz runs the text model alone";
     const fs::path snapshots = dir.parent_path();
     const std::string entry = snapshots.parent_path().filename().string();
     out.name = snapshots.filename() == "snapshots" && entry.rfind("models--", 0) == 0 ? cache_name(entry) : fs::absolute(dir).lexically_normal().filename().string();

@@ -79,7 +79,8 @@ void read_sizes(const GgufKeys& k, ModelConfig& c) {
     c.d_head = k.whole("attention.key_length", 2, 65536, c.d_model / c.heads);
     if (k.whole("attention.value_length", 1, 65536, c.d_head) != c.d_head) k.fail("attention.value_length", "differs from key_length");
     c.rotary_dim = k.whole("rope.dimension_count", 0, c.d_head, c.d_head);
-    c.d_ff = k.whole("feed_forward_length", 1, max_config_size);
+    // A mixture's file may go without it (llama.cpp reads it as optional; qwen35moe's converter writes none).
+    c.d_ff = k.has("feed_forward_length") || !k.has("expert_count") ? k.whole("feed_forward_length", 1, max_config_size) : 0;
     c.context = k.whole("context_length", 1, 1 << 30);
     c.rope_theta = k.real("rope.freq_base", 1e-6, 1e15, 10000.0);
     c.tie_word_embeddings = !k.has_tensor("output.weight");
@@ -108,8 +109,15 @@ std::string readable_types() {
 }
 
 // "blk.3.attn_q.weight" → "model.layers.3.self_attn.q_proj.weight"; empty for a tensor the model
-// does not read.
+// does not read. A layer's name given whole ("ssm_a", "ssm_dt.bias") translates whole.
 std::string model_name(const std::string& file, const GgufLayout& g) {
+    if (file.rfind("blk.", 0) == 0) {
+        const std::size_t cut = file.find('.', 4);
+        if (cut == std::string::npos || cut == 4 || file.find_first_not_of("0123456789", 4) != cut) return {};
+        const std::string layer = file.substr(4, cut - 4), rest = file.substr(cut + 1);
+        for (const GgufName& n : g.layer)
+            if (rest == n.file) return g.layer_prefix + layer + "." + n.model;
+    }
     const std::size_t dot = file.rfind('.');
     if (dot == std::string::npos) return {};
     const std::string base = file.substr(0, dot), suffix = file.substr(dot);

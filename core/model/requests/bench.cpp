@@ -28,8 +28,8 @@ double median_of(std::vector<double> v) {
 
 // One decoding step after the prompt `ids`, as generating runs it: the next id through the cache
 // the prompt filled, its logits over the vocabulary, no maps. The median of `reps` steps, each on
-// a copy of the same cache; none for a model that does not generate, or cannot continue a cached
-// sequence yet (a hybrid's linear layers keep no recurrent state).
+// a copy of the same cache (a hybrid's linear layers continue from their kept state); none for a
+// model that does not generate, or cannot continue a cached sequence.
 std::optional<double> decode_step_ms(const Model& model, const std::vector<int>& ids, ForwardOptions fo, int reps) {
     if (!model.causal() || !model.config().lm_head || static_cast<int>(ids.size()) >= model.config().context) return std::nullopt;
     fo.attention = false;
