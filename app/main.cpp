@@ -1,7 +1,7 @@
 // app/main.cpp — entry point: the command line decides between a text mode and the window.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #ifdef ATTNVIZ_WINDOW
-#include "app/window.h"
+#include "app/window/window.h"
 #endif
 #include "core/background.h"
 #include "core/model/memory.h"

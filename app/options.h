@@ -1,5 +1,5 @@
-// app/options.h — what the command line asked for, shared by the parser (app/cli.cpp), every
-// mode (app/cli_*.h) and the window (app/window.h).
+// app/options.h — what the command line asked for, shared by the parser (app/cli/cli.cpp), every
+// mode (app/cli_*.h) and the window (app/window/window.h).
 #pragma once
 
 #include <stdexcept>
@@ -19,16 +19,16 @@ struct Options {
     int frames = 0;              // --bench-frames F (1..100000) timed frames of the window
     long monkey_frames = 0;      // --monkey FRAMES (1..10^9)
     long long seed = 1;          // --monkey: --seed S; --preset numpy-random: --seed S (default 0)
-    std::string preset;          // --preset ID: a preset instead of FILE (app/cli_presets.h)
+    std::string preset;          // --preset ID: a preset instead of FILE (app/cli/cli_presets.h)
     std::string lesson;          // --lesson ID|FILE: a built-in lesson's id or a lesson file
     int lesson_step = 0;         // --step K (1-based; 0 = where the learner left the lesson)
-    std::string export_what;     // --export WHAT (app/cli_export.h)
+    std::string export_what;     // --export WHAT (app/cli/cli_export.h)
     std::string export_format;   // --export: --format FMT
     std::string export_out;      // --export: --out PATH
     int head = 0;                // --export, the window, --screenshot: --head H (1-based), 0 = not given
     int head_layer = 0;          // --attention: --head L.H, the layer L (1-based), 0 = not given
     std::string workspace;       // --workspace NAME: the window or --screenshot starts there
-    std::string attention_file;  // --attention FILE: a model's attention weights (app/cli_attention.h)
+    std::string attention_file;  // --attention FILE: a model's attention weights (app/cli/cli_attention.h)
     std::string labels_file;     // --attention: --labels FILE
     std::string model;           // --model MODEL: a checkpoint opened in the Model panels
     std::string model_text;      // --model: --text TEXT, the prompt (empty: the default prompt)

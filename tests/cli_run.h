@@ -1,7 +1,7 @@
 // tests/cli_run.h — running the program's command line in-process, as the tests of its modes do.
 #pragma once
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 
 #include <sstream>
 #include <string>

@@ -3,8 +3,8 @@
 
 1. No include loop among the files of core/, ui/ and app/, counting a .h and its .cpp as one
    file: a loop means neither half can be read, changed or tested without the other.
-2. A panel (ui/panels/NAME.*, with its parts ui/panels/NAME_PART.*) includes no other panel's
-   header: panels share what they must through ui/view.h.
+2. A panel (ui/panels/WORKSPACE/NAME.*, with its parts NAME_PART.* beside it) includes no other
+   panel's header: panels share what they must through ui/view.h and the parts in ui/panels/shared/.
 3. core/ includes nothing of ui/ or app/, ui/ nothing of app/, and app/ no panel: app/ reaches
    the panels through ui/ui.h.
 4. core/model/ (the real checkpoints) and core/train/ (the tiny transformer) stand side by side:
@@ -106,14 +106,14 @@ def cycle_in(graph, component):
 
 
 def panel_of(root, header):
-    """ui/panels/lesson_checks.h belongs to the Lesson panel when ui/panels/lesson.h exists."""
-    stem = os.path.basename(unit(header))
+    """ui/panels/learn/lesson_checks.h belongs to the Lesson panel when ui/panels/learn/lesson.h exists."""
+    folder, stem = os.path.split(unit(header))
     parts = stem.split("_")
     for k in range(1, len(parts) + 1):
         name = "_".join(parts[:k])
-        if os.path.isfile(os.path.join(root, "ui", "panels", name + ".h")):
-            return name
-    return stem
+        if os.path.isfile(os.path.join(root, folder, name + ".h")):
+            return os.path.join(folder, name)
+    return os.path.join(folder, stem)
 
 
 # (folder, folders it must not include, why)
@@ -142,7 +142,7 @@ def broken_rules(root):
                 graph[unit(path)].add(unit(inc))
             top = path.split(os.sep)[0]
             into = inc.split("/")[0]
-            panel_header = inc.startswith("ui/panels/")
+            panel_header = inc.startswith("ui/panels/") and not inc.startswith("ui/panels/shared/")  # parts, not panels
             if path.startswith("ui/panels/") and panel_header and panel_of(root, path) != panel_of(root, inc):
                 problems.append(f"{path}: includes {inc}, another panel's header (share it through ui/view.h)")
             elif top == "core" and into in ("ui", "app"):

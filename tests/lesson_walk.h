@@ -3,7 +3,7 @@
 
 #include "headless.h"
 
-#include "ui/panels/lesson.h"
+#include "ui/panels/learn/lesson.h"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // The native attention viewer: files of real models' weights read in place, and the panel's grid,
 // map, top keys and causal check driven headless.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/io/attention_file.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
@@ -9,7 +9,7 @@
 #include "tests/headless.h"
 #include "tests/python.h"
 #include "ui/headless.h"
-#include "ui/panels/attention.h"
+#include "ui/panels/model/attention.h"
 
 #include "cli_run.h"
 

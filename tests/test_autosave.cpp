@@ -1,5 +1,5 @@
 // Autosave: saved within the delay of an edit, restored at start, and loadable after SIGKILL.
-#include "app/autosave.h"
+#include "app/window/autosave.h"
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
 

@@ -1,7 +1,7 @@
 // --bench-frames --type's typist, driven headless on a fixture checkpoint: each key goes into the
 // Model workspace's prompt once the run of the key before shows, and each key's wait is measured
 // from the key to the frame that shows its run.
-#include "app/cli_bench.h"
+#include "app/cli/cli_bench.h"
 #include "tests/model_ui.h"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // The command-line modes, run in-process through the same entry point as the program.
-#include "app/cli.h"
-#include "app/cli_bench.h"
+#include "app/cli/cli.h"
+#include "app/cli/cli_bench.h"
 #include "cli_run.h"
 #include "core/attention.h"
 #include "core/presets.h"

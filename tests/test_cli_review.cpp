@@ -1,6 +1,6 @@
 // --review and --export-anki, run in-process through the program's entry point.
 #include "state_home.h"
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/learn/review_deck.h"
 
 #include "cli_run.h"

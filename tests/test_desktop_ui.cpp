@@ -9,7 +9,7 @@
 #include "ui/appearance.h"
 #include "ui/colour_maps.h"
 #include "ui/panel_table.h"
-#include "ui/panels/heatmap.h"
+#include "ui/panels/explore/heatmap.h"
 #include "ui/shortcuts.h"
 #include "ui/workspace_table.h"
 

@@ -1,5 +1,5 @@
 // attnviz --export: every WHAT and FORMAT that go together, and a clear exit 2 for those that do not.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/io/export.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"

@@ -3,7 +3,7 @@
 #include "tests/python.h"
 
 #include "core/io/npy.h"
-#include "ui/matrix_menu.h"
+#include "ui/panels/shared/matrix_menu.h"
 
 #include <doctest/doctest.h>
 

@@ -1,13 +1,13 @@
 // The frame policy (ui/frame_policy.h): the window draws only while something changes. The loop
-// the window runs (app/window.cpp) is simulated here on a clock of its own, drawing the real App
+// the window runs (app/window/window.cpp) is simulated here on a clock of its own, drawing the real App
 // headless, with a frame taking 2 ms: a wait jumps the clock to its end.
 #include "headless.h"
 #include "train_fixtures.h"
 
 #include "core/wake.h"
 #include "ui/frame_policy.h"
-#include "ui/panels/decode.h"
-#include "ui/panels/train.h"
+#include "ui/panels/explore/decode.h"
+#include "ui/panels/train/train.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>
@@ -52,7 +52,7 @@ struct Loop {
         now = std::max(now, end);
         return drawn;
     }
-    // An input event: the window's loop tells the policy (app/window_events.h).
+    // An input event: the window's loop tells the policy (app/window/window_events.h).
     int input(double seconds) {
         policy.input();
         return run(seconds);

@@ -1,6 +1,6 @@
 // Lessons without a window: the expression language, Markdown, the loader's FILE:LINE messages,
 // the step engine, progress on disk and the command-line modes.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "cli_run.h"
 #include "core/learn/lesson_load.h"
 #include "core/learn/session.h"

@@ -1,6 +1,6 @@
 // --monkey: random input against the real UI must leave a valid scenario and an autosave.
-#include "app/cli.h"
-#include "app/monkey.h"
+#include "app/cli/cli.h"
+#include "app/window/monkey.h"
 #include "core/io/scenario_io.h"
 
 #include <doctest/doctest.h>

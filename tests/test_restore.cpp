@@ -1,7 +1,7 @@
 // The restore notice: start-up brought back the autosaved session; keep it or start over.
 #include "headless.h"
 
-#include "app/autosave.h"
+#include "app/window/autosave.h"
 #include "core/io/scenario_io.h"
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Scenario files that point at arrays, direct Q/K/V, and the NumPy presets.
-#include "app/cli.h"
+#include "app/cli/cli.h"
 #include "core/attention.h"
 #include "core/random.h"
 #include "core/io/arrays.h"

@@ -3,9 +3,9 @@
 
 #include "core/io/scenario_io.h"
 #include "ui/panel_table.h"
-#include "ui/panels/calculation.h"
-#include "ui/panels/heatmap.h"
-#include "ui/panels/query_arrow.h"
+#include "ui/panels/explore/calculation.h"
+#include "ui/panels/explore/heatmap.h"
+#include "ui/panels/explore/query_arrow.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

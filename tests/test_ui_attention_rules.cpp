@@ -4,9 +4,9 @@
 // the new controls stay inside the Controls panel.
 #include "headless.h"
 
-#include "ui/panels/calculation.h"
-#include "ui/panels/heatmap.h"
-#include "ui/panels/state.h"
+#include "ui/panels/explore/calculation.h"
+#include "ui/panels/explore/heatmap.h"
+#include "ui/panels/explore/state.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // The decode panel: stepping the KV-cache decoder agrees with the causal rows of core::compute.
 #include "headless.h"
 
-#include "ui/panels/decode.h"
+#include "ui/panels/explore/decode.h"
 
 #include <doctest/doctest.h>
 

@@ -6,8 +6,8 @@
 
 #include "core/io/npy.h"
 #include "core/io/scenario_io.h"
-#include "ui/panels/attention.h"
-#include "ui/panels/lesson.h"
+#include "ui/panels/model/attention.h"
+#include "ui/panels/learn/lesson.h"
 #include "tests/array_files.h"
 
 #include <doctest/doctest.h>

@@ -1,8 +1,8 @@
 // The heads panel: add and remove heads with its buttons, focus one by its thumbnail, W_O.
 #include "headless.h"
 
-#include "ui/panels/decode.h"
-#include "ui/panels/heads.h"
+#include "ui/panels/explore/decode.h"
+#include "ui/panels/explore/heads.h"
 
 #include <doctest/doctest.h>
 

@@ -4,8 +4,8 @@
 #include "state_home.h"
 #include "headless.h"
 #include "core/learn/lesson_load.h"
-#include "ui/panels/lesson_checks.h"
-#include "ui/panels/review.h"
+#include "ui/panels/learn/lesson_checks.h"
+#include "ui/panels/learn/review.h"
 
 #include <cstdlib>
 #include <unistd.h>

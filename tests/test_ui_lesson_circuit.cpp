@@ -12,7 +12,7 @@
 #include "core/model/format/checkpoint.h"
 #include "core/model/tokenizer/tokenizer.h"
 #include "ui/panel_table.h"
-#include "ui/panels/lesson.h"
+#include "ui/panels/learn/lesson.h"
 
 #include <doctest/doctest.h>
 

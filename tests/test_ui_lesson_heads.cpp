@@ -7,8 +7,8 @@
 
 #include "core/assets.h"
 #include "core/learn/lesson_load.h"
-#include "ui/panels/lesson.h"
-#include "ui/panels/train.h"
+#include "ui/panels/learn/lesson.h"
+#include "ui/panels/train/train.h"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 #include "core/explain.h"
 #include "core/learn/lesson_load.h"
 #include "ui/panel_table.h"
-#include "ui/panels/lesson.h"
+#include "ui/panels/learn/lesson.h"
 
 #include <set>
 

@@ -7,10 +7,10 @@
 #include "core/learn/lesson_load.h"
 #include "core/explain.h"
 #include "ui/panel_table.h"
-#include "ui/panels/heatmap.h"
-#include "ui/panels/lesson.h"
-#include "ui/panels/query_arrow.h"
-#include "ui/panels/review.h"
+#include "ui/panels/explore/heatmap.h"
+#include "ui/panels/learn/lesson.h"
+#include "ui/panels/explore/query_arrow.h"
+#include "ui/panels/learn/review.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

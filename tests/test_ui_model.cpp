@@ -7,10 +7,10 @@
 
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_grid.h"
-#include "ui/panels/model_head_view.h"
-#include "ui/panels/model_map.h"
-#include "ui/panels/model_predictions.h"
+#include "ui/panels/model/model_grid.h"
+#include "ui/panels/model/model_head_view.h"
+#include "ui/panels/model/model_map.h"
+#include "ui/panels/model/model_predictions.h"
 #include "core/wake.h"
 
 #include <doctest/doctest.h>

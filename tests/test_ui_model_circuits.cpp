@@ -5,7 +5,7 @@
 #include "core/model/circuits/lens.h"
 #include "core/model/circuits/patching.h"
 #include "tests/model_ui.h"
-#include "ui/panels/model_circuits.h"
+#include "ui/panels/model/model_circuits.h"
 
 #include <doctest/doctest.h>
 

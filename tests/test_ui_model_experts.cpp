@@ -6,7 +6,7 @@
 #include "core/model/expert_importance.h"
 #include "tests/model_ui.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_experts.h"
+#include "ui/panels/model/model_experts.h"
 
 #include <doctest/doctest.h>
 

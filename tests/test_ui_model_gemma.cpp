@@ -7,9 +7,9 @@
 #include "core/model/head_importance.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_head_view.h"
-#include "ui/panels/model_predictions.h"
-#include "ui/panels/model_steps.h"
+#include "ui/panels/model/model_head_view.h"
+#include "ui/panels/model/model_predictions.h"
+#include "ui/panels/model/model_steps.h"
 
 #include <doctest/doctest.h>
 

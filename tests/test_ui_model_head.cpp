@@ -11,8 +11,8 @@
 #include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_compare.h"
-#include "ui/panels/model_steps.h"
+#include "ui/panels/model/model_compare.h"
+#include "ui/panels/model/model_steps.h"
 
 #include <doctest/doctest.h>
 

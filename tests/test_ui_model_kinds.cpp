@@ -7,8 +7,8 @@
 
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_grid.h"
-#include "ui/panels/model_map.h"
+#include "ui/panels/model/model_grid.h"
+#include "ui/panels/model/model_map.h"
 
 #include <doctest/doctest.h>
 

@@ -18,10 +18,10 @@
 #include "tests/python.h"
 #include "ui/colour_maps.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_grid.h"
-#include "ui/panels/model_map.h"
-#include "ui/panels/model_state.h"
-#include "ui/panels/model_why.h"
+#include "ui/panels/model/model_grid.h"
+#include "ui/panels/model/model_map.h"
+#include "ui/panels/model/model_state.h"
+#include "ui/panels/model/model_why.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

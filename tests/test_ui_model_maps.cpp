@@ -6,7 +6,7 @@
 
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_map.h"
+#include "ui/panels/model/model_map.h"
 
 #include <doctest/doctest.h>
 

@@ -13,14 +13,14 @@
 #include "core/heads/rollout.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_grid.h"
-#include "ui/panels/model_head_view.h"
-#include "ui/panels/model_importance.h"
-#include "ui/panels/model_predictions.h"
-#include "ui/panels/model_qk.h"
-#include "ui/panels/model_rollout.h"
-#include "ui/panels/model_scores.h"
-#include "ui/panels/model_sinks.h"
+#include "ui/panels/model/model_grid.h"
+#include "ui/panels/model/model_head_view.h"
+#include "ui/panels/model/model_importance.h"
+#include "ui/panels/model/model_predictions.h"
+#include "ui/panels/model/model_qk.h"
+#include "ui/panels/model/model_rollout.h"
+#include "ui/panels/model/model_scores.h"
+#include "ui/panels/model/model_sinks.h"
 
 #include <doctest/doctest.h>
 #include <cmath>

@@ -6,8 +6,8 @@
 #include "tests/model_ui.h"
 
 #include "ui/model_service.h"
-#include "ui/panels/model_compare.h"
-#include "ui/panels/model_prompt.h"
+#include "ui/panels/model/model_compare.h"
+#include "ui/panels/model/model_prompt.h"
 
 #include <doctest/doctest.h>
 

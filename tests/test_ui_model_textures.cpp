@@ -6,11 +6,11 @@
 #include "tests/model_ui.h"
 
 #include "ui/colour_maps.h"
-#include "ui/panels/model_grid.h"
+#include "ui/panels/model/model_grid.h"
 #include "ui/canvas.h"
-#include "ui/panels/model_head_view.h"
-#include "ui/panels/model_map.h"
-#include "ui/texture_atlas.h"
+#include "ui/panels/model/model_head_view.h"
+#include "ui/panels/model/model_map.h"
+#include "ui/panels/shared/texture_atlas.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

@@ -8,8 +8,8 @@
 #include "tests/checkpoint_fixtures.h"
 #include "core/background.h"
 #include "ui/model_service.h"
-#include "ui/panels/model_map.h"
-#include "ui/panels/model_why.h"
+#include "ui/panels/model/model_map.h"
+#include "ui/panels/model/model_why.h"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 #include "headless.h"
 
 #include "core/edits.h"
-#include "ui/panels/order.h"
+#include "ui/panels/explore/order.h"
 
 #include <doctest/doctest.h>
 

@@ -5,7 +5,7 @@
 #include "core/edits.h"
 #include "core/heads/qk_view.h"
 #include "ui/canvas.h"
-#include "ui/panels/query_arrow.h"
+#include "ui/panels/explore/query_arrow.h"
 #include "ui/widgets.h"
 
 #include <doctest/doctest.h>

@@ -2,7 +2,7 @@
 // buttons with their waits, the due date filed against the scheduler, a damaged file reported.
 #include "state_home.h"
 #include "headless.h"
-#include "ui/panels/review.h"
+#include "ui/panels/learn/review.h"
 
 #include <cstdlib>
 #include <unistd.h>

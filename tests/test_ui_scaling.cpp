@@ -1,7 +1,7 @@
 // The "why divide by √d_k" panel, driven by its slider and its button.
 #include "headless.h"
 
-#include "ui/panels/scaling.h"
+#include "ui/panels/explore/scaling.h"
 
 #include <doctest/doctest.h>
 

@@ -5,8 +5,8 @@
 #include "headless.h"
 
 #include "core/explain.h"
-#include "ui/panels/calculation.h"
-#include "ui/panels/heatmap.h"
+#include "ui/panels/explore/calculation.h"
+#include "ui/panels/explore/heatmap.h"
 
 #include <doctest/doctest.h>
 

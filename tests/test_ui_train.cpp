@@ -2,7 +2,7 @@
 // with the grid's pattern, checkpoints replay, models save and open.
 #include "headless.h"
 #include "train_fixtures.h"
-#include "ui/panels/train.h"
+#include "ui/panels/train/train.h"
 
 #include <algorithm>
 #include <cstdio>

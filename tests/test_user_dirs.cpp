@@ -1,6 +1,6 @@
 // Where attnviz keeps a user's files and looks for their models: one home for all of them
 // (core/io/user_dirs.h), with HOME set, with XDG folders (relative ones ignored), and with HOME unset.
-#include "app/autosave.h"
+#include "app/window/autosave.h"
 #include "core/io/file_browser.h"
 #include "core/io/settings.h"
 #include "core/io/user_dirs.h"

@@ -1,7 +1,7 @@
 // The soft-wrapping box's pure parts: where a text breaks at a width (every character one unit wide
 // unless a test says otherwise), the shown text, positions between the text and the shown text, and
 // what an edit of the shown text did to the text. Expected results written out by hand.
-#include "ui/wrapped_input.h"
+#include "ui/panels/shared/wrapped_input.h"
 
 #include <doctest/doctest.h>
 

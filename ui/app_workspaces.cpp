@@ -5,7 +5,7 @@
 
 #include "ui/model_service.h"
 #include "ui/panel_table.h"
-#include "ui/panels/attention.h"
+#include "ui/panels/model/attention.h"
 #include "ui/workspaces.h"
 
 #include <algorithm>

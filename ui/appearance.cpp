@@ -50,7 +50,7 @@ void apply_style(const Appearance& appearance) {
     if (appearance.theme == core::io::Theme::light) light_high_contrast(style);
     else ImGui::StyleColorsDark(&style);
     style.ScaleAllSizes(appearance.factor());
-    // The window draws lines with geometry, not the font atlas (see app/window.cpp).
+    // The window draws lines with geometry, not the font atlas (see app/window/window.cpp).
     style.AntiAliasedLinesUseTex = ImGui::GetStyle().AntiAliasedLinesUseTex;
     ImGui::GetStyle() = style;
 }

@@ -12,8 +12,8 @@
 #include "core/io/scenario_io.h"
 #include "ui/app_state.h"
 #include "ui/model_service.h"
-#include "ui/panels/attention.h"
-#include "ui/panels/lesson.h"
+#include "ui/panels/model/attention.h"
+#include "ui/panels/learn/lesson.h"
 #include "ui/widgets.h"
 
 #include <algorithm>

@@ -135,7 +135,7 @@ struct View {
     // Lesson panel shows the Controls under a step that opens them.
     std::function<void(std::string_view id, core::Scenario&, const core::Result&)> draw_panel_content;
 
-    // This panel's own state: e.g. v.state<HeatmapView>() (declared in ui/panels/heatmap.h).
+    // This panel's own state: e.g. v.state<HeatmapView>() (declared in ui/panels/explore/heatmap.h).
     template <class T>
     T& state() { return states.get<T>(); }
     PanelStates states;

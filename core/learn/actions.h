@@ -11,7 +11,7 @@
 //      something beyond the scenario and the selection.
 //   2. One row in action_kinds() (core/learn/actions.cpp): its keys, read and apply.
 //   3. If StepState gained a field, carry it into the window where the Lesson panel applies a step
-//      (apply_pending in ui/panels/lesson.cpp).
+//      (apply_pending in ui/panels/learn/lesson.cpp).
 //   4. Document the key in docs/lessons.md and test it in tests/test_lessons.cpp.
 #pragma once
 

@@ -1,6 +1,6 @@
 // core/learn/question.h — the step kinds that come back in Review: "question" (check yourself),
 // "explain" (explain it back) and "recap". How they are read from a lesson file is in
-// core/learn/question_kinds.cpp; the Lesson panel draws them (ui/panels/lesson_checks.cpp).
+// core/learn/question_kinds.cpp; the Lesson panel draws them (ui/panels/learn/lesson_checks.cpp).
 #pragma once
 
 #include "core/learn/expr.h"

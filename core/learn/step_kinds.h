@@ -10,8 +10,8 @@
 //   2. Its read and check functions, and one row in step_kinds() (core/learn/step_kinds.cpp; a
 //      family of kinds may have a file of its own, as core/learn/question_kinds.cpp).
 //   3. What the learner does with it: Session (core/learn/session.h) when it locks "next" or
-//      completes itself; drawn by the Lesson panel (draw_step in ui/panels/lesson.cpp, or
-//      ui/panels/lesson_checks.cpp); what other panels must hide goes into View::lesson.
+//      completes itself; drawn by the Lesson panel (draw_step in ui/panels/learn/lesson.cpp, or
+//      ui/panels/learn/lesson_checks.cpp); what other panels must hide goes into View::lesson.
 //   4. docs/lessons.md, a step in a lesson under assets/lessons/, tests in tests/test_lessons.cpp
 //      and tests/test_ui_lessons.cpp.
 // The actions a step runs when it opens have their own table: core/learn/actions.h.

@@ -1,8 +1,0 @@
-// ui/panels/help.h — the quick guide.
-#pragma once
-
-namespace ui {
-
-void draw_help_panel();
-
-} // namespace ui
