@@ -5,6 +5,7 @@
 #include "core/attention.h"
 #include "core/edits.h"
 #include "core/explain.h"
+#include "core/io/figure.h"
 #include "core/io/scenario_io.h"
 #include "core/presets.h"
 #include "tests/fixture_files.h"
@@ -258,4 +259,27 @@ TEST_CASE("attention rules: set through core::edits — β and decay from 0 to 1
     CHECK(error_of(R"("rule": 2)") == R"(rule is a number, expected "softmax", "linear" or "delta")");
     CHECK(error_of(R"("beta": 2)") == "beta is 2, expected a number from 0 to 1");
     CHECK(error_of(R"("decay": "slow")") == "decay is a string, expected a number from 0 to 1");
+}
+
+TEST_CASE("attention rules: the heatmap's figure of a signed M is diverging about 0 from −max|M| to +max|M|, masked as the rule sees") {
+    core::Scenario s = seven_tokens();
+    core::edits::set_causal(s, false);
+    const core::Matrix A = core::compute(s).heads[0].weights; // (n, n) softmax rows
+    const core::io::FigureSpec softmax = core::io::heatmap_spec(s, A, "A", false);
+    CHECK_FALSE(softmax.diverging);
+    CHECK_FALSE(softmax.causal);
+    CHECK(softmax.top == 1.0);
+    CHECK(core::io::heatmap_spec(s, A, "A", true).top == A.maxCoeff());
+
+    core::edits::set_rule(s, core::AttentionRule::delta);
+    const core::Matrix M = core::compute(s).heads[0].weights; // (n, n) signed, lower triangular
+    REQUIRE(M.minCoeff() < 0);
+    const core::io::FigureSpec delta = core::io::heatmap_spec(s, M, "M", false);
+    CHECK(delta.diverging);
+    CHECK(delta.causal); // the delta rule sees only the past, whatever the causal toggle says
+    CHECK(delta.top == M.cwiseAbs().maxCoeff());
+    // Its colour bar's ticks run from −top through 0 to +top.
+    const std::string svg = core::io::heatmap_figure_svg(M, delta);
+    CHECK(svg.find(">0</text>") != std::string::npos);
+    CHECK(svg.find(">-") != std::string::npos);
 }

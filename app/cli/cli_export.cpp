@@ -97,8 +97,8 @@ std::string export_bytes(const Options& o, const core::Scenario& s, const core::
     if (o.export_what == "all") return o.export_format == "npz" ? all_npz(s, r, o.export_out) : all_json(s, r);
     if (o.export_format == "npy") return matrix_npy(o, s, r);
     if (o.export_what == "heatmap") {
-        const core::io::FigureSpec spec{figure_title(s, head), s.tokens, s.causal, 1.0};
         const core::Matrix& A = r.heads[static_cast<std::size_t>(head)].weights;
+        const core::io::FigureSpec spec = core::io::heatmap_spec(s, A, figure_title(s, head), false);
         return o.export_format == "svg" ? core::io::heatmap_figure_svg(A, spec) : core::io::png_bytes(core::io::heatmap_figure_png(A, spec));
     }
     if (o.export_format == "json") return o.head ? core::io::matrix_json(core::io::matrix_by_name(s, r, o.export_what, head), "  ") + "\n"

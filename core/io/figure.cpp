@@ -362,4 +362,10 @@ std::string heatmap_figure_svg(const Matrix& w, const FigureSpec& spec) {
     return out + "</svg>\n";
 }
 
+FigureSpec heatmap_spec(const Scenario& s, const Matrix& weights, std::string title, bool stretch) {
+    const bool signed_map = s.rule != AttentionRule::softmax;
+    const double largest = std::max(signed_map ? weights.cwiseAbs().maxCoeff() : weights.maxCoeff(), 1e-12);
+    return {std::move(title), s.tokens, s.sees_only_past(), signed_map || stretch ? largest : 1.0, signed_map};
+}
+
 } // namespace core::io

@@ -18,6 +18,11 @@ struct FigureSpec {
     bool diverging = false;
 };
 
+// The figure of one head's map of `s` (weights: (n, n)): masked where s sees only the past; under a
+// signed rule (linear, delta) M on the diverging map from −max|M| to +max|M|; else the weights from 0
+// to 1, or to their largest where `stretch`. The window's heatmap and --export heatmap both take it.
+FigureSpec heatmap_spec(const Scenario& s, const Matrix& weights, std::string title, bool stretch);
+
 // The largest n an SVG is written for: it holds one element per cell.
 constexpr int max_svg_tokens = 1024;
 

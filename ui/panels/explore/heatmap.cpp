@@ -131,12 +131,11 @@ double draw_toolbar(const core::Scenario& s, const core::Result& r, View& v, Hea
     else if (s.rule == core::AttentionRule::delta) ImGui::Text("M of the delta rule: Z = M V");
     else ImGui::Text("A = softmax(%s)", core::softmax_argument(s).c_str());
     {
-        const double figure_top = hm.stretch || is_signed(s) ? largest : 1.0;
         const std::string what = s.rule == core::AttentionRule::delta    ? "M of the delta rule"
                                  : s.rule == core::AttentionRule::linear ? "M of linear attention"
                                                                          : "Attention weights A";
         const std::string title = r.heads.size() > 1 ? what + ", head " + std::to_string(head + 1) : what;
-        const core::io::FigureSpec figure{title, s.tokens, s.sees_only_past(), figure_top};
+        const core::io::FigureSpec figure = core::io::heatmap_spec(s, hr.weights, title, hm.stretch);
         matrix_menu("heatmap", hr.weights, {s.tokens, s.tokens}, v, &figure);
     }
     ImGui::SameLine();
