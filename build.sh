@@ -68,7 +68,7 @@ case "${1:-run}" in
       echo "build.sh: the numerical tests again with ATTNVIZ_KERNELS=$level"
       ATTNVIZ_KERNELS=$level build/tests/attnviz_tests --no-intro=true --minimal=true \
         --test-case-exclude='ui*,lesson panel*,lesson secret*,workspaces*,monkey*'
-      ATTNVIZ_KERNELS=$level ctest --test-dir build --output-on-failure -j2 -R '_numpy_reference|numpy_forward'
+      ATTNVIZ_KERNELS=$level ctest --test-dir build --output-on-failure -j2 -R '_numpy_reference|numpy_forward|^arch_.*_numpy$'
     done
 
     echo "build.sh: the test suite again under AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzz targets"
