@@ -28,7 +28,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model_numpy_test import read_safetensors  # noqa: E402  the references' own reader, float64
+from model_numpy_test import read_safetensors, refusal_problems  # noqa: E402  the references' own reader, float64; what a refusal must be
 
 attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -717,13 +717,8 @@ def copy_of(new):
 
 
 def refused(what, d, names):
-    r = run("--forward", d, "--sequence", "1 2 3")
-    lines = r.stderr.strip().split("\n")
-    if r.returncode != 2 or len(lines) != 1 or r.stdout:
-        return fail(f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)")
-    for n in names:
-        if n not in lines[0]:
-            fail(f"{what}: the message does not name {n!r}: {lines[0]}")
+    for problem in refusal_problems(what, run("--forward", d, "--sequence", "1 2 3"), names):
+        fail(problem)
 
 
 def edit_config(d, change):
