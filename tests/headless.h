@@ -299,4 +299,33 @@ inline void open_topic_panels(Ui& ui) {
     ui.frames(3);
 }
 
+// Opens the combo `id` with a click and clicks its entry k (from 0), as a user does; the caller draws
+// the frames that take the choice.
+inline void pick_combo_entry(Ui& ui, const char* id, int k) {
+    ui.click(ui.item(id));
+    ui.frame(); // a popup takes its size in the frame after it opens
+    const ImGuiWindow* popup = ImGui::FindWindowByName("##Combo_00");
+    REQUIRE(popup != nullptr);
+    REQUIRE(popup->Active);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float line = ImGui::GetTextLineHeight();
+    ui.click(ImVec2(popup->Pos.x + 2.0f * line, popup->DC.CursorStartPos.y + static_cast<float>(k) * (line + st.ItemSpacing.y) + 0.5f * line));
+}
+
+// Each of the items `names` lies inside the window `window`, and no two of them overlap.
+inline void check_inside_apart(Ui& ui, const char* window, std::initializer_list<const char*> names) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(window);
+    REQUIRE(w != nullptr);
+    for (const char* a : names) {
+        CAPTURE(a);
+        const ImRect& ra = ui.st().view.items.at(a);
+        CHECK(w->InnerRect.Contains(ra));
+        for (const char* b : names) {
+            if (a == b) continue;
+            CAPTURE(b);
+            CHECK_FALSE(ra.Overlaps(ui.st().view.items.at(b)));
+        }
+    }
+}
+
 } // namespace headless

@@ -28,7 +28,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model_numpy_test import read_safetensors  # noqa: E402  the references' own reader, float64
+from model_numpy_test import read_safetensors, refusal_problems  # noqa: E402  the references' own reader, float64; what a refusal must be
 
 attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -138,6 +138,20 @@ def matrix(q, k, beta, g, extra_decay=False):
     return M
 
 
+def causal_softmax(q, k, v):
+    """Causal softmax attention of q (t, H, dh) over k and v (t, KV, dh), query heads sharing each
+    key head in order: the maps (H, t, t) and the heads' contexts side by side (t, H · dh)."""
+    t, H, dh = q.shape
+    KV = k.shape[1]
+    maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
+    for h in range(H):
+        s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        maps[h] = e / e.sum(-1, keepdims=True)
+        out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
+    return maps, out
+
+
 def gated_attention(c, w, p, a):
     """Qwen3_5Attention: q and its gate from q_proj, q/k norms of 1 + w, partial rotary, the context
     times sigmoid(gate) before o_proj. Returns each head's gated context (t, H, dh), what o_proj takes,
@@ -163,12 +177,7 @@ def gated_attention(c, w, p, a):
 
     q, k = rotate(q), rotate(k)
     gated_attention.qkv = (q, k, v)  # what --activations gives of a full layer
-    maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
-    for h in range(H):
-        s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
-        e = np.exp(s - s.max(-1, keepdims=True))
-        maps[h] = e / e.sum(-1, keepdims=True)
-        out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
+    maps, out = causal_softmax(q, k, v)
     return (out / (1 + np.exp(-gate))).reshape(t, H, dh), maps
 
 
@@ -343,12 +352,7 @@ def gguf_attention(meta, T, p, cur):
         return x
 
     q, k = rope(q), rope(k)
-    maps, out = np.zeros((H, t, t)), np.zeros((t, H * dh))
-    for h in range(H):
-        s = q[:, h] @ k[:, h // (H // KV)].T / np.sqrt(dh) + np.triu(np.full((t, t), -np.inf), 1)
-        e = np.exp(s - s.max(-1, keepdims=True))
-        maps[h] = e / e.sum(-1, keepdims=True)
-        out[:, h * dh:(h + 1) * dh] = maps[h] @ v[:, h // (H // KV)]
+    maps, out = causal_softmax(q, k, v)
     return (out / (1 + np.exp(-gate))) @ T[p + "attn_output.weight"].T, maps
 
 
@@ -713,13 +717,8 @@ def copy_of(new):
 
 
 def refused(what, d, names):
-    r = run("--forward", d, "--sequence", "1 2 3")
-    lines = r.stderr.strip().split("\n")
-    if r.returncode != 2 or len(lines) != 1 or r.stdout:
-        return fail(f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)")
-    for n in names:
-        if n not in lines[0]:
-            fail(f"{what}: the message does not name {n!r}: {lines[0]}")
+    for problem in refusal_problems(what, run("--forward", d, "--sequence", "1 2 3"), names):
+        fail(problem)
 
 
 def edit_config(d, change):

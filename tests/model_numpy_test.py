@@ -700,14 +700,18 @@ def edit_json(path, change):
     json.dump(value, open(path, "w"))
 
 
-def refused(what, d, names, extra=("--sequence", "1 2 3")):
-    r = run("--forward", d, *extra)
+def refusal_problems(what, r, names):
+    """What keeps the finished run r from being a refusal: exit 2, nothing on stdout, one line on
+    stderr that names each of `names`."""
     lines = r.stderr.strip().split("\n")
     if r.returncode != 2 or len(lines) != 1 or r.stdout:
-        return fail(f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)")
-    for n in names:
-        if n not in lines[0]:
-            fail(f"{what}: the message does not name {n!r}: {lines[0]}")
+        return [f"{what}: exit {r.returncode}, stderr {r.stderr!r} (want exit 2 and one line)"]
+    return [f"{what}: the message does not name {n!r}: {lines[0]}" for n in names if n not in lines[0]]
+
+
+def refused(what, d, names, extra=("--sequence", "1 2 3")):
+    for problem in refusal_problems(what, run("--forward", d, *extra), names):
+        fail(problem)
 
 
 def check_bad_inputs():

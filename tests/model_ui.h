@@ -46,6 +46,16 @@ inline void until_listed(headless::Ui& ui) {
     FAIL("the listing of models did not finish");
 }
 
+// Frames until `done`, at most about 20 s.
+template <class Done>
+void until(headless::Ui& ui, Done done) {
+    for (int k = 0; k < 400 && !done(); ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ui.frame();
+    }
+    REQUIRE(done());
+}
+
 // A test case's headless UI and its Model workspace (TEST_CASE_FIXTURE): open() opens a fixture
 // checkpoint there and waits for its first run; own_model() and encoded_prompt() give the same checkpoint
 // opened apart from the UI, for the reference forwards the tests compare the panels with.
@@ -72,6 +82,13 @@ struct ModelWorkspace {
         v.open[id] = true;
         ui.frames(2);
         return v.state<PanelView>();
+    }
+    // Shows the panel `id` and selects the head of the layers × heads map's item `grid_item`
+    // ("model grid 1.0" is layer 2's head 1), after the frames that draw the choice.
+    void show_panel_on_head(const char* id, const char* grid_item) {
+        v.open[id] = true;
+        ui.click(ui.item(grid_item));
+        ui.frames(2);
     }
     core::model::OpenedModel own_model() const { return core::model::open_model(tiny(checkpoint)); }
     // The prompt's ids from the checkpoint's own tokenizer.

@@ -11,6 +11,7 @@
 #include "core/train/trainer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
+#include "tests/train_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -376,11 +377,7 @@ TEST_CASE("model checkpoint: a Hugging Face cache snapshot of symbolic links, an
 
 TEST_CASE("model checkpoint: attnviz's own trained model through the same forward") {
     core::train::TrainConfig tc;
-    tc.model.L = 2;
-    tc.model.H = 2;
-    tc.model.D = 8;
-    tc.model.T = 8;
-    tc.model.vocab = 7;
+    tc.model = train_fixtures::model_of(2, 2, 8, 8, 7);
     tc.model.mlp = true;
     tc.steps = 5;
     core::train::Trainer trainer(tc);

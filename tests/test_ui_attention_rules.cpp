@@ -19,14 +19,7 @@ namespace {
 
 // Picks entry k of the rule combo with two clicks, as a user does.
 void pick_rule(Ui& ui, int k) {
-    ui.click(ui.item("rule"));
-    ui.frame(); // a popup takes its size in the frame after it opens
-    const ImGuiWindow* popup = ImGui::FindWindowByName("##Combo_00");
-    REQUIRE(popup != nullptr);
-    REQUIRE(popup->Active);
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float line = ImGui::GetTextLineHeight();
-    ui.click(ImVec2(popup->Pos.x + 2.0f * line, popup->DC.CursorStartPos.y + static_cast<float>(k) * (line + st.ItemSpacing.y) + 0.5f * line));
+    headless::pick_combo_entry(ui, "rule", k);
     ui.frames(2);
 }
 
@@ -114,18 +107,6 @@ TEST_CASE("ui: at 1280 × 720 the rule, β and decay stay inside the Controls pa
     ui.frames(3);
     pick_rule(ui, 2);
     ui.frames(2);
-    ImGuiWindow* controls = ImGui::FindWindowByName("Controls");
-    REQUIRE(controls != nullptr);
     // Under the delta rule β and decay take the place of the window and the soft-cap, which it has not.
-    const char* names[] = {"causal", "rule", "beta", "decay", "scale", "scale_factor", "open"};
-    for (const char* a : names) {
-        CAPTURE(a);
-        const ImRect& ra = ui.st().view.items.at(a);
-        CHECK(controls->InnerRect.Contains(ra));
-        for (const char* b : names) {
-            if (a == b) continue;
-            CAPTURE(b);
-            CHECK_FALSE(ra.Overlaps(ui.st().view.items.at(b)));
-        }
-    }
+    headless::check_inside_apart(ui, "Controls", {"causal", "rule", "beta", "decay", "scale", "scale_factor", "open"});
 }

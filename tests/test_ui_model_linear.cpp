@@ -38,6 +38,7 @@
 namespace {
 
 using model_ui::ModelWorkspace;
+using model_ui::until;
 using Texel = std::array<unsigned char, 4>;
 
 // The map's texel of cell (i, j), where its painted blocks are single cells.
@@ -51,16 +52,6 @@ Texel rgba(ImU32 c) {
     Texel t{};
     ui::put_rgba(t.data(), c);
     return t;
-}
-
-// Frames until `done`, at most about 20 s.
-template <class Done>
-void until(headless::Ui& ui, Done done) {
-    for (int k = 0; k < 400 && !done(); ++k) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        ui.frame();
-    }
-    REQUIRE(done());
 }
 
 // Layer `layer`'s q, k, v, β and g (core/model/activations.h) as JSON lists, for the Python below.
@@ -222,9 +213,7 @@ TEST_CASE("linear head: the saved figure of a signed map colours −, 0 and + on
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Why this score splits a clicked entry of M into the direct write and the later erases' correction, as NumPy's recurrence does") {
     NEED_CHECKPOINTS();
     open("qwen3_5", "the cat sat on the mat and the cat");
-    v.open["model_why"] = true;
-    ui.click(ui.item("model grid 1.2")); // head 2.3
-    ui.frames(2);
+    show_panel_on_head("model_why", "model grid 1.2"); // head 2.3
     const auto& map = v.state<ui::ModelMapView>();
     const int t = m.shown->t(), i = t - 1, j = 2;
     ui.click(ImVec2(map.cell_min(i, j).x + map.cell / 2, map.cell_min(i, j).y + map.cell / 2));
@@ -250,9 +239,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Why this score splits a clicked 
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurrence's state step by step, and a softmax head keeps none") {
     NEED_CHECKPOINTS();
     open("qwen3_5", "the cat sat on the mat and the cat");
-    v.open["model_state"] = true;
-    ui.click(ui.item("model grid 0.1")); // head 1.2
-    ui.frames(2);
+    show_panel_on_head("model_state", "model grid 0.1"); // head 1.2
     model_ui::until_run(ui); // the run that keeps the linear layers' values, asked when the panel opened
     ui.frames(2);
     REQUIRE(m.shown->request.capture_qkv);

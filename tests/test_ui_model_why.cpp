@@ -22,25 +22,14 @@
 namespace {
 
 using model_ui::ModelWorkspace;
-
-// Frames until `done`, at most about 20 s.
-template <class Done>
-void until(headless::Ui& ui, Done done) {
-    for (int k = 0; k < 400 && !done(); ++k) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        ui.frame();
-    }
-    REQUIRE(done());
-}
+using model_ui::until;
 
 } // namespace
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model why: a click on a head map cell attributes its score on a worker, as core and the forward give it") {
     NEED_CHECKPOINTS();
     open("gpt2", "the cat sat on the mat and the cat");
-    v.open["model_why"] = true;
-    ui.click(ui.item("model grid 1.0")); // head 2.1
-    ui.frames(2);
+    show_panel_on_head("model_why", "model grid 1.0"); // head 2.1
     const auto& map = v.state<ui::ModelMapView>();
     const std::vector<int> ids = encoded_prompt();
     const int t = static_cast<int>(ids.size()), i = t - 1, j = 2;

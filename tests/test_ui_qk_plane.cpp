@@ -25,17 +25,7 @@ std::string kept(const core::heads::QKView& v) {
 }
 
 // Picks entry k of the plane combo with two clicks, as a user does.
-void pick_plane(Ui& ui, int k) {
-    ui.click(ui.item("arrow_plane"));
-    ui.frame(); // a popup takes its size in the frame after it opens
-    const ImGuiWindow* popup = ImGui::FindWindowByName("##Combo_00");
-    REQUIRE(popup != nullptr);
-    REQUIRE(popup->Active);
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float line = ImGui::GetTextLineHeight();
-    const ImVec2 at(popup->Pos.x + 2.0f * line, popup->DC.CursorStartPos.y + static_cast<float>(k) * (line + st.ItemSpacing.y) + 0.5f * line);
-    ui.click(at);
-}
+void pick_plane(Ui& ui, int k) { headless::pick_combo_entry(ui, "arrow_plane", k); }
 
 int top_key(const core::HeadResult& h, int i) {
     Eigen::Index j = 0;

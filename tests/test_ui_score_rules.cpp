@@ -110,17 +110,5 @@ TEST_CASE("ui: a negative window, a negative cap, a factor of 0 or a letter are 
 TEST_CASE("ui: at 1280 × 720 the Controls panel's score rules fit side by side without overlapping") {
     Ui ui(core::preset_three_tokens(), ImVec2(1280, 720));
     ui.frames(3);
-    ImGuiWindow* controls = ImGui::FindWindowByName("Controls");
-    REQUIRE(controls != nullptr);
-    const char* names[] = {"causal", "scale", "scale_factor", "window", "softcap"};
-    for (const char* a : names) {
-        CAPTURE(a);
-        const ImRect& ra = ui.st().view.items.at(a);
-        CHECK(controls->InnerRect.Contains(ra));
-        for (const char* b : names) {
-            if (a == b) continue;
-            CAPTURE(b);
-            CHECK_FALSE(ra.Overlaps(ui.st().view.items.at(b)));
-        }
-    }
+    headless::check_inside_apart(ui, "Controls", {"causal", "scale", "scale_factor", "window", "softcap"});
 }

@@ -10,16 +10,21 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 namespace train_fixtures {
+
+// A model of L layers of H heads, width D and context T, over `vocab` tokens; the rest as ModelConfig has it.
+inline core::train::ModelConfig model_of(int L, int H, int D, int T, int vocab) {
+    core::train::ModelConfig m;
+    std::tie(m.L, m.H, m.D, m.T, m.vocab) = std::tie(L, H, D, T, vocab);
+    return m;
+}
 
 // A 2-layer, 2-head, D = 16 model on the repeat task with 12 tokens: a step takes well under 1 ms.
 inline core::train::TrainConfig tiny_repeat_run(int steps) {
     core::train::TrainConfig c;
-    c.model.vocab = 20;
-    c.model.T = 12;
-    c.model.D = 16;
-    c.model.H = 2;
-    c.model.L = 2;
+    c.model = model_of(2, 2, 16, 12, 20);
     c.task = core::train::Task::repeat;
     c.steps = steps;
     c.warmup = 5;

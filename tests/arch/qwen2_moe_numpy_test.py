@@ -10,7 +10,6 @@ usage: qwen2_moe_numpy_test.py ATTNVIZ WORKDIR"""
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -20,14 +19,7 @@ sys.path.insert(0, tests)
 sys.path.insert(0, os.path.join(tests, "fixtures"))
 from model_numpy_test import read_weights  # noqa: E402  the references' own reader, float64
 import make_checkpoints  # noqa: E402  its writer, for a broken copy
-
-attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
-failures = []
-
-
-def fail(message):
-    failures.append(message)
-    print("qwen2_moe_numpy_test: FAIL " + message, file=sys.stderr)
+from cli_numpy import close, fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 
 
 def rms_norm(x, w, eps):
@@ -122,19 +114,6 @@ def forward(d, ids, knocked=None):
     return logits, np.array(attention_maps), routing
 
 
-def run(*args):
-    return subprocess.run([attnviz, *args], capture_output=True, text=True)
-
-
-def close(name, ours, theirs, rel=1e-4):
-    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
-    if ours.shape != theirs.shape:
-        return fail(f"{name}: shape {theirs.shape}, the reference has {ours.shape}")
-    err = np.abs(ours - theirs).max() / max(np.abs(ours).max(), 1e-30)
-    if not err <= rel:
-        fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
-
-
 def check_routing(label, routing, experts):
     """--forward's `experts` (layers and ids from 1) against the reference's routing."""
     if [e["layer"] for e in experts] != [layer + 1 for layer, *_ in routing]:
@@ -142,15 +121,11 @@ def check_routing(label, routing, experts):
     for e, (layer, chosen, weights) in zip(experts, routing):
         if np.array(e["ids"]).tolist() != (chosen + 1).tolist():
             fail(f"{label}: layer {layer + 1} chose {e['ids']}, the reference {(chosen + 1).tolist()}")
-        close(f"{label} layer {layer + 1} weights", weights, e["weights"])
+        close(f"{label} layer {layer + 1} weights", e["weights"], weights)
 
 
 def forward_json(d, ids, *extra):
-    r = run("--forward", d, "--sequence", " ".join(map(str, ids)), *extra)
-    if r.returncode != 0:
-        fail(f"--forward {' '.join(extra)} exited {r.returncode}: {r.stderr.strip()}")
-        return None
-    return json.loads(r.stdout)
+    return output_of("--forward", d, "--sequence", " ".join(map(str, ids)), *extra)
 
 
 def check_forward(d, ids):
@@ -158,8 +133,8 @@ def check_forward(d, ids):
     if out is None:
         return
     logits, att, routing = forward(d, ids)
-    close("logits", logits, out["logits"])
-    close("attention", att, out["attention"])
+    close("logits", out["logits"], logits)
+    close("attention", out["attention"], att)
     check_routing("forward", routing, out.get("experts", []))
 
 
@@ -172,7 +147,7 @@ def check_knocked_expert(d, ids):
     if out is None:
         return
     logits, _, routing = forward(d, ids, {layer: (expert,)})
-    close("--ablate-expert logits", logits, out["logits"])
+    close("--ablate-expert logits", out["logits"], logits)
     check_routing("--ablate-expert", routing, out["experts"])
     if np.abs(np.asarray(out["logits"]) - intact).max() < 1e-3:
         fail(f"--ablate-expert {layer + 1}.{expert + 1} left the logits as they were")
@@ -192,18 +167,16 @@ def check_missing_shared_gate(d):
 
 
 def main():
-    subprocess.run(["/usr/bin/python3", os.path.join(tests, "fixtures", "make_checkpoints.py"), workdir], check=True)
+    write_fixtures()
     d = os.path.join(workdir, "qwen2_moe")
-    vocab = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
+    vocab = vocab_size("qwen2_moe")
     rng = np.random.default_rng(57)
     ids = rng.integers(0, vocab, 9).tolist()
     check_forward(d, ids)
     check_knocked_expert(d, ids)
     check_missing_shared_gate(d)
-    if failures:
-        sys.exit(f"qwen2_moe_numpy_test: {len(failures)} failures")
-    print("qwen2_moe_numpy_test: logits, attention and routing match the reference, with and without an expert knocked out; "
-          "a missing shared_expert_gate refused")
+    finish("logits, attention and routing match the reference, with and without an expert knocked out; "
+           "a missing shared_expert_gate refused")
 
 
 if __name__ == "__main__":

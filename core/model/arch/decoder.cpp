@@ -349,6 +349,17 @@ std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
     return sparse;
 }
 
+void read_mixture(const ConfigReader& r, ModelConfig& c, const MixtureDefaults& d) {
+    c.experts = r.whole("num_experts", 0, 1 << 16, d.experts);
+    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, d.per_token);
+    if (c.experts > 0 && c.experts_per_token > c.experts)
+        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
+    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, d.d_expert);
+    if (d.d_shared_expert > 0) c.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, d.d_shared_expert);
+    c.renormalise_chosen = r.flag("norm_topk_prob", d.renormalise);
+    c.sparse_layers = sparse_layers(r, c);
+}
+
 
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d) {
     read_sizes(r, c, d.sizes);

@@ -91,4 +91,14 @@ void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d);
 // and (l + 1) % decoder_sparse_step == 0; refuses a layer of mlp_only_layers outside the model.
 std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c);
 
+// The defaults of a mixture of experts' names in Qwen's configs; d_shared_expert 0: the model has no
+// shared expert, and shared_expert_intermediate_size is not read.
+struct MixtureDefaults {
+    int experts, per_token, d_expert, d_shared_expert;
+    bool renormalise;
+};
+// num_experts, num_experts_per_tok (refused past num_experts), moe_intermediate_size,
+// shared_expert_intermediate_size, norm_topk_prob and the sparse layers (Qwen2 MoE, Qwen3 MoE, Qwen3-Next).
+void read_mixture(const ConfigReader& r, ModelConfig& c, const MixtureDefaults& d);
+
 } // namespace core::model::decoder

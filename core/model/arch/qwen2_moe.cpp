@@ -46,14 +46,7 @@ void read_qwen2_moe(const ConfigReader& r, ModelConfig& c) {
     if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen2 MoE with silu");
     c.attention_bias = r.flag("qkv_bias", true);
     c.sliding_window = qwen2_moe_windows(r, c);
-    c.experts = r.whole("num_experts", 0, 1 << 16, 60);
-    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, 4);
-    if (c.experts > 0 && c.experts_per_token > c.experts)
-        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
-    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 1408);
-    c.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, 5632);
-    c.renormalise_chosen = r.flag("norm_topk_prob", false);
-    c.sparse_layers = decoder::sparse_layers(r, c);
+    decoder::read_mixture(r, c, {60, 4, 1408, 5632, false});
 }
 
 std::unique_ptr<Model> build_qwen2_moe(const ModelConfig& c, std::shared_ptr<const Weights> weights) {

@@ -25,13 +25,7 @@ void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     const bool window = r.flag("use_sliding_window", false) && !(r.has("sliding_window") && r.j.at("sliding_window").is_null());
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), window ? r.whole("sliding_window", 1, 1LL << 30, 4096) : 0);
-    c.experts = r.whole("num_experts", 0, 1 << 16, 128);
-    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, 8);
-    if (c.experts > 0 && c.experts_per_token > c.experts)
-        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
-    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 768);
-    c.renormalise_chosen = r.flag("norm_topk_prob", false);
-    c.sparse_layers = decoder::sparse_layers(r, c);
+    decoder::read_mixture(r, c, {128, 8, 768, 0, false});
 }
 
 // llama.cpp's "qwen3moe" files: every layer a mixture, the chosen weights always renormalised.

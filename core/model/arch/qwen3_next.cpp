@@ -322,14 +322,7 @@ void read_qwen3_next(const ConfigReader& r, ModelConfig& c) {
     read_hybrid(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 48}, {"num_attention_heads", 16}},
                        5632, 2, 256, 32768, 1e-6, false, true});
     if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3-Next with silu");
-    c.experts = r.whole("num_experts", 0, 1 << 16, 512);
-    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, 10);
-    if (c.experts > 0 && c.experts_per_token > c.experts)
-        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
-    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, 512);
-    c.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, 512);
-    c.renormalise_chosen = r.flag("norm_topk_prob", true);
-    c.sparse_layers = decoder::sparse_layers(r, c);
+    decoder::read_mixture(r, c, {512, 10, 512, 512, true});
 }
 
 std::unique_ptr<Model> build_qwen3_next(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
