@@ -2,6 +2,7 @@
 // its chunked form against its recurrence, and each head's matrix M against the rule's output
 // (o = M v for every head), with sabotaged inputs to M (a wrong β, a decay applied twice) that must
 // fail that check; the label a linear layer's row gets in the grid, and its signed thumbnail.
+#include "core/heads/scores.h"
 #include "core/model/attention_kind.h"
 #include "core/model/attention_maps.h"
 #include "core/model/delta_rule.h"
@@ -112,4 +113,26 @@ TEST_CASE("delta rule: a signed map's thumbnail keeps its signs, scaled by its l
     CHECK(blocks[0] == -1.0f);
     CHECK(blocks[1] == 0.5f);
     CHECK(blocks[2] == 0.25f);
+}
+
+TEST_CASE("head scores of a linear head: no entropy and no sink share, so never the best of either, while its other scores stay") {
+    const core::heads::ScoreIndex index = core::heads::score_index({5, 6, 5, 6});
+    const float M[16] = {0.5f, 0, 0, 0, -0.2f, 0.4f, 0, 0, 0.1f, 0.3f, 0.6f, 0, -0.1f, 0.2f, 0.3f, 0.7f}; // (4, 4) signed
+    core::heads::ScoreRows rows(index);
+    rows.add(M, 0, 4, 4);
+    const core::heads::HeadScores linear = rows.finish(nullptr);
+    CHECK(linear.signed_rows);
+    CHECK_FALSE(linear.sink.has_value());
+    CHECK_FALSE(core::heads::score_value(linear, core::heads::Score::entropy).has_value());
+    REQUIRE(linear.previous.has_value());
+    CHECK(*linear.previous == doctest::Approx((-0.2 + 0.3 + 0.3) / 3).epsilon(1e-6));
+
+    const float A[16] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0.2f, 0.3f, 0.5f, 0, 0.1f, 0.2f, 0.3f, 0.4f}; // (4, 4) softmax rows
+    const float entropy[4] = {0.0f, 0.69f, 1.03f, 1.28f};
+    core::heads::ScoreRows soft(index);
+    soft.add(A, 0, 4, 4);
+    const std::vector<core::heads::HeadScores> both = {linear, soft.finish(entropy)};
+    CHECK(core::heads::best_head(both, core::heads::Score::entropy) == 1); // the linear head's 0 is no entropy
+    CHECK(core::heads::best_head(both, core::heads::Score::sink) == 1);
+    CHECK(core::heads::best_head(both, core::heads::Score::previous) == 1);
 }

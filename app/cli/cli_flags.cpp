@@ -74,7 +74,7 @@ std::string head_scores_json(const std::vector<core::heads::HeadScores>& scores,
         const core::heads::HeadScores& s = scores[k];
         const int layer = static_cast<int>(k) / std::max(heads, 1) + 1, head = static_cast<int>(k) % std::max(heads, 1) + 1;
         nlohmann::ordered_json row = {{"layer", layer}, {"head", head}, {"previous", value(s.previous)}, {"duplicate", value(s.duplicate)},
-                                      {"induction", value(s.induction)}, {"entropy", s.entropy}, {"sink", value(s.sink)}};
+                                      {"induction", value(s.induction)}, {"entropy", value(core::heads::score_value(s, core::heads::Score::entropy))}, {"sink", value(s.sink)}};
         if (s.copy) row["copy"] = *s.copy;
         rows.push_back(std::move(row));
     }

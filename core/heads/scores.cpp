@@ -142,6 +142,7 @@ HeadScores ScoreRows::finish(const float* row_entropy) const {
     double total = 0.0;
     for (int i = 0; row_entropy && i < ix_->t; ++i) total += static_cast<double>(row_entropy[i]);
     s.entropy = ix_->t ? total / ix_->t : 0.0;
+    if (!row_entropy) s.signed_rows = true, s.sink.reset();
     return s;
 }
 
@@ -175,9 +176,9 @@ std::optional<double> score_value(const HeadScores& s, Score score) {
     case Score::previous: return s.previous;
     case Score::duplicate: return s.duplicate;
     case Score::induction: return s.induction;
-    case Score::entropy: return s.entropy;
+    case Score::entropy: return s.signed_rows ? std::nullopt : std::optional<double>(s.entropy);
     case Score::copy: return s.copy;
-    case Score::sink: return s.sink;
+    case Score::sink: return s.sink; // none for signed rows
     }
     return std::nullopt;
 }

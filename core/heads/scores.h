@@ -47,6 +47,9 @@ struct HeadScores {
                                      // (BOS where the prompt starts with it), StreamingLLM's attention sink;
                                      // for a head with a learned sink (gpt-oss), the sink's mean share
                                      // over every query instead (mean_share)
+    // A linear head's M: signed rows, no distribution, so neither an entropy (kept 0) nor a sink
+    // share; score_value gives neither, and best_head passes the head over for them.
+    bool signed_rows = false;
 };
 
 // A head whose sink share reaches this parks most of its attention on the first position: the
@@ -81,8 +84,8 @@ public:
     explicit ScoreRows(const ScoreIndex& index) : ix_(&index) {}
     // Rows r0 … r1 − 1 of A, (r1 − r0, cols) row-major; r0 is where the last call ended.
     void add(const float* rows, int r0, int r1, int cols);
-    // With row_entropy (t), each row's entropy; null: entropy 0 (a linear head's matrix M is no
-    // distribution, so it has none).
+    // With row_entropy (t), each row's entropy; null: a linear head's matrix M, no distribution, so
+    // signed_rows, entropy 0 and no sink share.
     HeadScores finish(const float* row_entropy) const;
 
 private:
