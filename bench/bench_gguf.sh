@@ -26,12 +26,10 @@ reps=${2:-5}
 py=/usr/bin/python3
 small=${BENCH_MODEL_DIR:-/tmp/attnviz-gpt2-small}
 big=${BENCH_1B_DIR:-/tmp/attnviz-llama-1b}
-field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 [ -f "$small/model.safetensors" ] || $py bench/make_gpt2_small.py "$small"
 [ -f "$small/q8_0.gguf" ] || $py bench/make_gguf_bench.py "$small" "$small/q8_0.gguf" Q8_0
-level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
-echo "bench_gguf: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
 source bench/llama_cpp_level.sh
+echo "bench_gguf: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
 for t in 128 1024; do
   ours=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps")
   fast=$("$attnviz" --bench-model "$small/q8_0.gguf" --tokens "$t" --reps "$reps" --fast)

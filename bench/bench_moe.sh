@@ -18,10 +18,8 @@ attnviz=${1:-build/attnviz}
 reps=${2:-3}
 py=/usr/bin/python3
 dir=${BENCH_MOE_DIR:-/tmp/attnviz-moe}
-field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
-level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
-echo "bench_moe: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
 source bench/llama_cpp_level.sh
+echo "bench_moe: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
 mkdir -p "$dir"
 for model in gpt-oss-20b qwen3-30b-a3b; do
   file="$dir/$model.gguf"

@@ -9,15 +9,16 @@
 #
 #   NODE_PATH=/path/to/node_modules bench/bench_qwen35.sh [ATTNVIZ [REPS]]     defaults: build/attnviz, 3
 #
-# node-llama-cpp is for this benchmark only; without NODE_PATH, attnviz's figures alone.
+# node-llama-cpp is for this benchmark only; without NODE_PATH, attnviz's figures alone. With
+# ATTNVIZ_KERNELS=x86-64-v3 (or on a CPU without AVX-512) llama.cpp runs its Haswell build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attnviz=${1:-build/attnviz}
 reps=${2:-3}
 py=/usr/bin/python3
 dir=${BENCH_QWEN35_DIR:-/tmp/attnviz-qwen35}
-field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
-echo "bench_qwen35: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+source bench/llama_cpp_level.sh
+echo "bench_qwen35: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), attnviz's kernels $level"
 mkdir -p "$dir"
 file="$dir/qwen3.5-0.8b.gguf"
 [ -f "$file" ] || $py bench/make_qwen35_bench.py "$file"

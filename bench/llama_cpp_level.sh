@@ -1,9 +1,12 @@
 # bench/llama_cpp_level.sh — sourced by the benchmarks that run llama.cpp beside attnviz. Needs
-# $level (attnviz's kernel level) and NODE_PATH (node-llama-cpp's node_modules, or unset).
+# $attnviz and $py, and NODE_PATH (node-llama-cpp's node_modules, or unset); gives $level (attnviz's
+# kernel level) and field JSON KEY (one value of a JSON line).
 #
 # Where attnviz runs AVX2's kernels (ATTNVIZ_KERNELS=x86-64-v3, or a CPU without AVX-512), llama.cpp
 # runs its own AVX2 build: node-llama-cpp ships one libggml-cpu per CPU level and loads the best this
 # CPU runs, so a scratch copy of its package keeps the Haswell one alone.
+field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
+level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
 if [ -n "${NODE_PATH:-}" ] && [ "$level" != x86-64-v4 ]; then
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
