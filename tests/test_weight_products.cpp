@@ -19,13 +19,13 @@ namespace {
 
 using core::model::Layout;
 using core::model::WeightType;
-using Bytes = std::vector<unsigned char>;
+using RawBytes = std::vector<unsigned char>;
 
 // Random blocks of type t for `values` values: random payload bytes, and each block's f16 scales
 // set to small normal numbers (never NaN or infinity).
-Bytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
+RawBytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
     const auto s = core::model::block_shape(t);
-    Bytes b(static_cast<std::size_t>(values / s.values * s.bytes));
+    RawBytes b(static_cast<std::size_t>(values / s.values * s.bytes));
     for (auto& byte : b) byte = static_cast<unsigned char>(rng() & 0xff);
     auto half = [&](std::size_t at) { // sign, exponent 10 … 13 (2⁻⁵ … 2⁻²), any mantissa
         const auto h = static_cast<std::uint16_t>((rng() & 0x83ffu) | ((10u + rng() % 4) << 10));
@@ -57,7 +57,7 @@ struct Mapped {
 
 // A (rows, cols) tensor of type t, stored in reverse row order, in a mapped file.
 Mapped mapped(WeightType t, std::int64_t rows, std::int64_t cols, std::mt19937& rng) {
-    const Bytes b = random_blocks(t, rows * cols, rng);
+    const RawBytes b = random_blocks(t, rows * cols, rng);
     const std::string file = fixtures::temp_dir() + "/w.bin";
     std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     std::vector<std::int32_t> order(static_cast<std::size_t>(rows));
@@ -69,7 +69,7 @@ Mapped mapped(WeightType t, std::int64_t rows, std::int64_t cols, std::mt19937& 
 }
 
 // y (m, n) = x (m, k) · W, in double, from W's float32 values (rows()), and Σ |x||w| per entry.
-void reference(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, Layout layout,
+void product_reference(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, Layout layout,
                std::vector<double>& y, std::vector<double>& size) {
     const std::int64_t rows = W.shape()[0], cols = W.shape()[1];
     std::vector<float> w(static_cast<std::size_t>(rows * cols)); // (rows, cols)
@@ -116,7 +116,7 @@ TEST_CASE("weight products: every type, both layouts, several panels, equal a pr
                 std::vector<float> x(static_cast<std::size_t>(m * k));          // (m, k)
                 for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
                 std::vector<double> ref, size;
-                reference(x, m, *w.W, layout, ref, size);
+                product_reference(x, m, *w.W, layout, ref, size);
                 std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f);     // (m, n)
                 core::model::product({x.data(), k, m, w.W, layout, y.data(), n});
                 CHECK(worst(y, ref, size) < 2e-6);
@@ -145,7 +145,7 @@ TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot
             std::vector<float> x(static_cast<std::size_t>(k)); // (1, k)
             for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
             std::vector<double> ref, size;
-            reference(x, 1, *w.W, Layout::out_in, ref, size);
+            product_reference(x, 1, *w.W, Layout::out_in, ref, size);
             std::vector<float> y(static_cast<std::size_t>(n), 0.0f);
             core::model::product({x.data(), k, 1, w.W, Layout::out_in, y.data(), n});
             CHECK(worst(y, ref, size) < 2e-6);
@@ -176,7 +176,7 @@ TEST_CASE("weight products: several rows times 16-bit or block weights (out, in)
             std::vector<float> x(static_cast<std::size_t>(m * k)); // (m, k)
             for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
             std::vector<double> ref, size;
-            reference(x, m, *w.W, Layout::out_in, ref, size);
+            product_reference(x, m, *w.W, Layout::out_in, ref, size);
             std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f); // (m, n)
             core::model::product({x.data(), k, m, w.W, Layout::out_in, y.data(), n});
             CHECK(worst(y, ref, size) < 2e-6);
@@ -193,7 +193,7 @@ TEST_CASE("weight products: several rows times 16-bit or block weights (out, in)
 namespace {
 
 // Logits, hidden states and attention of one forward.
-core::model::ForwardResult run(const std::string& name, const std::vector<int>& ids) {
+core::model::ForwardResult forward_of(const std::string& name, const std::vector<int>& ids) {
     const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
     core::model::ForwardOptions o;
     o.logits = core::model::Logits::all;
@@ -207,7 +207,7 @@ TEST_CASE("weight products: a forward on 16-bit weights equals the forward on th
     for (const char* name : {"llama_gqa", "qwen2", "gemma3_text", "phi3", "gpt2_f16", "bert_bf16"}) {
         CAPTURE(name);
         const std::vector<int> ids = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5};
-        const core::model::ForwardResult half = run(name, ids), full = run(std::string(name) + "_f32", ids);
+        const core::model::ForwardResult half = forward_of(name, ids), full = forward_of(std::string(name) + "_f32", ids);
         REQUIRE(half.logits.size() == full.logits.size());
         REQUIRE(half.logits.size() > 0);
         CHECK(fixtures::max_diff(half.logits.data(), full.logits.data(), static_cast<std::size_t>(full.logits.size())) < 1e-4);
