@@ -220,3 +220,57 @@ TEST_CASE("weight products: a forward on 16-bit weights equals the forward on th
         CHECK_THROWS_AS(m.model->unembedding().weight->data(), std::logic_error);
     }
 }
+
+namespace {
+
+// ggml's MXFP4 blocks `ggml` (scale byte, then byte j holding value j low and j + 16 high) laid out as
+// the Hub's gpt-oss checkpoints hold them: the scales apart, and byte j of a block's 16 holding value
+// 2j low and 2j + 1 high.
+void hub_mxfp4(const Bytes& ggml, Bytes& values, Bytes& scales) {
+    const std::size_t blocks = ggml.size() / 17;
+    values.assign(16 * blocks, 0);
+    scales.assign(blocks, 0);
+    for (std::size_t i = 0; i < blocks; ++i) {
+        const unsigned char* b = &ggml[17 * i];
+        const auto value = [&](int v) { return v < 16 ? b[1 + v] & 0x0f : b[1 + v - 16] >> 4; };
+        scales[i] = b[0];
+        for (int j = 0; j < 16; ++j) values[16 * i + static_cast<std::size_t>(j)] = static_cast<unsigned char>(value(2 * j) | value(2 * j + 1) << 4);
+    }
+}
+
+} // namespace
+
+TEST_CASE("weight products: MXFP4 with its scales apart (the Hub's gpt-oss layout), read in place, equals ggml's blocks of the same values bit for bit") {
+    std::mt19937 rng(97);
+    const std::int64_t E = 3, n = 45, k = 768; // (E, n, k): three experts' (out, in) matrices
+    const Bytes ggml = random_blocks(WeightType::mxfp4, E * n * k, rng);
+    const std::string file = fixtures::temp_dir() + "/mxfp4.bin";
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(ggml.data()), static_cast<std::streamsize>(ggml.size()));
+    const auto w = core::model::Weights::open_mapped(file, [&](const unsigned char*, std::size_t) {
+        return std::vector<core::model::MappedTensor>{{"w", {E, n, k}, WeightType::mxfp4, 0}};
+    });
+    Bytes values, scales;
+    hub_mxfp4(ggml, values, scales);
+    const auto hub = core::model::Weights::Tensor::mxfp4_pairs({E, n, k}, values.data(), scales.data(), "hub");
+    CHECK(hub->type() == WeightType::mxfp4);
+    for (std::int64_t e = 0; e < E; ++e) {
+        CAPTURE(e);
+        const auto &ours = hub->part(e), &theirs = w->require("w", {E, n, k}).part(e);
+        std::vector<float> a(static_cast<std::size_t>(n * k)), b(a.size());
+        ours.rows(0, n, a.data());
+        theirs.rows(0, n, b.data());
+        CHECK(a == b);
+        std::vector<float> some(64), want(64); // row 7, values 128 … 191: a column range of whole blocks
+        ours.columns(7, 1, 128, 64, some.data());
+        theirs.columns(7, 1, 128, 64, want.data());
+        CHECK(some == want);
+        for (const std::int64_t m : {1, 2, 33}) { // the panels, and (on x86-64-v4) the weight-row kernel
+            CAPTURE(m);
+            std::vector<float> x(static_cast<std::size_t>(m * k)), y(static_cast<std::size_t>(m * n)), z(y.size());
+            for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            core::model::product({x.data(), k, m, &ours, Layout::out_in, y.data(), n});
+            core::model::product({x.data(), k, m, &theirs, Layout::out_in, z.data(), n});
+            CHECK(y == z);
+        }
+    }
+}
