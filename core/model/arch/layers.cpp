@@ -142,7 +142,7 @@ void one_head(void* context, std::ptrdiff_t task) {
         const float* weights = att.weights;
         if (score) score->add(weights, i0, i0 + static_cast<int>(att.m), keys);
         if (thumbnail) thumbnail_rows(weights, i0, i0 + static_cast<int>(att.m), keys, j.r->thumbnail_side, thumbnail);
-        if (j.mean && copy == 0) j.mean->add(h, i0, static_cast<int>(att.m), weights);
+        if (j.mean && copy == 0) j.mean->add(h, i0, static_cast<int>(att.m), weights); // the first copy's, as the kept maps hold
     }
     const std::size_t k_head = l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h);
     if (score) j.r->scores[k_head] = score->finish(entropy);
