@@ -1,10 +1,12 @@
 // tests/test_attention_maps.cpp — the maps a forward rebuilds on demand against the full forward's,
 // which writes every map as it runs (ForwardOptions::dense_attention): equal to the bit.
 #include "core/background.h"
+#include "core/heads/rollout.h"
 #include "core/io/attention_file.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/map_cache.h"
 #include "core/model/memory.h"
+#include "core/model/ops.h"
 #include "core/model/session.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/cli_run.h"
@@ -74,6 +76,12 @@ TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the ful
         const ForwardResult a = m.model->forward(ids, kept), b = m.model->forward(ids, dense);
         check_equal(a, b);
         CHECK(a.rollout == b.rollout);
+        // The rollout the forward sums head by head as it runs, against the one made afterwards from
+        // every head's whole map (core::heads::mean_over_heads, then the same products): the same bits.
+        const int t = static_cast<int>(ids.size());
+        const core::model::MatrixF after = core::heads::rollout(b.maps.all().data(), b.layers, b.heads, t, &core::model::ops::product);
+        REQUIRE(a.rollout.rows() == t);
+        CHECK((a.rollout - after).cwiseAbs().maxCoeff() == 0.0f);
         if (!m.model->causal()) return;
         // A decoding step after a cached prompt: one row over every key.
         core::model::KvCache ca, cb;

@@ -159,16 +159,4 @@ void thumbnail_finish(float* out, int side) {
         for (int k = 0; k < n; ++k) out[k] /= top;
 }
 
-void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst) {
-    const std::size_t n = static_cast<std::size_t>(r1 - r0) * static_cast<std::size_t>(maps.t_total());
-    maps.rows(l, 0, r0, r1, dst);
-    std::vector<float> head(n);
-    for (int h = 1; h < maps.heads(); ++h) {
-        maps.rows(l, h, r0, r1, head.data());
-        for (std::size_t k = 0; k < n; ++k) dst[k] += head[k];
-    }
-    const float heads = static_cast<float>(maps.heads());
-    for (std::size_t k = 0; k < n; ++k) dst[k] /= heads;
-}
-
 } // namespace core::model

@@ -99,8 +99,4 @@ private:
 void thumbnail_rows(const float* rows, int r0, int r1, int t, int side, float* out);
 void thumbnail_finish(float* out, int side);
 
-// The mean over layer l's heads of rows r0 … r1 − 1, (r1 − r0, t_total): the heads summed in order,
-// then divided, as core::heads::mean_over_heads does (the same bits).
-void mean_rows(const AttentionMaps& maps, int l, int r0, int r1, float* dst);
-
 } // namespace core::model

@@ -52,48 +52,58 @@ inline Vec splat(float x) {
     return v;
 }
 
-// One MR × NR tile: c (row stride ldc) ← (load ? c : 0) + a · b over kc, a packed (kc, MR), b (kc, NR).
-// `acc += x * y` is one expression, which clang and GCC contract into an FMA where the build has it.
+// Rows × NR of C (rows ≤ MR): c (row stride ldc) ← (load ? c : 0) + a · b over kc, a packed (kc, MR),
+// b (kc, NR). `acc += x * y` is one expression, which clang and GCC contract into an FMA where the
+// build has it. The rows past a product's last whole panel take a tile of their own height: a full
+// MR tile for them cost 3 % of every product of 64 or 128 rows (m mod 6 = 4 or 2).
+template <int rows>
 void tile(Index kc, const float* __restrict a, const float* __restrict b, float* __restrict c, Index ldc, bool load) {
-    Vec acc[MR][NV];
-    for (int r = 0; r < MR; ++r)
+    Vec acc[rows][NV];
+    for (int r = 0; r < rows; ++r)
         for (int v = 0; v < NV; ++v) acc[r][v] = load ? Vec(*reinterpret_cast<const VecU*>(c + r * ldc + v * lanes)) : Vec{};
     for (Index p = 0; p < kc; ++p, a += MR, b += NR) {
         Vec bv[NV];
         for (int v = 0; v < NV; ++v) bv[v] = *reinterpret_cast<const Vec*>(b + v * lanes);
-        for (int r = 0; r < MR; ++r) {
+        for (int r = 0; r < rows; ++r) {
             const Vec ar = splat(a[r]);
             for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
         }
     }
-    for (int r = 0; r < MR; ++r)
+    for (int r = 0; r < rows; ++r)
         for (int v = 0; v < NV; ++v) *reinterpret_cast<VecU*>(c + r * ldc + v * lanes) = acc[r][v];
 }
 
-// A tile at C's edge (fewer than MR rows or NR columns): the same arithmetic on a full tile in a
-// buffer, then its first `rows` × `cols` written back.
-void edge_tile(Index kc, const float* a, const float* b, float* c, Index ldc, bool load, Index rows, Index cols) {
+template <int rows>
+void tile_of_height(Index height, Index kc, const float* a, const float* b, float* c, Index ldc, bool load) {
+    if constexpr (rows > 1) {
+        if (height < rows) return tile_of_height<rows - 1>(height, kc, a, b, c, ldc, load);
+    }
+    tile<rows>(kc, a, b, c, ldc, load);
+}
+
+// A tile of `rows` ≤ MR rows; where it has fewer than NR columns (C's edge), the same arithmetic on
+// a buffer of NR columns, then its first `cols` written back.
+void any_tile(Index kc, const float* a, const float* b, float* c, Index ldc, bool load, Index rows, Index cols) {
+    if (cols == NR) return tile_of_height<MR>(rows, kc, a, b, c, ldc, load);
     alignas(64) float t[MR * NR] = {};
     if (load)
         for (Index r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + cols, t + r * NR);
-    tile(kc, a, b, t, NR, load);
+    tile_of_height<MR>(rows, kc, a, b, t, NR, load);
     for (Index r = 0; r < rows; ++r) std::copy(t + r * NR, t + r * NR + cols, c + r * ldc);
 }
 
+// count floats at a 64-byte boundary in buffer, and at least 2 more after them (pack_a's).
 float* aligned(std::vector<float>& buffer, Index count) {
-    const std::size_t want = static_cast<std::size_t>(count) + 16;
+    const std::size_t want = static_cast<std::size_t>(count) + 16 + 2;
     if (buffer.size() < want) buffer.resize(want);
     const auto address = reinterpret_cast<std::uintptr_t>(buffer.data());
     return buffer.data() + (64 - address % 64) % 64 / sizeof(float);
 }
 
 #if defined(__AVX__)
-// Depths p … p+7 of 8 rows of B (n, k) as 8 rows of 8 columns at out (row stride NR): the usual 8 × 8
-// transpose in registers. The scalar copy wrote a float at a time 64 bytes apart, a sixth of the LM
-// head's product at t = 128.
-inline void transpose8(const float* const* rows, Index p, float* out) {
-    __m256 r[8], t[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + p);
+// r[i] ← the 8 floats r[0 … 7][i]: the usual 8 × 8 transpose in registers.
+inline void transpose8(__m256 r[8]) {
+    __m256 t[8];
     for (int i = 0; i < 8; i += 2) {
         t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
         t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -105,9 +115,19 @@ inline void transpose8(const float* const* rows, Index p, float* out) {
         r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
     }
     for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(out + i * NR, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-        _mm256_storeu_ps(out + (i + 4) * NR, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+        t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+        t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
     }
+    for (int i = 0; i < 8; ++i) r[i] = t[i];
+}
+
+// Depths p … p+7 of 8 rows of B (n, k) as 8 rows of 8 columns at out (row stride NR). The scalar
+// copy wrote a float at a time 64 bytes apart, a sixth of the LM head's product at t = 128.
+inline void transpose8(const float* const* rows, Index p, float* out) {
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + p);
+    transpose8(r);
+    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(out + i * NR, r[i]);
 }
 #endif
 
@@ -145,14 +165,28 @@ void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __re
     }
 }
 
-// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as panels of MR rows (kc, MR), zeros past rows.
+// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as panels of MR rows (kc, MR), zeros past rows;
+// writes up to 2 floats past the panels (aligned() leaves room). A whole panel goes 8 depths at a
+// time through a register transpose, each depth's 8 floats stored over the next one's first 2: the
+// scalar copy was 3 % of the products at t = 128.
 void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __restrict dst) {
     for (Index ip = 0; ip < rows; ip += MR, dst += kc * MR) {
         const Index h = std::min<Index>(MR, rows - ip);
-        for (Index r = 0; r < MR; ++r) {
-            const float* src = r < h ? g.A + (i0 + ip + r) * g.lda + p0 : nullptr;
-            for (Index p = 0; p < kc; ++p) dst[p * MR + r] = src ? src[p] : 0.0f;
-        }
+        const float* src[MR];
+        for (Index r = 0; r < MR; ++r) src[r] = r < h ? g.A + (i0 + ip + r) * g.lda + p0 : nullptr;
+        Index p = 0;
+#if defined(__AVX__)
+        static_assert(MR <= 8, "a panel's rows fit one transpose");
+        if (h == MR)
+            for (; p + 8 <= kc; p += 8) {
+                __m256 v[8];
+                for (int r = 0; r < 8; ++r) v[r] = r < MR ? _mm256_loadu_ps(src[r] + p) : _mm256_setzero_ps();
+                transpose8(v);
+                for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (p + i) * MR, v[i]);
+            }
+#endif
+        for (; p < kc; ++p)
+            for (Index r = 0; r < MR; ++r) dst[p * MR + r] = src[r] ? src[r][p] : 0.0f;
     }
 }
 
@@ -181,8 +215,8 @@ void columns(const Gemm& g, Index c0, Index c1) {
                         const float* ap = a + ir / MR * kc * MR;
                         float* c = g.C + (ic + ir) * g.ldc + jc + jr;
                         const Index rows = std::min<Index>(MR, mc - ir), cols = std::min<Index>(NR, nc - jr);
-                        if (rows == MR && cols == NR) tile(kc, ap, bp, c, g.ldc, load);
-                        else edge_tile(kc, ap, bp, c, g.ldc, load, rows, cols);
+                        if (rows == MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
+                        else any_tile(kc, ap, bp, c, g.ldc, load, rows, cols);
                     }
                 }
             }

@@ -9,8 +9,11 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <thread>
 
 namespace core::model::layers {
 
@@ -47,12 +50,44 @@ void append_kv(KvCache& cache, int l, const float* k, int ldk, const float* v, i
 
 namespace {
 
+// The mean over the layer's heads for the rollout, summed while each head's weights are at hand
+// (rebuilding every map for it afterwards ran Q·Kᵀ and the softmax a second time). Block b's rows
+// take head h's weights only after heads 0 … h−1 have added theirs, then divide after the last: the
+// sums of core::heads::mean_over_heads in its order, so the same bits. Heads are taken in order
+// (core::parallel's shared counter), so a head waits only on heads already running.
+struct HeadMean {
+    MatrixF sum;                                 // (t, t)
+    std::unique_ptr<std::atomic<int>[]> added;   // (blocks) heads added to each block of rows
+    int heads;
+
+    HeadMean(int t, int heads_) : sum(t, t), added(new std::atomic<int>[static_cast<std::size_t>((t + AttentionMaps::block - 1) / AttentionMaps::block)]), heads(heads_) {
+        for (int b = 0; b * AttentionMaps::block < t; ++b) added[static_cast<std::size_t>(b)].store(0, std::memory_order_relaxed);
+    }
+
+    // Head h's weights (rows, t) for rows i0 … i0 + rows − 1.
+    void add(int h, int i0, int rows, const float* weights) {
+        std::atomic<int>& turn = added[static_cast<std::size_t>(i0 / AttentionMaps::block)];
+        while (turn.load(std::memory_order_acquire) != h) std::this_thread::yield();
+        const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(sum.cols());
+        float* to = sum.data() + static_cast<std::ptrdiff_t>(i0) * sum.cols();
+        if (h == 0) std::copy(weights, weights + n, to);
+        else
+            for (std::size_t k = 0; k < n; ++k) to[k] += weights[k];
+        if (h == heads - 1) {
+            const float count = static_cast<float>(heads);
+            for (std::size_t k = 0; k < n; ++k) to[k] /= count;
+        }
+        turn.store(h + 1, std::memory_order_release);
+    }
+};
+
 struct HeadsJob {
     const HeadsArgs* a;
     const KvCache* cache;
     const ForwardOptions* o;
     ForwardResult* r;
     float* context;
+    HeadMean* mean; // the rollout's, or null
 };
 
 // Head h's q, and the k and v of its key/value head, as its attention used them.
@@ -107,6 +142,7 @@ void one_head(void* context, std::ptrdiff_t task) {
         const float* weights = att.weights;
         if (score) score->add(weights, i0, i0 + static_cast<int>(att.m), keys);
         if (thumbnail) thumbnail_rows(weights, i0, i0 + static_cast<int>(att.m), keys, j.r->thumbnail_side, thumbnail);
+        if (j.mean && copy == 0) j.mean->add(h, i0, static_cast<int>(att.m), weights); // the first copy's, as the kept maps hold
     }
     const std::size_t k_head = l * static_cast<std::size_t>(a.heads) + static_cast<std::size_t>(h);
     if (score) j.r->scores[k_head] = score->finish(entropy);
@@ -129,36 +165,19 @@ void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
     r.maps.keep_layer(a.layer, std::move(kept));
 }
 
-// R ← Â_l · R from the mean over the layer's heads, rows shared between the cores.
-struct LayerMean {
-    const AttentionMaps* maps;
-    int layer;
-    MatrixF* mean; // (t, t)
-    static void block(void* context, std::ptrdiff_t b) {
-        const auto& c = *static_cast<LayerMean*>(context);
-        const int i0 = static_cast<int>(b) * AttentionMaps::block, i1 = std::min(c.maps->t_new(), i0 + AttentionMaps::block);
-        mean_rows(*c.maps, c.layer, i0, i1, c.mean->data() + static_cast<std::ptrdiff_t>(i0) * c.mean->cols());
-    }
-};
-
-void rollout_step(const HeadsArgs& a, ForwardResult& r) {
-    MatrixF mean(r.t_new, r.t_total); // (t, t)
-    LayerMean job{&r.maps, a.layer, &mean};
-    core::parallel::for_each((r.t_new + AttentionMaps::block - 1) / AttentionMaps::block, &LayerMean::block, &job);
-    core::heads::rollout_layer(mean, r.rollout, a.causal, &ops::product);
-}
-
 } // namespace
 
 void attend_heads(const HeadsArgs& a, KvCache& cache, const ForwardOptions& o, ForwardResult& r, float* context) {
     // A layer with a learned sink gives each query's share; the first such layer sizes them for all.
     if (a.sinks && o.attention && r.sink_share.empty())
         r.sink_share.assign(static_cast<std::size_t>(r.layers) * static_cast<std::size_t>(r.heads) * static_cast<std::size_t>(r.t_new), 0.0f);
-    HeadsJob job{&a, &cache, &o, &r, context};
+    std::optional<HeadMean> mean;
+    if (o.rollout) mean.emplace(r.t_new, a.heads);
+    HeadsJob job{&a, &cache, &o, &r, context, mean ? &*mean : nullptr};
     const std::ptrdiff_t copies = o.copies.empty() ? 1 : static_cast<std::ptrdiff_t>(o.copies.size());
     core::parallel::for_each(copies * a.heads, one_head, &job);
     if (o.attention && !r.maps.dense()) keep_layer(a, cache, r);
-    if (o.rollout) rollout_step(a, r); // while the layer's keys are at hand
+    if (mean) core::heads::rollout_layer(mean->sum, r.rollout, a.causal, &ops::product);
     if (!cache.keep) {
         std::vector<float>().swap(cache.k[static_cast<std::size_t>(a.layer)]);
         std::vector<float>().swap(cache.v[static_cast<std::size_t>(a.layer)]);
