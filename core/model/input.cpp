@@ -60,6 +60,29 @@ Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const Mode
     return e;
 }
 
+std::string token_text(const Tokenizer& tokenizer, int id) {
+    return tokenizer.vocab_size() ? tokenizer.token_string(id) : std::to_string(id);
+}
+
+ModelInput read_input(const OpenedModel& m, const InputRequest& q) {
+    ModelInput in;
+    in.tokenizer = tokenizer_of(m);
+    const ModelConfig& c = m.model->config();
+    if (q.prompt) {
+        if (in.tokenizer.vocab_size() == 0) throw InputError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give its token ids");
+        Encoding e = in.tokenizer.encode(q.text);
+        in.ids = std::move(e.ids);
+        in.tokens = std::move(e.tokens);
+        if (in.ids.empty()) throw InputError("the text gives no tokens");
+    } else {
+        in.ids = parse_ids(q.text, c.vocab, c.name);
+        if (in.ids.empty()) throw InputError("no token ids");
+        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
+    }
+    m.model->check_ids(in.ids, 0);
+    return in;
+}
+
 std::vector<int> probe_ids(const ModelConfig& c, const Tokenizer& tok, int m, std::uint64_t seed) {
     std::vector<int> exclude = {c.bos_token_id, c.eos_token_id, tok.bos_id(), tok.eos_id(), tok.unk_id(), tok.pad_id(), tok.cls_id(), tok.sep_id(), tok.mask_id()};
     for (int id = 0; id < tok.vocab_size(); ++id)
