@@ -110,4 +110,12 @@ TEST_CASE("cli words: --text and --sequence are core's read_input, its refusals 
     CHECK(refused.err == "attnviz: --text: " + bare + " has no tokenizer.json (nor vocab.json + merges.txt); give its token ids\n");
     const core::model::ModelInput own = core::model::read_input(core::model::open_model(bare), {false, "5 6"});
     CHECK(own.tokens == std::vector<std::string>{"5", "6"});
+    // The probe, the third input, through the same path: probe_ids's draw, each id's token beside it.
+    const core::model::ModelInput probe = core::model::read_input(m, {false, "", 5, 7});
+    CHECK(probe.ids == core::model::probe_ids(c, tok, 5, 7));
+    REQUIRE(probe.tokens.size() == probe.ids.size());
+    CHECK(probe.tokens.back() == tok.token_string(probe.ids.back()));
+    const Run long_probe = run({"--heads", gpt2(), "--probe", "100000"});
+    CHECK(long_probe.code == 2);
+    CHECK(long_probe.err.rfind("attnviz: --probe: ", 0) == 0);
 }

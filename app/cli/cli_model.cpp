@@ -252,12 +252,16 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
 
 } // namespace
 
-ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
+ModelInput model_input(const core::model::OpenedModel& m, const core::model::InputRequest& q, const std::string& flag) {
     try {
-        return core::model::read_input(m, {text_given, text_given ? text : sequence});
+        return core::model::read_input(m, q);
     } catch (const core::model::InputError& e) {
-        throw core::model::InputError(std::string(text_given ? "--text: " : "--sequence: ") + e.what());
+        throw core::model::InputError(flag + ": " + e.what());
     }
+}
+
+ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
+    return model_input(m, {text_given, text_given ? text : sequence}, text_given ? "--text" : "--sequence");
 }
 
 std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name) {

@@ -20,8 +20,9 @@ namespace app {
 using core::model::ModelInput;
 using core::model::token_text;
 
-// --text through the model's tokenizer, else --sequence "ids": core::model::read_input, its
-// InputError naming the flag ("--sequence: …").
+// The input `q` asks for (core::model::read_input), its InputError naming `flag` ("--probe: …").
+ModelInput model_input(const core::model::OpenedModel& m, const core::model::InputRequest& q, const std::string& flag);
+// --text through the model's tokenizer, else --sequence "ids".
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
 // --sequence "ids" for a model of `vocab` ids named `name` (core::model::parse_ids). Throws
 // UsageError "--sequence: …" naming the word that is no id, or for no ids at all.

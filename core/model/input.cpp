@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 namespace core::model {
 
@@ -68,7 +69,14 @@ ModelInput read_input(const OpenedModel& m, const InputRequest& q) {
     ModelInput in;
     in.tokenizer = tokenizer_of(m);
     const ModelConfig& c = m.model->config();
-    if (q.prompt) {
+    if (q.probe > 0) {
+        try {
+            in.ids = probe_ids(c, in.tokenizer, q.probe, q.seed);
+        } catch (const std::invalid_argument& e) {
+            throw InputError(e.what());
+        }
+        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
+    } else if (q.prompt) {
         if (in.tokenizer.vocab_size() == 0) throw InputError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give its token ids");
         Encoding e = in.tokenizer.encode(q.text);
         in.ids = std::move(e.ids);
