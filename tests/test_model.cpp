@@ -183,10 +183,10 @@ TEST_CASE("model config: a kind's fields belong to the architectures that have t
     CHECK(dense.own_if<MixtureFields>()->experts == 0); // Qwen3.5's dense model: no mixture, linear layers all the same
     CHECK(!dense.own_if<MixtureFields>()->sparse(0));
     CHECK(dense.own_if<LinearAttentionFields>()->linear(0));
-    const auto gpt2 = core::model::parse_config(R"({"architectures": ["GPT2LMHeadModel"], "vocab_size": 64})", "c"); // its own fields, no kind's
-    CHECK(gpt2.own_if<MixtureFields>() == nullptr);
-    CHECK(gpt2.own_if<LinearAttentionFields>() == nullptr);
-    CHECK_THROWS_AS(gpt2.own_as<MixtureFields>(), std::logic_error);
+    const auto small_gpt2 = core::model::parse_config(R"({"architectures": ["GPT2LMHeadModel"], "vocab_size": 64})", "c"); // its own fields, no kind's
+    CHECK(small_gpt2.own_if<MixtureFields>() == nullptr);
+    CHECK(small_gpt2.own_if<LinearAttentionFields>() == nullptr);
+    CHECK_THROWS_AS(small_gpt2.own_as<MixtureFields>(), std::logic_error);
     const auto llama = core::model::parse_config(
         R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 32})", "c");
     CHECK(llama.own_if<MixtureFields>() == nullptr);

@@ -97,14 +97,13 @@ bool by_weight_rows(const WeightProduct& p) { return p.W->type() != WeightType::
 
 void read_rows(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld) {
     const auto& W = *static_cast<const Weights::Tensor*>(tensor);
-    const BlockShape b = block_shape(W.type());
-    for (Index r = 0; r < count; ++r) dequantize(W.type(), W.stored_row(j + r) + k0 / b.values * b.bytes, dst + r * ld, kc);
+    for (Index r = 0; r < count; ++r) W.row_into(j + r, k0, kc, dst + r * ld);
 }
 
 weight_rows::Product weight_rows_of(const WeightProduct& p) {
     using Stored = weight_rows::Product::Stored;
     const WeightType t = p.W->type();
-    const BlockShape b = block_shape(t);
+    const BlockShape b = p.W->stored_block(); // the row's run, which the kernel asks into cache ahead
     const Stored stored = t == WeightType::bf16  ? Stored::bf16
                           : t == WeightType::f16 ? Stored::f16
                           : t == WeightType::f32 ? Stored::f32

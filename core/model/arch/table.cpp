@@ -15,10 +15,12 @@ using BuildModelFn = std::remove_pointer_t<BuildModel>;
 using GgufLayoutFn = std::remove_pointer_t<GgufLayoutOf>;
 
 ReadConfigFn read_gpt2, read_llama, read_gemma2, read_gemma3, read_gemma3_multimodal, read_qwen3, read_qwen3_moe, read_qwen2_moe, read_gpt_oss,
-    read_qwen3_5, read_qwen3_5_multimodal, read_qwen3_5_moe, read_qwen3_next, read_phi3, read_smollm3, read_olmo2, read_olmo3, read_bert;
+    read_qwen3_5, read_qwen3_5_multimodal, read_qwen3_5_moe, read_qwen3_5_moe_multimodal,
+    read_qwen3_next, read_phi3, read_smollm3, read_olmo2, read_olmo3, read_bert;
 ScoreScaleFn gpt2_score_scale, gemma_score_scale;
 BuildModelFn build_gpt2, build_llama, build_gemma2, build_gemma3, build_gemma3_multimodal, build_qwen3, build_qwen3_moe, build_qwen2_moe,
-    build_gpt_oss, build_qwen3_5, build_qwen3_5_multimodal, build_qwen3_5_moe, build_qwen3_next, build_phi3, build_olmo2, build_bert;
+    build_gpt_oss, build_qwen3_5, build_qwen3_5_multimodal, build_qwen3_5_moe, build_qwen3_5_moe_multimodal,
+    build_qwen3_next, build_phi3, build_olmo2, build_bert;
 GgufLayoutFn gpt2_gguf, llama_gguf, qwen2_gguf, gemma2_gguf, gemma3_gguf, qwen3_gguf, qwen3_moe_gguf, gpt_oss_gguf, qwen35_gguf, qwen35moe_gguf,
     qwen3next_gguf, phi3_gguf, smollm3_gguf, olmo2_gguf;
 
@@ -38,6 +40,7 @@ const std::vector<Architecture>& architectures() {
         {"Qwen3_5ForCausalLM", true, read_qwen3_5, inverse_sqrt_head, build_qwen3_5, qwen35_gguf},
         {"Qwen3_5ForConditionalGeneration", true, read_qwen3_5_multimodal, inverse_sqrt_head, build_qwen3_5_multimodal, nullptr},
         {"Qwen3_5MoeForCausalLM", true, read_qwen3_5_moe, inverse_sqrt_head, build_qwen3_5_moe, qwen35moe_gguf},
+        {"Qwen3_5MoeForConditionalGeneration", true, read_qwen3_5_moe_multimodal, inverse_sqrt_head, build_qwen3_5_moe_multimodal, nullptr},
         {"Qwen3NextForCausalLM", true, read_qwen3_next, inverse_sqrt_head, build_qwen3_next, qwen3next_gguf},
         {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3, phi3_gguf},
         {"SmolLM3ForCausalLM", true, read_smollm3, inverse_sqrt_head, build_llama, smollm3_gguf},
