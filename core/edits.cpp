@@ -139,6 +139,14 @@ auto find_matrix(S& s, Which which, int head) -> decltype(&s.X) {
     }
 }
 
+// A number of the scenario set only where its check (core/scenario.h, the one the readers use too)
+// finds nothing wrong; false leaves it as it was.
+bool set_checked(double& field, double value, std::string (*check)(double, const std::string&), const char* name) {
+    if (!check(value, name).empty()) return false;
+    field = value;
+    return true;
+}
+
 } // namespace
 
 const Matrix* matrix_of(const Scenario& s, Which which, int head) { return find_matrix(s, which, head); }
@@ -154,9 +162,8 @@ void set_causal(Scenario& s, bool causal) { s.causal = causal; }
 void set_scale(Scenario& s, ScoreScale scale) { s.scale = scale; }
 
 bool set_scale_factor(Scenario& s, double factor) {
-    if (!check_scale_factor(factor, "scale").empty()) return false;
+    if (!set_checked(s.scale_factor, factor, check_scale_factor, "scale")) return false;
     s.scale = ScoreScale::custom;
-    s.scale_factor = factor;
     return true;
 }
 
@@ -166,25 +173,12 @@ bool set_window(Scenario& s, int window) {
     return true;
 }
 
-bool set_softcap(Scenario& s, double cap) {
-    if (!check_softcap(cap, "softcap").empty()) return false;
-    s.softcap = cap;
-    return true;
-}
+bool set_softcap(Scenario& s, double cap) { return set_checked(s.softcap, cap, check_softcap, "softcap"); }
 
 void set_rule(Scenario& s, AttentionRule rule) { s.rule = rule; }
 
-bool set_beta(Scenario& s, double beta) {
-    if (!check_unit_interval(beta, "beta").empty()) return false;
-    s.beta = beta;
-    return true;
-}
-
-bool set_decay(Scenario& s, double decay) {
-    if (!check_unit_interval(decay, "decay").empty()) return false;
-    s.decay = decay;
-    return true;
-}
+bool set_beta(Scenario& s, double beta) { return set_checked(s.beta, beta, check_unit_interval, "beta"); }
+bool set_decay(Scenario& s, double decay) { return set_checked(s.decay, decay, check_unit_interval, "decay"); }
 
 //-----------------------------------------------------------------------------
 // [SECTION] Widths

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -63,6 +64,7 @@ struct Job {
 };
 
 thread_local bool background_thread = false;
+thread_local bool inside_for_each = false; // this thread's for_each is sharing blocks with the pool's helpers
 
 void lower_this_thread() {
 #ifdef __linux__
@@ -77,6 +79,7 @@ public:
         for (int h = 0; h < helpers; ++h)
             std::thread([this, background] {
                 if (background) lower_this_thread();
+                inside_for_each = true; // a body's own for_each runs on this helper alone
                 serve();
             }).detach();
     }
@@ -160,8 +163,33 @@ int threads() {
 }
 
 void for_each(std::ptrdiff_t count, Body body, void* context) {
-    if (threads() > 1 && count > 1 && pool().try_run(count, body, context)) return;
+    if (threads() > 1 && count > 1 && !inside_for_each) {
+        inside_for_each = true; // the pool's run lock is not taken twice by one thread
+        const bool shared = pool().try_run(count, body, context);
+        inside_for_each = false;
+        if (shared) return;
+    }
     for (std::ptrdiff_t i = 0; i < count; ++i) body(context, i);
+}
+
+void both(const std::function<void()>& first, const std::function<void()>& second) {
+    struct Halves {
+        const std::function<void()>* run[2];
+        std::exception_ptr failed[2];
+    } h{{&first, &second}, {}};
+    for_each(
+        2,
+        [](void* context, std::ptrdiff_t i) {
+            auto& halves = *static_cast<Halves*>(context);
+            try {
+                (*halves.run[i])();
+            } catch (...) { // a helper thread must not throw: the caller rethrows it
+                halves.failed[i] = std::current_exception();
+            }
+        },
+        &h);
+    for (const std::exception_ptr& e : h.failed)
+        if (e) std::rethrow_exception(e);
 }
 
 } // namespace core::parallel

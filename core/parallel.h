@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 namespace core::parallel {
 
@@ -26,8 +27,15 @@ constexpr int background_nice = 10;
 void work_in_background();
 
 // Runs body(context, 0 … count-1), each exactly once, and returns when all have returned. With
-// threads() == 1 or count < 2 it simply loops on the calling thread. Not reentrant: body must not
-// call for_each. Safe to call from several threads (they take turns).
+// threads() == 1 or count < 2 it simply loops on the calling thread, and so does a for_each that a
+// body calls (the helpers are taken). Safe to call from several threads (they take turns). A body
+// must not throw: a helper thread has no one to throw to (both() catches for its callers).
 void for_each(std::ptrdiff_t count, Body body, void* context);
+
+// Runs first() and second() through for_each, on two cores where a helper is free, else one after the
+// other, and returns when both have: the one way a piece of work is split in two (a tokenizer's
+// vocabulary and merges, a training step's halves of the batch). An exception either throws is
+// thrown here, the first's before the second's.
+void both(const std::function<void()>& first, const std::function<void()>& second);
 
 } // namespace core::parallel

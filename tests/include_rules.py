@@ -16,8 +16,11 @@
    starts in core alone.
 7. ui/ and app/ call no forward directly (a Model's forward or extend, generate_greedy, qk_stream,
    the head's logits): they ask a question through core's requests (core/model/requests/).
+8. In core/, threads start in two places alone: core/background (a task on a thread of its own,
+   and the core::Worker built on it) and core/parallel (its pool, through which every split of work
+   across cores goes). Anywhere else std::thread and std::async are refused.
 
-Rules 6 and 7 read the code with its comments and strings taken out.
+Rules 6, 7 and 8 read the code with its comments and strings taken out.
 
 Usage: include_rules.py [SOURCE_DIR]   (exit 0, or 1 with one line per broken rule)
 """
@@ -158,6 +161,8 @@ def broken_rules(root):
     for path in sorted(sources(root)):
         if path.split(os.sep)[0] in ("ui", "app"):
             problems.extend(call_problems(root, path))
+        elif path.split(os.sep)[0] == "core" and unit(path) not in THREAD_HOMES:
+            problems.extend(core_thread_problems(root, path))
     for component in loops(graph):
         problems.append("include loop: " + " -> ".join(cycle_in(graph, component)) + f" ({len(component)} files)")
     return problems
@@ -193,6 +198,18 @@ def call_problems(root, path):
         if match:
             found.append(f"{path}: calls {match.group(1)}() directly; ask the question through core/model/requests/")
     return found
+
+
+# The units of core/ that start threads (rule 8).
+THREAD_HOMES = ("core/background", "core/parallel")
+
+
+def core_thread_problems(root, path):
+    """Rule 8 for one file of core/ outside THREAD_HOMES."""
+    code = code_of(root, path)
+    return [f"{path.replace(os.sep, '/')}: {what}; core/ starts threads in core/background (a task, a core::Worker) or core/parallel "
+            "(a split across cores) alone"
+            for pattern, what in THREADS[:2] if pattern.search(code)]
 
 
 def main():

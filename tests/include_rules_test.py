@@ -2,8 +2,9 @@
 """include_rules.py on small made-up trees: a clean one passes; a loop, a panel including another
 panel's header, core/ including ui/, app/ including a panel, core/model/ including core/train/ (and
 back), core/heads/ including either, ui/ or app/ including core/model/format/, ui/ or app/ starting
-a thread, and ui/ or app/ calling a forward each fail with their message; core/ may start threads, and
-a comment or a string that names one is no call."""
+a thread, ui/ or app/ calling a forward, and core/ starting a thread outside core/background and
+core/parallel each fail with their message; those two may start threads, and a comment or a string
+that names one is no call."""
 import os
 import subprocess
 import sys
@@ -84,8 +85,15 @@ def main():
               "app/cli/cli_model.cpp: calls generate_greedy() directly"),
         check("app/ extending a cache", {"app/cli/cli_model.cpp": (["core/model/open.h"], "model.extend(cache, ids, fo);\n")},
               "app/cli/cli_model.cpp: calls extend() directly"),
-        check("core/ starting a thread and a comment or string naming one pass",
-              {"core/b.cpp": (["core/b.h"], "void f() { std::thread t([] {}); t.join(); }\n"),
+        check("core/ starting a std::thread outside its two homes", {"core/train/model.cpp": (["core/train/model.h"], "void f() { std::thread t([] {}); t.join(); }\n")},
+              "core/train/model.cpp: starts a thread (std::thread); core/ starts threads in core/background"),
+        check("core/ starting std::async outside its two homes", {"core/b.h": (["core/a.h"], "auto f = std::async(std::launch::async, [] { return 1; });\n")},
+              "core/b.h: starts a thread (std::async); core/ starts threads in core/background"),
+        check("core/background and core/parallel starting threads and a comment or string naming one pass",
+              {"core/background.cpp": ([], "void start() { std::thread([] {}).detach(); }\n"),
+               "core/background.h": ([], "auto meanwhile() { return std::async(std::launch::async, [] { return 1; }); }\n"),
+               "core/parallel.cpp": ([], "void pool() { std::thread([] {}).detach(); }\n"),
+               "core/b.cpp": (["core/b.h"], "// not std::thread\nconst char* s = \"std::async\";\n"),
                "ui/model_service.cpp": (["core/model/open.h"], "// not std::thread, nor m.model->forward(ids)\nconst char* s = \"std::async\";\n")}, None),
     ]
     return 0 if all(results) else 1

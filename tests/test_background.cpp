@@ -1,5 +1,6 @@
 // core/background.h: tasks no one joins are counted, so that main can wait for them before exit;
-// core/parallel.h: a worker's priority is lowered, so that it gives way to the window's frames.
+// core/parallel.h: a worker's priority is lowered, so that it gives way to the window's frames; both()
+// splits work in two through the same pool.
 #include "core/background.h"
 #include "core/parallel.h"
 
@@ -64,3 +65,18 @@ TEST_CASE("background: a worker gives way to the frames — its nice value is ra
     CHECK(nice_of_this_thread() == caller_nice); // the caller's own is untouched
 }
 #endif
+
+TEST_CASE("parallel: both runs each half once, a for_each inside a half still does every block, and a half's exception reaches the caller") {
+    std::vector<int> first(500, 0), second(500, 0);
+    const auto count_all = [](std::vector<int>& v) {
+        core::parallel::for_each(static_cast<std::ptrdiff_t>(v.size()), [](void* c, std::ptrdiff_t i) { ++(*static_cast<std::vector<int>*>(c))[static_cast<size_t>(i)]; }, &v);
+    };
+    core::parallel::both([&] { count_all(first); }, [&] { count_all(second); });
+    CHECK(std::all_of(first.begin(), first.end(), [](int n) { return n == 1; }));
+    CHECK(std::all_of(second.begin(), second.end(), [](int n) { return n == 1; }));
+
+    int ran = 0;
+    CHECK_THROWS_WITH_AS(core::parallel::both([] { throw std::runtime_error("first half"); }, [&] { ran = 1; }), "first half", std::runtime_error);
+    CHECK(ran == 1); // the other half still ran to its end
+    CHECK_THROWS_WITH_AS(core::parallel::both([] {}, [] { throw std::invalid_argument("second half"); }), "second half", std::invalid_argument);
+}

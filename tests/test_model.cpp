@@ -5,6 +5,8 @@
 #include "core/io/attention_file.h"
 #include "core/model/decode_steps.h"
 #include "core/model/format/checkpoint.h"
+#include "core/model/arch/feed_forward.h"
+#include "core/model/attention_kind.h"
 #include "core/model/config.h"
 #include "core/model/format/weights.h"
 #include "core/train/model_file.h"
@@ -146,18 +148,19 @@ TEST_CASE("model config: Qwen3 MoE's experts, sparse layers and defaults") {
     const auto moe = core::model::parse_config(
         R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 6, "decoder_sparse_step": 2, "mlp_only_layers": [3],
             "norm_topk_prob": true, "use_sliding_window": false})", "c");
-    CHECK(moe.experts == 128); // Qwen3MoeConfig's defaults
-    CHECK(moe.experts_per_token == 8);
-    CHECK(moe.d_expert == 768);
+    const auto& mix = moe.own_as<core::model::feed_forward::MixtureFields>(); // the mixture kind's fields
+    CHECK(mix.experts == 128); // Qwen3MoeConfig's defaults
+    CHECK(mix.experts_per_token == 8);
+    CHECK(mix.d_expert == 768);
     CHECK(moe.d_ff == 6144);
     CHECK(moe.d_head == 64); // no head_dim: hidden / heads
-    CHECK(moe.renormalise_chosen);
-    CHECK(moe.sparse_layers == std::vector<bool>{false, true, false, false, false, true}); // (l + 1) % 2 == 0, not layer 3
+    CHECK(mix.renormalise_chosen);
+    CHECK(mix.sparse_layers == std::vector<bool>{false, true, false, false, false, true}); // (l + 1) % 2 == 0, not layer 3
     CHECK(moe.sliding_window == std::vector<int>(6, 0));
     const auto windowed = core::model::parse_config(
         R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 2, "use_sliding_window": true, "sliding_window": 64})", "c");
     CHECK(windowed.sliding_window == std::vector<int>{64, 64});
-    CHECK(!windowed.renormalise_chosen);
+    CHECK(!windowed.own_as<core::model::feed_forward::MixtureFields>().renormalise_chosen);
     CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "num_hidden_layers": 2, "mlp_only_layers": [2]})").find("mlp_only_layers") !=
           std::string::npos);
     CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "num_experts": 4, "num_experts_per_tok": 5})").find("num_experts_per_tok") !=
@@ -165,20 +168,46 @@ TEST_CASE("model config: Qwen3 MoE's experts, sparse layers and defaults") {
     CHECK(config_error(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_act": "gelu"})").find("hidden_act") != std::string::npos);
 }
 
+TEST_CASE("model config: a kind's fields belong to the architectures that have the kind, not to every configuration") {
+    using core::model::LinearAttentionFields;
+    using core::model::feed_forward::MixtureFields;
+    const auto next = core::model::parse_config(R"({"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 4, "num_experts": 8,
+        "num_experts_per_tok": 2, "decoder_sparse_step": 1, "linear_num_key_heads": 2, "linear_num_value_heads": 4})", "c");
+    REQUIRE(next.own_if<MixtureFields>() != nullptr); // both kinds, in the hybrid's one struct
+    REQUIRE(next.own_if<LinearAttentionFields>() != nullptr);
+    CHECK(next.own_if<MixtureFields>()->experts == 8);
+    CHECK(next.own_if<MixtureFields>()->sparse(3));
+    CHECK(next.own_if<LinearAttentionFields>()->layers == std::vector<bool>{true, true, true, false}); // every fourth full
+    CHECK(next.own_if<LinearAttentionFields>()->v_heads == 4);
+    const auto dense = core::model::parse_config(R"({"architectures": ["Qwen3_5ForCausalLM"], "num_hidden_layers": 4})", "c");
+    CHECK(dense.own_if<MixtureFields>()->experts == 0); // Qwen3.5's dense model: no mixture, linear layers all the same
+    CHECK(!dense.own_if<MixtureFields>()->sparse(0));
+    CHECK(dense.own_if<LinearAttentionFields>()->linear(0));
+    const auto small_gpt2 = core::model::parse_config(R"({"architectures": ["GPT2LMHeadModel"], "vocab_size": 64})", "c"); // its own fields, no kind's
+    CHECK(small_gpt2.own_if<MixtureFields>() == nullptr);
+    CHECK(small_gpt2.own_if<LinearAttentionFields>() == nullptr);
+    CHECK_THROWS_AS(small_gpt2.own_as<MixtureFields>(), std::logic_error);
+    const auto llama = core::model::parse_config(
+        R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 32})", "c");
+    CHECK(llama.own_if<MixtureFields>() == nullptr);
+    CHECK(llama.own_as<MixtureFields>().experts == 0); // no own fields: the kind's defaults
+}
+
 TEST_CASE("model config: gpt-oss's windows, experts and defaults") {
     const auto oss = core::model::parse_config(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 4, "num_local_experts": 32,
         "experts_per_token": 4, "rope_theta": 150000, "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
         "beta_slow": 1.0, "truncate": false, "original_max_position_embeddings": 4096}})", "c");
-    CHECK(oss.experts == 32);
-    CHECK(oss.experts_per_token == 4); // experts_per_token, where num_experts_per_tok is absent
-    CHECK(oss.d_expert == 2880);       // GptOssConfig's intermediate_size
+    const auto& mix = oss.own_as<core::model::feed_forward::MixtureFields>();
+    CHECK(mix.experts == 32);
+    CHECK(mix.experts_per_token == 4); // experts_per_token, where num_experts_per_tok is absent
+    CHECK(mix.d_expert == 2880);       // GptOssConfig's intermediate_size
     CHECK(oss.d_head == 64);
     CHECK(oss.kv_heads == 8);
-    CHECK(oss.swiglu_limit == 7.0);
+    CHECK(mix.swiglu_limit == 7.0);
     CHECK(oss.attention_bias);
     CHECK(oss.o_bias);
     CHECK(!oss.tie_word_embeddings);
-    CHECK(oss.sparse_layers == std::vector<bool>(4, true));
+    CHECK(mix.sparse_layers == std::vector<bool>(4, true));
     CHECK(oss.sliding_window == std::vector<int>{128, 0, 128, 0}); // sliding from the first layer, every other
     CHECK(oss.rope_scaling.type == "yarn");
     CHECK(!oss.rope_scaling.truncate);
@@ -189,13 +218,13 @@ TEST_CASE("model config: gpt-oss's windows, experts and defaults") {
     CHECK(bare.rope_scaling.original_max_position_embeddings == 4096.0);
     CHECK(!bare.rope_scaling.truncate);
     CHECK(bare.attention_bias); // GptOssConfig sets it, whatever the file says
-    CHECK(bare.experts == 128);
-    CHECK(bare.experts_per_token == 4);
+    CHECK(bare.own_as<core::model::feed_forward::MixtureFields>().experts == 128);
+    CHECK(bare.own_as<core::model::feed_forward::MixtureFields>().experts_per_token == 4);
     const auto typed = core::model::parse_config(
         R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 2, "sliding_window": 4, "num_experts_per_tok": 2, "experts_per_token": 3,
             "layer_types": ["full_attention", "sliding_attention"]})", "c");
     CHECK(typed.sliding_window == std::vector<int>{0, 4});
-    CHECK(typed.experts_per_token == 2);
+    CHECK(typed.own_as<core::model::feed_forward::MixtureFields>().experts_per_token == 2);
     const std::string short_types =
         config_error(R"({"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 3, "layer_types": ["full_attention"]})");
     CHECK(short_types.find("layer_types") != std::string::npos);

@@ -197,7 +197,7 @@ core::model::ForwardOptions forward_options(const ModelOptions& o, const core::m
     core::model::ForwardOptions fo;
     const core::model::ModelConfig& c = m.model->config();
     if (o.ablate_given) fo.ablate = parse_head_list("--ablate", o.ablate, c.layers, c.heads, c.name);
-    if (o.ablate_experts_given) fo.ablate_experts = parse_expert_list("--ablate-expert", o.ablate_experts, c);
+    if (o.ablate_experts_given) fo.ablate_experts = parse_expert_list("--ablate-expert", o.ablate_experts, *m.model);
     fo.ablation = o.ablation;
     fo.fast_products = o.fast && core::model::fast::available();
     return fo;
@@ -252,25 +252,16 @@ int run_bench(const ModelOptions& o, const core::model::OpenedModel& m, std::ost
 
 } // namespace
 
-ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
-    ModelInput in;
-    in.tokenizer = core::model::tokenizer_of(m);
-    if (text_given) {
-        if (in.tokenizer.vocab_size() == 0) throw UsageError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give --sequence \"ids\"");
-        const core::model::Encoding e = in.tokenizer.encode(text);
-        in.ids = e.ids;
-        in.tokens = e.tokens;
-        if (in.ids.empty()) throw UsageError("--text gives no tokens");
-    } else {
-        in.ids = sequence_ids(sequence, m.model->config().vocab, m.model->config().name);
-        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
+ModelInput model_input(const core::model::OpenedModel& m, const core::model::InputRequest& q, const std::string& flag) {
+    try {
+        return core::model::read_input(m, q);
+    } catch (const core::model::InputError& e) {
+        throw core::model::InputError(flag + ": " + e.what());
     }
-    m.model->check_ids(in.ids, 0);
-    return in;
 }
 
-std::string token_text(const core::model::Tokenizer& tokenizer, int id) {
-    return tokenizer.vocab_size() ? tokenizer.token_string(id) : std::to_string(id);
+ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence) {
+    return model_input(m, {text_given, text_given ? text : sequence}, text_given ? "--text" : "--sequence");
 }
 
 std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name) {
@@ -328,11 +319,14 @@ std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const
     return heads;
 }
 
-std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c) {
-    if (c.experts == 0) throw UsageError(flag + ": " + c.name + " (" + c.architecture + ") has no experts");
+std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::Model& model) {
+    const core::model::ModelConfig& c = model.config();
+    int most = 0; // the widest mixture's experts
+    for (int l = 0; l < c.layers; ++l) most = std::max(most, model.experts(l));
+    if (most == 0) throw UsageError(flag + ": " + c.name + " (" + c.architecture + ") has no experts");
     std::vector<core::model::ExpertRef> experts;
-    for (const auto& [l, e] : parse_pairs(flag, spec, c.layers, c.experts, "experts", c.name)) {
-        if (!c.sparse_layers[static_cast<std::size_t>(l)])
+    for (const auto& [l, e] : parse_pairs(flag, spec, c.layers, most, "experts", c.name)) {
+        if (model.experts(l) == 0)
             throw UsageError(flag + ": " + std::to_string(l + 1) + "." + std::to_string(e + 1) + ": layer " + std::to_string(l + 1) + " of " + c.name +
                              " has a dense MLP, no experts");
         experts.push_back({l, e});

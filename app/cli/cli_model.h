@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/heads/head.h"
+#include "core/model/input.h"
 #include "core/model/open.h"
 #include "core/model/tokenizer/tokenizer.h"
 
@@ -16,16 +17,13 @@ namespace app {
 
 // What the checkpoint modes share with the probe modes (app/cli/cli_probes.cpp).
 
-struct ModelInput {
-    std::vector<int> ids;
-    std::vector<std::string> tokens;
-    core::model::Tokenizer tokenizer; // empty when the model has none
-};
+using core::model::ModelInput;
+using core::model::token_text;
 
-// --text through the model's tokenizer, else --sequence "ids"; checked against the model.
+// The input `q` asks for (core::model::read_input), its InputError naming `flag` ("--probe: …").
+ModelInput model_input(const core::model::OpenedModel& m, const core::model::InputRequest& q, const std::string& flag);
+// --text through the model's tokenizer, else --sequence "ids".
 ModelInput model_input(const core::model::OpenedModel& m, bool text_given, const std::string& text, const std::string& sequence);
-// Id `id`'s string in the vocabulary ("Ġcat"), printed beside the id; the id as text without a tokenizer.
-std::string token_text(const core::model::Tokenizer& tokenizer, int id);
 // --sequence "ids" for a model of `vocab` ids named `name` (core::model::parse_ids). Throws
 // UsageError "--sequence: …" naming the word that is no id, or for no ids at all.
 std::vector<int> sequence_ids(const std::string& sequence, int vocab, const std::string& name);
@@ -35,9 +33,9 @@ int small_whole_number(const std::string& s);
 // `heads` heads. Throws UsageError naming `flag`, the item and, for one out of range, the model's
 // layers or heads.
 std::vector<core::heads::HeadRef> parse_head_list(const std::string& flag, const std::string& spec, int layers, int heads, const std::string& name);
-// "L.E,L.E", layers and experts from 1, into experts from 0 of the model of config `c`; UsageError as
+// "L.E,L.E", layers and experts from 1, into experts from 0 of `model` (Model::experts); UsageError as
 // parse_head_list's, and for a model without experts or a layer with a dense MLP.
-std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::ModelConfig& c);
+std::vector<core::model::ExpertRef> parse_expert_list(const std::string& flag, const std::string& spec, const core::model::Model& model);
 // --ablate-mode's value: zero or mean, else UsageError.
 core::heads::Ablation ablation_of(const std::string& text);
 

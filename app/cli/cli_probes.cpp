@@ -64,21 +64,10 @@ ProbeOptions parse(int argc, const char* const* argv) {
 
 // [SECTION] modes ---------------------------------------------------------------------------------
 
-// --probe M: core::model::probe_ids for the model.
-ModelInput probe_input(const ProbeOptions& o, const core::model::OpenedModel& m) {
-    ModelInput in;
-    in.tokenizer = core::model::tokenizer_of(m);
-    try {
-        in.ids = core::model::probe_ids(m.model->config(), in.tokenizer, o.probe, o.seed);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--probe: ") + e.what());
-    }
-    m.model->check_ids(in.ids, 0);
-    return in;
-}
-
+// --probe M (core::model::probe_ids for the model), else --text or --sequence.
 ModelInput input_of(const ProbeOptions& o, const core::model::OpenedModel& m) {
-    return o.probe_given ? probe_input(o, m) : model_input(m, o.text_given, o.text, o.sequence);
+    if (!o.probe_given) return model_input(m, o.text_given, o.text, o.sequence);
+    return model_input(m, {false, "", o.probe, o.seed}, "--probe");
 }
 
 int run_heads(const ProbeOptions& o, const core::model::OpenedModel& m, std::ostream& out) {

@@ -6,7 +6,9 @@
 #include "core/model/tokenizer/tokenizer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 namespace core::learn {
@@ -33,6 +35,17 @@ void read_load(const toml::table& t, Actions& a, const LessonReader& r) { a.load
 void read_causal(const toml::table& t, Actions& a, const LessonReader& r) { a.causal = r.boolean(t, "causal"); }
 void read_scale(const toml::table& t, Actions& a, const LessonReader& r) { a.scale = r.boolean(t, "scale"); }
 
+// The whole number under `key`, from `low` to `high`; none where the key is absent. Another type or a
+// number outside fails with `message` at the key's line.
+std::optional<int> whole_number(const toml::table& t, const char* key, std::int64_t low, std::int64_t high, const LessonReader& r,
+                                const char* message) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    const std::optional<std::int64_t> v = n->value<std::int64_t>();
+    if (!n->is_integer() || !v || *v < low || *v > high) r.fail(LessonReader::line(*n), message);
+    return static_cast<int>(*v);
+}
+
 // rule = "delta", beta = 0.5, decay = 1, window = 2: the attention rule and the numbers it reads.
 void read_rule(const toml::table& t, Actions& a, const LessonReader& r) {
     if (t.contains("rule")) {
@@ -46,19 +59,11 @@ void read_rule(const toml::table& t, Actions& a, const LessonReader& r) {
         if (!v || !check_unit_interval(*v, key).empty()) r.fail(LessonReader::line(*n), std::string("\"") + key + "\" must be a number from 0 to 1");
         *field = *v;
     }
-    if (const toml::node* w = t.get("window")) {
-        const std::optional<int64_t> v = w->value<int64_t>();
-        if (!w->is_integer() || !v || *v < 0 || *v > Limits::max_tokens) r.fail(LessonReader::line(*w), "\"window\" must be 0 (off) or a width from 1");
-        a.window = static_cast<int>(*v);
-    }
+    if (const auto w = whole_number(t, "window", 0, Limits::max_tokens, r, "\"window\" must be 0 (off) or a width from 1")) a.window = w;
 }
 
 void read_head(const toml::table& t, Actions& a, const LessonReader& r) {
-    const toml::node* h = t.get("head");
-    if (!h) return;
-    const std::optional<int64_t> v = h->value<int64_t>();
-    if (!h->is_integer() || !v || *v < 1 || *v > Limits::max_heads) r.fail(LessonReader::line(*h), "\"head\" must be a head number from 1");
-    a.head = static_cast<int>(*v);
+    if (const auto h = whole_number(t, "head", 1, Limits::max_heads, r, "\"head\" must be a head number from 1")) a.head = h;
 }
 
 void read_select(const toml::table& t, Actions& a, const LessonReader& r) {

@@ -6,6 +6,8 @@
 // forward, the maps rebuilt on demand and the views read a layer's kind from here.
 #pragma once
 
+#include "core/model/config.h"
+
 #include <string>
 #include <vector>
 
@@ -32,6 +34,17 @@ struct AttentionKindRow {
     bool sink_share;                         // each query's sink share is a view of its own
 };
 const std::vector<AttentionKindRow>& attention_kind_rows();
+
+// The fields of the linear kind (Qwen3.5, Qwen3-Next's config): which layers are Gated DeltaNet
+// layers (layer_types' "linear_attention"), their key and value heads and widths, and the conv
+// kernel (core/model/arch/gated_delta_net.h runs them). An architecture with linear layers derives its
+// own fields from this; Model::attention_kind and the KV cache read it through ModelConfig::own_if.
+struct LinearAttentionFields : virtual OwnFields {
+    std::vector<bool> layers; // per layer (one entry each): true for a linear layer
+    int k_heads = 0, v_heads = 0, d_k = 0, d_v = 0, kernel = 0;
+    bool llama_cpp = false;   // a GGUF file: the layout of llama.cpp's converter (arch/qwen3_next.cpp)
+    bool linear(int layer) const { return layer >= 0 && static_cast<std::size_t>(layer) < layers.size() && layers[static_cast<std::size_t>(layer)]; }
+};
 
 // What the grid writes on a layer's row: its rows' labels joined by " · " ("window 128 · sink"), or
 // "full" for a plain softmax over every earlier key with RoPE.

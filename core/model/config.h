@@ -33,7 +33,11 @@ struct RopeScaling {
 
 // The fields one architecture reads beyond what every architecture has (as transformers gives each
 // model its configuration class): a struct its file under core/model/arch/ derives from this, filled
-// by its read_config and read by its own model and score scale alone.
+// by its read_config and read by its own model and score scale alone. A kind of layer that some
+// architectures have keeps its fields the same way, derived virtually so that an architecture with
+// several kinds derives from each: a mixture's (feed_forward::MixtureFields,
+// core/model/arch/feed_forward.h), linear attention's (LinearAttentionFields,
+// core/model/attention_kind.h).
 struct OwnFields {
     virtual ~OwnFields() = default;
 };
@@ -70,23 +74,6 @@ struct ModelConfig {
     // Each layer's kind of attention, as Model::attention_kind gives it to the forward and the views
     std::vector<int> sliding_window; // per layer (one entry each), 0 = full attention (Mistral, Qwen2 with use_sliding_window)
     std::vector<bool> no_rope;       // per layer, true: no rotary positions there (SmolLM3); empty: RoPE on every layer
-    bool unscaled_rope_on_windows = false; // OLMo 3: the windowed layers turn by the unscaled frequencies
-    // Mixture of experts (Qwen3 MoE): which layers route each position to top_k of `experts` feed-forward
-    // blocks of width d_expert (the others are dense, of width d_ff), and whether the chosen experts'
-    // weights are renormalised to sum to 1 (norm_topk_prob; always in a llama.cpp qwen3moe file).
-    int experts = 0;
-    int experts_per_token = 0;
-    int d_expert = 0;
-    bool renormalise_chosen = false;
-    std::vector<bool> sparse_layers;  // per layer (one entry each): true for a mixture of experts
-    bool stacked_experts = false;     // a GGUF file: each layer's experts in one (experts, out, in) tensor
-    double swiglu_limit = 0.0;        // gpt-oss: the clamp of its experts' SwiGLU (swiglu_limit; llama.cpp's 7)
-    int d_shared_expert = 0;          // Qwen3-Next: the width of each mixture's shared expert; 0: none
-    // Linear attention (Qwen3.5, Qwen3-Next): which layers are Gated DeltaNet layers (layer_types'
-    // "linear_attention"; empty: none), their key and value heads and widths, and the conv kernel.
-    std::vector<bool> linear_layers;
-    int linear_k_heads = 0, linear_v_heads = 0, linear_d_k = 0, linear_d_v = 0, linear_kernel = 0;
-    bool linear_llama_cpp = false;     // a GGUF file: the layout of llama.cpp's converter (arch/qwen3_next.cpp)
     bool vision_tower_skipped = false; // a multimodal directory whose text model alone is run (Qwen3.5's)
     // Special ids where config.json names them, else -1.
     int bos_token_id = -1;
@@ -102,6 +89,14 @@ struct ModelConfig {
         if (!own) return defaults;
         const auto* f = dynamic_cast<const Fields*>(own.get());
         if (!f) throw std::logic_error(name + ": the configuration's own fields are another architecture's");
+        return *f;
+    }
+    // The fields of `Fields`, a kind's, where the architecture has them; else null.
+    template <class Fields> const Fields* own_if() const { return dynamic_cast<const Fields*>(own.get()); }
+    // A fresh struct of the architecture's own fields, set as `own`, for its reader to fill.
+    template <class Fields> Fields& make_own() {
+        auto f = std::make_shared<Fields>();
+        own = f;
         return *f;
     }
 };

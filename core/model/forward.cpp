@@ -78,7 +78,8 @@ AttentionKind Model::attention_kind(int layer) const {
     AttentionKind k;
     if (l < config_.sliding_window.size()) k.window = config_.sliding_window[l];
     k.rope = l >= config_.no_rope.size() || !config_.no_rope[l];
-    k.linear = l < config_.linear_layers.size() && config_.linear_layers[l];
+    const auto* linear = config_.own_if<LinearAttentionFields>();
+    k.linear = linear && linear->linear(layer);
     if (k.linear) k.rope = false; // a linear layer reads positions through its recurrence alone
     return k;
 }

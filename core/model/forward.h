@@ -270,6 +270,9 @@ public:
     // Layer `layer`'s kind of attention: by default its window of config().sliding_window and
     // rotary positions unless config().no_rope says not; an architecture with learned sinks adds them.
     virtual AttentionKind attention_kind(int layer) const;
+    // How many experts layer `layer`'s feed-forward routes among: 0 for a dense one, as by default
+    // (a decoder asks its feed-forward kind, core/model/arch/feed_forward.h).
+    virtual int experts(int /*layer*/) const { return 0; }
 
     // Layer `layer`'s attention weights, head by head, as the circuits read them (each
     // architecture's own, in arch/).

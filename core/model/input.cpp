@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 namespace core::model {
 
@@ -58,6 +59,36 @@ Encoding encode_prompt(const std::string& text, const Tokenizer& tok, const Mode
     e.offsets.assign(e.ids.size(), {0, 0});
     e.special.assign(e.ids.size(), false);
     return e;
+}
+
+std::string token_text(const Tokenizer& tokenizer, int id) {
+    return tokenizer.vocab_size() ? tokenizer.token_string(id) : std::to_string(id);
+}
+
+ModelInput read_input(const OpenedModel& m, const InputRequest& q) {
+    ModelInput in;
+    in.tokenizer = tokenizer_of(m);
+    const ModelConfig& c = m.model->config();
+    if (q.probe > 0) {
+        try {
+            in.ids = probe_ids(c, in.tokenizer, q.probe, q.seed);
+        } catch (const std::invalid_argument& e) {
+            throw InputError(e.what());
+        }
+        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
+    } else if (q.prompt) {
+        if (in.tokenizer.vocab_size() == 0) throw InputError(m.path + " has no tokenizer.json (nor vocab.json + merges.txt); give its token ids");
+        Encoding e = in.tokenizer.encode(q.text);
+        in.ids = std::move(e.ids);
+        in.tokens = std::move(e.tokens);
+        if (in.ids.empty()) throw InputError("the text gives no tokens");
+    } else {
+        in.ids = parse_ids(q.text, c.vocab, c.name);
+        if (in.ids.empty()) throw InputError("no token ids");
+        for (int id : in.ids) in.tokens.push_back(token_text(in.tokenizer, id));
+    }
+    m.model->check_ids(in.ids, 0);
+    return in;
 }
 
 std::vector<int> probe_ids(const ModelConfig& c, const Tokenizer& tok, int m, std::uint64_t seed) {

@@ -1,10 +1,10 @@
-// core/train/session.cpp — the Train panel's worker thread and what it publishes.
+// core/train/session.cpp — the Train panel's run on its worker and what it publishes.
 #include "core/train/session.h"
 
-#include "core/parallel.h"
 #include "core/wake.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace core::train {
 
@@ -57,12 +57,10 @@ TrainSession::~TrainSession() { join(); }
 
 void TrainSession::join() {
     stop_ = true;
-    if (worker_.joinable()) worker_.join();
+    worker_.wait_idle();
 }
 
-void TrainSession::wait_idle() {
-    if (worker_.joinable()) worker_.join();
-}
+void TrainSession::wait_idle() { worker_.wait_idle(); }
 
 void TrainSession::reset(const TrainConfig& config) {
     join();
@@ -102,29 +100,35 @@ void TrainSession::load(const SavedModel& saved) {
 void TrainSession::start() {
     join();
     const int left = trainer_->config().steps - trainer_->steps_done();
-    if (left <= 0) return;
-    stop_ = false;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        published_.running = true;
-    }
-    worker_ = std::thread(&TrainSession::run, this, left);
+    if (left > 0) launch(left);
 }
 
 void TrainSession::step_once() {
     join();
+    launch(1);
+}
+
+// `steps` steps on the worker (core/worker.h, whose thread core::background starts).
+void TrainSession::launch(int steps) {
     stop_ = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         published_.running = true;
     }
-    worker_ = std::thread(&TrainSession::run, this, 1);
+    worker_.start([this, steps](const core::TaskControl&) {
+        run(steps);
+        return true;
+    });
+    if (auto failed = worker_.take(); failed && !failed->error.empty()) { // no thread to be had
+        std::lock_guard<std::mutex> lock(mutex_);
+        published_.running = false;
+        throw std::runtime_error(failed->error);
+    }
 }
 
 void TrainSession::pause() { stop_ = true; }
 
 void TrainSession::run(int max_steps) {
-    core::parallel::work_in_background();
     for (int i = 0; i < max_steps && !stop_; ++i) publish(trainer_->step(), i + 1 == max_steps);
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -1,4 +1,4 @@
-// core/train/session.h — a training run on a worker thread, for the Train panel.
+// core/train/session.h — a training run on a core::Worker (core/worker.h), for the Train panel.
 //
 // The panel thread calls start / pause / step_once / reset and copies a SessionView under a short
 // lock each frame; the worker steps the Trainer and publishes after every step: the curves, and at
@@ -10,12 +10,12 @@
 #include "core/scenario.h"
 #include "core/train/model_file.h"
 #include "core/train/trainer.h"
+#include "core/worker.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace core::train {
@@ -76,6 +76,7 @@ private:
     void run(int max_steps);
     void publish(const StepResult& r, bool force_patterns);
     void join();
+    void launch(int steps);
 
     std::unique_ptr<Trainer> trainer_;
     Batch example_;
@@ -83,8 +84,8 @@ private:
     SessionView published_;
     std::vector<Checkpoint> checkpoints_;
     std::atomic<bool> stop_{false};
-    std::thread worker_;
     double last_patterns_s_ = -1.0;
+    core::Worker<bool> worker_; // last: it stops before what run() reads goes away
 };
 
 } // namespace core::train

@@ -1,7 +1,8 @@
 #include "core/train/trainer.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
-#include <thread>
 
 namespace core::train {
 
@@ -59,9 +60,7 @@ StepResult Trainer::step() {
         backward(model_, batch, first, ws, scored, grads_[k]);
     };
     if (config_.threads > 1) {
-        std::thread helper(run_half, 1);
-        run_half(0);
-        helper.join();
+        core::parallel::both([&] { run_half(0); }, [&] { run_half(1); });
     } else {
         run_half(0);
         run_half(1);

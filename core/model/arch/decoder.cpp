@@ -58,7 +58,7 @@ public:
         : LayerStack(c), w_(std::move(w)), parts_(std::move(parts)),
           inv_freq_(rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, c.rope_scaling)),
           rope_scale_(static_cast<float>(c.rope_scaling.attention_factor)) {
-        if (c.unscaled_rope_on_windows) window_inv_freq_ = rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, RopeScaling{});
+        if (parts_.unscaled_rope_on_windows) window_inv_freq_ = rotary::inverse_frequencies(c.rope_theta, c.rotary_dim, RopeScaling{});
         head_ = parts_.head;
         for (int l = 0; l < c.layers; ++l) scales_.push_back(static_cast<float>(score_scale(c, l)));
     }
@@ -75,6 +75,10 @@ private:
     LayerRouting* routing_of(const Block& b, int l, const ForwardOptions& o, ForwardResult& r) const;
     LayerAttention attention_weights(int l) const override;
     AttentionKind attention_kind(int l) const override;
+    int experts(int l) const override {
+        const feed_forward::Mixture* m = l >= 0 && l < config().layers ? parts_.blocks[static_cast<std::size_t>(l)].ffn->mixture() : nullptr;
+        return m ? m->experts() : 0;
+    }
     void norm_qk(const Block& b, MatrixF& q, MatrixF& k) const;
     const std::vector<float>& frequencies(const AttentionKind& kind) const;
     float rotation_scale(const AttentionKind& kind) const;
@@ -151,10 +155,10 @@ void Decoder::norm_qk(const Block& b, MatrixF& q, MatrixF& k) const {
 // OLMo 3 turns its windowed layers with the unscaled frequencies (cos and sin unscaled too), its
 // full layers with the scaled.
 const std::vector<float>& Decoder::frequencies(const AttentionKind& kind) const {
-    return kind.window && config().unscaled_rope_on_windows ? window_inv_freq_ : inv_freq_;
+    return kind.window && parts_.unscaled_rope_on_windows ? window_inv_freq_ : inv_freq_;
 }
 
-float Decoder::rotation_scale(const AttentionKind& kind) const { return kind.window && config().unscaled_rope_on_windows ? 1.0f : rope_scale_; }
+float Decoder::rotation_scale(const AttentionKind& kind) const { return kind.window && parts_.unscaled_rope_on_windows ? 1.0f : rope_scale_; }
 
 AttentionKind Decoder::attention_kind(int l) const {
     AttentionKind kind = Model::attention_kind(l);
@@ -334,10 +338,10 @@ std::unique_ptr<Model> build(const ModelConfig& c, std::shared_ptr<const Weights
     return std::make_unique<Decoder>(c, std::move(w), std::move(parts));
 }
 
-std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c, int experts) {
     const int step = r.whole("decoder_sparse_step", 1, 1 << 20, 1);
     std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
-    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.experts > 0 && (l + 1) % step == 0;
+    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = experts > 0 && (l + 1) % step == 0;
     if (!r.has("mlp_only_layers") || r.j.at("mlp_only_layers").is_null()) return sparse;
     const nlohmann::json& only = r.j.at("mlp_only_layers");
     if (!only.is_array()) r.fail("mlp_only_layers", "is not a list of layers");
@@ -349,15 +353,15 @@ std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c) {
     return sparse;
 }
 
-void read_mixture(const ConfigReader& r, ModelConfig& c, const MixtureDefaults& d) {
-    c.experts = r.whole("num_experts", 0, 1 << 16, d.experts);
-    c.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, d.per_token);
-    if (c.experts > 0 && c.experts_per_token > c.experts)
-        r.fail("num_experts_per_tok", "(" + std::to_string(c.experts_per_token) + ") is more than num_experts (" + std::to_string(c.experts) + ")");
-    c.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, d.d_expert);
-    if (d.d_shared_expert > 0) c.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, d.d_shared_expert);
-    c.renormalise_chosen = r.flag("norm_topk_prob", d.renormalise);
-    c.sparse_layers = sparse_layers(r, c);
+void read_mixture(const ConfigReader& r, const ModelConfig& c, feed_forward::MixtureFields& m, const MixtureDefaults& d) {
+    m.experts = r.whole("num_experts", 0, 1 << 16, d.experts);
+    m.experts_per_token = r.whole("num_experts_per_tok", 1, 1 << 16, d.per_token);
+    if (m.experts > 0 && m.experts_per_token > m.experts)
+        r.fail("num_experts_per_tok", "(" + std::to_string(m.experts_per_token) + ") is more than num_experts (" + std::to_string(m.experts) + ")");
+    m.d_expert = r.whole("moe_intermediate_size", 1, max_config_size, d.d_expert);
+    if (d.d_shared_expert > 0) m.d_shared_expert = r.whole("shared_expert_intermediate_size", 1, max_config_size, d.d_shared_expert);
+    m.renormalise_chosen = r.flag("norm_topk_prob", d.renormalise);
+    m.sparse_layers = sparse_layers(r, c, m.experts);
 }
 
 

@@ -58,6 +58,7 @@ struct Parts {
     const Tensor* norm = nullptr;  // (D)
     const Tensor* head = nullptr;  // (V, D)
     std::shared_ptr<const Weights> derived; // tensors made at load that blocks point into (Qwen3.5's 1 + w norms), or null
+    bool unscaled_rope_on_windows = false;  // the windowed layers turn by the unscaled frequencies (OLMo 3)
 };
 
 // Layer l's tensors every decoder has under the Llama names "model.layers.L.…": the norms and o_proj
@@ -87,9 +88,9 @@ struct Defaults {
 };
 void read_common(const ConfigReader& r, ModelConfig& c, const Defaults& d);
 
-// Which layers are mixtures of experts (Qwen3 MoE, Qwen3-Next): c.experts > 0, not in mlp_only_layers,
+// Which layers are mixtures of experts (Qwen3 MoE, Qwen3-Next): experts > 0, not in mlp_only_layers,
 // and (l + 1) % decoder_sparse_step == 0; refuses a layer of mlp_only_layers outside the model.
-std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c);
+std::vector<bool> sparse_layers(const ConfigReader& r, const ModelConfig& c, int experts);
 
 // The defaults of a mixture of experts' names in Qwen's configs; d_shared_expert 0: the model has no
 // shared expert, and shared_expert_intermediate_size is not read.
@@ -98,7 +99,8 @@ struct MixtureDefaults {
     bool renormalise;
 };
 // num_experts, num_experts_per_tok (refused past num_experts), moe_intermediate_size,
-// shared_expert_intermediate_size, norm_topk_prob and the sparse layers (Qwen2 MoE, Qwen3 MoE, Qwen3-Next).
-void read_mixture(const ConfigReader& r, ModelConfig& c, const MixtureDefaults& d);
+// shared_expert_intermediate_size, norm_topk_prob and the sparse layers (Qwen2 MoE, Qwen3 MoE, Qwen3-Next)
+// into `m`, the architecture's own fields, for a model of c.layers layers.
+void read_mixture(const ConfigReader& r, const ModelConfig& c, feed_forward::MixtureFields& m, const MixtureDefaults& d);
 
 } // namespace core::model::decoder

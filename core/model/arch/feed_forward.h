@@ -25,6 +25,23 @@ namespace core::model::feed_forward {
 
 using Tensor = Weights::Tensor;
 
+// The fields of a mixture of experts, as the configs name them (Qwen's num_experts,
+// num_experts_per_tok, moe_intermediate_size, norm_topk_prob, decoder_sparse_step and mlp_only_layers,
+// shared_expert_intermediate_size; gpt-oss's num_local_experts and swiglu_limit): an architecture
+// with mixtures derives its own fields from this (OwnFields, core/model/config.h), and its builder
+// makes a Mixture of them on each sparse layer.
+struct MixtureFields : virtual OwnFields {
+    int experts = 0, experts_per_token = 0, d_expert = 0;
+    bool renormalise_chosen = false; // norm_topk_prob; always in llama.cpp's files
+    std::vector<bool> sparse_layers; // per layer (one entry each): true for a mixture, false for the dense MLP of width d_ff
+    bool stacked_experts = false;    // a GGUF file: each layer's experts in one (experts, out, in) tensor
+    double swiglu_limit = 0.0;       // gpt-oss: the clamp of its experts' SwiGLU (llama.cpp's 7)
+    int d_shared_expert = 0;         // Qwen2 MoE, Qwen3-Next: the width of each mixture's shared expert; 0: none
+    bool sparse(int layer) const {
+        return layer >= 0 && static_cast<std::size_t>(layer) < sparse_layers.size() && sparse_layers[static_cast<std::size_t>(layer)];
+    }
+};
+
 // What a call of a block needs beside the stream.
 struct Call {
     int layer = 0;

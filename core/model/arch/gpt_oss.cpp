@@ -61,7 +61,8 @@ std::unique_ptr<Weights::Tensor> mxfp4_in_place(const Weights& w, const std::str
 // Layer l's experts as the Hub stacks them, `p` "model.layers.L.mlp.experts.": MXFP4 blocks where
 // the file has them, else the dequantized (in, out) tensors.
 void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, MixtureTensors& t) {
-    const std::int64_t E = c.experts, D = c.d_model, F = c.d_expert;
+    const feed_forward::MixtureFields& m = c.own_as<feed_forward::MixtureFields>();
+    const std::int64_t E = m.experts, D = c.d_model, F = m.d_expert;
     const Weights::Tensor *gate_up, *down;
     Layout layout = Layout::in_out;
     if (w.has(p + "gate_up_proj_blocks")) {
@@ -76,7 +77,7 @@ void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, M
     }
     const Weights::Tensor& gate_up_b = w.require(p + "gate_up_proj_bias", {E, 2 * F}); // (E, 2F)
     const Weights::Tensor& down_b = w.require(p + "down_proj_bias", {E, D});          // (E, D)
-    for (int e = 0; e < c.experts; ++e) {
+    for (int e = 0; e < m.experts; ++e) {
         Expert ex;
         ex.gate_up = &gate_up->part(e);
         ex.down = &down->part(e);
@@ -89,14 +90,15 @@ void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, M
 
 // Layer l's experts in a GGUF file: gate, up (E, F, D) and down (E, D, F), each with its (E, out) bias.
 void gguf_experts(const Weights& w, const ModelConfig& c, const std::string& p, MixtureTensors& t) {
-    const std::int64_t E = c.experts, D = c.d_model, F = c.d_expert;
+    const feed_forward::MixtureFields& m = c.own_as<feed_forward::MixtureFields>();
+    const std::int64_t E = m.experts, D = c.d_model, F = m.d_expert;
     const Weights::Tensor& gate = w.require(p + "gate_proj.weight", {E, F, D});
     const Weights::Tensor& up = w.require(p + "up_proj.weight", {E, F, D});
     const Weights::Tensor& down = w.require(p + "down_proj.weight", {E, D, F});
     const Weights::Tensor& gate_b = w.require(p + "gate_proj.bias", {E, F});
     const Weights::Tensor& up_b = w.require(p + "up_proj.bias", {E, F});
     const Weights::Tensor& down_b = w.require(p + "down_proj.bias", {E, D});
-    for (int e = 0; e < c.experts; ++e) {
+    for (int e = 0; e < m.experts; ++e) {
         Expert ex;
         ex.gate = &gate.part(e);
         ex.up = &up.part(e);
@@ -109,14 +111,15 @@ void gguf_experts(const Weights& w, const ModelConfig& c, const std::string& p, 
 }
 
 std::shared_ptr<const feed_forward::FeedForward> gpt_oss_mixture(const Weights& w, const ModelConfig& c, int l) {
+    const feed_forward::MixtureFields& m = c.own_as<feed_forward::MixtureFields>();
     const std::string p = layers::layer_name("model.layers.", l, "mlp.");
     MixtureTensors t;
-    t.router = &w.require(p + "router.weight", {c.experts, c.d_model});
-    t.router_b = &w.require(p + "router.bias", {c.experts});
-    if (c.stacked_experts) gguf_experts(w, c, p + "experts.", t);
+    t.router = &w.require(p + "router.weight", {m.experts, c.d_model});
+    t.router_b = &w.require(p + "router.bias", {m.experts});
+    if (m.stacked_experts) gguf_experts(w, c, p + "experts.", t);
     else hub_experts(w, c, p + "experts.", t);
-    return std::make_shared<feed_forward::Mixture>(std::move(t), c.experts_per_token, c.d_expert, feed_forward::routing_rule("top_k_softmax"),
-                                                   feed_forward::expert_activation("swiglu_clamped"), static_cast<float>(c.swiglu_limit));
+    return std::make_shared<feed_forward::Mixture>(std::move(t), m.experts_per_token, m.d_expert, feed_forward::routing_rule("top_k_softmax"),
+                                                   feed_forward::expert_activation("swiglu_clamped"), static_cast<float>(m.swiglu_limit));
 }
 
 } // namespace
@@ -133,12 +136,13 @@ void read_gpt_oss(const ConfigReader& r, ModelConfig& c) {
     }
     c.attention_bias = c.o_bias = true;
     c.sliding_window = gpt_oss_windows(r, c.layers);
-    c.experts = r.whole("num_local_experts", 1, 1 << 16, 128);
+    feed_forward::MixtureFields& m = c.make_own<feed_forward::MixtureFields>();
+    m.experts = r.whole("num_local_experts", 1, 1 << 16, 128);
     const char* top_k = r.has("num_experts_per_tok") || !r.has("experts_per_token") ? "num_experts_per_tok" : "experts_per_token";
-    c.experts_per_token = r.whole(top_k, 1, c.experts, 4);
-    c.d_expert = c.d_ff;
-    c.swiglu_limit = r.real("swiglu_limit", 1e-6, 1e6, 7.0);
-    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    m.experts_per_token = r.whole(top_k, 1, m.experts, 4);
+    m.d_expert = c.d_ff;
+    m.swiglu_limit = r.real("swiglu_limit", 1e-6, 1e6, 7.0);
+    m.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
 }
 
 // llama.cpp's "gpt-oss" files: a window on the even layers where attention.sliding_window is set.
@@ -147,12 +151,13 @@ void read_gguf_gpt_oss(const GgufKeys& k, ModelConfig& c) {
     c.activation = "silu";
     c.attention_bias = c.o_bias = true;
     rotary::read_gguf_scaling(k, c);
-    c.experts = k.whole("expert_count", 1, 1 << 16);
-    c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
-    c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
-    c.swiglu_limit = 7.0;
-    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
-    c.stacked_experts = true;
+    feed_forward::MixtureFields& m = c.make_own<feed_forward::MixtureFields>();
+    m.experts = k.whole("expert_count", 1, 1 << 16);
+    m.experts_per_token = k.whole("expert_used_count", 1, m.experts);
+    m.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
+    m.swiglu_limit = 7.0;
+    m.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    m.stacked_experts = true;
     const int w = k.whole("attention.sliding_window", 0, 1LL << 30, 0);
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);
     for (int l = 0; l < c.layers; l += 2) c.sliding_window[static_cast<std::size_t>(l)] = w;
@@ -168,11 +173,12 @@ const GgufLayout& gpt_oss_gguf() {
 
 // Each layer's projections with biases, its sinks (GGUF: "….sinks.weight") and its mixture.
 std::unique_ptr<Model> build_gpt_oss(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    const feed_forward::MixtureFields& m = c.own_as<feed_forward::MixtureFields>();
     std::vector<decoder::Block> blocks;
     for (int l = 0; l < c.layers; ++l) {
         blocks.push_back(decoder::common_names(*weights, c, l));
         decoder::separate_names(*weights, c, l, blocks.back());
-        const std::string sinks = layers::layer_name("model.layers.", l, c.stacked_experts ? "self_attn.sinks.weight" : "self_attn.sinks");
+        const std::string sinks = layers::layer_name("model.layers.", l, m.stacked_experts ? "self_attn.sinks.weight" : "self_attn.sinks");
         blocks.back().sinks = &weights->require(sinks, {c.heads});
         blocks.back().ffn = gpt_oss_mixture(*weights, c, l);
     }

@@ -234,11 +234,13 @@ namespace {
 // An empty cache gets one (empty) slot per layer and rows of kv_heads · d_head, a hybrid's a linear
 // state per layer; a run starts with no pending state.
 void prepare_cache(KvCache& cache, const ModelConfig& c) {
-    cache.pending.assign(c.linear_layers.empty() ? 0 : static_cast<std::size_t>(c.layers), {});
+    const auto* linear = c.own_if<LinearAttentionFields>();
+    const bool hybrid = linear && !linear->layers.empty();
+    cache.pending.assign(hybrid ? static_cast<std::size_t>(c.layers) : 0, {});
     if (!cache.k.empty()) return;
     cache.k.resize(static_cast<std::size_t>(c.layers));
     cache.v.resize(cache.k.size());
-    if (!c.linear_layers.empty()) cache.linear.resize(cache.k.size());
+    if (hybrid) cache.linear.resize(cache.k.size());
     cache.row = c.kv_heads * c.d_head;
 }
 
@@ -280,10 +282,11 @@ void check_circuit_options(const ForwardOptions& o, const ModelConfig& c, int t,
     if (!o.patch_from) return;
     bool fits = o.patch_from->size() == static_cast<std::size_t>(c.layers) && past == 0 &&
                 (o.patch_rows.empty() || o.patch_rows.size() == static_cast<std::size_t>(t));
+    const auto* linear = c.own_if<LinearAttentionFields>();
     for (std::size_t l = 0; fits && l < o.patch_from->size(); ++l) { // a linear layer's heads are its value heads
         const MatrixF& m = (*o.patch_from)[l];
-        const bool linear = l < c.linear_layers.size() && c.linear_layers[l];
-        const Eigen::Index width = linear ? static_cast<Eigen::Index>(c.linear_v_heads) * c.linear_d_v : static_cast<Eigen::Index>(c.heads) * c.d_head;
+        const Eigen::Index width = linear && linear->linear(static_cast<int>(l)) ? static_cast<Eigen::Index>(linear->v_heads) * linear->d_v
+                                                                                  : static_cast<Eigen::Index>(c.heads) * c.d_head;
         fits = m.size() == 0 || (m.rows() == t && m.cols() == width);
     }
     if (!fits) throw InputError("a patch needs every layer's heads' outputs for the same " + std::to_string(t) + " positions");

@@ -15,6 +15,12 @@ namespace core::model {
 
 namespace {
 
+// What OLMo reads beyond every architecture: whether its windowed layers turn by the unscaled
+// rotary frequencies (OLMo 3's, where the full layers take rope_scaling).
+struct OlmoFields : OwnFields {
+    bool unscaled_rope_on_windows = false;
+};
+
 // OLMo 3's default: every layer but each fourth slides.
 std::vector<int> three_in_four(int layers, int w) {
     std::vector<int> window(static_cast<std::size_t>(layers), 0);
@@ -47,7 +53,7 @@ void read_olmo2(const ConfigReader& r, ModelConfig& c) { read_olmo(r, c); }
 void read_olmo3(const ConfigReader& r, ModelConfig& c) {
     read_olmo(r, c);
     c.sliding_window = olmo3_windows(r, c.layers);
-    c.unscaled_rope_on_windows = true;
+    c.make_own<OlmoFields>().unscaled_rope_on_windows = true;
 }
 
 // llama.cpp's "olmo2" files (OLMo 2 and 3): a window on the layers attention.sliding_window_pattern
@@ -59,7 +65,7 @@ void read_gguf_olmo2(const GgufKeys& k, ModelConfig& c) {
     const int w = k.whole("attention.sliding_window", 0, 1LL << 30, 0);
     if (w == 0) return;
     c.sliding_window = three_in_four(c.layers, w);
-    c.unscaled_rope_on_windows = true;
+    c.make_own<OlmoFields>().unscaled_rope_on_windows = true;
     const gguf::Value* pattern = gguf::find(k.file, k.key("attention.sliding_window_pattern"));
     if (!pattern) return;
     if (pattern->type != gguf::ValueType::array || pattern->element != gguf::ValueType::boolean || pattern->size() != c.sliding_window.size())
@@ -93,6 +99,7 @@ std::unique_ptr<Model> build_olmo2(const ModelConfig& c, std::shared_ptr<const W
         blocks.push_back(b);
     }
     decoder::Parts parts = decoder::around(*weights, c, std::move(blocks));
+    parts.unscaled_rope_on_windows = c.own_as<OlmoFields>().unscaled_rope_on_windows;
     return decoder::build(c, std::move(weights), std::move(parts));
 }
 

@@ -27,13 +27,14 @@ std::vector<int> qwen2_moe_windows(const ConfigReader& r, const ModelConfig& c) 
 // Layer l's feed-forward: the routed experts with the gated shared expert where the layer is sparse,
 // else the dense MLP.
 std::shared_ptr<const feed_forward::FeedForward> qwen2_moe_feed_forward(const Weights& w, const ModelConfig& c, int l) {
-    if (!c.sparse_layers[static_cast<std::size_t>(l)]) return decoder::dense_mlp(w, c, l);
+    const feed_forward::MixtureFields& m = c.own_as<feed_forward::MixtureFields>();
+    if (!m.sparse(l)) return decoder::dense_mlp(w, c, l);
     const std::string prefix = layers::layer_name("model.layers.", l, "mlp.");
-    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(c.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
-    const feed_forward::MixtureShape shape{c.d_model, c.d_expert, c.experts, c.experts_per_token, false};
+    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(m.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
+    const feed_forward::MixtureShape shape{c.d_model, m.d_expert, m.experts, m.experts_per_token, false};
     return feed_forward::with_shared_expert(
         feed_forward::mixture(w, prefix, shape, rule, feed_forward::expert_activation(c.activation)),
-        feed_forward::dense(w, prefix + "shared_expert.", c.d_model, c.d_shared_expert, false, layers::activation_of(c.activation)),
+        feed_forward::dense(w, prefix + "shared_expert.", c.d_model, m.d_shared_expert, false, layers::activation_of(c.activation)),
         w.require(prefix + "shared_expert_gate.weight", {1, c.d_model}));
 }
 
@@ -46,7 +47,7 @@ void read_qwen2_moe(const ConfigReader& r, ModelConfig& c) {
     if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen2 MoE with silu");
     c.attention_bias = r.flag("qkv_bias", true);
     c.sliding_window = qwen2_moe_windows(r, c);
-    decoder::read_mixture(r, c, {60, 4, 1408, 5632, false});
+    decoder::read_mixture(r, c, c.make_own<feed_forward::MixtureFields>(), {60, 4, 1408, 5632, false});
 }
 
 std::unique_ptr<Model> build_qwen2_moe(const ModelConfig& c, std::shared_ptr<const Weights> weights) {

@@ -27,18 +27,19 @@ void read_qwen3_moe(const ConfigReader& r, ModelConfig& c) {
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     const bool window = r.flag("use_sliding_window", false) && !(r.has("sliding_window") && r.j.at("sliding_window").is_null());
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), window ? r.whole("sliding_window", 1, 1LL << 30, 4096) : 0);
-    decoder::read_mixture(r, c, {128, 8, 768, 0, false});
+    decoder::read_mixture(r, c, c.make_own<feed_forward::MixtureFields>(), {128, 8, 768, 0, false});
 }
 
 // llama.cpp's "qwen3moe" files: every layer a mixture, the chosen weights always renormalised.
 void read_gguf_qwen3_moe(const GgufKeys& k, ModelConfig& c) {
     read_gguf_qwen3(k, c); // its attention is Qwen3's
-    c.experts = k.whole("expert_count", 1, 1 << 16);
-    c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
-    c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
-    c.renormalise_chosen = true;
-    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
-    c.stacked_experts = true;
+    feed_forward::MixtureFields& m = c.make_own<feed_forward::MixtureFields>();
+    m.experts = k.whole("expert_count", 1, 1 << 16);
+    m.experts_per_token = k.whole("expert_used_count", 1, m.experts);
+    m.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size);
+    m.renormalise_chosen = true;
+    m.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    m.stacked_experts = true;
 }
 
 const GgufLayout& qwen3_moe_gguf() {
@@ -48,13 +49,14 @@ const GgufLayout& qwen3_moe_gguf() {
 }
 
 std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights) {
-    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(config.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
-    const feed_forward::MixtureShape shape{config.d_model, config.d_expert, config.experts, config.experts_per_token, config.stacked_experts};
+    const feed_forward::MixtureFields& m = config.own_as<feed_forward::MixtureFields>();
+    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(m.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
+    const feed_forward::MixtureShape shape{config.d_model, m.d_expert, m.experts, m.experts_per_token, m.stacked_experts};
     std::vector<decoder::Block> blocks;
     for (int l = 0; l < config.layers; ++l) {
         blocks.push_back(decoder::common_names(*weights, config, l));
         decoder::separate_names(*weights, config, l, blocks.back());
-        blocks.back().ffn = config.sparse_layers[static_cast<std::size_t>(l)]
+        blocks.back().ffn = m.sparse(l)
                                 ? feed_forward::mixture(*weights, layers::layer_name("model.layers.", l, "mlp."), shape, rule,
                                                         feed_forward::expert_activation(config.activation))
                                 : decoder::dense_mlp(*weights, config, l);

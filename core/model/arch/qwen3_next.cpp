@@ -43,6 +43,10 @@ namespace core::model {
 
 namespace {
 
+// What the hybrids read beyond every architecture: their linear layers' (the linear attention kind's)
+// and their mixtures' (Qwen3-Next's, Qwen3.5 MoE's; none in Qwen3.5's dense model).
+struct HybridFields : feed_forward::MixtureFields, LinearAttentionFields {};
+
 // Which layers are linear: layer_types (one entry per layer, each "linear_attention" or
 // "full_attention"), else every layer l with (l + 1) not a multiple of full_attention_interval.
 std::vector<bool> linear_layers(const ConfigReader& r, int layers) {
@@ -75,16 +79,16 @@ void read_rope_parameters(const ConfigReader& r, ModelConfig& c) {
 }
 
 // The linear layers' heads and widths; the value heads a multiple of the key heads.
-void read_linear(const ConfigReader& r, ModelConfig& c) {
-    c.linear_layers = linear_layers(r, c.layers);
-    c.linear_k_heads = r.whole("linear_num_key_heads", 1, 4096, 16);
-    c.linear_v_heads = r.whole("linear_num_value_heads", 1, 4096, 32);
-    if (c.linear_v_heads % c.linear_k_heads != 0)
-        r.fail("linear_num_key_heads", "(" + std::to_string(c.linear_k_heads) + ") does not divide linear_num_value_heads (" +
-                                           std::to_string(c.linear_v_heads) + ")");
-    c.linear_d_k = r.whole("linear_key_head_dim", 1, 65536, 128);
-    c.linear_d_v = r.whole("linear_value_head_dim", 1, 65536, 128);
-    c.linear_kernel = r.whole("linear_conv_kernel_dim", 1, 64, 4);
+void read_linear(const ConfigReader& r, const ModelConfig& c, HybridFields& h) {
+    h.layers = linear_layers(r, c.layers);
+    h.k_heads = r.whole("linear_num_key_heads", 1, 4096, 16);
+    h.v_heads = r.whole("linear_num_value_heads", 1, 4096, 32);
+    if (h.v_heads % h.k_heads != 0)
+        r.fail("linear_num_key_heads", "(" + std::to_string(h.k_heads) + ") does not divide linear_num_value_heads (" +
+                                           std::to_string(h.v_heads) + ")");
+    h.d_k = r.whole("linear_key_head_dim", 1, 65536, 128);
+    h.d_v = r.whole("linear_value_head_dim", 1, 65536, 128);
+    h.kernel = r.whole("linear_conv_kernel_dim", 1, 64, 4);
 }
 
 // Where a file keeps the text model's tensors: "model." (layers under "model.layers."), or a
@@ -114,8 +118,9 @@ decoder::Block full_block(const Weights& w, const Weights& derived, const ModelC
 // Hub's w; a llama.cpp file holds 1 + w already) and, where a llama.cpp file keeps a mixture's
 // shared-expert gate as a vector (D), that gate as the (1, D) row it is.
 std::shared_ptr<Weights> derived_tensors(const Weights& w, const ModelConfig& c, const Names& n) {
+    const HybridFields& h = c.own_as<HybridFields>();
     std::map<std::string, std::pair<Shape, std::vector<float>>> made;
-    const float one = c.linear_llama_cpp ? 0.0f : 1.0f;
+    const float one = h.llama_cpp ? 0.0f : 1.0f;
     auto add = [&](const std::string& name, std::int64_t d) {
         const float* values = w.require(name, {d}).data();
         std::vector<float> scale(values, values + d);
@@ -128,11 +133,11 @@ std::shared_ptr<Weights> derived_tensors(const Weights& w, const ModelConfig& c,
         add(name("input_layernorm.weight"), c.d_model);
         add(name("post_attention_layernorm.weight"), c.d_model);
         const std::string gate = name("mlp.shared_expert_gate.weight");
-        if (c.linear_llama_cpp && !c.sparse_layers.empty() && c.sparse_layers[static_cast<std::size_t>(l)] && w.has(gate) && w.shape(gate).size() == 1) {
+        if (h.llama_cpp && h.sparse(l) && w.has(gate) && w.shape(gate).size() == 1) {
             const float* values = w.require(gate, {c.d_model}).data();
             made[gate] = {{1, c.d_model}, std::vector<float>(values, values + c.d_model)};
         }
-        if (c.linear_layers[static_cast<std::size_t>(l)]) continue;
+        if (h.linear(l)) continue;
         add(name("self_attn.q_norm.weight"), c.d_head);
         add(name("self_attn.k_norm.weight"), c.d_head);
     }
@@ -141,13 +146,15 @@ std::shared_ptr<Weights> derived_tensors(const Weights& w, const ModelConfig& c,
 
 // The sizes both configs share, with the class's defaults; rotary on a quarter of each head unless
 // partial_rotary_factor (top level or in rope_parameters) says otherwise.
-void read_hybrid(const ConfigReader& r, ModelConfig& c, const decoder::Defaults& d) {
+HybridFields& read_hybrid(const ConfigReader& r, ModelConfig& c, const decoder::Defaults& d) {
     decoder::read_common(r, c, d);
     if (!r.has("partial_rotary_factor")) c.rotary_dim = c.d_head / 4; // the classes' 0.25
     read_rope_parameters(r, c);
     c.attention_bias = c.o_bias = r.flag("attention_bias", false);
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);
-    read_linear(r, c);
+    HybridFields& h = c.make_own<HybridFields>();
+    read_linear(r, c, h);
+    return h;
 }
 
 using FeedForwardOf = std::shared_ptr<const feed_forward::FeedForward> (*)(const Weights& w, const Weights& derived, const ModelConfig& c,
@@ -155,22 +162,24 @@ using FeedForwardOf = std::shared_ptr<const feed_forward::FeedForward> (*)(const
 
 // How the linear layers' tensors lie: the Hub's (Qwen3-Next's fused), or llama.cpp's.
 gated_delta_net::Source linear_source(const Weights& w, const ModelConfig& c, const Names& n, bool next) {
-    if (!c.linear_llama_cpp) return {next, next, false, false};
+    const HybridFields& h = c.own_as<HybridFields>();
+    if (!h.llama_cpp) return {next, next, false, false};
     bool legacy = false; // llama.cpp's first qwen3next files kept Qwen3-Next's in_proj_qkvz whole (ssm_in)
     for (int l = 0; l < c.layers && !legacy; ++l) legacy = w.has(layers::layer_name(n.layers(), l, "linear_attn.in_proj_qkvz.weight"));
     return {legacy, next, true, !next};
 }
 
 std::unique_ptr<Model> build_hybrid(const ModelConfig& c, std::shared_ptr<const Weights> weights, const Names& n, bool next, FeedForwardOf ffn) {
+    const HybridFields& h = c.own_as<HybridFields>();
     const std::shared_ptr<const Weights> derived = derived_tensors(*weights, c, n);
-    const delta_rule::Shape shape{c.linear_k_heads, c.linear_v_heads, c.linear_d_k, c.linear_d_v};
+    const delta_rule::Shape shape{h.k_heads, h.v_heads, h.d_k, h.d_v};
     const gated_delta_net::Source source = linear_source(*weights, c, n, next);
     std::vector<decoder::Block> blocks;
     for (int l = 0; l < c.layers; ++l) {
         decoder::Block b;
-        if (c.linear_layers[static_cast<std::size_t>(l)])
+        if (h.linear(l))
             b.linear = std::make_shared<gated_delta_net::Layer>(
-                gated_delta_net::read(*weights, n.layers(), l, c.d_model, shape, c.linear_kernel, static_cast<float>(c.norm_eps), source));
+                gated_delta_net::read(*weights, n.layers(), l, c.d_model, shape, h.kernel, static_cast<float>(c.norm_eps), source));
         else b = full_block(*weights, *derived, c, n, l);
         b.ln1 = &derived->require(layers::layer_name(n.layers(), l, "input_layernorm.weight"), {c.d_model});
         b.ln2 = &derived->require(layers::layer_name(n.layers(), l, "post_attention_layernorm.weight"), {c.d_model});
@@ -195,14 +204,15 @@ std::shared_ptr<const feed_forward::FeedForward> dense_feed_forward(const Weight
 // sparse, else the dense MLP.
 std::shared_ptr<const feed_forward::FeedForward> next_feed_forward(const Weights& w, const Weights& derived, const ModelConfig& c, const Names& n,
                                                                    int l) {
-    if (!c.sparse_layers[static_cast<std::size_t>(l)]) return dense_feed_forward(w, derived, c, n, l);
+    const HybridFields& h = c.own_as<HybridFields>();
+    if (!h.sparse(l)) return dense_feed_forward(w, derived, c, n, l);
     const std::string prefix = layers::layer_name(n.layers(), l, "mlp.");
-    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(c.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
-    const feed_forward::MixtureShape shape{c.d_model, c.d_expert, c.experts, c.experts_per_token, c.stacked_experts};
+    const feed_forward::RoutingRule& rule = feed_forward::routing_rule(h.renormalise_chosen ? "softmax_top_k_renormalised" : "softmax_top_k");
+    const feed_forward::MixtureShape shape{c.d_model, h.d_expert, h.experts, h.experts_per_token, h.stacked_experts};
     const std::string gate = prefix + "shared_expert_gate.weight";
     return feed_forward::with_shared_expert(
         feed_forward::mixture(w, prefix, shape, rule, feed_forward::expert_activation("silu")),
-        feed_forward::dense(w, prefix + "shared_expert.", c.d_model, c.d_shared_expert, false, ops::Activation::silu),
+        feed_forward::dense(w, prefix + "shared_expert.", c.d_model, h.d_shared_expert, false, ops::Activation::silu),
         (derived.has(gate) ? derived : w).require(gate, {1, c.d_model}));
 }
 
@@ -221,40 +231,44 @@ std::vector<bool> gguf_linear_layers(const GgufKeys& k, int layers, int blocks) 
 
 // The keys of llama.cpp's qwen35, qwen35moe and qwen3next files (models/qwen35.cpp, qwen3next.cpp):
 // the linear layers' sizes under ssm.*, their value heads' width ssm.inner_size / ssm.time_step_rank.
-void read_gguf_hybrid(const GgufKeys& k, ModelConfig& c) {
+HybridFields& read_gguf_hybrid_fields(const GgufKeys& k, ModelConfig& c) {
+    HybridFields& h = c.make_own<HybridFields>();
     c.norm_eps = k.real("attention.layer_norm_rms_epsilon", 1e-30, 1.0, 1e-6);
     c.activation = "silu";
-    c.linear_llama_cpp = true;
+    h.llama_cpp = true;
     rotary::read_gguf_scaling(k, c);
     if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) k.fail("rope.dimension_count", "is " + std::to_string(c.rotary_dim) + "; rotary positions rotate pairs");
     const int blocks = c.layers;
     c.layers -= k.whole("nextn_predict_layers", 0, blocks - 1, 0); // the MTP block after the trunk
     c.sliding_window.assign(static_cast<std::size_t>(c.layers), 0);
-    c.linear_kernel = k.whole("ssm.conv_kernel", 1, 64);
-    c.linear_d_k = k.whole("ssm.state_size", 1, 65536);
-    c.linear_k_heads = k.whole("ssm.group_count", 1, 4096);
-    c.linear_v_heads = k.whole("ssm.time_step_rank", 1, 4096);
-    if (c.linear_v_heads % c.linear_k_heads != 0)
-        k.fail("ssm.group_count", "(" + std::to_string(c.linear_k_heads) + ") does not divide ssm.time_step_rank (" + std::to_string(c.linear_v_heads) + ")");
+    h.kernel = k.whole("ssm.conv_kernel", 1, 64);
+    h.d_k = k.whole("ssm.state_size", 1, 65536);
+    h.k_heads = k.whole("ssm.group_count", 1, 4096);
+    h.v_heads = k.whole("ssm.time_step_rank", 1, 4096);
+    if (h.v_heads % h.k_heads != 0)
+        k.fail("ssm.group_count", "(" + std::to_string(h.k_heads) + ") does not divide ssm.time_step_rank (" + std::to_string(h.v_heads) + ")");
     const int inner = k.whole("ssm.inner_size", 1, max_config_size);
-    if (inner % c.linear_v_heads != 0 || inner / c.linear_v_heads != c.linear_d_k)
+    if (inner % h.v_heads != 0 || inner / h.v_heads != h.d_k)
         k.fail("ssm.inner_size", "is " + std::to_string(inner) + "; llama.cpp's linear layers have ssm.time_step_rank value heads of ssm.state_size (" +
-                                     std::to_string(c.linear_d_k) + ") each");
-    c.linear_d_v = c.linear_d_k;
-    c.linear_layers = gguf_linear_layers(k, c.layers, blocks);
+                                     std::to_string(h.d_k) + ") each");
+    h.d_v = h.d_k;
+    h.layers = gguf_linear_layers(k, c.layers, blocks);
+    return h;
 }
+
+void read_gguf_hybrid(const GgufKeys& k, ModelConfig& c) { read_gguf_hybrid_fields(k, c); }
 
 // qwen35moe's and qwen3next's mixtures: every layer, the chosen weights renormalised, a shared expert.
 void read_gguf_hybrid_mixture(const GgufKeys& k, ModelConfig& c) {
-    read_gguf_hybrid(k, c);
-    c.experts = k.whole("expert_count", 1, 1 << 16);
-    c.experts_per_token = k.whole("expert_used_count", 1, c.experts);
-    c.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size, c.d_ff / c.experts_per_token);
-    c.d_shared_expert = k.whole("expert_shared_feed_forward_length", 1, max_config_size, c.d_ff);
-    if (c.d_expert < 1 || c.d_shared_expert < 1) k.fail("expert_feed_forward_length", "is missing, and so is feed_forward_length");
-    c.renormalise_chosen = true;
-    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
-    c.stacked_experts = true;
+    HybridFields& h = read_gguf_hybrid_fields(k, c);
+    h.experts = k.whole("expert_count", 1, 1 << 16);
+    h.experts_per_token = k.whole("expert_used_count", 1, h.experts);
+    h.d_expert = k.whole("expert_feed_forward_length", 1, max_config_size, c.d_ff / h.experts_per_token);
+    h.d_shared_expert = k.whole("expert_shared_feed_forward_length", 1, max_config_size, c.d_ff);
+    if (h.d_expert < 1 || h.d_shared_expert < 1) k.fail("expert_feed_forward_length", "is missing, and so is feed_forward_length");
+    h.renormalise_chosen = true;
+    h.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    h.stacked_experts = true;
 }
 
 // The hybrids' tensor names in llama.cpp's files (llama-arch.cpp), as the Hub's names.
@@ -312,13 +326,13 @@ const GgufLayout& qwen35_gguf() {
 // decoder_sparse_step, mlp_only_layers and norm_topk_prob, which it deletes. Every layer is a mixture
 // with a gated shared expert, and Qwen3_5MoeTopKRouter always divides the top k by their sum.
 void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c) {
-    read_hybrid(r, c, {{{"vocab_size", 248320}, {"hidden_size", 2048}, {"num_hidden_layers", 40}, {"num_attention_heads", 16}},
-                       512, 2, 256, 32768, 1e-6, false, true});
+    HybridFields& h = read_hybrid(r, c, {{{"vocab_size", 248320}, {"hidden_size", 2048}, {"num_hidden_layers", 40}, {"num_attention_heads", 16}},
+                                         512, 2, 256, 32768, 1e-6, false, true});
     if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3.5 MoE with silu");
-    decoder::read_mixture(r, c, {256, 8, 512, 512, true});
-    if (c.experts < 1) r.fail("num_experts", "is 0; every layer of Qwen3.5 MoE is a mixture");
-    c.renormalise_chosen = true;
-    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
+    decoder::read_mixture(r, c, h, {256, 8, 512, 512, true});
+    if (h.experts < 1) r.fail("num_experts", "is 0; every layer of Qwen3.5 MoE is a mixture");
+    h.renormalise_chosen = true;
+    h.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
 }
 
 std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
@@ -343,10 +357,10 @@ const GgufLayout& qwen35moe_gguf() {
 
 // Qwen3NextConfig's names and defaults.
 void read_qwen3_next(const ConfigReader& r, ModelConfig& c) {
-    read_hybrid(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 48}, {"num_attention_heads", 16}},
-                       5632, 2, 256, 32768, 1e-6, false, true});
+    HybridFields& h = read_hybrid(r, c, {{{"vocab_size", 151936}, {"hidden_size", 2048}, {"num_hidden_layers", 48}, {"num_attention_heads", 16}},
+                                         5632, 2, 256, 32768, 1e-6, false, true});
     if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3-Next with silu");
-    decoder::read_mixture(r, c, {512, 10, 512, 512, true});
+    decoder::read_mixture(r, c, h, {512, 10, 512, 512, true});
 }
 
 std::unique_ptr<Model> build_qwen3_next(const ModelConfig& c, std::shared_ptr<const Weights> weights) {

@@ -1,76 +1,28 @@
 #include "core/model/arch/table.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace core::model {
 
-// Each architecture's functions, defined in its file core/model/arch/NAME.cpp. The build functions
-// check every tensor they need (present, shape, dtype) and throw core::io::FileError naming the file
-// and the tensor.
-// arch/gpt2.cpp
-void read_gpt2(const ConfigReader& r, ModelConfig& c);
-double gpt2_score_scale(const ModelConfig& c, int layer);
-std::unique_ptr<Model> build_gpt2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& gpt2_gguf();
-// arch/llama.cpp
-void read_llama(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_llama(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& llama_gguf();
-const GgufLayout& qwen2_gguf();
-// arch/gemma2.cpp, arch/gemma3.cpp, arch/gemma.cpp
-void read_gemma2(const ConfigReader& r, ModelConfig& c);
-void read_gemma3(const ConfigReader& r, ModelConfig& c);
-void read_gemma3_multimodal(const ConfigReader& r, ModelConfig& c);
-double gemma_score_scale(const ModelConfig& c, int layer);
-std::unique_ptr<Model> build_gemma2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-std::unique_ptr<Model> build_gemma3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-std::unique_ptr<Model> build_gemma3_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& gemma2_gguf();
-const GgufLayout& gemma3_gguf();
-// arch/qwen3.cpp
-void read_qwen3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& qwen3_gguf();
-// arch/qwen3_moe.cpp
-void read_qwen3_moe(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& qwen3_moe_gguf();
-// arch/qwen2_moe.cpp
-void read_qwen2_moe(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen2_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-// arch/gpt_oss.cpp
-void read_gpt_oss(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_gpt_oss(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& gpt_oss_gguf();
-// arch/qwen3_next.cpp
-void read_qwen3_5(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_5(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-void read_qwen3_5_moe_multimodal(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_5_moe_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& qwen35_gguf();
-const GgufLayout& qwen35moe_gguf();
-void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_qwen3_next(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& qwen3next_gguf();
-// arch/phi3.cpp
-void read_phi3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_phi3(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& phi3_gguf();
-// arch/smollm3.cpp
-void read_smollm3(const ConfigReader& r, ModelConfig& c);
-const GgufLayout& smollm3_gguf();
-// arch/olmo2.cpp
-void read_olmo2(const ConfigReader& r, ModelConfig& c);
-void read_olmo3(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_olmo2(const ModelConfig& config, std::shared_ptr<const Weights> weights);
-const GgufLayout& olmo2_gguf();
-// arch/bert.cpp
-void read_bert(const ConfigReader& r, ModelConfig& c);
-std::unique_ptr<Model> build_bert(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+// Each architecture's functions, defined in its file core/model/arch/NAME.cpp (read_NAME, NAME_gguf,
+// build_NAME, NAME_score_scale), declared here by the signature of their column: a new architecture
+// adds its names to these lists. The build functions check every tensor they need (present, shape,
+// dtype) and throw core::io::FileError naming the file and the tensor.
+using ReadConfigFn = std::remove_pointer_t<ReadConfig>;
+using ScoreScaleFn = std::remove_pointer_t<ScoreScale>;
+using BuildModelFn = std::remove_pointer_t<BuildModel>;
+using GgufLayoutFn = std::remove_pointer_t<GgufLayoutOf>;
+
+ReadConfigFn read_gpt2, read_llama, read_gemma2, read_gemma3, read_gemma3_multimodal, read_qwen3, read_qwen3_moe, read_qwen2_moe, read_gpt_oss,
+    read_qwen3_5, read_qwen3_5_multimodal, read_qwen3_5_moe, read_qwen3_5_moe_multimodal,
+    read_qwen3_next, read_phi3, read_smollm3, read_olmo2, read_olmo3, read_bert;
+ScoreScaleFn gpt2_score_scale, gemma_score_scale;
+BuildModelFn build_gpt2, build_llama, build_gemma2, build_gemma3, build_gemma3_multimodal, build_qwen3, build_qwen3_moe, build_qwen2_moe,
+    build_gpt_oss, build_qwen3_5, build_qwen3_5_multimodal, build_qwen3_5_moe, build_qwen3_5_moe_multimodal,
+    build_qwen3_next, build_phi3, build_olmo2, build_bert;
+GgufLayoutFn gpt2_gguf, llama_gguf, qwen2_gguf, gemma2_gguf, gemma3_gguf, qwen3_gguf, qwen3_moe_gguf, gpt_oss_gguf, qwen35_gguf, qwen35moe_gguf,
+    qwen3next_gguf, phi3_gguf, smollm3_gguf, olmo2_gguf;
 
 const std::vector<Architecture>& architectures() {
     static const std::vector<Architecture> table = {

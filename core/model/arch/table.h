@@ -2,7 +2,7 @@
 //
 // A row per value of config.json's `architectures` field. A new architecture is one file
 // core/model/arch/NAME.cpp with its config reading, score scale and build function, plus its row and
-// the declarations of its functions in arch/table.cpp (CMake builds every arch/*.cpp, and --help,
+// its functions' names in the declaration lists of arch/table.cpp (CMake builds every arch/*.cpp, and --help,
 // the messages and the docs list the architectures from this table). Its model derives from
 // layers::LayerStack (core/model/arch/layers.h), which runs the frame of every forward, and gives the
 // embeddings, one layer and the final norm, with the Hugging Face modeling file's names. The recipe,
@@ -72,7 +72,7 @@ double score_scale(const ModelConfig& c, int layer);
 double inverse_sqrt_head(const ModelConfig& c, int layer);
 
 // What one architecture's file takes from another's: Qwen3's keys of a GGUF file, which Qwen3 MoE's
-// extend. Every other function of an architecture is declared beside its row, in arch/table.cpp.
+// extend. Every other function of an architecture is declared above the rows, in arch/table.cpp.
 void read_gguf_qwen3(const GgufKeys& k, ModelConfig& c);
 
 } // namespace core::model

@@ -4,13 +4,12 @@
 #include "core/model/tokenizer/scan.h"
 
 #include "core/io/files.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <deque>
 #include <new>
 #include <optional>
-#include <system_error>
-#include <thread>
 
 namespace core::model {
 
@@ -187,21 +186,17 @@ bool fast_vocab(std::string_view text, Vocab& v) {
         } catch (const std::exception&) {
         }
     };
-    std::thread other;
-    try {
-        other = std::thread(scan_later);
-    } catch (const std::system_error&) {
-        scan_later();
-    }
     bool first_ok = false;
-    try {
-        v.ids.reserve(entries);
-        v.strings.reserve(entries);
-        scan::Scanner s(text.substr(0, cut));
-        first_ok = s.take('{') && vocab_entries(s, true, insert);
-    } catch (const std::exception&) { // out of memory: joined below, then the full parser decides
-    }
-    if (other.joinable()) other.join();
+    const auto scan_first = [&] {
+        try {
+            v.ids.reserve(entries);
+            v.strings.reserve(entries);
+            scan::Scanner s(text.substr(0, cut));
+            first_ok = s.take('{') && vocab_entries(s, true, insert);
+        } catch (const std::exception&) { // out of memory: the full parser decides
+        }
+    };
+    core::parallel::both(scan_first, scan_later);
     if (!first_ok || !later_ok) return whole(); // the line break was not between two entries
     for (const auto& [token, id] : later)
         if (!insert(token, id, false)) return false;
@@ -280,18 +275,16 @@ bool read_fast(const std::string& content, json& doc, Vocab& vocab, ReadAhead& a
             merges_ok = false;
         }
     };
-    std::thread other;
-    try {
-        other = std::thread(read_merges); // the merges on the other core while this one reads the vocabulary
-    } catch (const std::system_error&) {
-        read_merges();
-    }
     bool vocab_ok = false;
-    try {
-        vocab_ok = vocab_text.empty() || (a.vocab = fast_vocab(vocab_text, vocab));
-    } catch (const std::exception&) { // out of memory: joined below, then the full parser decides
-    }
-    if (other.joinable()) other.join();
+    const auto read_vocab = [&] {
+        try {
+            vocab_ok = vocab_text.empty() || (a.vocab = fast_vocab(vocab_text, vocab));
+        } catch (const std::exception&) { // out of memory: the full parser decides
+        }
+    };
+    // The vocabulary and the merges on two cores; the vocabulary's own halves then run one after
+    // the other (core::parallel::for_each inside for_each stays on its thread).
+    core::parallel::both(read_vocab, read_merges);
     return vocab_ok && merges_ok;
 }
 

@@ -2,12 +2,12 @@
 // (greedy longest match with a continuing-subword prefix); and a GGUF file's SentencePiece BPE by score.
 #include "core/model/tokenizer/parts.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <queue>
-#include <system_error>
-#include <thread>
 
 namespace core::model {
 
@@ -213,17 +213,9 @@ std::unique_ptr<TokenizerModel> make_bpe(const Vocab& vocab, const MergeList& me
     std::vector<MergeIds> ids(merges.size());
     // The lookups of the second half on the other core, for the 100k–500k merges of real files.
     const std::size_t half = merges.size() > 65536 ? merges.size() / 2 : merges.size();
-    std::size_t bad_second = merges.size();
-    std::thread second;
-    if (half < merges.size()) {
-        try {
-            second = std::thread([&] { bad_second = resolve_merges(vocab, merges, prefix, half, merges.size(), ids); });
-        } catch (const std::system_error&) {
-            bad_second = resolve_merges(vocab, merges, prefix, half, merges.size(), ids);
-        }
-    }
-    const std::size_t bad_first = resolve_merges(vocab, merges, prefix, 0, half, ids);
-    if (second.joinable()) second.join();
+    std::size_t bad_first = half, bad_second = merges.size();
+    core::parallel::both([&] { bad_first = resolve_merges(vocab, merges, prefix, 0, half, ids); },
+                         [&] { bad_second = resolve_merges(vocab, merges, prefix, half, merges.size(), ids); });
     const std::size_t bad = bad_first < half ? bad_first : bad_second;
     if (bad < merges.size()) {
         const auto [a, b] = merges[bad];
