@@ -43,7 +43,7 @@ struct LinearViews {
         if (v.o->scores) score.emplace(*v.o->scores);
         float* thumbnail = side ? v.r->thumbnails.data() + at * static_cast<std::size_t>(side) * static_cast<std::size_t>(side) : nullptr;
         const int t = v.r->t_new;
-        delta_rule::matrix_blocks(v.p->inputs(), *v.shape, h, AttentionMaps::block, [&](int i0, int i1, const float* rows) {
+        delta_rule::matrix_blocks(v.p->inputs(), *v.shape, h, [&](int i0, int i1, const float* rows) {
             if (score) score->add(rows, i0, i1, t);
             if (thumbnail) thumbnail_rows(rows, i0, i1, t, side, thumbnail);
         });
