@@ -107,12 +107,23 @@ MatrixF chunked(const Inputs& in, const Shape& s, int chunk, float* state) {
 
 namespace {
 
-// C = A · B, or A · Bᵀ with b_transposed (+= with accumulate), on the build's single-threaded gemm:
-// the same shapes give the same bits, wherever the rows were asked from.
-void gemm(const Matrix& A, const Matrix& B, bool b_transposed, Matrix& C, bool accumulate) {
+// The build whose gemm M's products of 64 × d_k blocks run on: the kernel level's, but for x86-64-v4's,
+// whose oneDNN call cost 5 times the CPU time of x86-64-v3's chain_gemm.h on them (a head's M at
+// t = 1024, d_k = 128: 36 against 7 ms).
+const ops::Set& small_products() {
+    const ops::Set& level = ops::active();
+#ifdef ATTNVIZ_X86_KERNELS
+    if (&level == ops::x86_64_v4()) return *ops::x86_64_v3();
+#endif
+    return level;
+}
+
+// C = A · B, or A · Bᵀ with b_transposed (+= with accumulate), single-threaded: the same shapes give
+// the same bits, wherever the rows were asked from.
+void gemm(const ops::Set& on, const Matrix& A, const Matrix& B, bool b_transposed, Matrix& C, bool accumulate) {
     const ops::Index m = A.rows(), k = A.cols(), n = b_transposed ? B.rows() : B.cols();
     if (!accumulate) C.resize(m, n);
-    ops::active().gemm({A.data(), k, B.data(), B.cols(), b_transposed, C.data(), n, m, k, n, accumulate}, false);
+    on.gemm({A.data(), k, B.data(), B.cols(), b_transposed, C.data(), n, m, k, n, accumulate}, false);
 }
 
 // What M's rows are rebuilt from, for one chunk [c0, c0 + n) of a head, from its own q, k, β and g
@@ -134,14 +145,14 @@ struct Chunk {
     float decay = 1; // e^(cum_end)
 };
 
-Chunk chunk_of(const Head& x, int c0, int n) {
+Chunk chunk_of(const ops::Set& on, const Head& x, int c0, int n) {
     Chunk c{c0, n, {}, {}, {}, {}, 1.0f};
     Eigen::VectorXf cum(n); // (n)
     for (int i = 0; i < n; ++i) cum(i) = (i ? cum(i - 1) : 0.0f) + x.g(c0 + i);
     const Matrix q = x.q.middleRows(c0, n), k = x.k.middleRows(c0, n); // (n, d_k) each
     Matrix intra, keys, F = Matrix::Zero(n, n);                          // (n, n) each
-    gemm(q, k, true, intra, false);
-    gemm(k, k, true, keys, false);
+    gemm(on, q, k, true, intra, false);
+    gemm(on, k, k, true, keys, false);
     for (int i = 0; i < n; ++i) { // intra decayed and masked; F by forward substitution
         F(i, i) = x.beta(c0 + i);
         for (int j = 0; j < i; ++j) {
@@ -151,28 +162,30 @@ Chunk chunk_of(const Head& x, int c0, int n) {
         }
         intra.row(i).tail(n - 1 - i).setZero();
     }
-    gemm(intra, F, false, c.diagonal, false);
+    gemm(on, intra, F, false, c.diagonal, false);
     const Eigen::VectorXf grown = cum.array().exp().matrix(), to_end = (cum(n - 1) - cum.array()).exp().matrix(); // (n) each
     c.erase = -(grown.asDiagonal() * k);
     const Matrix ends = to_end.asDiagonal() * k, Ft = F.transpose(); // (n, d_k), (n, n)
-    gemm(Ft, ends, false, c.written, false);
+    gemm(on, Ft, ends, false, c.written, false);
     c.carried = grown.asDiagonal() * q;
-    gemm(c.diagonal, c.erase, false, c.carried, true);
+    gemm(on, c.diagonal, c.erase, false, c.carried, true);
     c.decay = std::exp(cum(n - 1));
     return c;
 }
 
 // Head h's chunks of `matrix_chunk` positions from position 0, as far as position `last`.
 std::vector<Chunk> chunks_of(const Head& x, int last) {
+    const ops::Set& on = small_products();
     std::vector<Chunk> out;
     const int t = static_cast<int>(x.g.size());
-    for (int c0 = 0; c0 <= last; c0 += matrix_chunk) out.push_back(chunk_of(x, c0, std::min(matrix_chunk, t - c0)));
+    for (int c0 = 0; c0 <= last; c0 += matrix_chunk) out.push_back(chunk_of(on, x, c0, std::min(matrix_chunk, t - c0)));
     return out;
 }
 
 // The rows of chunk c into rows ((n, t) row-major), 0 above the diagonal: the chunk's own block, then
 // each earlier chunk's columns, the carried rows taken back one chunk at a time.
 void chunk_rows(const std::vector<Chunk>& chunks, int c, int t, float* rows) {
+    const ops::Set& on = small_products();
     const Chunk& me = chunks[static_cast<std::size_t>(c)];
     Eigen::Map<Matrix> out(rows, me.n, t); // (n, t)
     out.setZero();
@@ -180,11 +193,11 @@ void chunk_rows(const std::vector<Chunk>& chunks, int c, int t, float* rows) {
     Matrix r = me.carried, block; // (n, d_k), (n, n')
     for (int b = c - 1; b >= 0; --b) {
         const Chunk& e = chunks[static_cast<std::size_t>(b)];
-        gemm(r, e.written, true, block, false);
+        gemm(on, r, e.written, true, block, false);
         out.middleCols(e.c0, e.n) = block;
         if (b == 0) break;
         r *= e.decay;
-        gemm(block, e.erase, false, r, true);
+        gemm(on, block, e.erase, false, r, true);
     }
 }
 
