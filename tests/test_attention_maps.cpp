@@ -93,6 +93,27 @@ TEST_CASE("attention maps: rebuilt on demand, every head and tile equals the ful
     });
 }
 
+TEST_CASE("attention maps: a long run's linear layers keep their input, and M from the q and k projected again is the full forward's to the bit") {
+    fixtures::for_each_checkpoint(std::vector<std::string>{"qwen3_5", "qwen3_next"}, [](const core::model::OpenedModel& m) {
+        const core::model::ModelConfig& c = m.model->config();
+        const std::vector<int> ids = some_ids(1100, c.vocab); // past the length from which the input is kept, 18 chunks of M
+        ForwardOptions dense;
+        dense.dense_attention = true;
+        const ForwardResult a = m.model->forward(ids, {}), b = m.model->forward(ids, dense);
+        for (int l = 0; l < 3; ++l) { // the linear layers: their input (t, 16), not q and k (t, 2 · 16)
+            const core::model::AttentionMaps::Layer* kept = a.maps.kept(l);
+            REQUIRE(kept);
+            CHECK(kept->q.empty());
+            REQUIRE(kept->source);
+            CHECK(kept->source->input.size() == ids.size() * static_cast<std::size_t>(c.d_model));
+        }
+        CHECK(a.maps.kept(3)->source == nullptr); // the full layer keeps its queries and keys
+        check_equal(a, b);
+        const ForwardResult shorter = m.model->forward(std::vector<int>(ids.begin(), ids.begin() + 150), {});
+        CHECK(shorter.maps.kept(0)->source == nullptr); // a short run keeps q and k, read without projecting
+    });
+}
+
 TEST_CASE("attention maps: the attention file and --forward's JSON, streamed head by head, hold the full forward's maps") {
     NEED_CHECKPOINTS();
     for (const std::string& name : {std::string("llama_gqa"), std::string("gemma2"), std::string("bert")}) {

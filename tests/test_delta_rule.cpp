@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace dr = core::model::delta_rule;
@@ -81,13 +82,42 @@ TEST_CASE("delta rule: M streamed in blocks (the forward's scores and thumbnails
     MatrixF M(r.t, r.t), streamed = MatrixF::Constant(r.t, r.t, 7.0f); // (t, t)
     dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 3, 0, r.t, M.data());
     int next = 0;
-    dr::matrix_blocks(r.inputs(r.beta, r.g), r.s, 3, 64, [&](int i0, int i1, const float* rows) {
+    dr::matrix_blocks(r.inputs(r.beta, r.g), r.s, 3, [&](int i0, int i1, const float* rows) {
         CHECK(i0 == next);
         streamed.middleRows(i0, i1 - i0) = Eigen::Map<const MatrixF>(rows, i1 - i0, r.t);
         next = i1;
     });
     CHECK(next == r.t);
     CHECK((streamed - M).cwiseAbs().maxCoeff() == 0.0f);
+}
+
+TEST_CASE("delta rule: M over several chunks is each head's output, and a chunk's rows rebuilt alone are the stream's bits") {
+    const Random r(3 * dr::matrix_chunk + 11, 5); // four chunks, the last one short
+    const MatrixF o = dr::recurrent(r.inputs(r.beta, r.g), r.s);
+    for (int h = 0; h < r.s.v_heads; ++h) CHECK(m_times_v_error(r, r.inputs(r.beta, r.g), o, h) < 1e-5);
+    MatrixF streamed(r.t, r.t); // (t, t) every row, chunk after chunk from position 0
+    dr::matrix_blocks(r.inputs(r.beta, r.g), r.s, 2, [&](int i0, int i1, const float* rows) {
+        streamed.middleRows(i0, i1 - i0) = Eigen::Map<const MatrixF>(rows, i1 - i0, r.t);
+    });
+    for (const auto& [r0, r1] : {std::pair{150, 170}, std::pair{2 * dr::matrix_chunk, 3 * dr::matrix_chunk}, std::pair{r.t - 3, r.t}}) {
+        MatrixF rows(r1 - r0, r.t); // rows of a late chunk (or two), rebuilt from their own chunks' q, k, β and g
+        dr::matrix_rows(r.inputs(r.beta, r.g), r.s, 2, r0, r1, rows.data());
+        CHECK((rows.array() == streamed.middleRows(r0, r1 - r0).array()).all());
+    }
+    MatrixF carried(r.t, r.t); // the definition: W carried position by position, M[i, s] = q_i · W_i[:, s]
+    {
+        const int kh = r.s.key_head(2), dk = r.s.d_k;
+        MatrixF W = MatrixF::Zero(r.t, dk); // (t, d_k) row s: column s of W
+        for (int i = 0; i < r.t; ++i) {
+            const Eigen::RowVectorXf k = r.k.block(i, kh * dk, 1, dk), q = r.q.block(i, kh * dk, 1, dk); // (1, d_k)
+            W.topRows(i) *= std::exp(r.g(i, 2));
+            const Eigen::VectorXf read = W.topRows(i) * k.transpose(); // (i)
+            W.topRows(i) -= r.beta(i, 2) * read * k;
+            W.row(i) = r.beta(i, 2) * k;
+            carried.row(i) = q * W.transpose();
+        }
+    }
+    CHECK((streamed - carried).cwiseAbs().maxCoeff() < 1e-5f * carried.cwiseAbs().maxCoeff());
 }
 
 TEST_CASE("delta rule: an M from a wrong β or a decay applied twice fails the M v check") {

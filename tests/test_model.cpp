@@ -518,6 +518,28 @@ TEST_CASE("hybrid models continue a cached sequence: each step's logits and maps
     }
 }
 
+TEST_CASE("a hybrid's cache from runs without maps keeps no q and k of its linear layers: a run with maps on it is refused in one line") {
+    NEED_CHECKPOINTS();
+    const core::model::OpenedModel m = core::model::open_model(checkpoints() + "/qwen3_5");
+    std::vector<int> ids;
+    for (int i = 0; i < 20; ++i) ids.push_back((i * 37 + 11) % 250);
+    ForwardOptions plain;
+    plain.attention = false;
+    core::model::KvCache cache;
+    m.model->extend(cache, ids, plain);
+    CHECK(cache.linear[0].q.empty());              // no maps: no q and k kept
+    CHECK(cache.linear[0].beta.size() == 20 * 4); // β for each position of the 4 value heads
+    m.model->extend(cache, {5}, plain);            // a step without maps continues
+    CHECK(cache.length == 21);
+    try {
+        m.model->extend(cache, {6}, ForwardOptions{});
+        FAIL("a run with maps on a cache without q and k ran");
+    } catch (const core::model::InputError& e) {
+        CHECK(std::string(e.what()).find("kept no q and k of linear layer 1") != std::string::npos);
+    }
+    CHECK(cache.length == 21); // the refused run changed nothing
+}
+
 TEST_CASE("the window's decoding steps on a hybrid: the tokens greedy generation gives, each linear head's newest row a whole forward's") {
     NEED_CHECKPOINTS();
     const core::model::OpenedModel m = core::model::open_model(checkpoints() + "/qwen3_5");

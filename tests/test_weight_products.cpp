@@ -133,10 +133,12 @@ TEST_CASE("weight products: every type, both layouts, several panels, equal a pr
     }
 }
 
-TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot products over rows as they lie, at any depth") {
+TEST_CASE("weight products: one row times F16, BF16 or Q8_0 weights (out, in), the dot products over rows as they lie, at any depth") {
     std::mt19937 rng(78);
-    for (const WeightType t : {WeightType::f16, WeightType::bf16}) {
-        for (const std::int64_t k : {1, 7, 8, 33, 1001}) { // the 32-wide steps, the 8-wide ones and the tail
+    for (const WeightType t : {WeightType::f16, WeightType::bf16, WeightType::q8_0}) {
+        const bool blocks = t == WeightType::q8_0;
+        for (const std::int64_t k : blocks ? std::vector<std::int64_t>{32, 96, 4096} : std::vector<std::int64_t>{1, 7, 8, 33, 1001}) {
+            // the 32-wide steps, the 8-wide ones and the tail; Q8_0 one block, three, and a model's depth
             const std::string type = core::model::type_name(t);
             CAPTURE(type);
             CAPTURE(k);

@@ -16,12 +16,12 @@ MatrixF by_head(const float* rows, int t, int heads, int d) {
     return out;
 }
 
-LayerActivations linear_of(const AttentionMaps::Layer& L, int t) {
+LayerActivations linear_of(const AttentionMaps::Layer& L, const AttentionMaps::LinearQK& qk, int t) {
     LayerActivations a;
     a.linear = true;
     a.q_heads = L.k_heads, a.v_heads = L.v_heads;
-    a.q = by_head(L.q.data(), t, L.k_heads, L.d_k);
-    a.k = by_head(L.k.data(), t, L.k_heads, L.d_k);
+    a.q = by_head(qk.q, t, L.k_heads, L.d_k);
+    a.k = by_head(qk.k, t, L.k_heads, L.d_k);
     a.v = by_head(L.v.data(), t, L.v_heads, L.d_v);
     a.beta.resize(L.v_heads, t), a.g.resize(L.v_heads, t); // (v_heads, t) from the kept (t, v_heads)
     for (int i = 0; i < t; ++i)
@@ -63,7 +63,7 @@ LayerActivations layer_activations(const Model& m, const std::vector<int>& ids, 
     if (!linear) return softmax_of(r, layer);
     const AttentionMaps::Layer* kept = r.maps.kept(layer);
     if (!kept) throw InputError("layer " + std::to_string(layer + 1) + " kept no activations");
-    return linear_of(*kept, r.t_new);
+    return linear_of(*kept, r.maps.linear_qk(layer), r.t_new);
 }
 
 } // namespace core::model

@@ -30,7 +30,7 @@ std::size_t AttentionMaps::bytes_for(int layers, int heads, int kv_heads, int d_
 
 std::size_t AttentionMaps::bytes() const {
     std::size_t n = dense_.size();
-    for (const Layer& l : kept_) n += l.q.size() + l.k.size() + l.beta.size() + l.g.size() + l.v.size();
+    for (const Layer& l : kept_) n += l.q.size() + l.k.size() + l.beta.size() + l.g.size() + l.v.size() + (l.source ? l.source->input.size() : 0);
     return n * sizeof(float);
 }
 
@@ -65,7 +65,7 @@ void AttentionMaps::rows(int l, int h, int r0, int r1, float* dst) const {
         std::copy(from, from + cells(r1 - r0, t_total_), dst);
         return;
     }
-    if (kept_.empty() || kept_[static_cast<std::size_t>(l)].q.empty()) {
+    if (kept_.empty() || !kept_[static_cast<std::size_t>(l)].ran()) {
         std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
         return;
     }
@@ -91,24 +91,39 @@ void AttentionMaps::linear_rows(int l, int h, int r0, int r1, float* dst) const 
     const Layer& L = kept_[static_cast<std::size_t>(l)];
     if (h >= L.v_heads) return std::fill(dst, dst + cells(r1 - r0, t_total_), 0.0f);
     const delta_rule::Shape shape{L.k_heads, L.v_heads, L.d_k, 1, L.tiled};
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_total_};
+    const LinearQK qk = linear_qk(l);
+    const delta_rule::Inputs in{qk.q, qk.k, nullptr, L.beta.data(), L.g.data(), t_total_};
     const int past = t_total_ - t_new_;
     delta_rule::matrix_rows(in, shape, h, past + r0, past + r1, dst);
 }
 
+AttentionMaps::LinearQK AttentionMaps::linear_qk(int l) const {
+    const Layer& L = kept_.at(static_cast<std::size_t>(l));
+    if (!L.source) return {L.q.data(), L.k.data(), nullptr};
+    std::lock_guard<std::mutex> lock(projected_->mutex);
+    if (projected_->layer != l) {
+        auto q = std::make_shared<std::vector<float>>(), k = std::make_shared<std::vector<float>>();
+        L.source->project(L.source->input.data(), t_total_, *q, *k);
+        projected_->q = std::move(q), projected_->k = std::move(k), projected_->layer = l;
+    }
+    const auto q = projected_->q, k = projected_->k;
+    return {q->data(), k->data(), std::make_shared<std::pair<decltype(q), decltype(k)>>(q, k)};
+}
+
 bool AttentionMaps::linear(int l) const {
-    return l >= 0 && l < static_cast<int>(kept_.size()) && kept_[static_cast<std::size_t>(l)].linear && !kept_[static_cast<std::size_t>(l)].q.empty();
+    return l >= 0 && l < static_cast<int>(kept_.size()) && kept_[static_cast<std::size_t>(l)].linear && kept_[static_cast<std::size_t>(l)].ran();
 }
 
 const AttentionMaps::Layer* AttentionMaps::kept(int l) const {
-    if (l < 0 || l >= static_cast<int>(kept_.size()) || kept_[static_cast<std::size_t>(l)].q.empty()) return nullptr;
+    if (l < 0 || l >= static_cast<int>(kept_.size()) || !kept_[static_cast<std::size_t>(l)].ran()) return nullptr;
     return &kept_[static_cast<std::size_t>(l)];
 }
 
 std::optional<delta_rule::Split> AttentionMaps::linear_split(int l, int h, int i, int j) const {
     if (!linear(l) || h < 0 || h >= kept_[static_cast<std::size_t>(l)].v_heads || i < 0 || j < 0 || i >= t_new_ || j >= t_total_) return std::nullopt;
     const Layer& L = kept_[static_cast<std::size_t>(l)];
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), nullptr, L.beta.data(), L.g.data(), t_total_}; // q, k, β, g kept from position 0
+    const LinearQK qk = linear_qk(l);
+    const delta_rule::Inputs in{qk.q, qk.k, nullptr, L.beta.data(), L.g.data(), t_total_}; // q, k, β, g kept from position 0
     return delta_rule::split(in, {L.k_heads, L.v_heads, L.d_k, 1, L.tiled}, h, t_total_ - t_new_ + i, j);
 }
 
@@ -117,7 +132,8 @@ std::optional<MatrixF> AttentionMaps::linear_state(int l, int h, int i) const {
     const Layer& L = kept_[static_cast<std::size_t>(l)];
     // The values are kept for the positions of this run alone: a run that continued a cache has none of the earlier ones.
     if (h >= L.v_heads || L.v.size() != static_cast<std::size_t>(t_total_) * static_cast<std::size_t>(L.v_heads * L.d_v)) return std::nullopt;
-    const delta_rule::Inputs in{L.q.data(), L.k.data(), L.v.data(), L.beta.data(), L.g.data(), t_total_};
+    const LinearQK qk = linear_qk(l);
+    const delta_rule::Inputs in{qk.q, qk.k, L.v.data(), L.beta.data(), L.g.data(), t_total_};
     return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v, L.tiled}, h, t_total_ - t_new_ + i);
 }
 

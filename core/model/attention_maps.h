@@ -18,7 +18,9 @@
 #include "core/model/delta_rule.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -28,6 +30,14 @@ using core::heads::MatrixF;
 
 class AttentionMaps {
 public:
+    // A linear layer's input kept in place of its q and k: `project` runs the layer's own
+    // projections, convolution and norms on it again (gated_delta_net::project_qk), the call the
+    // forward made, so the q and k it gives are the forward's bits.
+    struct LinearSource {
+        std::vector<float> input; // (t_total, d_model) the layer's input after its norm
+        int d_model = 0;
+        std::function<void(const float* input, int t, std::vector<float>& q, std::vector<float>& k)> project;
+    };
     // What rebuilds one layer's maps.
     struct Layer {
         std::vector<float> q; // (t_new, heads · d_head) after RoPE
@@ -45,7 +55,20 @@ public:
         std::vector<float> v; // (t_new, v_heads · d_v) the values, for the state view
         int d_v = 0;
         bool tiled = false; // value head h reads key head h mod k_heads (delta_rule::Shape::tiled)
+        // Or, in place of q and k (a long run's, where the layer's input is the smaller): what gives
+        // them again, the same bits.
+        std::shared_ptr<const LinearSource> source;
+        bool ran() const { return !q.empty() || source; }
     };
+    // A linear layer's q and k (t_total, k_heads · d_k) as the rule read them, kept or projected
+    // again (the latest layer projected stays, so that its heads are drawn one after another without
+    // projecting each time); `hold` keeps them alive.
+    struct LinearQK {
+        const float* q = nullptr;
+        const float* k = nullptr;
+        std::shared_ptr<const void> hold;
+    };
+    LinearQK linear_qk(int l) const;
     // The forward's shapes; the blocks of queries are `block` rows, from the first new one.
     static constexpr int block = 64;
     AttentionMaps() = default;
@@ -88,6 +111,12 @@ private:
     int layers_ = 0, heads_ = 0, kv_heads_ = 1, d_head_ = 0, t_new_ = 0, t_total_ = 0;
     std::vector<float> dense_; // (layers, heads, t_new, t_total) when dense
     std::vector<Layer> kept_;  // (layers) when not dense; a layer with no q did not run
+    struct Projected {         // the latest linear layer's q and k projected again, shared by copies of the maps
+        std::mutex mutex;
+        int layer = -1;
+        std::shared_ptr<const std::vector<float>> q, k;
+    };
+    std::shared_ptr<Projected> projected_ = std::make_shared<Projected>();
     void rebuild(int l, int h, int b, float* weights) const;
     void linear_rows(int l, int h, int r0, int r1, float* dst) const;
 };

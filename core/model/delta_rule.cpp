@@ -1,6 +1,8 @@
 // core/model/delta_rule.cpp — the gated delta rule and its matrix (delta_rule.h).
 #include "core/model/delta_rule.h"
 
+#include "core/model/ops.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -105,39 +107,130 @@ MatrixF chunked(const Inputs& in, const Shape& s, int chunk, float* state) {
 
 namespace {
 
-// Carries head h's W through positions 0 … r1 − 1 and writes row i of M (i ≥ r0) to row_at(i),
-// then calls done(i).
-template <class RowAt, class Done>
-void carry(const Inputs& in, const Shape& s, int h, int r0, int r1, RowAt row_at, Done done) {
-    const Head x = head_of(in, s, h, false);
-    Matrix W = Matrix::Zero(std::max(r1, 1), s.d_k); // (r1, d_k) row j: column j of W, what value j's weight is read through
-    for (int i = 0; i < r1; ++i) {
-        auto earlier = W.topRows(i);                                   // (i, d_k)
-        earlier *= std::exp(x.g(i));                                   // the decay
-        const Eigen::VectorXf read = earlier * x.k.row(i).transpose(); // (i) what the state held of each value along k_i
-        earlier -= x.beta(i) * read * x.k.row(i);                      // the erase: (I − β k kᵀ) on each column
-        W.row(i) = x.beta(i) * x.k.row(i);                             // the write of value i
-        if (i < r0) continue;
-        float* row = row_at(i);
-        std::fill(row, row + in.t, 0.0f);
-        Eigen::Map<Eigen::RowVectorXf>(row, i + 1) = x.q.row(i) * W.topRows(i + 1).transpose();
-        done(i);
+// The build whose gemm M's products of 64 × d_k blocks run on: the kernel level's, but for x86-64-v4's,
+// whose oneDNN call cost 5 times the CPU time of x86-64-v3's chain_gemm.h on them (a head's M at
+// t = 1024, d_k = 128: 36 against 7 ms).
+const ops::Set& small_products() {
+    const ops::Set& level = ops::active();
+#ifdef ATTNVIZ_X86_KERNELS
+    if (&level == ops::x86_64_v4()) return *ops::x86_64_v3();
+#endif
+    return level;
+}
+
+// C = A · B, or A · Bᵀ with b_transposed (+= with accumulate), single-threaded: the same shapes give
+// the same bits, wherever the rows were asked from.
+void gemm(const ops::Set& on, const Matrix& A, const Matrix& B, bool b_transposed, Matrix& C, bool accumulate) {
+    const ops::Index m = A.rows(), k = A.cols(), n = b_transposed ? B.rows() : B.cols();
+    if (!accumulate) C.resize(m, n);
+    on.gemm({A.data(), k, B.data(), B.cols(), b_transposed, C.data(), n, m, k, n, accumulate}, false);
+}
+
+// What M's rows are rebuilt from, for one chunk [c0, c0 + n) of a head, from its own q, k, β and g
+// alone (delta_rule.h's UT form). With cum_i the log of the decay from the chunk's start through i,
+// F = (I + L)⁻¹ diag(β) for L the strictly lower part of (β_i k_i · k_j e^(cum_i − cum_j)):
+//   M on the chunk's own columns = ((q_i · k_j) e^(cum_i − cum_j), j ≤ i) · F;
+//   row i of M on the earlier columns = carried_i · W (the columns of W before the chunk, d_k × c0),
+//     carried = diag(e^cum) Q − (M's diagonal block) · diag(e^cum) K;
+//   W at the chunk's end on its own columns = Kᵀ diag(e^(cum_end − cum)) F (written, transposed);
+//   the chunk takes the earlier columns of W through decay · I − written · diag(e^cum) K.
+// So a row of a later chunk reads an earlier chunk's columns as r · writtenᵀ, where r is its carried
+// row taken back through the chunks between (r ← decay · r + (r · writtenᵀ) · erase).
+struct Chunk {
+    int c0 = 0, n = 0;
+    Matrix diagonal; // (n, n) M on the chunk's own columns, lower-triangular
+    Matrix carried;  // (n, d_k) each row's query carried back to the state before the chunk
+    Matrix written;  // (n, d_k) row j: column c0 + j of W at the chunk's end
+    Matrix erase;    // (n, d_k) −e^(cum_j) k_j
+    float decay = 1; // e^(cum_end)
+};
+
+Chunk chunk_of(const ops::Set& on, const Head& x, int c0, int n) {
+    Chunk c{c0, n, {}, {}, {}, {}, 1.0f};
+    Eigen::VectorXf cum(n); // (n)
+    for (int i = 0; i < n; ++i) cum(i) = (i ? cum(i - 1) : 0.0f) + x.g(c0 + i);
+    const Matrix q = x.q.middleRows(c0, n), k = x.k.middleRows(c0, n); // (n, d_k) each
+    Matrix intra, keys, F = Matrix::Zero(n, n);                          // (n, n) each
+    gemm(on, q, k, true, intra, false);
+    gemm(on, k, k, true, keys, false);
+    for (int i = 0; i < n; ++i) { // intra decayed and masked; F by forward substitution
+        F(i, i) = x.beta(c0 + i);
+        for (int j = 0; j < i; ++j) {
+            const float decay = std::exp(cum(i) - cum(j));
+            intra(i, j) *= decay;
+            F.row(i) -= (x.beta(c0 + i) * keys(i, j) * decay) * F.row(j);
+        }
+        intra.row(i).tail(n - 1 - i).setZero();
+    }
+    gemm(on, intra, F, false, c.diagonal, false);
+    const Eigen::VectorXf grown = cum.array().exp().matrix(), to_end = (cum(n - 1) - cum.array()).exp().matrix(); // (n) each
+    c.erase = -(grown.asDiagonal() * k);
+    const Matrix ends = to_end.asDiagonal() * k, Ft = F.transpose(); // (n, d_k), (n, n)
+    gemm(on, Ft, ends, false, c.written, false);
+    c.carried = grown.asDiagonal() * q;
+    gemm(on, c.diagonal, c.erase, false, c.carried, true);
+    c.decay = std::exp(cum(n - 1));
+    return c;
+}
+
+// Head h's chunks of `matrix_chunk` positions from position 0, as far as position `last`.
+std::vector<Chunk> chunks_of(const Head& x, int last) {
+    const ops::Set& on = small_products();
+    std::vector<Chunk> out;
+    const int t = static_cast<int>(x.g.size());
+    for (int c0 = 0; c0 <= last; c0 += matrix_chunk) out.push_back(chunk_of(on, x, c0, std::min(matrix_chunk, t - c0)));
+    return out;
+}
+
+// The rows of chunk c into rows ((n, t) row-major), 0 above the diagonal: the chunk's own block, then
+// each earlier chunk's columns, the carried rows taken back one chunk at a time.
+void chunk_rows(const std::vector<Chunk>& chunks, int c, int t, float* rows) {
+    const ops::Set& on = small_products();
+    const Chunk& me = chunks[static_cast<std::size_t>(c)];
+    Eigen::Map<Matrix> out(rows, me.n, t); // (n, t)
+    out.setZero();
+    out.middleCols(me.c0, me.n) = me.diagonal;
+    Matrix r = me.carried, block; // (n, d_k), (n, n')
+    for (int b = c - 1; b >= 0; --b) {
+        const Chunk& e = chunks[static_cast<std::size_t>(b)];
+        gemm(on, r, e.written, true, block, false);
+        out.middleCols(e.c0, e.n) = block;
+        if (b == 0) break;
+        r *= e.decay;
+        gemm(on, block, e.erase, false, r, true);
     }
 }
 
 } // namespace
 
 void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst) {
-    carry(in, s, h, r0, r1, [&](int i) { return dst + static_cast<std::ptrdiff_t>(i - r0) * in.t; }, [](int) {});
+    if (r1 <= r0) return;
+    const Head x = head_of(in, s, h, false);
+    const std::vector<Chunk> chunks = chunks_of(x, r1 - 1);
+    std::vector<float> rows; // (matrix_chunk, t) a chunk asked for in part
+    for (int c = r0 / matrix_chunk; c < static_cast<int>(chunks.size()); ++c) {
+        const int c0 = c * matrix_chunk, c1 = c0 + chunks[static_cast<std::size_t>(c)].n, from = std::max(r0, c0), to = std::min(r1, c1);
+        const std::size_t width = static_cast<std::size_t>(in.t);
+        if (from == c0 && to == c1) {
+            chunk_rows(chunks, c, in.t, dst + static_cast<std::size_t>(c0 - r0) * width);
+            continue;
+        }
+        rows.resize(static_cast<std::size_t>(matrix_chunk) * width);
+        chunk_rows(chunks, c, in.t, rows.data());
+        std::copy(rows.data() + static_cast<std::size_t>(from - c0) * width, rows.data() + static_cast<std::size_t>(to - c0) * width,
+                  dst + static_cast<std::size_t>(from - r0) * width);
+    }
 }
 
-void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each) {
-    std::vector<float> rows(static_cast<std::size_t>(block) * static_cast<std::size_t>(in.t)); // (block, t)
-    carry(
-        in, s, h, 0, in.t, [&](int i) { return rows.data() + static_cast<std::ptrdiff_t>(i % block) * in.t; },
-        [&](int i) {
-            if ((i + 1) % block == 0 || i + 1 == in.t) each(i / block * block, i + 1, rows.data());
-        });
+void matrix_blocks(const Inputs& in, const Shape& s, int h, const std::function<void(int i0, int i1, const float* rows)>& each) {
+    if (in.t <= 0) return;
+    const Head x = head_of(in, s, h, false);
+    const std::vector<Chunk> chunks = chunks_of(x, in.t - 1);
+    std::vector<float> rows(static_cast<std::size_t>(matrix_chunk) * static_cast<std::size_t>(in.t)); // (matrix_chunk, t)
+    for (int c = 0; c < static_cast<int>(chunks.size()); ++c) {
+        chunk_rows(chunks, c, in.t, rows.data());
+        each(c * matrix_chunk, c * matrix_chunk + chunks[static_cast<std::size_t>(c)].n, rows.data());
+    }
 }
 
 Split split(const Inputs& in, const Shape& s, int h, int t, int key) {

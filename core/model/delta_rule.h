@@ -61,12 +61,18 @@ MatrixF recurrent(const Inputs& in, const Shape& s, float* state = nullptr);
 // system solved by forward substitution, across chunks the state carried.
 MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64, float* state = nullptr);
 
-// Rows r0 … r1 − 1 of head h's M into dst ((r1 − r0), t) row-major, 0 above the diagonal, by
-// carrying W from position 0 to r1 − 1: O(d_k · r1²).
+// M's rows are rebuilt by chunks of `matrix_chunk` positions from position 0: each chunk from its own q, k,
+// β and g (its block on its own columns, its queries carried back to the state before it, what it
+// wrote), and a row of a later chunk reads an earlier chunk's columns through that chunk's write,
+// carried back through the chunks between: O(d_k · r1²) for rows up to r1 in products of chunk × d_k
+// blocks. A chunk's rows are the same bits whichever rows were asked (the forward's scores and a
+// view's rebuilt rows agree).
+constexpr int matrix_chunk = 64;
+// Rows r0 … r1 − 1 of head h's M into dst ((r1 − r0), t) row-major, 0 above the diagonal.
 void matrix_rows(const Inputs& in, const Shape& s, int h, int r0, int r1, float* dst);
-// Every row of head h's M in blocks of `block` rows, W carried once: each(i0, i1, rows) with rows
-// ((i1 − i0), t) row-major, in order (the forward's head scores and thumbnails).
-void matrix_blocks(const Inputs& in, const Shape& s, int h, int block, const std::function<void(int i0, int i1, const float* rows)>& each);
+// Every row of head h's M, a chunk at a time: each(i0, i1, rows) with rows ((i1 − i0), t) row-major,
+// in order (the forward's head scores and thumbnails).
+void matrix_blocks(const Inputs& in, const Shape& s, int h, const std::function<void(int i0, int i1, const float* rows)>& each);
 
 // M[t, s] of head h in two parts ("why this score" on a linear head): the write of value s as it
 // reaches t, β_s (q_t · k_s) times the decay from s to t, exp(Σ_{s<r≤t} g_r); and the correction,

@@ -62,6 +62,9 @@ struct Projected {
 // The projections of a (t, D), the convolution continuing from from->conv (null or empty: zeros
 // before the first); `to` (when given) receives the last kernel − 1 inputs in its conv.
 Projected project(const Layer& L, const MatrixF& a, const LinearState* from = nullptr, LinearState* to = nullptr);
+// project's q and k of a (t, D) from zeros before the first position, the same bits, without the
+// gate, the values' use, β and g: what the maps project again from a long run's kept input.
+void project_qk(const Layer& L, const MatrixF& a, std::vector<float>& q, std::vector<float>& k);
 
 // x (copies · t, D) += the layer's output for a (copies · t, D), each copy of t rows its own
 // sequence. `p` receives the first copy's projections (the maps keep q, k, β and g); the heads of

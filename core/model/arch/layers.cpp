@@ -154,7 +154,7 @@ void one_head(void* context, std::ptrdiff_t task) {
 // Layer a.layer's queries (t_new, heads · d_head) and keys (t_total, kv_heads · d_head) into the
 // maps, the keys taken from a cache that drops them anyway.
 void keep_layer(const HeadsArgs& a, KvCache& cache, ForwardResult& r) {
-    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}, false, {}, {}, 0, 0, 0, {}, 0};
+    AttentionMaps::Layer kept{{}, {}, a.causal, a.window, a.scale, a.softcap, {}, false, {}, {}, 0, 0, 0, {}, 0, false, nullptr};
     if (a.sinks) kept.sinks.assign(a.sinks, a.sinks + a.heads);
     const std::size_t width = static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(a.d_head);
     kept.q.resize(static_cast<std::size_t>(r.t_new) * width);
