@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__AVX__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -44,8 +44,9 @@ constexpr int R = 3, M = 4; // 12 sums + 3 + 1 of the 16 ymm registers
 constexpr int lanes = 4; // an xmm register
 constexpr int R = 3, M = 4;
 #endif
-constexpr Index KC = 512;       // depths dequantized at once: R · KC floats in L1
-constexpr Index row_block = 48; // rows of x per pass over the weights: 48 · k floats in L2
+constexpr Index KC = 512;        // depths dequantized at once: R · KC floats in L1
+constexpr Index w_stride = KC + 16; // their rows' stride: not a multiple of 4 KiB apart, which stalled loads behind stores
+constexpr Index row_block = 128; // rows of x per pass over the weights: 128 · KC floats of x in L2
 
 typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
 typedef float VecU __attribute__((vector_size(lanes * sizeof(float)), aligned(alignof(float))));
@@ -203,17 +204,31 @@ const std::array<std::array<FusedTile, M>, R>* fused_for(const BlockProduct& p) 
     }
 }
 
-Index fused_bytes(const BlockProduct& p) { return p.fused == BlockProduct::Fused::q8_0 ? Q8_0::bytes : 17; }
-
 // [SECTION] The driver
 
-// The lanes of one output added in halves.
+// The lanes of one output added in halves (l + lanes/2 onto l, …), in registers.
 float lane_sum(const float* s) {
+#if !defined(__SSE2__)
     float v[lanes];
     std::copy(s, s + lanes, v);
     for (int half = lanes / 2; half > 0; half /= 2)
         for (int l = 0; l < half; ++l) v[l] += v[l + half];
     return v[0];
+#else
+    const Vec v = *reinterpret_cast<const Vec*>(s);
+#if defined(__AVX512F__)
+    const __m256 h8 = _mm256_add_ps(_mm512_castps512_ps256(reinterpret_cast<__m512>(v)), _mm512_extractf32x8_ps(reinterpret_cast<__m512>(v), 1));
+#elif defined(__AVX__)
+    const __m256 h8 = reinterpret_cast<__m256>(v);
+#endif
+#if defined(__AVX__)
+    const __m128 h4 = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+#else
+    const __m128 h4 = reinterpret_cast<__m128>(v);
+#endif
+    const __m128 h2 = _mm_add_ps(h4, _mm_movehl_ps(h4, h4));
+    return _mm_cvtss_f32(_mm_add_ss(h2, _mm_shuffle_ps(h2, h2, 1)));
+#endif
 }
 
 float* aligned(std::vector<float>& buffer, Index count) {
@@ -226,23 +241,31 @@ float* aligned(std::vector<float>& buffer, Index count) {
 // Rows i0 … i0+rows−1 of x, weight rows j … j+count−1 (count ≤ R): every depth, then into y.
 // Up to M rows of x with weights the build dequantizes itself take its fused tiles: the weights are
 // read once either way.
-void group(const BlockProduct& p, Index i0, Index rows, Index j, Index count, Index y_col, float* w, float* sums) {
+//
+// The next chunk's bytes of each row (or the next group's first) are asked into the cache while
+// this one runs: R rows read a chunk at a time are R short runs that the CPU's own prefetcher did not
+// follow, and a decoding step, bound by reading the weights, took 1.5× the time without.
+void group(const BlockProduct& p, Index i0, Index rows, Index j, Index count, Index last, Index y_col, float* w, float* sums) {
     const auto* fused = rows <= M ? fused_for(p) : nullptr;
-    const unsigned char* at[R] = {};
-    if (fused)
-        for (Index r = 0; r < count; ++r) at[r] = p.row(p.tensor, j + r);
+    const unsigned char* at[2 * R] = {}; // this group's rows, then the next group's
+    const Index next = std::min<Index>(R, last - j - count);
+    for (Index r = 0; r < count + next; ++r) at[r] = p.row(p.tensor, j + r);
+    const Index chunk_bytes = KC / p.block_values * p.block_bytes;
     for (Index k0 = 0; k0 < p.k; k0 += KC) {
         const Index kc = std::min(KC, p.k - k0);
+        const bool more = k0 + KC < p.k;
+        for (Index r = more ? 0 : count; r < (more ? count : count + next); ++r)
+            for (Index b = 0; b < chunk_bytes; b += 64) __builtin_prefetch(at[r] + (more ? k0 + KC : 0) / p.block_values * p.block_bytes + b);
         if (fused) {
             const unsigned char* chunk[R] = {};
-            for (Index r = 0; r < count; ++r) chunk[r] = at[r] + k0 / 32 * fused_bytes(p);
+            for (Index r = 0; r < count; ++r) chunk[r] = at[r] + k0 / 32 * p.block_bytes;
             (*fused)[count - 1][rows - 1](chunk, p.x + i0 * p.ldx + k0, p.ldx, kc, sums, k0 > 0);
             continue;
         }
-        p.read(p.tensor, j, count, k0, kc, w, KC);
+        p.read(p.tensor, j, count, k0, kc, w, w_stride);
         for (Index i = 0; i < rows; i += M) {
             const Index m = std::min<Index>(M, rows - i);
-            tiles[count - 1][m - 1](w, KC, p.x + (i0 + i) * p.ldx + k0, p.ldx, kc, sums + i * R * lanes, k0 > 0);
+            tiles[count - 1][m - 1](w, w_stride, p.x + (i0 + i) * p.ldx + k0, p.ldx, kc, sums + i * R * lanes, k0 > 0);
         }
     }
     for (Index i = 0; i < rows; ++i)
@@ -256,11 +279,11 @@ void group(const BlockProduct& p, Index i0, Index rows, Index j, Index count, In
 // Columns c0 … c1−1 on the calling thread, y pointing at column c0.
 void product_columns(const BlockProduct& p, Index c0, Index c1) {
     thread_local std::vector<float> weights, partial;
-    float* w = aligned(weights, R * KC);
+    float* w = aligned(weights, R * w_stride);
     float* sums = aligned(partial, ((std::min(row_block, p.m) + M - 1) / M * M) * R * lanes);
     for (Index i0 = 0; i0 < p.m; i0 += row_block) {
         const Index rows = std::min(row_block, p.m - i0);
-        for (Index j = c0; j < c1; j += R) group(p, i0, rows, j, std::min<Index>(R, c1 - j), j - c0, w, sums);
+        for (Index j = c0; j < c1; j += R) group(p, i0, rows, j, std::min<Index>(R, c1 - j), c1, j - c0, w, sums);
     }
 }
 

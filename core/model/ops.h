@@ -63,13 +63,14 @@ struct BlockProduct {
     // Weight rows j … j+count−1 at depths k0 … k0+kc−1 (whole blocks) as float32 into dst, rows ld apart.
     void (*read)(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld);
     const void* tensor;
+    Index block_values, block_bytes; // a block's values and bytes
+    const unsigned char* (*row)(const void* tensor, Index j); // weight row j's bytes as stored
     float* y;       // (m, n) row stride ldy, pointing at column c0
     Index ldy;
     bool accumulate; // y += instead of y =
     // Blocks whose values the kernel dequantizes itself, in registers, for a few rows of x (the same
-    // values as `read`'s): ggml's Q8_0 and MXFP4, their bytes as stored from `row`.
+    // values as `read`'s): ggml's Q8_0 and MXFP4.
     enum class Fused { none, q8_0, mxfp4 } fused = Fused::none;
-    const unsigned char* (*row)(const void* tensor, Index j) = nullptr;
 };
 
 enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };

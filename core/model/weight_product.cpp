@@ -119,7 +119,8 @@ ops::BlockProduct blocks_of(const WeightProduct& p) {
     const WeightType t = p.W->type();
     const Fused fused = t == WeightType::q8_0 ? Fused::q8_0 : t == WeightType::mxfp4 ? Fused::mxfp4 : Fused::none;
     const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
-    return {p.x, p.ldx, p.m, depth(p), read_rows, p.W, p.y, p.ldy, p.accumulate, fused, row};
+    const BlockShape b = block_shape(t);
+    return {p.x, p.ldx, p.m, depth(p), read_rows, p.W, b.values, b.bytes, row, p.y, p.ldy, p.accumulate, fused};
 }
 
 bool runs_fast(const WeightProduct& p) { return wants_fast(p) && fast::covers(*p.W, p.layout == Layout::out_in, p.m) && !fast_rows(p); }
