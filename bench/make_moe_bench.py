@@ -4,12 +4,17 @@ benchmarks (bench/bench_moe.sh): attnviz and llama.cpp both open it.
 
     /usr/bin/python3 bench/make_moe_bench.py gpt-oss-20b OUT.gguf      about 12 GB: MXFP4 experts, Q8_0 else
     /usr/bin/python3 bench/make_moe_bench.py qwen3-30b-a3b OUT.gguf    about 17 GB: Q4_K_M as llama.cpp mixes it
+    /usr/bin/python3 bench/make_moe_bench.py gpt-oss-20b-hub OUT_DIR [LAYERS]
+        the Hub's directory of gpt-oss-20b (config.json, model.safetensors): MXFP4 experts as U8
+        *_blocks and *_scales, BF16 else; LAYERS of its 24 (default 24: about 13.8 GB; 2.6 GB + 0.47 GB
+        a layer)
 
 The shapes are those of the models' config.json files (openai/gpt-oss-20b, Qwen/Qwen3-30B-A3B). The
 blocks are random bytes with their scales set to small finite values, so that every weight is
 finite and of the size a trained one has; no float32 copy of a tensor is ever made, so the file is
 written in a few minutes with little memory. The vocabulary is unused tokens, one per embedding
 row. Needs numpy."""
+import json
 import os
 import struct
 import sys
@@ -104,8 +109,68 @@ def qwen3_30b_a3b():
     return "qwen3moe", meta, tensors, V
 
 
-def main(model, out):
+def main(model, out, layers=None):
+    if model == "gpt-oss-20b-hub":
+        return write_gpt_oss_hub(out, int(layers or 24))
     write_file(out, model, *{"gpt-oss-20b": gpt_oss_20b, "qwen3-30b-a3b": qwen3_30b_a3b}[model]())
+
+
+def hub_bytes(kind, n, fill):
+    """n values of a Hub tensor as bytes: BF16 `fill` (a constant, or None: random of magnitude 2^-7 to
+    2^-6, either sign), U8 MXFP4 values at random, or U8 E8M0 scales of 2^-7 ("scales")."""
+    if kind == "scales":
+        return np.full(n, 120, np.uint8).tobytes()
+    if kind == "U8":
+        return RNG.integers(0, 256, n, dtype=np.uint8).tobytes()
+    if fill is not None:
+        return np.full(n, np.frombuffer(np.float32(fill).tobytes(), "<u2")[1], "<u2").tobytes()
+    return (RNG.integers(0, 128, n, dtype=np.uint16) | (0x3C00 + 0x8000 * RNG.integers(0, 2, n, dtype=np.uint16))).astype("<u2").tobytes()
+
+
+def write_gpt_oss_hub(out, layers):
+    """openai/gpt-oss-20b's directory at its shapes, `layers` of its layers: config.json as the Hub's,
+    and model.safetensors written a slab at a time."""
+    D, H, KV, dh, E, F, V = 2880, 64, 8, 64, 32, 2880, 201088
+    config = {"architectures": ["GptOssForCausalLM"], "attention_bias": True, "eos_token_id": 200002, "experts_per_token": 4,
+              "head_dim": dh, "hidden_act": "silu", "hidden_size": D, "initial_context_length": 4096, "intermediate_size": F,
+              "layer_types": ["sliding_attention" if l % 2 == 0 else "full_attention" for l in range(layers)],
+              "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": H, "num_experts_per_tok": 4,
+              "num_hidden_layers": layers, "num_key_value_heads": KV, "num_local_experts": E, "pad_token_id": 199999,
+              "quantization_config": {"quant_method": "mxfp4"}, "rms_norm_eps": 1e-05,
+              "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
+                               "rope_type": "yarn", "truncate": False},
+              "rope_theta": 150000, "sliding_window": 128, "swiglu_limit": 7.0, "tie_word_embeddings": False,
+              "torch_dtype": "bfloat16", "vocab_size": V}
+    tensors = [("model.embed_tokens.weight", (V, D), "BF16", None), ("model.norm.weight", (D,), "BF16", 1.0),
+               ("lm_head.weight", (V, D), "BF16", None)]
+    for l in range(layers):
+        p = f"model.layers.{l}."
+        tensors += [(p + "input_layernorm.weight", (D,), "BF16", 1.0), (p + "post_attention_layernorm.weight", (D,), "BF16", 1.0),
+                    (p + "self_attn.sinks", (H,), "BF16", 0.0), (p + "mlp.router.weight", (E, D), "BF16", None),
+                    (p + "mlp.router.bias", (E,), "BF16", 0.0)]
+        for name, rows, cols in (("q_proj", H * dh, D), ("k_proj", KV * dh, D), ("v_proj", KV * dh, D), ("o_proj", D, H * dh)):
+            tensors += [(p + f"self_attn.{name}.weight", (rows, cols), "BF16", None), (p + f"self_attn.{name}.bias", (rows,), "BF16", 0.0)]
+        for name, rows, cols in (("gate_up_proj", 2 * F, D), ("down_proj", D, F)):
+            e = p + "mlp.experts." + name
+            tensors += [(e + "_blocks", (E, rows, cols // 32, 16), "U8", None), (e + "_scales", (E, rows, cols // 32), "scales", None),
+                        (e + "_bias", (E, rows), "BF16", 0.0)]
+    header, offset = {}, 0
+    for name, shape, kind, _ in tensors:
+        size = int(np.prod(shape)) * (2 if kind == "BF16" else 1)
+        header[name] = {"dtype": "BF16" if kind == "BF16" else "U8", "shape": list(shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header).encode()
+    text += b" " * ((-len(text)) % 8)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    with open(os.path.join(out, "model.safetensors"), "wb") as f:
+        f.write(len(text).to_bytes(8, "little") + text)
+        for name, shape, kind, fill in tensors:
+            n = int(np.prod(shape))
+            for start in range(0, n, 32 << 20):
+                f.write(hub_bytes(kind, min(32 << 20, n - start), fill))
+    print(f"{os.path.basename(sys.argv[0])}: {out}, {offset / 1e9:.2f} GB of tensors")
 
 
 def write_file(out, model, arch, keys, tensors, vocab):
@@ -136,6 +201,6 @@ def write_file(out, model, arch, keys, tensors, vocab):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("gpt-oss-20b", "qwen3-30b-a3b"):
+    if not 3 <= len(sys.argv) <= (4 if sys.argv[1:2] == ["gpt-oss-20b-hub"] else 3) or sys.argv[1] not in ("gpt-oss-20b", "qwen3-30b-a3b", "gpt-oss-20b-hub"):
         sys.exit(__doc__)
     main(*sys.argv[1:])

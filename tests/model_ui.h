@@ -9,10 +9,12 @@
 #include "core/model/tokenizer/tokenizer.h"
 #include "tests/checkpoint_fixtures.h"
 #include "ui/model_service.h"
+#include "ui/panels/model/model_map.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <chrono>
 #include <string>
@@ -127,6 +129,15 @@ inline std::vector<int> top10(const core::model::ForwardResult& r, int i) {
     std::vector<int> order = ranked_next_ids(r, i);
     order.resize(10);
     return order;
+}
+
+using Texel = std::array<unsigned char, 4>; // RGBA
+
+// The head map's texel of cell (i, j), where its painted blocks are single cells.
+inline Texel texel(const ui::ModelMapView& st, int i, int j) {
+    const std::size_t at = (static_cast<std::size_t>(i - st.painted.row0) * static_cast<std::size_t>(st.painted.cols) +
+                            static_cast<std::size_t>(j - st.painted.col0)) * 4;
+    return {st.texels[at], st.texels[at + 1], st.texels[at + 2], st.texels[at + 3]};
 }
 
 } // namespace model_ui

@@ -30,11 +30,11 @@ std::vector<float> random_values(std::size_t n, unsigned seed, float scale) {
 
 // One head's rows by the definition: query p (from first) sees keys j ≤ p (within `window`), the
 // scores q·k · scale and the sink logit share one softmax; the sink's weight is returned apart.
-struct Reference {
+struct KindReference {
     std::vector<double> weights, out, share; // (m, keys), (m, d), (m)
 };
-Reference reference(const float* q, const float* k, const float* v, int m, int keys, int d, int first, int window, float scale, float sink) {
-    Reference r{std::vector<double>(static_cast<std::size_t>(m * keys), 0.0), std::vector<double>(static_cast<std::size_t>(m * d), 0.0),
+KindReference kind_reference(const float* q, const float* k, const float* v, int m, int keys, int d, int first, int window, float scale, float sink) {
+    KindReference r{std::vector<double>(static_cast<std::size_t>(m * keys), 0.0), std::vector<double>(static_cast<std::size_t>(m * d), 0.0),
                 std::vector<double>(static_cast<std::size_t>(m), 0.0)};
     for (int i = 0; i < m; ++i) {
         const int p = first + i;
@@ -78,7 +78,7 @@ TEST_CASE("attention kinds: a learned sink joins each row's softmax, takes its s
             core::model::ops::Attend a{q.data(), d, k.data(), v.data(), d, m, keys, d, 0, true, window, 0.5f,
                                        weights.data(), out.data(), d, entropy.data(), 0.0f, &sink, share.data()};
             core::model::ops::active().attend(a);
-            const Reference r = reference(q.data(), k.data(), v.data(), m, keys, d, 0, window, 0.5f, sink);
+            const KindReference r = kind_reference(q.data(), k.data(), v.data(), m, keys, d, 0, window, 0.5f, sink);
             CHECK(largest_difference(weights, r.weights) < 1e-6);
             CHECK(largest_difference(out, r.out) < 1e-5);
             CHECK(largest_difference(share, r.share) < 1e-6);
@@ -126,7 +126,7 @@ TEST_CASE("attention kinds: the forward's heads with learned sinks, their shares
                 vh[static_cast<std::size_t>(i * dh + c)] = v[static_cast<std::size_t>(i * KV * dh + h / 2 * dh + c)];
                 ctx[static_cast<std::size_t>(i * dh + c)] = context[static_cast<std::size_t>(i * H * dh + h * dh + c)];
             }
-        const Reference ref = reference(qh.data(), kh.data(), vh.data(), t, t, dh, 0, 0, 0.35f, sinks[static_cast<std::size_t>(h)]);
+        const KindReference ref = kind_reference(qh.data(), kh.data(), vh.data(), t, t, dh, 0, 0, 0.35f, sinks[static_cast<std::size_t>(h)]);
         const MatrixF map = r.maps.head(0, h); // (t, t) rebuilt from the kept queries and keys
         CHECK(largest_difference(std::vector<float>(map.data(), map.data() + map.size()), ref.weights) < 1e-6);
         CHECK(largest_difference(ctx, ref.out) < 1e-5);

@@ -33,7 +33,7 @@ std::vector<int> some_ids(int t, int vocab) {
     return ids;
 }
 
-bool same_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+bool same_float_bits(const float* a, const float* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
 // Every head's map, and tiles of rows across the blocks of 64, of `kept` equal `dense`'s.
 void check_equal(const ForwardResult& kept, const ForwardResult& dense) {
@@ -45,11 +45,11 @@ void check_equal(const ForwardResult& kept, const ForwardResult& dense) {
     for (int l = 0; l < kept.layers; ++l)
         for (int h = 0; h < kept.heads; ++h) {
             const core::model::MatrixF a = kept.maps.head(l, h), b = dense.maps.head(l, h);
-            heads_equal += same_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
+            heads_equal += same_float_bits(a.data(), b.data(), static_cast<std::size_t>(a.size()));
             for (const auto& tile : std::vector<std::pair<int, int>>{{0, 1}, {t - 1, t}, {std::min(60, t - 1), std::min(70, t)}, {t / 3, t}}) {
                 std::vector<float> rows(static_cast<std::size_t>(tile.second - tile.first) * static_cast<std::size_t>(keys));
                 kept.maps.rows(l, h, tile.first, tile.second, rows.data());
-                CHECK(same_bits(rows.data(), b.data() + static_cast<std::ptrdiff_t>(tile.first) * keys, rows.size()));
+                CHECK(same_float_bits(rows.data(), b.data() + static_cast<std::ptrdiff_t>(tile.first) * keys, rows.size()));
             }
         }
     CHECK(heads_equal == kept.layers * kept.heads);
@@ -199,6 +199,6 @@ TEST_CASE("attention maps: a large map for a frame is rebuilt apart, null until 
     const std::shared_ptr<const core::model::MatrixF> map = cache->held(1, 2);
     REQUIRE(map);
     const core::model::MatrixF want = full.maps.head(1, 2);
-    CHECK(same_bits(map->data(), want.data(), static_cast<std::size_t>(want.size())));
+    CHECK(same_float_bits(map->data(), want.data(), static_cast<std::size_t>(want.size())));
     CHECK(cache->soon(kept, kept->maps, 1, 2) == map);
 }

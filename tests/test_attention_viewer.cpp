@@ -8,6 +8,7 @@
 #include "tests/array_files.h"
 #include "tests/headless.h"
 #include "tests/python.h"
+#include "tests/thrown.h"
 #include "ui/headless.h"
 #include "ui/panels/model/attention.h"
 
@@ -49,14 +50,7 @@ float value(const Tensor& t, int l, int h, int i, int j) {
     return static_cast<float>(t.values[static_cast<std::size_t>(((l * heads + h) * n + i) * n + j)]);
 }
 
-std::string error_of(const std::string& path) {
-    try {
-        AttentionFile::open(path);
-    } catch (const core::io::FileError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string viewer_error(const std::string& path) { return thrown<core::io::FileError>([&] { AttentionFile::open(path); }); }
 
 // A headless ImGui context drawing only the viewer in one full-size window.
 class Harness {
@@ -149,13 +143,13 @@ TEST_CASE("attention file: safetensors with token labels in its metadata, and .n
 TEST_CASE("attention file: a bad file or labels get a message naming the file") {
     const std::string dir = test_python::temp_dir();
     fixtures::write_npy(dir + "/wide.npy", Tensor{{3, 4}, std::vector<double>(12, 0.1), DType::f32});
-    CHECK(error_of(dir + "/wide.npy") == dir + "/wide.npy: shape (3, 4) is not (n, n), (heads, n, n) or (layers, heads, n, n), with an optional batch axis of 1");
+    CHECK(viewer_error(dir + "/wide.npy") == dir + "/wide.npy: shape (3, 4) is not (n, n), (heads, n, n) or (layers, heads, n, n), with an optional batch axis of 1");
     fixtures::write_npy(dir + "/ints.npy", Tensor{{2, 2}, {1, 0, 0, 1}, DType::i32});
-    CHECK(error_of(dir + "/ints.npy") == dir + "/ints.npy: attention weights are floats; this array is int32");
+    CHECK(viewer_error(dir + "/ints.npy") == dir + "/ints.npy: attention weights are floats; this array is int32");
     std::ofstream(dir + "/short.npy") << "\x93NUMPY";
-    CHECK(error_of(dir + "/short.npy").rfind(dir + "/short.npy: ", 0) == 0);
-    CHECK(error_of(dir + "/none.npy").rfind(dir + "/none.npy: cannot open", 0) == 0);
-    CHECK(error_of(dir + "/att.csv") == dir + "/att.csv: attention weights are read from .npy, .npz or .safetensors");
+    CHECK(viewer_error(dir + "/short.npy").rfind(dir + "/short.npy: ", 0) == 0);
+    CHECK(viewer_error(dir + "/none.npy").rfind(dir + "/none.npy: cannot open", 0) == 0);
+    CHECK(viewer_error(dir + "/att.csv") == dir + "/att.csv: attention weights are read from .npy, .npz or .safetensors");
 
     std::ofstream(dir + "/tokens.json") << R"(["a", "b c", "\u00e9"])";
     CHECK(core::io::read_token_labels(dir + "/tokens.json") == std::vector<std::string>{"a", "b c", "é"});

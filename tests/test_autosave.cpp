@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,18 +15,11 @@
 
 namespace {
 
-std::string temp_dir() {
+std::string autosave_dir() {
     std::string dir = "/tmp/attnviz-autosave-XXXXXX";
     REQUIRE(::mkdtemp(dir.data()) != nullptr);
     return dir;
 }
-
-bool exists(const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0;
-}
-
-void remove_tree(const std::string& dir) { REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0); }
 
 } // namespace
 
@@ -40,7 +34,7 @@ TEST_CASE("the session path follows XDG_STATE_HOME, else ~/.local/state") {
 }
 
 TEST_CASE("an edit is saved once the delay has passed, not before, and restored next time") {
-    const std::string dir = temp_dir();
+    const std::string dir = autosave_dir();
     const std::string path = dir + "/nested/attnviz/session.json";
     using namespace std::chrono;
     const auto t0 = app::Autosave::Clock::time_point{} + hours(1);
@@ -53,12 +47,12 @@ TEST_CASE("an edit is saved once the delay has passed, not before, and restored 
     s.X(0, 0) = 0.25;
     CHECK_FALSE(autosave.due().has_value());
     CHECK(autosave.tick(s, t0).empty());
-    CHECK_FALSE(exists(path));
+    CHECK_FALSE(std::filesystem::exists(path));
     CHECK(autosave.due() == t0 + milliseconds(500)); // the window wakes then to save
     CHECK(autosave.tick(s, t0 + milliseconds(499)).empty());
-    CHECK_FALSE(exists(path));
+    CHECK_FALSE(std::filesystem::exists(path));
     CHECK(autosave.tick(s, t0 + milliseconds(500)).empty());
-    REQUIRE(exists(path));
+    REQUIRE(std::filesystem::exists(path));
     CHECK(core::io::load_scenario_file(path) == s);
     CHECK_FALSE(autosave.due().has_value()); // nothing left to save: no timer
 
@@ -66,11 +60,11 @@ TEST_CASE("an edit is saved once the delay has passed, not before, and restored 
     const auto restored = next_start.restore(error);
     REQUIRE(restored.has_value());
     CHECK(*restored == s);
-    remove_tree(dir);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a session file that does not load is kept aside and reported") {
-    const std::string dir = temp_dir();
+    const std::string dir = autosave_dir();
     const std::string path = dir + "/session.json";
     std::ofstream(path) << "{ not json";
     app::Autosave autosave(path);
@@ -78,9 +72,9 @@ TEST_CASE("a session file that does not load is kept aside and reported") {
     CHECK_FALSE(autosave.restore(error).has_value());
     CHECK(error.find("invalid JSON") != std::string::npos);
     CHECK(error.find("kept as " + path + ".bad") != std::string::npos);
-    CHECK(exists(path + ".bad"));
-    CHECK_FALSE(exists(path));
-    remove_tree(dir);
+    CHECK(std::filesystem::exists(path + ".bad"));
+    CHECK_FALSE(std::filesystem::exists(path));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a failed save is reported and retried") {
@@ -92,7 +86,7 @@ TEST_CASE("a failed save is reported and retried") {
 }
 
 TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
-    const std::string dir = temp_dir();
+    const std::string dir = autosave_dir();
     const std::string path = dir + "/session.json";
     app::Autosave(path, std::chrono::milliseconds(0)).flush(core::preset_three_tokens());
     for (int trial = 0; trial < 20; ++trial) {
@@ -110,5 +104,5 @@ TEST_CASE("SIGKILL at any moment leaves a session file that loads") {
         CHECK(WIFSIGNALED(status));
         CHECK_NOTHROW(core::io::load_scenario_file(path));
     }
-    remove_tree(dir);
+    std::filesystem::remove_all(dir);
 }

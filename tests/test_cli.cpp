@@ -37,7 +37,7 @@ std::string one_line(const Run& r) {
 }
 std::string fails(std::vector<std::string> args) { return one_line(run(std::move(args))); }
 
-double at(const nlohmann::json& m, int r, int c) { return m.at(r).at(c).get<double>(); }
+double cell_of(const nlohmann::json& m, int r, int c) { return m.at(r).at(c).get<double>(); }
 
 } // namespace
 
@@ -48,12 +48,12 @@ TEST_CASE("--dump prints the seed's matrices as JSON that round-trips") {
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["tokens"] == nlohmann::json({"the", "cat", "sat"}));
     const auto& h = j["heads"][0];
-    CHECK(at(h["Q"], 2, 0) == 2);
-    CHECK(at(h["scores"], 2, 2) == 6);
-    CHECK(at(h["scaled"], 0, 0) == 2 / std::sqrt(2.0)); // exact: doubles round-trip
-    CHECK(at(h["weights"], 2, 2) == doctest::Approx(0.768).epsilon(1e-3));
-    CHECK(at(h["output"], 2, 1) == doctest::Approx(1.627).epsilon(1e-3));
-    CHECK(at(j["output"], 0, 0) == doctest::Approx(0.892).epsilon(1e-3));
+    CHECK(cell_of(h["Q"], 2, 0) == 2);
+    CHECK(cell_of(h["scores"], 2, 2) == 6);
+    CHECK(cell_of(h["scaled"], 0, 0) == 2 / std::sqrt(2.0)); // exact: doubles round-trip
+    CHECK(cell_of(h["weights"], 2, 2) == doctest::Approx(0.768).epsilon(1e-3));
+    CHECK(cell_of(h["output"], 2, 1) == doctest::Approx(1.627).epsilon(1e-3));
+    CHECK(cell_of(j["output"], 0, 0) == doctest::Approx(0.892).epsilon(1e-3));
     CHECK(j["concat"] == h["output"]);
 }
 
@@ -107,10 +107,10 @@ TEST_CASE("--dump and --decode of a file with several heads and W_O: every head,
     REQUIRE(j["heads"].size() == 3);
     for (int h = 0; h < 3; ++h)
         for (int i = 0; i < 5; ++i)
-            for (int k = 0; k < 5; ++k) CHECK(at(j["heads"][h]["weights"], i, k) == r.heads[h].weights(i, k)); // exact: doubles round-trip
+            for (int k = 0; k < 5; ++k) CHECK(cell_of(j["heads"][h]["weights"], i, k) == r.heads[h].weights(i, k)); // exact: doubles round-trip
     REQUIRE(j["concat"][0].size() == 3 * 2); // n × (H·d_v)
     REQUIRE(j["output"][0].size() == 6);     // n × d_model, through W_O
-    for (int c = 0; c < 6; ++c) CHECK(at(j["output"], 4, c) == r.output(4, c));
+    for (int c = 0; c < 6; ++c) CHECK(cell_of(j["output"], 4, c) == r.output(4, c));
 
     core::Scenario causal = s;
     causal.causal = true;

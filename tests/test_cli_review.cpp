@@ -4,6 +4,7 @@
 #include "core/learn/review_deck.h"
 
 #include "cli_run.h"
+#include "tests/review_now.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -19,7 +20,6 @@ using namespace core::learn;
 namespace {
 
 
-const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");
 
 ReviewDeck two_cards() {
     ReviewDeck deck;

@@ -6,6 +6,7 @@
 #include "core/presets.h"
 #include "tests/python.h"
 #include "ui/widgets.h"
+#include "tests/png_pixels.h"
 
 #include <doctest/doctest.h>
 #include <stb_image.h>
@@ -19,26 +20,6 @@
 namespace {
 
 using core::io::TextFormat;
-
-struct Decoded {
-    int width = 0, height = 0;
-    std::vector<std::uint8_t> rgb;
-    core::Rgb at(int x, int y) const {
-        const std::uint8_t* p = &rgb[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) * 3];
-        return {p[0], p[1], p[2]};
-    }
-};
-
-Decoded decode_png(const std::string& png) {
-    Decoded d;
-    int channels = 0;
-    std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
-        stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(png.data()), static_cast<int>(png.size()), &d.width, &d.height, &channels, 3),
-        stbi_image_free);
-    REQUIRE(pixels);
-    d.rgb.assign(pixels.get(), pixels.get() + static_cast<std::size_t>(d.width) * static_cast<std::size_t>(d.height) * 3);
-    return d;
-}
 
 core::Rgb rgb_of(ImU32 c) {
     return {static_cast<std::uint8_t>(c >> IM_COL32_R_SHIFT), static_cast<std::uint8_t>(c >> IM_COL32_G_SHIFT),

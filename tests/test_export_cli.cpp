@@ -20,7 +20,7 @@
 namespace {
 
 // Exit 2, nothing on stdout, one line on stderr: that line.
-std::string fails(std::vector<std::string> args) {
+std::string export_fails(std::vector<std::string> args) {
     const Run r = run(std::move(args));
     CHECK(r.code == 2);
     CHECK(r.out.empty());
@@ -71,31 +71,31 @@ TEST_CASE("--export heatmap writes the labelled figure — A as png one pixel pe
 }
 
 TEST_CASE("--export refuses what does not go together, with exit 2 and a reason") {
-    CHECK(fails({"--export", "B", "--format", "csv", "--out", "x"}).find("--export takes X, W_Q") != std::string::npos);
-    CHECK(fails({"--export", "A", "--format", "xls", "--out", "x"}) ==
+    CHECK(export_fails({"--export", "B", "--format", "csv", "--out", "x"}).find("--export takes X, W_Q") != std::string::npos);
+    CHECK(export_fails({"--export", "A", "--format", "xls", "--out", "x"}) ==
           "attnviz: --format takes csv, tsv, npy, npz, tex, md, png, svg or json, not \"xls\" (see attnviz --help)\n");
-    CHECK(fails({"--export", "A", "--format", "csv"}) == "attnviz: --export needs --out PATH (see attnviz --help)\n");
-    CHECK(fails({"--export", "X", "--format", "svg", "--out", "x"}).find("try --export heatmap --format svg") != std::string::npos);
-    CHECK(fails({"--export", "Q", "--format", "png", "--out", "x"}).find("png draws the weights A") != std::string::npos);
-    CHECK(fails({"--export", "heatmap", "--format", "csv", "--out", "x"}).find("the heatmap is a png or svg figure") != std::string::npos);
-    CHECK(fails({"--export", "all", "--format", "md", "--out", "x"}).find("all is written as npz or json") != std::string::npos);
-    CHECK(fails({"--export", "A", "--format", "npz", "--out", "x"}).find("--export all --format npz") != std::string::npos);
-    CHECK(fails({"--export", "X", "--format", "csv", "--head", "1", "--out", "x"}).find("--head goes with a per-head matrix") != std::string::npos);
-    CHECK(fails({"--dump", "--format", "csv"}) == "attnviz: --format goes with --export (see attnviz --help)\n");
-    CHECK(fails({"--export", "A", "--format", "csv", "--head", "0", "--out", "x"}).find("--head takes a whole number from 1 to 16") != std::string::npos);
+    CHECK(export_fails({"--export", "A", "--format", "csv"}) == "attnviz: --export needs --out PATH (see attnviz --help)\n");
+    CHECK(export_fails({"--export", "X", "--format", "svg", "--out", "x"}).find("try --export heatmap --format svg") != std::string::npos);
+    CHECK(export_fails({"--export", "Q", "--format", "png", "--out", "x"}).find("png draws the weights A") != std::string::npos);
+    CHECK(export_fails({"--export", "heatmap", "--format", "csv", "--out", "x"}).find("the heatmap is a png or svg figure") != std::string::npos);
+    CHECK(export_fails({"--export", "all", "--format", "md", "--out", "x"}).find("all is written as npz or json") != std::string::npos);
+    CHECK(export_fails({"--export", "A", "--format", "npz", "--out", "x"}).find("--export all --format npz") != std::string::npos);
+    CHECK(export_fails({"--export", "X", "--format", "csv", "--head", "1", "--out", "x"}).find("--head goes with a per-head matrix") != std::string::npos);
+    CHECK(export_fails({"--dump", "--format", "csv"}) == "attnviz: --format goes with --export (see attnviz --help)\n");
+    CHECK(export_fails({"--export", "A", "--format", "csv", "--head", "0", "--out", "x"}).find("--head takes a whole number from 1 to 16") != std::string::npos);
 }
 
 TEST_CASE("--export checks the head and the file against the scenario") {
     const std::string dir = test_python::temp_dir();
     core::io::save_scenario_file(dir + "/eight.json", core::preset_eight_heads());
-    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/eight.json"}) ==
+    CHECK(export_fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/eight.json"}) ==
           "attnviz: " + dir + "/eight.json: the scenario has 8 heads; say which with --head 1..8\n");
-    CHECK(fails({"--export", "A", "--format", "csv", "--head", "2", "--out", dir + "/x"}) ==
+    CHECK(export_fails({"--export", "A", "--format", "csv", "--head", "2", "--out", dir + "/x"}) ==
           "attnviz: default scenario: --head 2, but the scenario has 1 head\n");
-    CHECK(fails({"--export", "W_O", "--format", "csv", "--out", dir + "/x"}) ==
+    CHECK(export_fails({"--export", "W_O", "--format", "csv", "--out", dir + "/x"}) ==
           "attnviz: default scenario: the scenario has no W_O (output projection)\n");
-    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/missing.json"}).find(dir + "/missing.json") != std::string::npos);
-    CHECK(fails({"--export", "A", "--format", "csv", "--out", dir + "/no/such/dir/x"}).find(dir + "/no/such/dir/x") != std::string::npos);
+    CHECK(export_fails({"--export", "A", "--format", "csv", "--out", dir + "/x", dir + "/missing.json"}).find(dir + "/missing.json") != std::string::npos);
+    CHECK(export_fails({"--export", "A", "--format", "csv", "--out", dir + "/no/such/dir/x"}).find(dir + "/no/such/dir/x") != std::string::npos);
     CHECK_FALSE(std::ifstream(dir + "/x").good()); // nothing written after a failure
 }
 

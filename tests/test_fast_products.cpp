@@ -65,7 +65,7 @@ Q8Matrix q8_matrix(Index rows, Index k, std::mt19937& rng, core::model::WeightTy
 }
 
 // y (m, n) = x (m, k) · Wᵀ in the fast products' arithmetic, written out scalar.
-std::vector<float> reference(const std::vector<float>& x, Index m, const Q8Matrix& W) {
+std::vector<float> q8_reference(const std::vector<float>& x, Index m, const Q8Matrix& W) {
     const Index k = W.k, blocks = k / 32;
     std::vector<std::int8_t> q(x.size());
     std::vector<float> d(static_cast<std::size_t>(m * blocks));
@@ -98,7 +98,7 @@ std::vector<float> reference(const std::vector<float>& x, Index m, const Q8Matri
 
 namespace {
 
-// The product of Q8_0 and Q4_0 weights against reference() at the kernel level in use.
+// The product of Q8_0 and Q4_0 weights against q8_reference() at the kernel level in use.
 void check_int8_products() {
     std::mt19937 rng(5);
     for (const auto type : {core::model::WeightType::q8_0, core::model::WeightType::q4_0})
@@ -113,7 +113,7 @@ void check_int8_products() {
             std::vector<float> x(static_cast<std::size_t>(m * k)); // (m, k); row 0's last block all zero
             for (float& v : x) v = std::normal_distribution<float>(0, 1)(rng);
             if (k > 32) std::fill_n(x.begin() + k - 32, 32, 0.0f);
-            const std::vector<float> want = reference(x, m, W);
+            const std::vector<float> want = q8_reference(x, m, W);
             std::vector<float> y(static_cast<std::size_t>(m * n), -1.0f);
             {
                 const core::model::FastScope fast(true);

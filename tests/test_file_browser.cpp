@@ -19,9 +19,9 @@ using core::io::FileBrowser;
 using Kind = FileBrowser::Outcome::Kind;
 
 // root/{b.json (5 bytes), A.npy (3 bytes), c.txt, .hidden.json, zeta/, Alpha/{inner.json}}
-struct Tree {
+struct TempTree {
     fs::path root = fs::temp_directory_path() / ("attnviz_browser_" + std::to_string(::getpid()));
-    Tree() {
+    TempTree() {
         fs::remove_all(root);
         fs::create_directories(root / "zeta");
         fs::create_directories(root / "Alpha");
@@ -31,11 +31,11 @@ struct Tree {
         std::ofstream(root / ".hidden.json") << "{}";
         std::ofstream(root / "Alpha" / "inner.json") << "{}";
     }
-    ~Tree() { fs::remove_all(root); }
+    ~TempTree() { fs::remove_all(root); }
     std::string operator/(const char* name) const { return (root / name).string(); }
 };
 
-std::vector<std::string> names(const FileBrowser& b) {
+std::vector<std::string> entry_names(const FileBrowser& b) {
     std::vector<std::string> out;
     for (const auto& e : b.entries()) out.push_back(e.name);
     return out;
@@ -46,27 +46,27 @@ const std::vector<core::io::FileFilter> scenarios = {{"Scenarios", {".json"}}, {
 } // namespace
 
 TEST_CASE("file browser: folders first, then files, by name without case, with sizes, and hidden files on demand") {
-    Tree t;
+    TempTree t;
     FileBrowser b(FileBrowser::Mode::open, scenarios, t.root.string());
     CHECK(b.folder() == t.root.string());
-    CHECK(names(b) == std::vector<std::string>{"Alpha", "zeta", "b.json"});
+    CHECK(entry_names(b) == std::vector<std::string>{"Alpha", "zeta", "b.json"});
     CHECK(b.entries()[0].folder);
     CHECK(b.entries()[2].size == 5);
     CHECK(b.entries()[2].modified > 1700000000);
     b.set_filter(2); // All files, added at the end
     CHECK(b.filters()[2].label == "All files");
-    CHECK(names(b) == std::vector<std::string>{"Alpha", "zeta", "A.npy", "b.json", "c.txt"});
+    CHECK(entry_names(b) == std::vector<std::string>{"Alpha", "zeta", "A.npy", "b.json", "c.txt"});
     b.set_hidden(true);
-    CHECK(names(b) == std::vector<std::string>{"Alpha", "zeta", ".hidden.json", "A.npy", "b.json", "c.txt"});
+    CHECK(entry_names(b) == std::vector<std::string>{"Alpha", "zeta", ".hidden.json", "A.npy", "b.json", "c.txt"});
     b.set_filter(1);
-    CHECK(names(b) == std::vector<std::string>{"Alpha", "zeta", "A.npy"});
+    CHECK(entry_names(b) == std::vector<std::string>{"Alpha", "zeta", "A.npy"});
     CHECK(b.filters()[1].text() == "Arrays (.npy .npz)");
     CHECK(core::io::FileFilter{"x", {".labelled.png"}}.matches("heat.LABELLED.png"));
     CHECK_FALSE(core::io::FileFilter{"x", {".labelled.png"}}.matches("heat.png"));
 }
 
 TEST_CASE("file browser: breadcrumbs, parent folder, keys and a bad folder that leaves the current one") {
-    Tree t;
+    TempTree t;
     FileBrowser b(FileBrowser::Mode::open, scenarios, t.root.string());
     const auto crumbs = core::io::breadcrumbs(b.folder());
     REQUIRE(crumbs.size() >= 2);
@@ -83,7 +83,7 @@ TEST_CASE("file browser: breadcrumbs, parent folder, keys and a bad folder that 
     CHECK(b.selected() == 0);
     CHECK(b.submit("").kind == Kind::folder_entered); // Enter on "Alpha"
     CHECK(b.folder() == t / "Alpha");
-    CHECK(names(b) == std::vector<std::string>{"inner.json"});
+    CHECK(entry_names(b) == std::vector<std::string>{"inner.json"});
     CHECK(b.selected() == -1);
     CHECK(b.go_up());
     CHECK(b.folder() == t.root.string());
@@ -94,7 +94,7 @@ TEST_CASE("file browser: breadcrumbs, parent folder, keys and a bad folder that 
     CHECK_FALSE(b.go_to(t / "nowhere"));
     CHECK(b.error() == t / "nowhere" + ": no such folder");
     CHECK(b.folder() == t.root.string()); // still here, still listed
-    CHECK(names(b).size() == 3);
+    CHECK(entry_names(b).size() == 3);
     FileBrowser lost(FileBrowser::Mode::open, scenarios, t / "nowhere"); // starts in the working folder instead
     CHECK(lost.folder() == fs::current_path().string());
     CHECK(lost.error() == t / "nowhere" + ": no such folder");
@@ -106,7 +106,7 @@ TEST_CASE("file browser: breadcrumbs, parent folder, keys and a bad folder that 
 }
 
 TEST_CASE("file browser: typed paths are relative to the folder, absolute, or from ~") {
-    Tree t;
+    TempTree t;
     CHECK(core::io::resolve_typed_path("Alpha/../b.json", t.root.string()) == t / "b.json");
     CHECK(core::io::resolve_typed_path("/x/./y/", "/elsewhere") == "/x/y");
     const char* home = std::getenv("HOME");
@@ -128,7 +128,7 @@ TEST_CASE("file browser: typed paths are relative to the folder, absolute, or fr
 }
 
 TEST_CASE("file browser: Save adds the extension, says whether the file is there, and needs its folder") {
-    Tree t;
+    TempTree t;
     FileBrowser b(FileBrowser::Mode::save, scenarios, t.root.string());
     const auto fresh = b.submit("new");
     CHECK(fresh.kind == Kind::file);

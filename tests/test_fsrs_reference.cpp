@@ -15,7 +15,7 @@ using namespace core::learn;
 
 namespace {
 
-struct Agreement {
+struct FsrsAgreement {
     int reviews = 0, same_memory = 0, same_interval = 0, same_elapsed = 0, same_phase = 0;
     double worst_stability = 0, worst_difficulty = 0;
 };
@@ -28,7 +28,7 @@ std::string lower(std::string s) {
 
 double difference(double ours, double theirs) { return std::abs(ours - theirs) / std::max(1.0, std::abs(theirs)); }
 
-void replay(const nlohmann::json& history, Agreement& a) {
+void replay(const nlohmann::json& history, FsrsAgreement& a) {
     const Scheduler sched; // fuzz off, py-fsrs's and ts-fsrs's default steps and weights
     FsrsCard card;
     for (const nlohmann::json& review : history) {
@@ -57,7 +57,7 @@ TEST_CASE("fsrs: 400 random review histories agree with ts-fsrs 5.4.2 to 1e-7, i
     for (size_t i = 0; i < weights.size(); ++i) CHECK(weights[i] == kDefaultWeights[i]);
     const nlohmann::json& histories = fixture["histories"];
     REQUIRE(histories.size() == 400);
-    Agreement a;
+    FsrsAgreement a;
     for (const nlohmann::json& history : histories) replay(history, a);
     INFO("worst difference (relative above 1): stability " << a.worst_stability << ", difficulty " << a.worst_difficulty);
     CHECK(a.reviews > 2000);

@@ -15,40 +15,40 @@ namespace {
 using namespace core::model::gguf;
 
 // A GGUF file built in memory, little-endian as the format has it.
-struct Bytes {
+struct FileBytes {
     std::vector<unsigned char> b;
-    Bytes& raw(std::uint64_t v, int n) {
+    FileBytes& raw(std::uint64_t v, int n) {
         for (int i = 0; i < n; ++i) b.push_back(static_cast<unsigned char>(i < 8 ? v >> (8 * i) : 0)); // n > 8: zeros after v
         return *this;
     }
-    Bytes& u32(std::uint32_t v) { return raw(v, 4); }
-    Bytes& u64(std::uint64_t v) { return raw(v, 8); }
-    Bytes& f32(float f) {
+    FileBytes& u32(std::uint32_t v) { return raw(v, 4); }
+    FileBytes& u64(std::uint64_t v) { return raw(v, 8); }
+    FileBytes& f32(float f) {
         std::uint32_t u;
         std::memcpy(&u, &f, 4);
         return u32(u);
     }
-    Bytes& str(const std::string& s) {
+    FileBytes& str(const std::string& s) {
         u64(s.size());
         b.insert(b.end(), s.begin(), s.end());
         return *this;
     }
-    Bytes& key(const std::string& k, ValueType t) { return str(k).u32(static_cast<std::uint32_t>(t)); }
-    Bytes& pad(std::size_t alignment) {
+    FileBytes& key(const std::string& k, ValueType t) { return str(k).u32(static_cast<std::uint32_t>(t)); }
+    FileBytes& pad(std::size_t alignment) {
         while (b.size() % alignment) b.push_back(0);
         return *this;
     }
 };
 
-Bytes header(std::uint32_t version, std::uint64_t tensors, std::uint64_t keys) {
-    Bytes x;
+FileBytes gguf_header(std::uint32_t version, std::uint64_t tensors, std::uint64_t keys) {
+    FileBytes x;
     x.b = {'G', 'G', 'U', 'F'};
     return x.u32(version).u64(tensors).u64(keys);
 }
 
 // Every value type, a nested array, alignment 64, and two tensors: an F32 (2, 3) and a Q8_0 (1, 32).
-Bytes every_type(std::uint32_t version) {
-    Bytes x = header(version, 2, 16);
+FileBytes every_type(std::uint32_t version) {
+    FileBytes x = gguf_header(version, 2, 16);
     x.key("general.architecture", ValueType::string).str("llama");
     x.key("general.alignment", ValueType::u32).u32(64);
     x.key("a.u8", ValueType::u8).raw(200, 1);
@@ -76,9 +76,9 @@ Bytes every_type(std::uint32_t version) {
     return x;
 }
 
-File parse_bytes(const Bytes& x, const std::string& path = "m.gguf") { return parse(x.b.data(), x.b.size(), path); }
+File parse_bytes(const FileBytes& x, const std::string& path = "m.gguf") { return parse(x.b.data(), x.b.size(), path); }
 
-std::string refusal(const Bytes& x) {
+std::string refusal(const FileBytes& x) {
     try {
         parse_bytes(x);
     } catch (const core::io::FileError& e) {
@@ -90,7 +90,7 @@ std::string refusal(const Bytes& x) {
 } // namespace
 
 TEST_CASE("gguf: every value type, a nested array, the alignment and the tensor table of a v3 file") {
-    const Bytes x = every_type(3);
+    const FileBytes x = every_type(3);
     const File f = parse_bytes(x);
     CHECK(f.version == 3);
     CHECK(get_string(f, "general.architecture") == "llama");
@@ -134,7 +134,7 @@ TEST_CASE("gguf: every value type, a nested array, the alignment and the tensor 
 
 TEST_CASE("gguf: a v2 file reads the same — without general.alignment the data is 32-aligned") {
     CHECK(parse_bytes(every_type(2)).version == 2);
-    Bytes x = header(3, 1, 1);
+    FileBytes x = gguf_header(3, 1, 1);
     x.key("general.architecture", ValueType::string).str("gpt2");
     x.str("t").u32(1).u64(4).u32(1).u64(0).pad(32).raw(0, 8);
     const File f = parse_bytes(x);
@@ -144,22 +144,22 @@ TEST_CASE("gguf: a v2 file reads the same — without general.alignment the data
 }
 
 TEST_CASE("gguf: every truncation of a file is one line naming the file, never a crash") {
-    const Bytes whole = every_type(3);
+    const FileBytes whole = every_type(3);
     for (std::size_t n = 0; n < whole.b.size(); ++n) {
         CAPTURE(n);
-        Bytes cut;
+        FileBytes cut;
         cut.b.assign(whole.b.begin(), whole.b.begin() + static_cast<std::ptrdiff_t>(n));
         const std::string what = refusal(cut);
         CHECK(what.rfind("m.gguf: ", 0) == 0);
         CHECK(what.find('\n') == std::string::npos);
     }
-    Bytes short_by_one{std::vector<unsigned char>(whole.b.begin(), whole.b.end() - 1)};
+    FileBytes short_by_one{std::vector<unsigned char>(whole.b.begin(), whole.b.end() - 1)};
     CHECK(refusal(short_by_one) ==
           "m.gguf: truncated: its 34 bytes at data offset 64 lie outside the 97 bytes of tensor data (tensor \"q\")");
 }
 
 TEST_CASE("gguf: bad magic, versions and endianness are one line each") {
-    Bytes magic = every_type(3);
+    FileBytes magic = every_type(3);
     magic.b[0] = 'X';
     CHECK(refusal(magic) == "m.gguf: not a GGUF file: it does not begin with \"GGUF\"");
     CHECK(refusal(every_type(1)) == "m.gguf: GGUF version 1 is not supported (attnviz reads versions 2 and 3) (the header)");
@@ -168,43 +168,43 @@ TEST_CASE("gguf: bad magic, versions and endianness are one line each") {
 }
 
 TEST_CASE("gguf: huge counts and lengths are refused before anything is allocated") {
-    CHECK(refusal(header(3, 1ull << 60, 0)) == "m.gguf: tensor count 1152921504606846976 cannot fit in the 8 bytes left (the header)");
-    CHECK(refusal(header(3, 0, ~0ull)) == "m.gguf: metadata count 18446744073709551615 cannot fit in the 0 bytes left (the header)");
-    Bytes key = header(3, 0, 1);
+    CHECK(refusal(gguf_header(3, 1ull << 60, 0)) == "m.gguf: tensor count 1152921504606846976 cannot fit in the 8 bytes left (the header)");
+    CHECK(refusal(gguf_header(3, 0, ~0ull)) == "m.gguf: metadata count 18446744073709551615 cannot fit in the 0 bytes left (the header)");
+    FileBytes key = gguf_header(3, 0, 1);
     key.u64(~0ull).u64(0);
     CHECK(refusal(key) == "m.gguf: truncated: 18446744073709551615 bytes needed at byte 32, the file has 40 (metadata entry 0)");
-    Bytes array = header(3, 0, 1);
+    FileBytes array = gguf_header(3, 0, 1);
     array.key("k", ValueType::array).u32(8).u64(1ull << 62);
     CHECK(refusal(array) == "m.gguf: array item count 4611686018427387904 cannot fit in the 0 bytes left (metadata key \"k\")");
-    Bytes deep = header(3, 0, 1);
+    FileBytes deep = gguf_header(3, 0, 1);
     deep.key("k", ValueType::array);
     for (int i = 0; i < 100; ++i) deep.u32(9).u64(1);
     CHECK(refusal(deep) == "m.gguf: arrays nested deeper than 8 (metadata key \"k\")");
 }
 
 TEST_CASE("gguf: bad values and tensors name the key or the tensor") {
-    Bytes type = header(3, 0, 1);
+    FileBytes type = gguf_header(3, 0, 1);
     type.key("k", static_cast<ValueType>(13)).u32(0);
     CHECK(refusal(type) == "m.gguf: unknown value type 13 (metadata key \"k\")");
-    Bytes twice = header(3, 0, 2);
+    FileBytes twice = gguf_header(3, 0, 2);
     twice.key("k", ValueType::u8).raw(1, 1).key("k", ValueType::u8).raw(1, 1);
     CHECK(refusal(twice) == "m.gguf: a duplicate key (metadata key \"k\")");
-    Bytes align = header(3, 0, 1);
+    FileBytes align = gguf_header(3, 0, 1);
     align.key("general.alignment", ValueType::u32).u32(48);
     CHECK(refusal(align) == "m.gguf: alignment 48 is not a power of two (metadata key \"general.alignment\")");
-    Bytes unknown = header(3, 1, 0);
+    FileBytes unknown = gguf_header(3, 1, 0);
     unknown.str("t").u32(1).u64(4).u32(4).u64(0).pad(32).raw(0, 16);
     CHECK(refusal(unknown) == "m.gguf: unknown tensor type 4 (tensor \"t\")");
-    Bytes outside = header(3, 1, 0);
+    FileBytes outside = gguf_header(3, 1, 0);
     outside.str("t").u32(1).u64(4).u32(0).u64(32).pad(32).raw(0, 16);
     CHECK(refusal(outside) == "m.gguf: truncated: its 16 bytes at data offset 32 lie outside the 16 bytes of tensor data (tensor \"t\")");
-    Bytes blocks = header(3, 1, 0);
+    FileBytes blocks = gguf_header(3, 1, 0);
     blocks.str("t").u32(1).u64(30).u32(8).u64(0);
     CHECK(refusal(blocks) == "m.gguf: a row of 30 values is not whole blocks of Q8_0 (tensor \"t\")");
-    Bytes dims = header(3, 1, 0);
+    FileBytes dims = gguf_header(3, 1, 0);
     dims.str("t").u32(5).u64(0);
     CHECK(refusal(dims) == "m.gguf: 5 dimensions (1 to 4 expected) (tensor \"t\")");
-    Bytes big = header(3, 1, 0);
+    FileBytes big = gguf_header(3, 1, 0);
     big.str("t").u32(2).u64(1ull << 40).u64(1ull << 40);
     CHECK(refusal(big) == "m.gguf: its dimensions are too large (tensor \"t\")");
 }

@@ -2,6 +2,7 @@
 #include "core/presets.h"
 #include "core/io/scenario_io.h"
 #include "tests/fixture_files.h"
+#include "tests/thrown.h"
 
 #include <doctest/doctest.h>
 
@@ -13,14 +14,7 @@
 
 namespace {
 
-std::string error_of(const std::string& text) {
-    try {
-        core::io::parse_scenario(text);
-    } catch (const core::ScenarioError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string parse_error(const std::string& text) { return thrown<core::ScenarioError>([&] { core::io::parse_scenario(text); }); }
 
 const std::string seed_file = R"({
   "tokens": ["the", "cat", "sat"],
@@ -73,42 +67,42 @@ TEST_CASE("multi-head files use \"heads\" and \"W_O\"") {
 }
 
 TEST_CASE("bad files: each message names the field") {
-    CHECK(error_of("{") .rfind("invalid JSON: parse error", 0) == 0);
-    CHECK(error_of("") .rfind("invalid JSON", 0) == 0);
-    CHECK(error_of("[1, 2]") == "the file is an array, expected a JSON object");
-    CHECK(error_of(R"({"X": [[1, 0]]})") == "W_Q is missing");
-    CHECK(error_of(R"({"X": true, "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X is true/false, expected an array of rows");
+    CHECK(parse_error("{") .rfind("invalid JSON: parse error", 0) == 0);
+    CHECK(parse_error("") .rfind("invalid JSON", 0) == 0);
+    CHECK(parse_error("[1, 2]") == "the file is an array, expected a JSON object");
+    CHECK(parse_error(R"({"X": [[1, 0]]})") == "W_Q is missing");
+    CHECK(parse_error(R"({"X": true, "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X is true/false, expected an array of rows");
     // A string names a file (see test_scenario_files.cpp).
-    CHECK(error_of(R"({"X": "abc", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
+    CHECK(parse_error(R"({"X": "abc", "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
           "X: abc: unknown kind of file; attnviz reads arrays from .npy, .npz, .safetensors, .csv and .tsv");
-    CHECK(error_of(R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][1] is a string, expected a number");
-    CHECK(error_of(R"({"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[1] has 1 entries, expected 2 (like X[0])");
-    CHECK(error_of(R"({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]})") ==
+    CHECK(parse_error(R"({"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][1] is a string, expected a number");
+    CHECK(parse_error(R"({"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[1] has 1 entries, expected 2 (like X[0])");
+    CHECK(parse_error(R"({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2], [0, 0]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]})") ==
           "W_Q has 3 rows, expected 2 (the width of X)");
-    CHECK(error_of(R"({"X": [[1e7]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 10000000, outside ±1e6");
-    CHECK(error_of(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 1e400, too large for a double (line 1, column 9)");
-    CHECK(error_of("{\"X\": [[1]],\n \"heads\": [{\"W_Q\": [[1]], \"W_K\": [[-2e999]], \"W_V\": [[1]]}]}") ==
+    CHECK(parse_error(R"({"X": [[1e7]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 10000000, outside ±1e6");
+    CHECK(parse_error(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "X[0][0] is 1e400, too large for a double (line 1, column 9)");
+    CHECK(parse_error("{\"X\": [[1]],\n \"heads\": [{\"W_Q\": [[1]], \"W_K\": [[-2e999]], \"W_V\": [[1]]}]}") ==
           "heads[0].W_K[0][0] is -2e999, too large for a double (line 2, column 36)");
-    CHECK(error_of("{\"X\": [[1, 1e400") == "invalid JSON: 1e400 is too large for a double (line 1, column 12)");
-    CHECK(error_of(R"({"X": [[NaN]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "causal": 1})") == "causal is a number, expected true or false");
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "w_o": 1})") == "unknown field \"w_o\"");
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": ["a", "b"]})") == "tokens has 2 names, expected 1 (the rows of X)");
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": [3]})") == "tokens[0] is a number, expected a string");
-    CHECK(error_of(R"({"X": [[1]], "heads": []})") == "heads is empty (at least one head is needed)");
-    CHECK(error_of(R"({"X": [[1]], "heads": [{"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}, {"W_Q": [[1, 1]], "W_K": [[1]], "W_V": [[1]]}]})") ==
+    CHECK(parse_error("{\"X\": [[1, 1e400") == "invalid JSON: 1e400 is too large for a double (line 1, column 12)");
+    CHECK(parse_error(R"({"X": [[NaN]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").rfind("invalid JSON", 0) == 0);
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "causal": 1})") == "causal is a number, expected true or false");
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "w_o": 1})") == "unknown field \"w_o\"");
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": ["a", "b"]})") == "tokens has 2 names, expected 1 (the rows of X)");
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "tokens": [3]})") == "tokens[0] is a number, expected a string");
+    CHECK(parse_error(R"({"X": [[1]], "heads": []})") == "heads is empty (at least one head is needed)");
+    CHECK(parse_error(R"({"X": [[1]], "heads": [{"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}, {"W_Q": [[1, 1]], "W_K": [[1]], "W_V": [[1]]}]})") ==
           "heads[1].W_Q has 2 columns, expected 1 (d_k, the width of heads[0].W_Q)");
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "positional": "rope"})") ==
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "positional": "rope"})") ==
           "positional is \"rope\", expected \"none\" or \"sinusoidal\"");
-    CHECK(error_of(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "pin": {"head": 0, "row": 5, "q": [1]}})") ==
+    CHECK(parse_error(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "pin": {"head": 0, "row": 5, "q": [1]}})") ==
           "pin.row is 5, expected 0..0");
 }
 
 TEST_CASE("200,000 nested brackets: a message, not a crash") {
-    CHECK(error_of(std::string(200000, '[')) == "nesting is deeper than 32 levels");
-    CHECK(error_of("{\"X\": " + std::string(100000, '[') + std::string(100000, ']') + "}") == "nesting is deeper than 32 levels");
+    CHECK(parse_error(std::string(200000, '[')) == "nesting is deeper than 32 levels");
+    CHECK(parse_error("{\"X\": " + std::string(100000, '[') + std::string(100000, ']') + "}") == "nesting is deeper than 32 levels");
     // Brackets inside strings do not count.
-    CHECK(error_of(R"({"tokens": ["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["], "X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").empty());
+    CHECK(parse_error(R"({"tokens": ["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["], "X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})").empty());
 }
 
 TEST_CASE("loading a file: missing, a directory, and the path in the message") {

@@ -24,7 +24,7 @@ Value eval(const std::string& text, const core::Scenario& s = core::preset_three
 }
 
 // Inside the test process's own state folder, which the suite's main removes.
-std::string temp_dir() {
+std::string lesson_dir() {
     const std::string dir = std::string(std::getenv("XDG_STATE_HOME")) + "/lesson-files";
     std::filesystem::create_directories(dir);
     return dir;
@@ -32,14 +32,14 @@ std::string temp_dir() {
 
 // The message loading `text` as DIR/bad.toml gives ("" when it loads).
 std::string load_error(const std::string& text) {
-    const std::string path = temp_dir() + "/bad.toml";
+    const std::string path = lesson_dir() + "/bad.toml";
     try {
         parse_lesson(text, path);
         return "";
     } catch (const LessonError& e) {
         const std::string what = e.what();
         REQUIRE(what.rfind(path + ":", 0) == 0);
-        return what.substr(temp_dir().size() + 1);
+        return what.substr(lesson_dir().size() + 1);
     }
 }
 
@@ -199,7 +199,7 @@ TEST_CASE("lesson files: each mistake is reported as FILE:LINE: what") {
 }
 
 TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and when a later step is opened directly — model names a model directory") {
-    const std::string dir = temp_dir();
+    const std::string dir = lesson_dir();
     std::filesystem::create_directories(dir + "/m");
     std::ofstream(dir + "/m/config.json") << "{}"; // read when the grid runs, not when the lesson loads
     std::ofstream(dir + "/actions.toml") << "title = \"t\"\npreset = \"it_sentence\"\n"
@@ -217,7 +217,7 @@ TEST_CASE("lesson actions: train asks for the Train panel's run on its step, and
 }
 
 TEST_CASE("lesson files: a scenario file is read relative to the lesson") {
-    const std::string dir = temp_dir();
+    const std::string dir = lesson_dir();
     {
         std::ofstream(dir + "/two.json") << R"({"tokens": ["x", "y"], "X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]})";
         std::ofstream(dir + "/file.toml") << "title = \"t\"\n[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { file = \"two.json\", select = \"y\" }\n";
@@ -327,7 +327,7 @@ TEST_CASE("built-in lessons: six, all valid, with their answers computed from th
 }
 
 TEST_CASE("lesson command line: bad lessons and flags exit 2 with one line") {
-    const std::string path = temp_dir() + "/cli.toml";
+    const std::string path = lesson_dir() + "/cli.toml";
     std::ofstream(path) << header << "[[step]]\ntitle = \"a\"\ntext = \"x\"\nactions = { highlight = 'A[\"dog\"]' }\n";
     Run r = run({"--lesson", path, "--check"});
     CHECK(r.code == 2);
@@ -450,8 +450,8 @@ TEST_CASE("lesson session: the goal must hold half a second without a break") {
 }
 
 TEST_CASE("lesson progress: written atomically, read back, a damaged file kept aside") {
-    const std::string path = temp_dir() + "/state/attnviz/progress.json";
-    std::filesystem::remove_all(temp_dir() + "/state");
+    const std::string path = lesson_dir() + "/state/attnviz/progress.json";
+    std::filesystem::remove_all(lesson_dir() + "/state");
     ProgressStore store(path);
     CHECK(store.load() == "");
     LessonProgress& p = store.lesson("every-token");

@@ -13,7 +13,7 @@
 
 namespace {
 
-const core::model::ops::Set* builds[] = {core::model::ops::generic(), &core::model::ops::active()};
+const core::model::ops::Set* kBuilds[] = {core::model::ops::generic(), &core::model::ops::active()};
 
 // Σ exp(x − max x) in long double.
 long double exp_sum(const std::vector<float>& x) {
@@ -28,7 +28,7 @@ long double exp_sum(const std::vector<float>& x) {
 
 TEST_CASE("max_exp_sum: every build's largest value and Σ exp(x − largest) agree with long double to 1e-14") {
     std::mt19937 rng(7);
-    for (const core::model::ops::Set* ops : builds) {
+    for (const core::model::ops::Set* ops : kBuilds) {
         CAPTURE(ops->name);
         for (float spread : {1.0f, 8.0f, 300.0f}) { // at 300, many values fall below exp's range (−708)
             for (int n : {1, 7, 16, 33, 2048, 2047}) {

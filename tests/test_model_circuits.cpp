@@ -17,7 +17,7 @@ using core::model::MatrixF;
 
 namespace {
 
-const char* const every_architecture[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_moe", "gpt_oss", "phi3", "gemma2", "gemma3_text",
+const char* const circuit_architectures[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_moe", "gpt_oss", "phi3", "gemma2", "gemma3_text",
                                           "bert", "bert_base"};
 
 // The largest |a − b| over the largest |b|.
@@ -32,7 +32,7 @@ MatrixF sum_of(const core::model::StreamParts& p) {
 } // namespace
 
 TEST_CASE("circuits: the stream's components sum to the stream entering every layer, on every architecture") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         std::vector<MatrixF> residuals; // (layers) × (t, D)
@@ -54,7 +54,7 @@ TEST_CASE("circuits: the stream's components sum to the stream entering every la
 }
 
 TEST_CASE("circuits: after the last layer, the components through the frozen final norm give the model's logits") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const core::model::ForwardResult r = m.model->forward(ids);
@@ -83,7 +83,7 @@ TEST_CASE("circuits: after the last layer, the components through the frozen fin
 }
 
 TEST_CASE("circuits: the logit lens's last layer is the model's own output, and direct attributions sum to the logit") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size());
@@ -122,7 +122,7 @@ TEST_CASE("circuits: the logit lens's last layer is the model's own output, and 
 }
 
 TEST_CASE("circuits: a forward for the last position alone gives each copy's last row as the whole forward does") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const int layers = m.model->config().layers;
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size());
@@ -154,7 +154,7 @@ TEST_CASE("circuits: a forward for the last position alone gives each copy's las
 }
 
 TEST_CASE("forward: a stream of more rows than mlp_rows goes through the MLP a block at a time, as one row would") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         const int t = static_cast<int>(ids.size()), copies = core::model::mlp_rows / t + 3; // blocks of 2048, then 24 rows
         ForwardOptions o;
@@ -172,7 +172,7 @@ TEST_CASE("forward: a stream of more rows than mlp_rows goes through the MLP a b
 }
 
 TEST_CASE("circuits: patching every head recovers 1, nothing 0, and one head's patch equals a full forward with it patched") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(circuit_architectures, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         if (!m.model->unembedding().weight) return;
         const std::vector<int> clean = {4, 9, 6, 2, 8, 9, 6, 3}, corrupt = {4, 11, 6, 2, 8, 12, 6, 3};

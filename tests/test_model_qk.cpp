@@ -12,13 +12,13 @@
 
 namespace {
 
-const char* const every_architecture[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3",
+const char* const qk_architectures[] = {"gpt2", "llama_gqa", "qwen2", "mistral", "qwen3", "qwen3_sliding", "phi3",
                                           "gemma2", "gemma3_text", "gemma3", "bert"};
 
 } // namespace
 
 TEST_CASE("qk: pairs plus bias are the forward's own q · k times the scale, on every architecture") {
-    fixtures::for_each_checkpoint(every_architecture, [](const core::model::OpenedModel& m) {
+    fixtures::for_each_checkpoint(qk_architectures, [](const core::model::OpenedModel& m) {
         const auto& c = m.model->config();
         const std::vector<int> ids = {4, 9, 6, 2, 8, 9, 6, 3};
         core::model::ForwardOptions o;

@@ -14,17 +14,17 @@
 
 namespace {
 
-std::string tiny(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
+std::string checkpoint_dir(const std::string& name) { return fixtures::checkpoints() + "/" + name; }
 
 // A test case's session (TEST_CASE_FIXTURE): open() opens a fixture checkpoint in it; `error` is
 // where a failed open says why.
 struct SessionWithCheckpoint {
     core::model::Session s;
     std::string error;
-    void open(const std::string& name) { REQUIRE(s.open(tiny(name), error)); }
+    void open(const std::string& name) { REQUIRE(s.open(checkpoint_dir(name), error)); }
 };
 
-std::shared_ptr<const core::model::Snapshot> run(core::model::Session& s, const std::string& text) {
+std::shared_ptr<const core::model::Snapshot> snapshot_of(core::model::Session& s, const std::string& text) {
     const long long serial = s.request({text});
     REQUIRE(s.wait_idle(60));
     auto snap = s.snapshot();
@@ -39,10 +39,10 @@ TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: a run equals the model'
     NEED_CHECKPOINTS();
     open("gpt2");
     CHECK(s.causal());
-    const auto snap = run(s, "The cat sat on the mat");
+    const auto snap = snapshot_of(s, "The cat sat on the mat");
     REQUIRE(snap->error.empty());
-    const auto opened = core::model::open_model(tiny("gpt2"));
-    const auto tok = core::model::load_tokenizer(tiny("gpt2"));
+    const auto opened = core::model::open_model(checkpoint_dir("gpt2"));
+    const auto tok = core::model::load_tokenizer(checkpoint_dir("gpt2"));
     const std::vector<int> ids = tok.encode_ids("The cat sat on the mat");
     CHECK(snap->ids == ids);
     CHECK(snap->labels[1] == "␣cat");
@@ -81,9 +81,9 @@ TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: BERT predicts at each [
     NEED_CHECKPOINTS();
     open("bert");
     CHECK(!s.causal());
-    const auto snap = run(s, "the cat [MASK] on the mat");
+    const auto snap = snapshot_of(s, "the cat [MASK] on the mat");
     REQUIRE(snap->error.empty());
-    const auto tok = core::model::load_tokenizer(tiny("bert"));
+    const auto tok = core::model::load_tokenizer(checkpoint_dir("bert"));
     int masks = 0;
     for (int i = 0; i < snap->t(); ++i) {
         const bool mask = snap->ids[static_cast<std::size_t>(i)] == tok.mask_id();
@@ -97,36 +97,36 @@ TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: BERT predicts at each [
 TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: a model that does not open leaves the open one and names the file") {
     NEED_CHECKPOINTS();
     open("gpt2");
-    const auto before = run(s, "hello world");
+    const auto before = snapshot_of(s, "hello world");
     const std::string bad = fixtures::temp_dir();
     std::ofstream(bad + "/config.json") << R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_head": 4, "n_layer": 2})";
     CHECK(!s.open(bad, error));
     CHECK(error.find(bad) != std::string::npos);
     CHECK(error.find('\n') == std::string::npos);
-    CHECK(s.model_path() == tiny("gpt2"));
+    CHECK(s.model_path() == checkpoint_dir("gpt2"));
     CHECK(s.snapshot() == before);
     CHECK(!s.open(bad + "/missing", error));
     CHECK(error.find("missing") != std::string::npos);
-    const auto after = run(s, "hello world");
+    const auto after = snapshot_of(s, "hello world");
     CHECK(after->result.maps.all() == before->result.maps.all());
 }
 
 TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: text errors are the run's error, and the last good run is replaced by it") {
     NEED_CHECKPOINTS();
     open("gpt2");
-    const auto bad = run(s, std::string("caf\xC3", 4));
+    const auto bad = snapshot_of(s, std::string("caf\xC3", 4));
     CHECK(bad->error.find("byte") != std::string::npos);
     CHECK(bad->t() == 0);
     std::string longer;
     for (int i = 0; i < 200; ++i) longer += " cat";
-    const auto too_long = run(s, longer);
+    const auto too_long = snapshot_of(s, longer);
     CHECK(!too_long->error.empty());
 }
 
 TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: cancel keeps the last run — a new request supersedes the running one") {
     NEED_CHECKPOINTS();
     open("gpt2");
-    run(s, "one two");
+    snapshot_of(s, "one two");
     // Cancelled before the worker can finish: whether it was still pending or running, nothing is
     // published. A run may finish before the cancel comes (then it is the last run): try again.
     std::shared_ptr<const core::model::Snapshot> before;
@@ -152,7 +152,7 @@ TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: cancel keeps the last r
 TEST_CASE_FIXTURE(SessionWithCheckpoint, "model session: Save attention writes what --attention reads, with the tokens") {
     NEED_CHECKPOINTS();
     open("llama_gqa");
-    const auto snap = run(s, "the cat sat");
+    const auto snap = snapshot_of(s, "the cat sat");
     REQUIRE(snap->error.empty());
     const std::string out = fixtures::temp_dir() + "/att.safetensors";
     core::model::write_attention_file(out, snap->result, snap->labels, snap->model);

@@ -1,11 +1,13 @@
 // The review deck: filing reviews, the review.json file, its backup, a kill -9, the Anki export.
 #include "core/learn/review_deck.h"
+#include "tests/review_now.h"
 
 #include <doctest/doctest.h>
 
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -16,18 +18,11 @@ using namespace core::learn;
 
 namespace {
 
-const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");
-const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
 
-std::string temp_dir() {
+std::string review_dir() {
     std::string dir = "/tmp/attnviz-review-XXXXXX";
     REQUIRE(::mkdtemp(dir.data()) != nullptr);
     return dir;
-}
-void remove_tree(const std::string& dir) { REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0); }
-bool exists(const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0;
 }
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
@@ -90,7 +85,7 @@ TEST_CASE("review deck: due cards, soonest first — refreshed text keeps the sc
 }
 
 TEST_CASE("review deck: the cards survive a restart (save, then load in a fresh deck)") {
-    const std::string dir = temp_dir();
+    const std::string dir = review_dir();
     const std::string path = dir + "/state/attnviz/review.json"; // folders are created
     const ReviewDeck deck = sample_deck();
     save_review_deck(path, deck);
@@ -98,12 +93,12 @@ TEST_CASE("review deck: the cards survive a restart (save, then load in a fresh 
     CHECK(loaded.message.empty());
     CHECK(loaded.deck == deck);
     CHECK(loaded.deck.find("every-token/q-opposite")->fsrs == deck.find("every-token/q-opposite")->fsrs);
-    CHECK_FALSE(exists(path + ".bak")); // nothing to keep the first time
+    CHECK_FALSE(std::filesystem::exists(path + ".bak")); // nothing to keep the first time
     // No file yet: an empty deck and no message.
     const LoadedDeck none = load_review_deck(dir + "/nothing/review.json");
     CHECK(none.message.empty());
     CHECK(none.deck.cards().empty());
-    remove_tree(dir);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("review deck: the path follows XDG_STATE_HOME, else ~/.local/state") {
@@ -117,7 +112,7 @@ TEST_CASE("review deck: the path follows XDG_STATE_HOME, else ~/.local/state") {
 }
 
 TEST_CASE("review deck: a corrupt review.json is reported with its place and the backup is loaded") {
-    const std::string dir = temp_dir();
+    const std::string dir = review_dir();
     const std::string path = dir + "/review.json";
     const ReviewDeck first = sample_deck();
     save_review_deck(path, first);
@@ -153,7 +148,7 @@ TEST_CASE("review deck: a corrupt review.json is reported with its place and the
         const LoadedDeck loaded = load_review_deck(path);
         CHECK(loaded.deck.cards().empty());
         CHECK(loaded.message.find("does not read either") != std::string::npos);
-        CHECK(exists(path + ".bad"));
+        CHECK(std::filesystem::exists(path + ".bad"));
     }
     SUBCASE("review.json missing, backup present") {
         ::unlink(path.c_str());
@@ -161,7 +156,7 @@ TEST_CASE("review deck: a corrupt review.json is reported with its place and the
         CHECK(loaded.message.find("is missing") != std::string::npos);
         CHECK(loaded.deck == first);
     }
-    remove_tree(dir);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("review deck: bad files name the place") {
@@ -183,7 +178,7 @@ TEST_CASE("review deck: bad files name the place") {
 }
 
 TEST_CASE("review deck: a kill -9 while reviewing loses at most the review being filed") {
-    const std::string dir = temp_dir();
+    const std::string dir = review_dir();
     const std::string path = dir + "/review.json";
     save_review_deck(path, sample_deck());
     size_t saved_in_all = 0;
@@ -223,7 +218,7 @@ TEST_CASE("review deck: a kill -9 while reviewing loses at most the review being
         saved_in_all += saved;
     }
     CHECK(saved_in_all > 8); // the children did review and save before being killed
-    remove_tree(dir);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("review deck: Anki export is tab-separated with a #separator:Tab header") {

@@ -1,5 +1,6 @@
 // The review store and queue: what the Review panel and the Lesson panel do, without the window.
 #include "core/learn/review_store.h"
+#include "tests/review_now.h"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +11,6 @@ using namespace core::learn;
 
 namespace {
 
-const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");
 
 struct TempDir {
     std::string dir = "/tmp/attnviz-store-XXXXXX";

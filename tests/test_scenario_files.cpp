@@ -10,21 +10,17 @@
 #include "core/io/scenario_io.h"
 #include "tests/array_files.h"
 #include "tests/fixture_files.h"
+#include "tests/thrown.h"
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-std::string error_of(const std::string& text, const std::string& base = "") {
-    try {
-        core::io::parse_scenario(text, base);
-    } catch (const core::ScenarioError& e) {
-        return e.what();
-    }
-    return "";
+std::string scenario_error(const std::string& text, const std::string& base = "") {
+    return thrown<core::ScenarioError>([&] { core::io::parse_scenario(text, base); });
 }
 
-core::io::Tensor tensor(std::vector<std::int64_t> shape, std::vector<double> values) {
+core::io::Tensor f64_tensor(std::vector<std::int64_t> shape, std::vector<double> values) {
     core::io::Tensor t;
     t.shape = std::move(shape);
     t.values = std::move(values);
@@ -65,21 +61,21 @@ TEST_CASE("direct Q, K, V in a scenario file: one head or several — a round tr
     CHECK(two.heads.size() == 2);
     CHECK(core::io::parse_scenario(core::io::to_json_text(two)) == two);
     CHECK(core::compute(two).output.cols() == 2);
-    CHECK(error_of(R"({"X": [[1]], "Q": [[1]], "K": [[1]], "V": [[1]]})") == "X and Q/K/V are both given; give X with W_Q/W_K/W_V, or Q, K and V");
-    CHECK(error_of(R"({"Q": [[1, 2]], "K": [[1]], "V": [[1]]})") == "K has 1 columns, expected 2 (d_k, the width of Q)");
-    CHECK(error_of(R"({"Q": [[1]], "K": [[1], [2]], "V": [[1]]})") == "K has 2 rows, expected 1 (the number of tokens)");
-    CHECK(error_of(R"({"Q": [[1]], "K": [[1]]})") == "V is missing");
-    CHECK(error_of(R"({"Q": [[1]], "K": [[1]], "V": [[1]], "positional": "sinusoidal"})") ==
+    CHECK(scenario_error(R"({"X": [[1]], "Q": [[1]], "K": [[1]], "V": [[1]]})") == "X and Q/K/V are both given; give X with W_Q/W_K/W_V, or Q, K and V");
+    CHECK(scenario_error(R"({"Q": [[1, 2]], "K": [[1]], "V": [[1]]})") == "K has 1 columns, expected 2 (d_k, the width of Q)");
+    CHECK(scenario_error(R"({"Q": [[1]], "K": [[1], [2]], "V": [[1]]})") == "K has 2 rows, expected 1 (the number of tokens)");
+    CHECK(scenario_error(R"({"Q": [[1]], "K": [[1]]})") == "V is missing");
+    CHECK(scenario_error(R"({"Q": [[1]], "K": [[1]], "V": [[1]], "positional": "sinusoidal"})") ==
           "positional encoding needs X (Q, K and V are given directly)");
 }
 
 TEST_CASE("scenario fields that name .npy, .safetensors and token files, relative to the scenario") {
     const std::string dir = fixtures::temp_dir();
-    fixtures::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+    fixtures::write_npy(dir + "/emb.npy", f64_tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
     core::io::TensorFile layer;
     // PyTorch stores a Linear's weight as (out, in): W_Q of the worked example, transposed.
-    layer.tensors["attn.q_proj.weight"] = tensor({2, 2}, {1, 1, 0, 2});
-    layer.tensors["k"] = tensor({2, 2}, {2, 0, 0, 1});
+    layer.tensors["attn.q_proj.weight"] = f64_tensor({2, 2}, {1, 1, 0, 2});
+    layer.tensors["k"] = f64_tensor({2, 2}, {2, 0, 0, 1});
     core::io::write_safetensors(dir + "/layer3.safetensors", layer);
     std::ofstream(dir + "/tokens.txt") << "the\ncat\nsat\n";
     std::ofstream(dir + "/scene.json") << R"({"tokens": "tokens.txt", "X": "emb.npy",
@@ -88,7 +84,7 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
     CHECK(core::io::load_scenario_file(dir + "/scene.json") == core::preset_three_tokens());
 
     SUBCASE("a 3-d array fills heads[]") {
-        fixtures::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
+        fixtures::write_npy(dir + "/wq.npy", f64_tensor({2, 2, 1}, {1, 0, 0, 1}));
         std::ofstream(dir + "/heads.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wq.npy"})";
         const core::Scenario s = core::io::load_scenario_file(dir + "/heads.json");
         REQUIRE(s.heads.size() == 2);
@@ -108,15 +104,15 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/shape.json"), (dir + "/shape.json: W_Q has 3 rows, expected 2 (the width of X)").c_str());
     }
     SUBCASE("a wrong shape names the scenario and the array file the user must fix") {
-        fixtures::write_npy(dir + "/wrongshape.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+        fixtures::write_npy(dir + "/wrongshape.npy", f64_tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/scene.json") << R"({"X": "emb.npy", "W_Q": "wrongshape.npy", "W_K": [[1]], "W_V": [[1]]})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/scene.json"),
                           (dir + "/scene.json: W_Q (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
         std::ofstream(dir + "/object.json") << R"({"X": "emb.npy", "W_Q": [[1, 0], [0, 1]], "W_K": {"file": "wrongshape.npy"}, "W_V": [[1]]})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/object.json"),
                           (dir + "/object.json: W_K (wrongshape.npy) has 3 rows, expected 2 (the width of X)").c_str());
-        fixtures::write_npy(dir + "/wq.npy", tensor({2, 2, 1}, {1, 0, 0, 1}));
-        fixtures::write_npy(dir + "/wv3.npy", tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
+        fixtures::write_npy(dir + "/wq.npy", f64_tensor({2, 2, 1}, {1, 0, 0, 1}));
+        fixtures::write_npy(dir + "/wv3.npy", f64_tensor({2, 3, 1}, {1, 0, 0, 1, 1, 1}));
         std::ofstream(dir + "/stacked.json") << R"({"X": "emb.npy", "W_Q": "wq.npy", "W_K": "wq.npy", "W_V": "wv3.npy"})";
         CHECK_THROWS_WITH(core::io::load_scenario_file(dir + "/stacked.json"),
                           (dir + "/stacked.json: heads[0].W_V (wv3.npy) has 3 rows, expected 2 (the width of X)").c_str());
@@ -129,16 +125,16 @@ TEST_CASE("scenario fields that name .npy, .safetensors and token files, relativ
 
 TEST_CASE("a tensor file alone opens as a scenario") {
     const std::string dir = fixtures::temp_dir();
-    fixtures::write_npy(dir + "/emb.npy", tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+    fixtures::write_npy(dir + "/emb.npy", f64_tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
     const core::Scenario x = core::io::scenario_from_array_file(dir + "/emb.npy");
     CHECK(x.X == core::preset_three_tokens().X);
     CHECK(x.heads[0].W_Q == core::Matrix::Identity(2, 2));
     std::ofstream(dir + "/emb.csv") << "token,a,b\nthe,1,0\ncat,0,1\n";
     CHECK(core::io::scenario_from_array_file(dir + "/emb.csv").tokens == std::vector<std::string>{"the", "cat"});
     core::io::TensorFile qkv;
-    qkv.tensors["Q"] = tensor({2, 1, 2}, {1, 2, 3, 4});
-    qkv.tensors["K"] = tensor({2, 1, 2}, {1, 0, 0, 1});
-    qkv.tensors["V"] = tensor({2, 1, 1}, {5, 6});
+    qkv.tensors["Q"] = f64_tensor({2, 1, 2}, {1, 2, 3, 4});
+    qkv.tensors["K"] = f64_tensor({2, 1, 2}, {1, 0, 0, 1});
+    qkv.tensors["V"] = f64_tensor({2, 1, 1}, {5, 6});
     core::io::write_safetensors(dir + "/qkv.safetensors", qkv);
     const core::Scenario d = core::io::scenario_from_array_file(dir + "/qkv.safetensors");
     CHECK(d.direct);

@@ -31,7 +31,7 @@ std::vector<float> uniform_values(Index n, std::mt19937& rng) {
 }
 
 // C (m, n) as the Gemm describes it, in double: Σ_p A[i, p] · B(p, j) (+ C before).
-std::vector<double> reference(const Gemm& g, const std::vector<float>& before) {
+std::vector<double> gemm_reference(const Gemm& g, const std::vector<float>& before) {
     std::vector<double> c(static_cast<std::size_t>(g.m * g.n));
     for (Index i = 0; i < g.m; ++i)
         for (Index j = 0; j < g.n; ++j) {
@@ -69,7 +69,7 @@ TEST_CASE("gemm: every build, one thread or shared, equals a product in double f
                 const std::vector<float> before = C;
                 const Gemm g{A.data(), lda, B.data(), ldb, t.transposed, C.data(), ldc, t.m, t.k, t.n, t.accumulate};
                 build->gemm(g, parallel);
-                const std::vector<double> want = reference(g, before);
+                const std::vector<double> want = gemm_reference(g, before);
                 INFO("build " << build->name << ", m " << t.m << ", k " << t.k << ", n " << t.n << ", transposed " << t.transposed
                               << ", accumulate " << t.accumulate << ", pad " << t.pad << ", parallel " << parallel);
                 double worst = 0.0;

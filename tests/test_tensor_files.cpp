@@ -6,6 +6,7 @@
 #include "core/io/safetensors.h"
 #include "tests/array_files.h"
 #include "tests/fixture_files.h"
+#include "tests/thrown.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,28 +36,21 @@ void check_matches(const Tensor& t, const json& want, const std::string& what) {
     for (std::size_t i = 0; i < values.size(); ++i) CHECK(t.values[i] == values[i]); // exact: NumPy's own doubles
 }
 
-std::string error_of(void (*f)(const std::string&), const std::string& file) {
-    try {
-        f(file);
-    } catch (const FileError& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string tensor_error(void (*f)(const std::string&), const std::string& file) { return thrown<FileError>([&] { f(file); }); }
 
 // Each fixture in `dir` is refused by `read` with a message that starts with its path and says `what`.
 void check_refused(void (*read)(const std::string&), const std::string& dir,
                    const std::vector<std::pair<std::string, std::string>>& files) {
     for (const auto& [name, what] : files) {
         const std::string file = fixtures::path(dir + "/" + name);
-        const std::string e = error_of(read, file);
+        const std::string e = tensor_error(read, file);
         INFO(e);
         CHECK(e.rfind(file + ": ", 0) == 0);
         CHECK(e.find(what) != std::string::npos);
     }
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
+bool same_tensor_bits(const Tensor& a, const Tensor& b) {
     return a.shape == b.shape && a.dtype == b.dtype && a.values.size() == b.values.size() &&
            (a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0);
 }
@@ -128,7 +122,7 @@ TEST_CASE("round trips through our writers are bit-equal") {
         const Tensor t = read_npy(fixtures::path(rel));
         fixtures::write_npy(dir + "/t.npy", t);
         const std::string& name = rel; // CHECK_MESSAGE cannot name a structured binding under clang
-        CHECK_MESSAGE(same_bits(read_npy(dir + "/t.npy"), t), name);
+        CHECK_MESSAGE(same_tensor_bits(read_npy(dir + "/t.npy"), t), name);
         std::string key = rel.substr(4, rel.size() - 8);
         all.tensors[key] = t;
     }
@@ -136,13 +130,13 @@ TEST_CASE("round trips through our writers are bit-equal") {
         fixtures::write_npz(dir + "/all.npz", all, compressed);
         const TensorFile back = read_npz(dir + "/all.npz");
         REQUIRE(back.tensors.size() == all.tensors.size());
-        for (const auto& entry : all.tensors) CHECK_MESSAGE(same_bits(back.tensors.at(entry.first), entry.second), entry.first);
+        for (const auto& entry : all.tensors) CHECK_MESSAGE(same_tensor_bits(back.tensors.at(entry.first), entry.second), entry.first);
     }
     const TensorFile st = read_safetensors(fixtures::path("safetensors/all_dtypes.safetensors"));
     write_safetensors(dir + "/st.safetensors", st);
     const TensorFile st_back = read_safetensors(dir + "/st.safetensors");
     CHECK(st_back.metadata == st.metadata);
-    for (const auto& entry : st.tensors) CHECK_MESSAGE(same_bits(st_back.tensors.at(entry.first), entry.second), entry.first);
+    for (const auto& entry : st.tensors) CHECK_MESSAGE(same_tensor_bits(st_back.tensors.at(entry.first), entry.second), entry.first);
     CHECK(safetensors_bytes(st_back, "x") == fixtures::read(dir + "/st.safetensors"));
     for (const char* f : {"/t.npy", "/all.npz", "/st.safetensors"}) std::remove((dir + f).c_str());
     ::rmdir(dir.c_str());
@@ -193,9 +187,9 @@ TEST_CASE("bad tensor files are refused with the file's name and what is wrong")
         {"bad_nan.safetensors", "tensor \"a\": element [1] is NaN"},
     });
     const std::string complex_npz = fixtures::path("npz/bad_complex.npz");
-    CHECK(error_of([](const std::string& p) { read_npz(p); }, complex_npz).find("member \"z.npy\": dtype '<c16' (complex") != std::string::npos);
-    CHECK(error_of([](const std::string& p) { read_npz(p); }, fixtures::path("npz/bad_truncated.npz")).find("truncated") != std::string::npos);
-    CHECK(error_of([](const std::string& p) { read_npy(p); }, "/nonexistent/a.npy") == "/nonexistent/a.npy: cannot open: No such file or directory");
+    CHECK(tensor_error([](const std::string& p) { read_npz(p); }, complex_npz).find("member \"z.npy\": dtype '<c16' (complex") != std::string::npos);
+    CHECK(tensor_error([](const std::string& p) { read_npz(p); }, fixtures::path("npz/bad_truncated.npz")).find("truncated") != std::string::npos);
+    CHECK(tensor_error([](const std::string& p) { read_npy(p); }, "/nonexistent/a.npy") == "/nonexistent/a.npy: cannot open: No such file or directory");
 }
 
 TEST_CASE("a shape past the limits is refused before anything is allocated") {
@@ -279,7 +273,7 @@ TEST_CASE("64-bit integer extremes survive a round trip through doubles") {
     t.values = {0, 18446744073709551615.0}; // the maximum, which a double rounds up to 2^64
     const std::string bytes = npy_bytes(t, "u.npy");
     CHECK(bytes.substr(bytes.size() - 8) == std::string(8, '\xff'));
-    CHECK(same_bits(parse_npy(bytes.data(), bytes.size(), "u.npy"), t));
+    CHECK(same_tensor_bits(parse_npy(bytes.data(), bytes.size(), "u.npy"), t));
     t.dtype = DType::i64;
     t.values = {-9223372036854775808.0, 9223372036854775807.0};
     const std::string i = npy_bytes(t, "i.npy");

@@ -4,6 +4,7 @@
 #include "core/model/tokenizer/tokenizer.h"
 #include "core/model/tokenizer/reader.h"
 #include "tests/fixture_files.h"
+#include "tests/thrown.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -56,13 +57,8 @@ std::vector<std::size_t> code_point_offsets(const std::string& text, const core:
     return flat;
 }
 
-std::string error_of(const std::string& text) {
-    try {
-        core::model::parse_tokenizer_json(text, "tokenizer.json");
-    } catch (const TokenizerError& e) {
-        return e.what();
-    }
-    return "";
+std::string tokenizer_error(const std::string& text) {
+    return thrown<TokenizerError>([&] { core::model::parse_tokenizer_json(text, "tokenizer.json"); });
 }
 
 } // namespace
@@ -206,35 +202,35 @@ TEST_CASE("model tokenizer: invalid UTF-8 in the text names the byte offset") {
 }
 
 TEST_CASE("model tokenizer: a bad tokenizer.json is one message naming the file and the place") {
-    CHECK(error_of("{").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 1e999}, "merges": []}})") ==
+    CHECK(tokenizer_error("{").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": 1e999}, "merges": []}})") ==
           "tokenizer.json: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
-    CHECK(error_of("[]") == "tokenizer.json: /: expected an object");
-    CHECK(error_of("{}") == "tokenizer.json: /model: missing");
-    CHECK(error_of(R"({"model": {"type": "Unigram", "vocab": []}})") ==
+    CHECK(tokenizer_error("[]") == "tokenizer.json: /: expected an object");
+    CHECK(tokenizer_error("{}") == "tokenizer.json: /model: missing");
+    CHECK(tokenizer_error(R"({"model": {"type": "Unigram", "vocab": []}})") ==
           "tokenizer.json: /model/type: the model \"Unigram\" is not supported (attnviz reads BPE and WordPiece)");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})") ==
           "tokenizer.json: /model/vocab/a: expected a whole number from 0 to 2097152");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a/b": "x"}, "merges": []}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a/b": "x"}, "merges": []}})") ==
           "tokenizer.json: /model/vocab/a~1b: expected a whole number from 0 to 2097152");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}})") ==
           "tokenizer.json: /model/merges/0: \"a b\" needs \"ab\", which is not in the vocabulary");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["ab"]}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["ab"]}})") ==
           "tokenizer.json: /model/merges/0: expected \"left right\"");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
                        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated"}})")
               .rfind("tokenizer.json: /pre_tokenizer/pattern: bad regex at character 2: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "normalizer": {"type": "Precompiled"}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "normalizer": {"type": "Precompiled"}})") ==
           "tokenizer.json: /normalizer/type: the normalizer \"Precompiled\" is not supported (attnviz reads BertNormalizer, NFC, NFD, "
           "NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace, Sequence)");
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
                        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}, {"type": "UnicodeScripts"}]}})")
               .rfind("tokenizer.json: /pre_tokenizer/pretokenizers/1/type: the pre-tokenizer \"UnicodeScripts\" is not supported", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "added_tokens": [{"id": 3}]})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "WordPiece", "vocab": {}}, "added_tokens": [{"id": 3}]})") ==
           "tokenizer.json: /added_tokens/0/content: expected the token's text");
-    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "decoder": {"type": "Strip", "start": "one"}})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "WordPiece", "vocab": {}}, "decoder": {"type": "Strip", "start": "one"}})") ==
           "tokenizer.json: /decoder/start: expected a whole number from 0 to 1048576");
-    CHECK(error_of(R"({"model": {"type": "WordPiece", "vocab": {}}, "post_processor": {"type": "TemplateProcessing",
+    CHECK(tokenizer_error(R"({"model": {"type": "WordPiece", "vocab": {}}, "post_processor": {"type": "TemplateProcessing",
                        "single": [{"SpecialToken": {"id": "[CLS]"}}], "special_tokens": {}}})") ==
           "tokenizer.json: /post_processor/special_tokens: has no entry for \"[CLS]\"");
 }
@@ -255,11 +251,11 @@ void check_part_table(const std::vector<core::model::KindRow<Built>>& rows, cons
         INFO(key << ": " << row.type);
         json doc = {{"model", wordpiece}};
         doc[key] = any_part(row.type);
-        CHECK(error_of(doc.dump()).empty());
+        CHECK(tokenizer_error(doc.dump()).empty());
     }
     json doc = {{"model", wordpiece}};
     doc[key] = any_part("Imaginary");
-    CHECK(error_of(doc.dump()) == "tokenizer.json: /" + std::string(key) + "/type: the " + unsupported +
+    CHECK(tokenizer_error(doc.dump()) == "tokenizer.json: /" + std::string(key) + "/type: the " + unsupported +
                                       " \"Imaginary\" is not supported (attnviz reads " + core::model::kind_names(rows) + ")");
 }
 
@@ -296,16 +292,16 @@ TEST_CASE("model tokenizer: the vocabulary and merges read from the text agree w
     // A later "model" or "vocab" wins; the one it replaces must still be valid JSON.
     CHECK(load(R"({"model": 3, "model": {"type": "BPE", "vocab": {"x": 0}, "merges": []}})").token_id("x") == 0);
     CHECK(load(R"({"model": {"type": "BPE", "vocab": {"y": 0}, "vocab": {"x": 0}, "merges": []}})").token_id("y") == -1);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"y": 0,, }, "vocab": {"x": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"y": 0}, "merges": [}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"y": 0,, }, "vocab": {"x": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"y": 0}, "merges": [}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
               .rfind("tokenizer.json: not valid JSON: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "truncation": 1e999})") ==
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "truncation": 1e999})") ==
           "tokenizer.json: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
-    CHECK(error_of("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\xFF\": 0}, \"merges\": []}}").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"\ud83d": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
-    CHECK(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}})") ==
+    CHECK(tokenizer_error("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\xFF\": 0}, \"merges\": []}}").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"\ud83d": 0}, "merges": []}})").rfind("tokenizer.json: not valid JSON: ", 0) == 0);
+    CHECK(tokenizer_error(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}})") ==
           "tokenizer.json: /model/merges/0: expected \"left right\" or [\"left\", \"right\"]");
-    CHECK(error_of(std::string(100000, '[') + std::string(100000, ']')) == "tokenizer.json: /: expected an object"); // deep nesting
+    CHECK(tokenizer_error(std::string(100000, '[') + std::string(100000, ']')) == "tokenizer.json: /: expected an object"); // deep nesting
 }
 
 TEST_CASE("model tokenizer: a vocabulary of over a megabyte, read in two halves, gives every token its id") {

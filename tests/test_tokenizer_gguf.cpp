@@ -7,6 +7,7 @@
 #include "core/model/tokenizer/tokenizer.h"
 #include "tests/fixture_files.h"
 #include "tests/gguf_writer.h"
+#include "tests/thrown.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -20,8 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-json fixture_json(const std::string& rel) { return json::parse(fixtures::read(fixtures::path(rel))); }
-std::vector<int> ids_of(const json& a) { return a.get<std::vector<int>>(); }
+json tokenizer_fixture(const std::string& rel) { return json::parse(fixtures::read(fixtures::path(rel))); }
+std::vector<int> id_list(const json& a) { return a.get<std::vector<int>>(); }
 
 Tokenizer tokenizer_of(const fixtures::GgufWriter& w, const std::string& name = "model.gguf") {
     const std::string bytes = w.bytes();
@@ -63,7 +64,7 @@ fixtures::GgufWriter gpt2_gguf(const Vocabulary& v, const std::string& pre) {
 
 // The GGUF of a tokenizer.json fixture: its BOS (the template's first token) added when it adds one.
 fixtures::GgufWriter fixture_gguf(const std::string& kind, const std::string& pre) {
-    const json j = fixture_json("tokenizers/" + kind + "/tokenizer.json");
+    const json j = tokenizer_fixture("tokenizers/" + kind + "/tokenizer.json");
     fixtures::GgufWriter w = gpt2_gguf(vocabulary_of(j["model"]["vocab"], j["added_tokens"], j["model"]["merges"]), pre);
     const std::string dump = j["post_processor"].dump();
     const bool bos = dump.find("SpecialToken") != std::string::npos;
@@ -74,30 +75,23 @@ fixtures::GgufWriter fixture_gguf(const std::string& kind, const std::string& pr
 }
 
 Vocabulary gpt2_vocabulary() {
-    return vocabulary_of(fixture_json("gpt2/encoder.json"), json::array({{{"content", "<|endoftext|>"}, {"id", 50256}, {"special", true}}}), fixtures::gpt2_merges());
+    return vocabulary_of(tokenizer_fixture("gpt2/encoder.json"), json::array({{{"content", "<|endoftext|>"}, {"id", 50256}, {"special", true}}}), fixtures::gpt2_merges());
 }
 
 std::vector<std::string> corpus() {
     std::vector<std::string> texts;
-    const json gpt2 = fixture_json("gpt2/cases.json"), kinds = fixture_json("tokenizers/cases.json");
+    const json gpt2 = tokenizer_fixture("gpt2/cases.json"), kinds = tokenizer_fixture("tokenizers/cases.json");
     for (const auto& c : gpt2["cases"]) texts.push_back(c["text"]);
     for (const auto& c : kinds["kinds"]["llama3"]["cases"]) texts.push_back(c["text"]);
     return texts;
 }
 
-std::string error_of(const fixtures::GgufWriter& w) {
-    try {
-        tokenizer_of(w, "bad.gguf");
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string gguf_tokenizer_error(const fixtures::GgufWriter& w) { return thrown<std::runtime_error>([&] { tokenizer_of(w, "bad.gguf"); }); }
 
 } // namespace
 
 TEST_CASE("model tokenizer gguf: byte-level BPE from a GGUF file gives the tokenizers library's ids, tokens and text") {
-    const json doc = fixture_json("tokenizers/cases.json");
+    const json doc = tokenizer_fixture("tokenizers/cases.json");
     const std::pair<const char*, const char*> kinds[] = {{"llama3", "llama-bpe"}, {"qwen2", "qwen2"}, {"qwen3", "qwen2"}};
     int unnormalised = 0;
     for (const auto& named : kinds) {
@@ -105,7 +99,7 @@ TEST_CASE("model tokenizer gguf: byte-level BPE from a GGUF file gives the token
         const Tokenizer t = tokenizer_of(fixture_gguf(kind, named.second));
         // llama.cpp does not bring the text to NFC as Qwen's tokenizer.json does: its ids are those
         // of the same tokenizer.json without its normalizer.
-        json j = fixture_json("tokenizers/" + std::string(kind) + "/tokenizer.json");
+        json j = tokenizer_fixture("tokenizers/" + std::string(kind) + "/tokenizer.json");
         j["normalizer"] = nullptr;
         const Tokenizer raw = core::model::parse_tokenizer_json(j.dump(), kind);
         CHECK(t.vocab_size() == doc["kinds"][kind]["vocab_size"].get<int>());
@@ -114,13 +108,13 @@ TEST_CASE("model tokenizer gguf: byte-level BPE from a GGUF file gives the token
             const std::string text = c["text"];
             INFO(kind << ": " << text);
             const auto enc = t.encode(text);
-            if (raw.encode_ids(text) != ids_of(c["ids"])) {
+            if (raw.encode_ids(text) != id_list(c["ids"])) {
                 ++unnormalised;
                 CHECK(enc.ids == raw.encode_ids(text));
                 continue;
             }
-            CHECK(enc.ids == ids_of(c["ids"]));
-            CHECK(t.encode_ids(text, false) == ids_of(c["ids_without_special"]));
+            CHECK(enc.ids == id_list(c["ids"]));
+            CHECK(t.encode_ids(text, false) == id_list(c["ids_without_special"]));
             CHECK(t.decode(enc.ids) == c["decoded"].get<std::string>());
             CHECK(t.decode(enc.ids, true) == c["decoded_skip_special"].get<std::string>());
         }
@@ -132,17 +126,17 @@ TEST_CASE("model tokenizer gguf: GPT-2's vocabulary with pre-tokenizer gpt-2 giv
     const Vocabulary v = gpt2_vocabulary();
     const Tokenizer gpt2 = tokenizer_of(gpt2_gguf(v, "gpt-2"));
     CHECK(gpt2.vocab_size() == 50257);
-    const json doc = fixture_json("gpt2/cases.json");
+    const json doc = tokenizer_fixture("gpt2/cases.json");
     REQUIRE(doc["cases"].size() >= 30);
     for (const auto& c : doc["cases"]) {
         const std::string text = c["text"];
         INFO(text);
-        CHECK(gpt2.encode_ids(text) == ids_of(c.contains("tokenizers_ids") ? c["tokenizers_ids"] : c["ids"]));
+        CHECK(gpt2.encode_ids(text) == id_list(c.contains("tokenizers_ids") ? c["tokenizers_ids"] : c["ids"]));
         CHECK(gpt2.decode(gpt2.encode_ids(text)) == text);
     }
     // SmolLM's tokenizer.json: single digits, then GPT-2's byte-level split.
     json j;
-    j["model"] = {{"type", "BPE"}, {"vocab", fixture_json("gpt2/encoder.json")}, {"merges", json(v.merges)}};
+    j["model"] = {{"type", "BPE"}, {"vocab", tokenizer_fixture("gpt2/encoder.json")}, {"merges", json(v.merges)}};
     j["added_tokens"] = json::array({{{"id", 50256}, {"content", "<|endoftext|>"}, {"special", true}}});
     j["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", json::array({{{"type", "Digits"}, {"individual_digits", true}},
                                                                                 {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}})}};
@@ -233,28 +227,28 @@ TEST_CASE("model tokenizer gguf: a bad tokenizer.ggml key is one message naming 
     const Vocabulary v = gpt2_vocabulary();
     fixtures::GgufWriter bert;
     bert.put_string("tokenizer.ggml.model", "bert");
-    CHECK(error_of(bert) == "bad.gguf: metadata key \"tokenizer.ggml.model\": \"bert\" is not a tokenizer attnviz reads (it reads gpt2 and llama)");
-    CHECK(error_of(gpt2_gguf(v, "tekken")).find("bad.gguf: metadata key \"tokenizer.ggml.pre\": \"tekken\" is not a pre-tokenizer attnviz knows (it reads default, llama-bpe, qwen2, gpt-2, smollm") == 0);
+    CHECK(gguf_tokenizer_error(bert) == "bad.gguf: metadata key \"tokenizer.ggml.model\": \"bert\" is not a tokenizer attnviz reads (it reads gpt2 and llama)");
+    CHECK(gguf_tokenizer_error(gpt2_gguf(v, "tekken")).find("bad.gguf: metadata key \"tokenizer.ggml.pre\": \"tekken\" is not a pre-tokenizer attnviz knows (it reads default, llama-bpe, qwen2, gpt-2, smollm") == 0);
     fixtures::GgufWriter no_merges;
     no_merges.put_string("tokenizer.ggml.model", "gpt2");
     no_merges.put_strings("tokenizer.ggml.tokens", {"a", "b"});
-    CHECK(error_of(no_merges).find("bad.gguf: metadata key \"tokenizer.ggml.merges\"") == 0);
+    CHECK(gguf_tokenizer_error(no_merges).find("bad.gguf: metadata key \"tokenizer.ggml.merges\"") == 0);
     fixtures::GgufWriter bad_merge = no_merges;
     bad_merge.put_strings("tokenizer.ggml.merges", {"a b"});
-    CHECK(error_of(bad_merge) == "bad.gguf: metadata key \"tokenizer.ggml.merges\": item 0: \"a b\" needs \"ab\", which is not in the vocabulary");
+    CHECK(gguf_tokenizer_error(bad_merge) == "bad.gguf: metadata key \"tokenizer.ggml.merges\": item 0: \"a b\" needs \"ab\", which is not in the vocabulary");
     fixtures::GgufWriter short_types;
     short_types.put_string("tokenizer.ggml.model", "llama");
     short_types.put_strings("tokenizer.ggml.tokens", {"a", "b", "c"});
     short_types.put_i32s("tokenizer.ggml.token_type", {1, 1});
-    CHECK(error_of(short_types) == "bad.gguf: metadata key \"tokenizer.ggml.token_type\": 2 types for 3 tokens");
-    CHECK(error_of(llama_gguf()).empty());
+    CHECK(gguf_tokenizer_error(short_types) == "bad.gguf: metadata key \"tokenizer.ggml.token_type\": 2 types for 3 tokens");
+    CHECK(gguf_tokenizer_error(llama_gguf()).empty());
     fixtures::GgufWriter scores;
     scores.put_string("tokenizer.ggml.model", "llama");
     scores.put_strings("tokenizer.ggml.tokens", {"a", "b"});
     scores.put_f32s("tokenizer.ggml.scores", {0.5f});
-    CHECK(error_of(scores) == "bad.gguf: metadata key \"tokenizer.ggml.scores\": 1 scores for 2 tokens");
+    CHECK(gguf_tokenizer_error(scores) == "bad.gguf: metadata key \"tokenizer.ggml.scores\": 1 scores for 2 tokens");
     fixtures::GgufWriter bos;
     bos.put_string("tokenizer.ggml.model", "llama");
     bos.put_strings("tokenizer.ggml.tokens", {"a", "b"});
-    CHECK(error_of(bos) == "bad.gguf: metadata key \"tokenizer.ggml.add_bos_token\": true, but tokenizer.ggml.bos_token_id names no token");
+    CHECK(gguf_tokenizer_error(bos) == "bad.gguf: metadata key \"tokenizer.ggml.add_bos_token\": true, but tokenizer.ggml.bos_token_id names no token");
 }

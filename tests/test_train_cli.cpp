@@ -16,7 +16,7 @@ using namespace core::train;
 
 namespace {
 
-std::string temp_path(const std::string& stem) {
+std::string train_out_path(const std::string& stem) {
     return "/tmp/attnviz-train-" + std::to_string(::getpid()) + "-" + stem + ".safetensors";
 }
 
@@ -53,7 +53,7 @@ TEST_CASE("train cli: bad flags exit 2 with a clear message") {
 }
 
 TEST_CASE("train cli: --train prints a JSON line every 50 steps and after the last, then --forward reads the model") {
-    const std::string path = temp_path("cli");
+    const std::string path = train_out_path("cli");
     const Run r = run({"--train", "previous", "--layers", "1", "--heads", "2", "--d-model", "8", "--ctx", "6", "--vocab", "5",
                        "--steps", "60", "--seed", "3", "--threads", "1", "--out", path});
     REQUIRE(r.code == 0);
@@ -97,7 +97,7 @@ TEST_CASE("train cli: --train prints a JSON line every 50 steps and after the la
 TEST_CASE("train cli: a model file round-trips exactly, with and without the MLP") {
     for (bool mlp : {false, true}) {
         const SavedModel a = tiny_model(mlp);
-        const std::string path = temp_path("roundtrip");
+        const std::string path = train_out_path("roundtrip");
         save_model(path, a);
         const SavedModel b = load_model(path);
         CHECK(b.model.config() == a.model.config());
@@ -122,7 +122,7 @@ template <class Change>
 Run forward_on_broken(Change change, std::string& path) {
     core::io::TensorFile f = to_tensor_file(tiny_model(false));
     change(f);
-    path = temp_path("broken");
+    path = train_out_path("broken");
     core::io::write_safetensors(path, f);
     Run r = run({"--forward", path, "--sequence", "1 2 3"});
     std::remove(path.c_str());

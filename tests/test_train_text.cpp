@@ -20,7 +20,7 @@ using namespace core::train;
 namespace {
 
 // vocab 11, 6 positions, n_embd 8, 2 heads, 2 layers.
-Gpt2Config tiny() { return Gpt2Config{11, 6, 8, 2, 2}; }
+Gpt2Config tiny_text_config() { return Gpt2Config{11, 6, 8, 2, 2}; }
 
 // Weights of order one, LN gains and biases away from 1 and 0: every path of the gradient matters.
 std::vector<double> random_params(const Gpt2Layout& lay, std::uint64_t seed) {
@@ -36,7 +36,7 @@ struct Tokens {
     std::vector<int> targets{4, 1, 5, 9, 2, 6, 5, -1, 5, 8, 9, 7}; // one position not scored
 };
 
-double loss_of(const Gpt2Layout& lay, const std::vector<double>& p, const Tokens& t) {
+double text_loss(const Gpt2Layout& lay, const std::vector<double>& p, const Tokens& t) {
     Gpt2Activations<double> a;
     return gpt2_forward(lay, p.data(), t.inputs.data(), t.targets.data(), t.B, t.T, a, *gpt2_ops::generic_f64()) / 11.0;
 }
@@ -122,7 +122,7 @@ std::string small_corpus() {
 } // namespace
 
 TEST_CASE("GPT-2 training: the backward pass matches finite differences of the loss (float64)") {
-    const Gpt2Layout lay(tiny());
+    const Gpt2Layout lay(tiny_text_config());
     std::vector<double> p = random_params(lay, 5);
     const Tokens t;
     Gpt2Activations<double> a;
@@ -135,9 +135,9 @@ TEST_CASE("GPT-2 training: the backward pass matches finite differences of the l
         for (std::size_t i = s.offset; i < s.offset + s.size; ++i) {
             const double keep = p[i];
             p[i] = keep + eps;
-            const double up = loss_of(lay, p, t);
+            const double up = text_loss(lay, p, t);
             p[i] = keep - eps;
-            const double down = loss_of(lay, p, t);
+            const double down = text_loss(lay, p, t);
             p[i] = keep;
             const double numeric = (up - down) / (2 * eps);
             diff2 += (numeric - grad[i]) * (numeric - grad[i]);
@@ -152,7 +152,7 @@ TEST_CASE("GPT-2 training: the backward pass matches finite differences of the l
 }
 
 TEST_CASE("GPT-2 training: the forward pass is GPT-2's, and the float32 builds agree with float64") {
-    const Gpt2Layout lay(tiny());
+    const Gpt2Layout lay(tiny_text_config());
     const std::vector<double> p = random_params(lay, 9);
     const Tokens t;
     const std::vector<int> first(t.inputs.begin(), t.inputs.begin() + t.T);

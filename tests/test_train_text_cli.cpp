@@ -18,7 +18,7 @@ std::string write_corpus(const std::string& dir, const std::string& text) {
     return file;
 }
 
-std::vector<std::string> small_run(const std::string& corpus, const std::string& out) {
+std::vector<std::string> small_text_run(const std::string& corpus, const std::string& out) {
     return {"--train", "text", "--corpus", corpus, "--out", out, "--merges", "30", "--layers", "1", "--heads", "2",
             "--d-model", "16", "--ctx", "8", "--steps", "4", "--batch", "4", "--log-every", "2"};
 }
@@ -29,7 +29,7 @@ TEST_CASE("--train text: a short run prints its progress and writes config.json,
     const std::string dir = fixtures::temp_dir();
     std::string text;
     for (int i = 0; i < 60; ++i) text += "The cat sat on the mat. The dog did not.\n";
-    const Run r = run(small_run(write_corpus(dir, text), dir + "/model"));
+    const Run r = run(small_text_run(write_corpus(dir, text), dir + "/model"));
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("\"train_tokens\"") != std::string::npos);
@@ -43,18 +43,18 @@ TEST_CASE("--train text: a short run prints its progress and writes config.json,
 
 TEST_CASE("--train text: a missing, invalid or too short corpus and bad flags are refused with one line") {
     const std::string dir = fixtures::temp_dir();
-    const Run missing = run(small_run(dir + "/absent.txt", dir + "/m"));
+    const Run missing = run(small_text_run(dir + "/absent.txt", dir + "/m"));
     CHECK(missing.code == 2);
     CHECK(missing.err.find(dir + "/absent.txt") != std::string::npos);
 
     std::string bad;
     for (int i = 0; i < 40; ++i) bad += "fine text here\n";
     bad += "caf\xc3 broken\n";
-    const Run invalid = run(small_run(write_corpus(dir, bad), dir + "/m"));
+    const Run invalid = run(small_text_run(write_corpus(dir, bad), dir + "/m"));
     CHECK(invalid.code == 2);
     CHECK(invalid.err == "attnviz: " + dir + "/corpus.txt: invalid UTF-8 at byte " + std::to_string(40 * 15 + 3) + "\n");
 
-    const Run short_one = run(small_run(write_corpus(dir, "too short\n"), dir + "/m"));
+    const Run short_one = run(small_text_run(write_corpus(dir, "too short\n"), dir + "/m"));
     CHECK(short_one.code == 2);
     CHECK(short_one.err.find("the corpus is too short") != std::string::npos);
 
@@ -75,10 +75,10 @@ TEST_CASE("--train text --init continues from a saved model of the same sizes an
     std::string text;
     for (int i = 0; i < 60; ++i) text += "The cat sat on the mat. The dog did not.\n";
     const std::string corpus = write_corpus(dir, text);
-    REQUIRE(run(small_run(corpus, dir + "/first")).code == 0);
+    REQUIRE(run(small_text_run(corpus, dir + "/first")).code == 0);
 
     // one step at a learning rate of 1e-6 moves no parameter further than about 1e-6 from where it started
-    std::vector<std::string> again = small_run(corpus, dir + "/again"); // a later flag wins
+    std::vector<std::string> again = small_text_run(corpus, dir + "/again"); // a later flag wins
     again.insert(again.end(), {"--init", dir + "/first", "--steps", "1", "--warmup", "0", "--lr", "1e-6", "--repeat-share", "0.5",
                          "--mirror-share", "0.25"});
     const Run cont = run(again);
@@ -94,7 +94,7 @@ TEST_CASE("--train text --init continues from a saved model of the same sizes an
     CHECK(moved < 1e-5);
     CHECK(size > 1e-2); // a trained model, not zeros
 
-    std::vector<std::string> wider = small_run(corpus, dir + "/m");
+    std::vector<std::string> wider = small_text_run(corpus, dir + "/m");
     wider.insert(wider.end(), {"--d-model", "32", "--init", dir + "/first"});
     const Run sizes = run(wider);
     CHECK(sizes.code == 2);
@@ -105,27 +105,27 @@ TEST_CASE("--train text --init continues from a saved model of the same sizes an
     for (int i = 0; i < 60; ++i) other += "A bird flew over the hill. A fox ran under it.\n";
     const std::string other_dir = dir + "/other";
     std::filesystem::create_directories(other_dir);
-    std::vector<std::string> few = small_run(corpus, dir + "/few");
+    std::vector<std::string> few = small_text_run(corpus, dir + "/few");
     few.insert(few.end(), {"--merges", "10"});
     REQUIRE(run(few).code == 0);
-    std::vector<std::string> other_bpe = small_run(write_corpus(other_dir, other), dir + "/m");
+    std::vector<std::string> other_bpe = small_text_run(write_corpus(other_dir, other), dir + "/m");
     other_bpe.insert(other_bpe.end(), {"--merges", "10", "--init", dir + "/few"});
     const Run bpe = run(other_bpe);
     CHECK(bpe.code == 2);
     CHECK(bpe.err == "attnviz: " + dir + "/few/tokenizer.json: not the BPE this run learned from its corpus (another corpus or --merges)\n");
 
-    std::vector<std::string> absent = small_run(corpus, dir + "/m");
+    std::vector<std::string> absent = small_text_run(corpus, dir + "/m");
     absent.insert(absent.end(), {"--init", dir + "/nothing"});
     const Run none = run(absent);
     CHECK(none.code == 2);
     CHECK(none.err.find(dir + "/nothing") != std::string::npos);
 
-    std::vector<std::string> share = small_run(corpus, dir + "/m");
+    std::vector<std::string> share = small_text_run(corpus, dir + "/m");
     share.insert(share.end(), {"--repeat-share", "1.5"});
     const Run bad_share = run(share);
     CHECK(bad_share.code == 2);
     CHECK(bad_share.err.find("--repeat-share takes a number from 0") != std::string::npos);
-    std::vector<std::string> shares = small_run(corpus, dir + "/m");
+    std::vector<std::string> shares = small_text_run(corpus, dir + "/m");
     shares.insert(shares.end(), {"--repeat-share", "0.5", "--mirror-share", "0.75"});
     const Run too_many = run(shares);
     CHECK(too_many.code == 2);

@@ -8,6 +8,7 @@
 #include "ui/panels/explore/heatmap.h"
 #include "ui/panels/explore/state.h"
 #include "ui/widgets.h"
+#include "tests/calculation_shown.h"
 
 #include <doctest/doctest.h>
 
@@ -31,12 +32,6 @@ void click_slider(Ui& ui, const char* id, float at) {
     const float x0 = r.Min.x + pad + 0.5f * grab, x1 = r.Min.x + 7.0f * ui::em() - pad - 0.5f * grab;
     ui.click(ImVec2(x0 + at * (x1 - x0), r.GetCenter().y));
     ui.frames(2);
-}
-
-const core::HeadExplanation& shown_calculation(Ui& ui) {
-    const ui::CalculationCache& c = ui.st().view.state<ui::CalculationCache>();
-    REQUIRE(c.row == ui.st().view.selected_row);
-    return c.explanation.heads.at(0);
 }
 
 } // namespace

@@ -9,7 +9,7 @@ using headless::Ui;
 
 namespace {
 
-double largest_difference(const core::Vector& a, const core::Vector& b) { return (a - b).cwiseAbs().maxCoeff(); }
+double decode_gap(const core::Vector& a, const core::Vector& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
 } // namespace
 
@@ -33,10 +33,10 @@ TEST_CASE("decode panel: every step of the decoder equals the causal rows of cor
         CHECK(d.decoder->kv_rows_without_cache() == t * (t + 1) / 2);
         CHECK(d.decoder->cache_bytes_per_head() == t * (3 + 4) * 8);
         for (int h = 0; h < 3; ++h) {
-            CHECK(largest_difference(d.last.weights[h], reference.heads[h].weights.row(t - 1).head(t).transpose()) <= 1e-12);
+            CHECK(decode_gap(d.last.weights[h], reference.heads[h].weights.row(t - 1).head(t).transpose()) <= 1e-12);
             CHECK((d.decoder->k_cache(h).topRows(t) - reference.heads[h].K.topRows(t)).cwiseAbs().maxCoeff() <= 1e-12);
         }
-        CHECK(largest_difference(d.last.output, reference.output.row(t - 1).transpose()) <= 1e-12);
+        CHECK(decode_gap(d.last.output, reference.output.row(t - 1).transpose()) <= 1e-12);
     }
     CHECK(ui.shows("1 + 2 + … + 7 = 28"));
     CHECK_FALSE(ui.st().view.items.empty());
@@ -44,7 +44,7 @@ TEST_CASE("decode panel: every step of the decoder equals the causal rows of cor
     // Back rebuilds to t − 1; a scenario change keeps the step.
     ui.click(ui.item("decode_back"));
     CHECK(d.steps == 6);
-    CHECK(largest_difference(d.last.weights[1], reference.heads[1].weights.row(5).head(6).transpose()) <= 1e-12);
+    CHECK(decode_gap(d.last.weights[1], reference.heads[1].weights.row(5).head(6).transpose()) <= 1e-12);
     ui.click(ui.item("causal"));
     REQUIRE(ui.scenario().causal);
     CHECK(d.steps == 6);

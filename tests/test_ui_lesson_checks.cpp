@@ -6,6 +6,7 @@
 #include "core/learn/lesson_load.h"
 #include "ui/panels/learn/lesson_checks.h"
 #include "ui/panels/learn/review.h"
+#include "tests/review_now.h"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -14,7 +15,6 @@ using namespace core::learn;
 
 namespace {
 
-const Seconds kNow = *parse_iso8601("2026-11-30T09:00:00Z");
 
 
 // One step of a lesson drawn by draw_lesson_check in a window of its own, on the ImGui context and

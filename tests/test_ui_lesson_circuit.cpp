@@ -34,7 +34,7 @@ void wait_for(Ui& ui, Job& job) {
     ui.frames(2);
 }
 
-std::string head_item(const char* map, int k, int H) { return std::string("lesson.") + map + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
+std::string lesson_head_item(const char* map, int k, int H) { return std::string("lesson.") + map + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
 
 // The circuit maps once done, checked against full forwards of the corrupted prompt with one head
 // patched (core::model::patched_metric) and against the model's own ranking of the answer.
@@ -99,7 +99,7 @@ void check_reader(const core::learn::PatchRun& r, const core::learn::Step& step)
 
 // Commits the prediction through a choice button: the nearest choice to the live answer, or another.
 // Until then the map the answer reads is grey, with "?" for its numbers.
-void predict(Ui& ui, bool right) {
+void predict_circuit(Ui& ui, bool right) {
     const core::learn::Predict& p = *session(ui).step().predict;
     const core::learn::PatchRun& r = maps(ui);
     check_against_forwards(r, session(ui).step());
@@ -125,13 +125,13 @@ void predict(Ui& ui, bool right) {
 }
 
 void pick(Ui& ui, const char* map, int k, int H, int& picked) {
-    ui.click(ui.item(head_item(map, k, H)));
+    ui.click(ui.item(lesson_head_item(map, k, H)));
     ui.frames(2);
     CHECK(picked == k);
 }
 
 // Picks the head least like the goal first (the goal does not hold), then the one that meets it.
-void solve(Ui& ui, const std::string& id) {
+void solve_circuit(Ui& ui, const std::string& id) {
     if (id == "find-induction") {
         ui::ModelHeads& m = lesson_view(ui).model_heads;
         wait_for(ui, m.job);
@@ -174,10 +174,10 @@ void open_lesson(Ui& ui, bool from_menu) {
     CHECK(session(ui).lesson().id == "reading-a-circuit");
 }
 
-void walk(Ui& ui, bool right) {
+void walk_circuit_lesson(Ui& ui, bool right) {
     open_lesson(ui, right);
     CHECK(ui.app().workspace() == "learn");
-    lesson_walk::walk_to_last_step(ui, right, predict, solve);
+    lesson_walk::walk_to_last_step(ui, right, predict_circuit, solve_circuit);
     for (const core::learn::Step& s : session(ui).lesson().steps)
         if (s.challenge || s.question) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
 }
@@ -189,7 +189,7 @@ TEST_CASE("ui lesson: reading a circuit, on the bundled model, walked with every
         StateHome state;
         Ui ui;
         ui.frames(2);
-        walk(ui, right);
+        walk_circuit_lesson(ui, right);
     }
 }
 

@@ -31,10 +31,10 @@ ui::TrainView& train(Ui& ui) { return ui.st().view.state<ui::TrainView>(); }
 // The index of the best head (layer-major) by `score` in the grid's scores.
 int best(Ui& ui, core::heads::Score score) { return core::heads::best_head(train(ui).shown.heads, score); }
 
-std::string head_item(const char* kind, int k, int H) { return std::string("train.") + kind + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
+std::string train_head_item(const char* kind, int k, int H) { return std::string("train.") + kind + "." + std::to_string(k / H) + "." + std::to_string(k % H); }
 
 // Commits the prediction through a choice button: the nearest choice to the live answer, or another.
-void predict(Ui& ui, bool right) {
+void predict_accuracy(Ui& ui, bool right) {
     CHECK(ui.shows("repeat accuracy: commit your prediction to reveal", train_panel)); // the panel keeps its numbers back
     lesson_walk::commit_choice(ui, right);
     CHECK(ui.shows("repeat accuracy", train_panel));
@@ -51,7 +51,7 @@ void back_to_learn(Ui& ui) {
     CHECK(ui.app().workspace() == "learn");
 }
 
-void solve(Ui& ui, const std::string& id) {
+void solve_in_train(Ui& ui, const std::string& id) {
     ui::TrainView& t = train(ui);
     const int H = t.shown.config.model.H;
     if (id == "train-it") {
@@ -87,7 +87,7 @@ void solve(Ui& ui, const std::string& id) {
     } else if (id == "find-induction") {
         const int k = best(ui, core::heads::Score::induction);
         CHECK(k / H == 1); // layer 2
-        ui.click(ui.item(head_item("open", k, H)));
+        ui.click(ui.item(train_head_item("open", k, H)));
         ui.frames(3); // a new tab shows a frame after it is first submitted
         CHECK(ui.app().workspace() == "explore");
         // Explore's A is the tiny model's own pattern of that head on the example sequence.
@@ -102,7 +102,7 @@ void solve(Ui& ui, const std::string& id) {
         ui.frame();
         const int k = best(ui, core::heads::Score::previous);
         CHECK(k / H == 0); // layer 1
-        ui.click(ui.item(head_item("knock", k, H)));
+        ui.click(ui.item(train_head_item("knock", k, H)));
         ui.frames(2);
         CHECK(t.measured.without.accuracy < 0.5);
     }
@@ -110,13 +110,13 @@ void solve(Ui& ui, const std::string& id) {
 }
 
 // Walks the lesson from its first step to its last with every prediction right or wrong.
-void walk(Ui& ui, bool right) {
+void walk_heads_lesson(Ui& ui, bool right) {
     std::string error;
     REQUIRE(ui::start_lesson(ui.st().view, "heads-that-learn", 0, error));
     ui.frames(3);
     CHECK(ui.st().view.open["train"]);
     CHECK(ui.app().workspace() == "learn"); // the Train panel beside the lesson's text
-    lesson_walk::walk_to_last_step(ui, right, predict, solve);
+    lesson_walk::walk_to_last_step(ui, right, predict_accuracy, solve_in_train);
     for (const core::learn::Step& s : session(ui).lesson().steps)
         if (s.challenge) CHECK(session(ui).is_done(static_cast<int>(&s - session(ui).lesson().steps.data())));
 }
@@ -131,7 +131,7 @@ TEST_CASE("ui lesson: heads that learn, trained in the lesson, walked with every
         ui.frames(2);
         // The run the lesson trains: the Train panel's default repeat run.
         ui.frame();
-        walk(ui, true);
+        walk_heads_lesson(ui, true);
         trained = train(ui).session->saved();
     }
     // Wrong this time, on the same model opened from a file (Train ▸ Open model… does this load).
@@ -142,7 +142,7 @@ TEST_CASE("ui lesson: heads that learn, trained in the lesson, walked with every
     ui.frames(2);
     train(ui).session->load(*trained);
     ui.frames(2);
-    walk(ui, false);
+    walk_heads_lesson(ui, false);
 }
 
 TEST_CASE("lesson model grid: the bundled model's heads on a text, their previous-token scores as the patterns give them, and a bad model named") {
@@ -185,5 +185,5 @@ TEST_CASE("ui lesson: heads that learn, resumed at its second step in a fresh ap
     REQUIRE(session(ui).step().id == "train-it");
     CHECK(ui.st().view.open["train"]);
     CHECK_FALSE(ui.shows("is measured by the Train panel", "Lesson"));
-    solve(ui, "train-it"); // the run was started for the step, with no button pressed
+    solve_in_train(ui, "train-it"); // the run was started for the step, with no button pressed
 }

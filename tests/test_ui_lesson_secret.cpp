@@ -17,7 +17,7 @@ namespace {
 
 const char* const panels[] = {"matrices", "heatmap", "calculation", "query_arrow", "heads", "decode"};
 
-core::learn::Session& session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
+core::learn::Session& secret_session(Ui& ui) { return *ui.st().view.state<ui::LessonView>().session; }
 
 // A step that runs a model (the circuit lesson's) grows the Lesson panel when its run ends: the
 // choices are clicked only after that, where they will stay.
@@ -72,11 +72,11 @@ void check_step(const core::learn::Lesson& lesson, int k) {
     ui.frames(3);
     headless::open_panels(ui, {"matrices", "heatmap", "calculation", "query_arrow", "heads", "decode"});
     wait_for_lesson_runs(ui);
-    const core::learn::Step& step = session(ui).step();
+    const core::learn::Step& step = secret_session(ui).step();
     INFO(lesson.id << " step " << k + 1 << " " << step.id);
     REQUIRE(step.predict);
-    REQUIRE_FALSE(session(ui).committed());
-    const core::learn::Secret secret = session(ui).secret(ui.scenario(), ui.app().result());
+    REQUIRE_FALSE(secret_session(ui).committed());
+    const core::learn::Secret secret = secret_session(ui).secret(ui.scenario(), ui.app().result());
     REQUIRE_FALSE(secret.empty());
     const std::set<std::string> deciding = deciding_numbers(ui, secret);
     if (!secret.places.empty()) REQUIRE_FALSE(deciding.empty());
@@ -92,7 +92,7 @@ void check_step(const core::learn::Lesson& lesson, int k) {
 
     ui.click(ui.item("lesson_choice_0")); // commit: the numbers come back
     ui.frames(2);
-    REQUIRE(session(ui).committed());
+    REQUIRE(secret_session(ui).committed());
     const std::string after = panels_text(ui);
     for (const std::string& x : deciding) CHECK_MESSAGE(after.find(x) != std::string::npos, x << " is not back on screen");
     CHECK(after.find(ui::reveal_hint) == std::string::npos);

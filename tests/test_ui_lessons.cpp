@@ -57,7 +57,7 @@ int choice_index(Ui& ui, bool right) {
 }
 
 // Commits a prediction by clicking a choice (or the heatmap column), checking the lock and the reveal.
-void predict(Ui& ui, bool right, bool through_heatmap) {
+void predict_step(Ui& ui, bool right, bool through_heatmap) {
     const int at = session(ui).index();
     ui.click(ui.item("lesson_next")); // locked
     ui.frame();
@@ -183,7 +183,7 @@ void explain_back(Ui& ui) {
 // Walks a lesson from step 1 to its last; predictions right or wrong (each recorded so), challenges
 // solved by `solve`.
 template <class Solve>
-void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
+void walk_lesson(Ui& ui, const std::string& id, bool right, Solve&& solve) {
     open(ui, id, 1);
     bool heatmap_used = false;
     while (true) {
@@ -192,7 +192,7 @@ void walk(Ui& ui, const std::string& id, bool right, Solve&& solve) {
         CHECK(ui.shows(step.title, "Lesson"));
         if (step.predict) {
             const bool click_map = step.predict->choices.empty() && !heatmap_used;
-            predict(ui, right, click_map);
+            predict_step(ui, right, click_map);
             heatmap_used = heatmap_used || click_map;
         }
         if (step.challenge) solve(ui, step.id);
@@ -222,7 +222,7 @@ TEST_CASE("lesson panel: every-token, predictions right, challenges solved by dr
     StateHome state;
     Ui ui;
     ui.frame();
-    walk(ui, "every-token", true, [](Ui& u, const std::string& id) {
+    walk_lesson(ui, "every-token", true, [](Ui& u, const std::string& id) {
         REQUIRE(u.scenario().pin);
         if (id == "steer-ate") {
             // The goal as a sentence, with the live values beside it.
@@ -256,7 +256,7 @@ TEST_CASE("lesson panel: every-token, predictions wrong, challenges by hints and
     {
         Ui ui;
         ui.frame();
-        walk(ui, "every-token", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+        walk_lesson(ui, "every-token", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
         ui.click(ui.item("lesson_back"));
         ui.frames(2);
     }
@@ -309,7 +309,7 @@ TEST_CASE("lesson panel: the worked example, predictions right, its challenge so
     {
         Ui ui;
         ui.frame();
-        walk(ui, "worked-example", true, [](Ui& u, const std::string& id) {
+        walk_lesson(ui, "worked-example", true, [](Ui& u, const std::string& id) {
             CHECK(id == "steer-sat");
             type_q(u, -2.0, 3.0); // towards the key of "cat", (0, 1)
             hold_until_done(u);
@@ -323,7 +323,7 @@ TEST_CASE("lesson panel: the worked example, predictions wrong, its challenge by
     StateHome state;
     Ui ui;
     ui.frame();
-    walk(ui, "worked-example", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
+    walk_lesson(ui, "worked-example", false, [](Ui& u, const std::string&) { solve_with_show_me(u); });
 }
 
 // The sixth lesson's challenges, solved in Controls as a learner does: the window typed in, the Î²
@@ -355,7 +355,7 @@ TEST_CASE("lesson panel: beyond softmax, predictions right, challenges solved in
     {
         Ui ui;
         ui.frame();
-        walk(ui, "beyond-softmax", true, solve_beyond_softmax);
+        walk_lesson(ui, "beyond-softmax", true, solve_beyond_softmax);
         CHECK(ui.shows("4 of 4 made", "Lesson"));
         // Under the delta rule the heatmap draws M, and the State panel the state at "sat".
         CHECK(ui.scenario().rule == core::AttentionRule::delta);
@@ -372,7 +372,7 @@ TEST_CASE("lesson panel: beyond softmax, predictions wrong, challenges after bot
     StateHome state;
     Ui ui;
     ui.frame();
-    walk(ui, "beyond-softmax", false, [](Ui& u, const std::string& id) {
+    walk_lesson(ui, "beyond-softmax", false, [](Ui& u, const std::string& id) {
         u.click(u.item("lesson_hint"));
         u.frame();
         u.click(u.item("lesson_hint"));
@@ -388,14 +388,14 @@ TEST_CASE("lesson panel: the step-by-step lesson, predictions right and wrong â€
         {
             Ui ui;
             ui.frame();
-            walk(ui, "step-by-step", true, [](Ui&, const std::string&) { FAIL("no challenges here"); });
+            walk_lesson(ui, "step-by-step", true, [](Ui&, const std::string&) { FAIL("no challenges here"); });
         }
         check_resumed("step-by-step", 4);
     }
     StateHome state;
     Ui ui;
     ui.frame();
-    walk(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
+    walk_lesson(ui, "step-by-step", false, [](Ui&, const std::string&) { FAIL("no challenges here"); });
     const auto& steps = session(ui).lesson().steps;
     const auto heads_step = std::find_if(steps.begin(), steps.end(), [](const core::learn::Step& st) { return st.id == "predict-heads"; });
     REQUIRE(heads_step != steps.end());

@@ -18,13 +18,6 @@ namespace {
 
 using model_ui::ModelWorkspace;
 
-// The map's texel of cell (i, j), where its painted blocks are single cells.
-std::array<unsigned char, 4> texel(const ui::ModelMapView& st, int i, int j) {
-    const std::size_t at = (static_cast<std::size_t>(i - st.painted.row0) * static_cast<std::size_t>(st.painted.cols) +
-                            static_cast<std::size_t>(j - st.painted.col0)) * 4;
-    return {st.texels[at], st.texels[at + 1], st.texels[at + 2], st.texels[at + 3]};
-}
-
 } // namespace
 
 TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on OLMo 3 and SmolLM3: each layer's kind on its grid row, windows shaded apart on the map") {
@@ -48,13 +41,13 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on OLMo 3 and SmolLM3: each l
     CHECK(ui.shows("outside its window of 3 keys"));
     REQUIRE(map.painted.step == 1);
     // Outside the window: a checker of two greys, neither a weight's colour nor, both, the mask's.
-    const auto masked = texel(map, 0, t - 1), seen = texel(map, t - 1, t - 1);
-    const auto outside = texel(map, t - 1, 0), beside = texel(map, t - 1, 1);
+    const auto masked = model_ui::texel(map, 0, t - 1), seen = model_ui::texel(map, t - 1, t - 1);
+    const auto outside = model_ui::texel(map, t - 1, 0), beside = model_ui::texel(map, t - 1, 1);
     CHECK(outside != beside);
     CHECK((outside != masked || beside != masked));
     CHECK(outside != seen);
     CHECK(beside != seen);
-    const auto first_past = texel(map, t - 1, t - 4); // the first key past the window
+    const auto first_past = model_ui::texel(map, t - 1, t - 4); // the first key past the window
     CHECK((first_past == outside || first_past == beside));
 
     ui.click(ui.item("model grid 3.0")); // the full layer

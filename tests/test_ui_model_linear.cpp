@@ -23,6 +23,7 @@
 #include "ui/panels/model/model_state.h"
 #include "ui/panels/model/model_why.h"
 #include "ui/widgets.h"
+#include "tests/png_pixels.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -39,14 +40,7 @@ namespace {
 
 using model_ui::ModelWorkspace;
 using model_ui::until;
-using Texel = std::array<unsigned char, 4>;
-
-// The map's texel of cell (i, j), where its painted blocks are single cells.
-Texel texel(const ui::ModelMapView& st, int i, int j) {
-    const std::size_t at = (static_cast<std::size_t>(i - st.painted.row0) * static_cast<std::size_t>(st.painted.cols) +
-                            static_cast<std::size_t>(j - st.painted.col0)) * 4;
-    return {st.texels[at], st.texels[at + 1], st.texels[at + 2], st.texels[at + 3]};
-}
+using model_ui::Texel;
 
 Texel rgba(ImU32 c) {
     Texel t{};
@@ -115,26 +109,6 @@ void check_with_numpy(const nlohmann::json& activations, const nlohmann::json& o
     test_python::run_or_skip(recurrence_py, {dir + "/activations.json", dir + "/ours.json"}, true);
 }
 
-struct Decoded {
-    int width = 0, height = 0;
-    std::vector<std::uint8_t> rgb;
-    std::size_t count(core::Rgb c) const {
-        std::size_t n = 0;
-        for (std::size_t k = 0; k + 2 < rgb.size(); k += 3) n += rgb[k] == c.r && rgb[k + 1] == c.g && rgb[k + 2] == c.b;
-        return n;
-    }
-};
-
-Decoded decode_png(const std::string& png) {
-    Decoded d;
-    int channels = 0;
-    std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
-        stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(png.data()), static_cast<int>(png.size()), &d.width, &d.height, &channels, 3), stbi_image_free);
-    REQUIRE(pixels);
-    d.rgb.assign(pixels.get(), pixels.get() + static_cast<std::size_t>(d.width) * static_cast<std::size_t>(d.height) * 3);
-    return d;
-}
-
 } // namespace
 
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: its signed M on the head map, the grid and the saved figure takes the diverging map, ± max|M| about 0") {
@@ -157,7 +131,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: its signed M on the head map, th
     Eigen::Index ni = 0, nj = 0, pi = 0, pj = 0;
     REQUIRE(M->minCoeff(&ni, &nj) < 0.0f);
     REQUIRE(M->maxCoeff(&pi, &pj) > 0.0f);
-    const Texel negative = texel(map, static_cast<int>(ni), static_cast<int>(nj)), positive = texel(map, static_cast<int>(pi), static_cast<int>(pj));
+    const Texel negative = model_ui::texel(map, static_cast<int>(ni), static_cast<int>(nj)), positive = model_ui::texel(map, static_cast<int>(pi), static_cast<int>(pj));
     CHECK(negative == rgba(ui::signed_colour((*M)(ni, nj) / top)));
     CHECK(positive == rgba(ui::signed_colour((*M)(pi, pj) / top)));
     CHECK(negative[2] > negative[0]); // blue below 0
@@ -168,15 +142,15 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: its signed M on the head map, th
     CHECK(spread(zero) < 10);
     CHECK(zero != negative);
     CHECK(zero != positive);
-    CHECK(texel(map, 0, t - 1) == rgba(ui::masked_color()));
+    CHECK(model_ui::texel(map, 0, t - 1) == rgba(ui::masked_color()));
     for (int i = 0; i < t; ++i) // every entry on or below the diagonal in the map's colours
-        for (int j = 0; j <= i; ++j) CHECK(texel(map, i, j) == rgba(ui::signed_colour((*M)(i, j) / top)));
+        for (int j = 0; j <= i; ++j) CHECK(model_ui::texel(map, i, j) == rgba(ui::signed_colour((*M)(i, j) / top)));
 
     ui.click(ui.item("model grid 3.0")); // the full layer keeps its weights' map
     ui.frames(3);
     CHECK_FALSE(map.diverging);
     const std::shared_ptr<const core::model::MatrixF> A = m.shown->head_map(3, 0);
-    CHECK(texel(map, t - 1, 0) == rgba(ui::weights_colour((*A)(t - 1, 0) / A->maxCoeff())));
+    CHECK(model_ui::texel(map, t - 1, 0) == rgba(ui::weights_colour((*A)(t - 1, 0) / A->maxCoeff())));
 
     ui.click(ui.item("model grid 1.2"));
     ui.frames(3);

@@ -8,6 +8,7 @@
 #include "ui/model_service.h"
 #include "ui/panels/model/model_compare.h"
 #include "ui/panels/model/model_prompt.h"
+#include "tests/text_lines.h"
 
 #include <doctest/doctest.h>
 
@@ -19,13 +20,6 @@ namespace {
 
 using model_ui::ModelWorkspace;
 using model_ui::until_run;
-
-std::vector<std::string> lines_of(const std::string& shown) {
-    std::vector<std::string> lines;
-    std::istringstream in(shown);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 // The width text has inside the box `item` (what its frame, padding and scrollbar leave).
 float inner_width(ui::View& v, const char* item) {

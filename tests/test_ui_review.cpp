@@ -3,6 +3,7 @@
 #include "state_home.h"
 #include "headless.h"
 #include "ui/panels/learn/review.h"
+#include "tests/review_now.h"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -11,12 +12,10 @@ using namespace core::learn;
 
 namespace {
 
-const Seconds kThen = *parse_iso8601("2026-11-30T09:00:00Z");
-const Rating kRatings[] = {Rating::Again, Rating::Hard, Rating::Good, Rating::Easy};
 const char* const kButtons[] = {"review_again", "review_hard", "review_good", "review_easy"};
 
 
-// Two cards answered in a lesson at kThen: a choice question answered right, a recall card wrong.
+// Two cards answered in a lesson at kNow: a choice question answered right, a recall card wrong.
 void answered_deck(const std::string& path) {
     ReviewStore store(path);
     ReviewCard choice;
@@ -24,12 +23,12 @@ void answered_deck(const std::string& path) {
     choice.front = "What do one query's weights add up to?";
     choice.back = "1\nSoftmax divides each exponential by their sum.";
     choice.choices = {{"0", false}, {"1", true}, {"n", false}};
-    store.answered(choice, Rating::Good, kThen); // due 10 minutes later
+    store.answered(choice, Rating::Good, kNow); // due 10 minutes later
     ReviewCard recall;
     recall.id = "every-token/check-cache";
     recall.front = "100 tokens are cached; how many new rows of K for the 101st?";
     recall.back = "1 row\nOnly the newcomer's key is computed.";
-    store.answered(recall, Rating::Again, kThen); // due 1 minute later
+    store.answered(recall, Rating::Again, kNow); // due 1 minute later
 }
 
 ui::ReviewState& review(headless::Ui& ui) { return ui.st().view.state<ui::ReviewState>(); }
@@ -40,10 +39,10 @@ TEST_CASE("ui review: the menu bar shows the due count and opens the panel — a
     StateHome home;
     answered_deck(home.review_path());
     headless::Ui ui;
-    review(ui).now_for_tests = kThen + 30; // nothing due yet
+    review(ui).now_for_tests = kNow + 30; // nothing due yet
     ui.frames(2);
     CHECK_FALSE(ui.shows("Review·"));
-    review(ui).now_for_tests = kThen + 11 * 60; // both due
+    review(ui).now_for_tests = kNow + 11 * 60; // both due
     ui.frames(2);
     CHECK(ui.shows("Review·2due"));
     ui.click(ui.item("menu_review"));
@@ -85,7 +84,7 @@ TEST_CASE("ui review: each rating button files the due date the scheduler gives"
         StateHome home;
         answered_deck(home.review_path());
         headless::Ui ui;
-        review(ui).now_for_tests = kThen + 11 * 60;
+        review(ui).now_for_tests = kNow + 11 * 60;
         ui.st().view.open["review"] = true;
         ui.frames(2);
         const ReviewCard before = *review(ui).store.deck().find("every-token/check-cache");
@@ -94,7 +93,7 @@ TEST_CASE("ui review: each rating button files the due date the scheduler gives"
         ui.click(ui.item(kButtons[k]));
         ui.frames(1);
         CAPTURE(kButtons[k]);
-        const FsrsCard expected = review(ui).store.scheduler().review(before.fsrs, kRatings[k], kThen + 11 * 60);
+        const FsrsCard expected = review(ui).store.scheduler().review(before.fsrs, kRatings[k], kNow + 11 * 60);
         CHECK(load_review_deck(home.review_path()).deck.find("every-token/check-cache")->fsrs == expected);
     }
 }
@@ -105,7 +104,7 @@ TEST_CASE("ui review: a damaged review file is reported in the window and the ba
     answered_deck(home.review_path()); // a second save: the first is now the backup
     { std::ofstream(home.review_path()) << "{ not json"; }
     headless::Ui ui;
-    review(ui).now_for_tests = kThen + 11 * 60;
+    review(ui).now_for_tests = kNow + 11 * 60;
     ui.frames(2);
     CHECK(ui.st().view.status_is_error);
     CHECK(ui.st().view.status.find(home.review_path() + ": line 1") == 0);

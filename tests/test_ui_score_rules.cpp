@@ -7,6 +7,7 @@
 #include "core/explain.h"
 #include "ui/panels/explore/calculation.h"
 #include "ui/panels/explore/heatmap.h"
+#include "tests/calculation_shown.h"
 
 #include <doctest/doctest.h>
 
@@ -16,12 +17,6 @@
 using headless::Ui;
 
 namespace {
-
-const core::HeadExplanation& shown_calculation(Ui& ui) {
-    const ui::CalculationCache& c = ui.st().view.state<ui::CalculationCache>();
-    REQUIRE(c.row == ui.st().view.selected_row);
-    return c.explanation.heads.at(0);
-}
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -12,7 +12,7 @@ using headless::Ui;
 
 namespace {
 
-const char* const panel = "Train a tiny transformer";
+const char* const kTrainPanel = "Train a tiny transformer";
 
 const auto tiny_run = train_fixtures::tiny_repeat_run;
 using train_fixtures::largest_difference;
@@ -50,7 +50,7 @@ TEST_CASE("ui train: Step takes one step at a time, Start trains, Pause stops wi
         CHECK(t.shown.step == i);
     }
     CHECK(t.shown.curve.size() == 3u);
-    CHECK(ui.shows("step3/100000", panel));
+    CHECK(ui.shows("step3/100000", kTrainPanel));
     ui.click(ui.item("train.start"));
     ui.frame();
     CHECK(t.shown.running);
@@ -71,14 +71,14 @@ TEST_CASE("ui train: the grid labels every head with its scores and stars the be
     train_to_end(ui, t);
     CHECK(t.shown.step == 50);
     REQUIRE(t.shown.patterns.size() == 4u);
-    CHECK(ui.shows("L2H1", panel));
-    CHECK(ui.shows("prev·ind·copyatstep50", panel));
+    CHECK(ui.shows("L2H1", kTrainPanel));
+    CHECK(ui.shows("prev·ind·copyatstep50", kTrainPanel));
     // The head with the best induction score carries a star after that score.
     const auto& heads = t.shown.heads;
     const auto best = std::max_element(heads.begin(), heads.end(), [](const auto& a, const auto& b) { return a.induction < b.induction; });
     char text[16];
     std::snprintf(text, sizeof text, "%.2f*", *best->induction);
-    CHECK(ui.shows(text + 1, panel)); // ".43*": without the leading 0
+    CHECK(ui.shows(text + 1, kTrainPanel)); // ".43*": without the leading 0
 }
 
 TEST_CASE("ui train: clicking a head opens it in Explore's editor with the grid's pattern as A") {
@@ -161,7 +161,7 @@ TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accura
     const double intact = core::train::evaluate(model, repeat).accuracy;
     char text[96];
     std::snprintf(text, sizeof text, "repeat accuracy %.2f intact", intact);
-    CHECK(ui.shows(text, panel));
+    CHECK(ui.shows(text, kTrainPanel));
 
     ui.click(ui.item("train.knock.0.1"));
     ui.frame();
@@ -171,8 +171,8 @@ TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accura
     const double without = core::train::evaluate(model, repeat, one).accuracy;
     CHECK(t.measured.without.accuracy == without);
     std::snprintf(text, sizeof text, "repeat accuracy %.2f with 1 knocked out · %.2f intact", without, intact);
-    CHECK(ui.shows(text, panel));
-    CHECK(ui.shows("in", panel)); // the head's button now puts it back
+    CHECK(ui.shows(text, kTrainPanel));
+    CHECK(ui.shows("in", kTrainPanel)); // the head's button now puts it back
 
     // Mean mode, then a second head: both follow at once.
     t.knockouts.ablation = core::heads::Ablation::mean; // as the combo sets it
@@ -190,5 +190,5 @@ TEST_CASE("ui train: clicking out on a head knocks it out, and the repeat accura
     ui.frame();
     CHECK(t.knockouts.heads.empty());
     std::snprintf(text, sizeof text, "repeat accuracy %.2f intact", intact);
-    CHECK(ui.shows(text, panel));
+    CHECK(ui.shows(text, kTrainPanel));
 }

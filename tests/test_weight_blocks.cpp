@@ -52,8 +52,8 @@ Bytes pack_scales(const int scale[8], const int min[8]) {
     return s;
 }
 
-std::mt19937 rng(20260);
-int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+std::mt19937 block_rng(20260);
+int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(block_rng); }
 
 // A block of 32 nibbles q (the first 16 counting up, the rest random) after d = neg_half, packed
 // as Q4_0 and IQ4_NL pack them: byte j holds q[j] low and q[j + 16] high.

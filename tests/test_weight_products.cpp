@@ -22,13 +22,13 @@ namespace {
 
 using core::model::Layout;
 using core::model::WeightType;
-using Bytes = std::vector<unsigned char>;
+using RawBytes = std::vector<unsigned char>;
 
 // Random blocks of type t for `values` values: random payload bytes, and each block's f16 scales
 // set to small normal numbers (never NaN or infinity).
-Bytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
+RawBytes random_blocks(WeightType t, std::int64_t values, std::mt19937& rng) {
     const auto s = core::model::block_shape(t);
-    Bytes b(static_cast<std::size_t>(values / s.values * s.bytes));
+    RawBytes b(static_cast<std::size_t>(values / s.values * s.bytes));
     for (auto& byte : b) byte = static_cast<unsigned char>(rng() & 0xff);
     auto half = [&](std::size_t at) { // sign, exponent 10 … 13 (2⁻⁵ … 2⁻²), any mantissa
         const auto h = static_cast<std::uint16_t>((rng() & 0x83ffu) | ((10u + rng() % 4) << 10));
@@ -60,7 +60,7 @@ struct Mapped {
 
 // A (rows, cols) tensor of type t, stored in reverse row order, in a mapped file.
 Mapped mapped(WeightType t, std::int64_t rows, std::int64_t cols, std::mt19937& rng) {
-    const Bytes b = random_blocks(t, rows * cols, rng);
+    const RawBytes b = random_blocks(t, rows * cols, rng);
     const std::string file = fixtures::temp_dir() + "/w.bin";
     std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     std::vector<std::int32_t> order(static_cast<std::size_t>(rows));
@@ -72,7 +72,7 @@ Mapped mapped(WeightType t, std::int64_t rows, std::int64_t cols, std::mt19937& 
 }
 
 // y (m, n) = x (m, k) · W, in double, from W's float32 values (rows()), and Σ |x||w| per entry.
-void reference(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, Layout layout,
+void product_reference(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, Layout layout,
                std::vector<double>& y, std::vector<double>& size) {
     const std::int64_t rows = W.shape()[0], cols = W.shape()[1];
     std::vector<float> w(static_cast<std::size_t>(rows * cols)); // (rows, cols)
@@ -119,7 +119,7 @@ TEST_CASE("weight products: every type, both layouts, several panels, equal a pr
                 std::vector<float> x(static_cast<std::size_t>(m * k));          // (m, k)
                 for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
                 std::vector<double> ref, size;
-                reference(x, m, *w.W, layout, ref, size);
+                product_reference(x, m, *w.W, layout, ref, size);
                 std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f);     // (m, n)
                 core::model::product({x.data(), k, m, w.W, layout, y.data(), n});
                 CHECK(worst(y, ref, size) < 2e-6);
@@ -148,7 +148,7 @@ TEST_CASE("weight products: one row times F16 or BF16 weights (out, in), the dot
             std::vector<float> x(static_cast<std::size_t>(k)); // (1, k)
             for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
             std::vector<double> ref, size;
-            reference(x, 1, *w.W, Layout::out_in, ref, size);
+            product_reference(x, 1, *w.W, Layout::out_in, ref, size);
             std::vector<float> y(static_cast<std::size_t>(n), 0.0f);
             core::model::product({x.data(), k, 1, w.W, Layout::out_in, y.data(), n});
             CHECK(worst(y, ref, size) < 2e-6);
@@ -179,7 +179,7 @@ TEST_CASE("weight products: several rows times 16-bit or block weights (out, in)
             std::vector<float> x(static_cast<std::size_t>(m * k)); // (m, k)
             for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
             std::vector<double> ref, size;
-            reference(x, m, *w.W, Layout::out_in, ref, size);
+            product_reference(x, m, *w.W, Layout::out_in, ref, size);
             std::vector<float> y(static_cast<std::size_t>(m * n), 0.0f); // (m, n)
             core::model::product({x.data(), k, m, w.W, Layout::out_in, y.data(), n});
             CHECK(worst(y, ref, size) < 2e-6);
@@ -196,7 +196,7 @@ TEST_CASE("weight products: several rows times 16-bit or block weights (out, in)
 namespace {
 
 // Logits, hidden states and attention of one forward.
-core::model::ForwardResult run(const std::string& name, const std::vector<int>& ids) {
+core::model::ForwardResult forward_of(const std::string& name, const std::vector<int>& ids) {
     const auto m = core::model::open_model(fixtures::checkpoints() + "/" + name);
     core::model::ForwardOptions o;
     o.logits = core::model::Logits::all;
@@ -210,7 +210,7 @@ TEST_CASE("weight products: a forward on 16-bit weights equals the forward on th
     for (const char* name : {"llama_gqa", "qwen2", "gemma3_text", "phi3", "gpt2_f16", "bert_bf16"}) {
         CAPTURE(name);
         const std::vector<int> ids = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5};
-        const core::model::ForwardResult half = run(name, ids), full = run(std::string(name) + "_f32", ids);
+        const core::model::ForwardResult half = forward_of(name, ids), full = forward_of(std::string(name) + "_f32", ids);
         REQUIRE(half.logits.size() == full.logits.size());
         REQUIRE(half.logits.size() > 0);
         CHECK(fixtures::max_diff(half.logits.data(), full.logits.data(), static_cast<std::size_t>(full.logits.size())) < 1e-4);
@@ -251,6 +251,21 @@ std::vector<float> lane_order(const std::vector<float>& x, std::int64_t m, const
             y[static_cast<std::size_t>(i * n + j)] = lane[0];
         }
     return y;
+}
+
+// ggml's MXFP4 blocks `ggml` (scale byte, then byte j holding value j low and j + 16 high) laid out as
+// the Hub's gpt-oss checkpoints hold them: the scales apart, and byte j of a block's 16 holding value
+// 2j low and 2j + 1 high.
+void hub_mxfp4(const Bytes& ggml, Bytes& values, Bytes& scales) {
+    const std::size_t blocks = ggml.size() / 17;
+    values.assign(16 * blocks, 0);
+    scales.assign(blocks, 0);
+    for (std::size_t i = 0; i < blocks; ++i) {
+        const unsigned char* b = &ggml[17 * i];
+        const auto value = [&](int v) { return v < 16 ? b[1 + v] & 0x0f : b[1 + v - 16] >> 4; };
+        scales[i] = b[0];
+        for (int j = 0; j < 16; ++j) values[16 * i + static_cast<std::size_t>(j)] = static_cast<unsigned char>(value(2 * j) | value(2 * j + 1) << 4);
+    }
 }
 
 } // namespace
@@ -299,4 +314,39 @@ TEST_CASE("weight products: block weights at every level, 1, 2, 3 or 5 rows give
         }
     }
     REQUIRE(core::use_kernel_build(before));
+}
+
+TEST_CASE("weight products: MXFP4 with its scales apart (the Hub's gpt-oss layout), read in place, equals ggml's blocks of the same values bit for bit") {
+    std::mt19937 rng(97);
+    const std::int64_t E = 3, n = 45, k = 768; // (E, n, k): three experts' (out, in) matrices
+    const Bytes ggml = random_blocks(WeightType::mxfp4, E * n * k, rng);
+    const std::string file = fixtures::temp_dir() + "/mxfp4.bin";
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(ggml.data()), static_cast<std::streamsize>(ggml.size()));
+    const auto w = core::model::Weights::open_mapped(file, [&](const unsigned char*, std::size_t) {
+        return std::vector<core::model::MappedTensor>{{"w", {E, n, k}, WeightType::mxfp4, 0}};
+    });
+    Bytes values, scales;
+    hub_mxfp4(ggml, values, scales);
+    const auto hub = core::model::Weights::Tensor::mxfp4_pairs({E, n, k}, values.data(), scales.data(), "hub");
+    CHECK(hub->type() == WeightType::mxfp4);
+    for (std::int64_t e = 0; e < E; ++e) {
+        CAPTURE(e);
+        const auto &ours = hub->part(e), &theirs = w->require("w", {E, n, k}).part(e);
+        std::vector<float> a(static_cast<std::size_t>(n * k)), b(a.size());
+        ours.rows(0, n, a.data());
+        theirs.rows(0, n, b.data());
+        CHECK(a == b);
+        std::vector<float> some(64), want(64); // row 7, values 128 … 191: a column range of whole blocks
+        ours.columns(7, 1, 128, 64, some.data());
+        theirs.columns(7, 1, 128, 64, want.data());
+        CHECK(some == want);
+        for (const std::int64_t m : {1, 2, 33}) { // ggml's blocks dequantized in registers (1, 2) or into L1 (33); the Hub's into L1
+            CAPTURE(m);
+            std::vector<float> x(static_cast<std::size_t>(m * k)), y(static_cast<std::size_t>(m * n)), z(y.size());
+            for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            core::model::product({x.data(), k, m, &ours, Layout::out_in, y.data(), n});
+            core::model::product({x.data(), k, m, &theirs, Layout::out_in, z.data(), n});
+            CHECK(y == z);
+        }
+    }
 }

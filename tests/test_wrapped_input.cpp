@@ -2,6 +2,7 @@
 // unless a test says otherwise), the shown text, positions between the text and the shown text, and
 // what an edit of the shown text did to the text. Expected results written out by hand.
 #include "ui/panels/shared/wrapped_input.h"
+#include "tests/text_lines.h"
 
 #include <doctest/doctest.h>
 
@@ -18,13 +19,6 @@ float unit(unsigned int) { return 1.0f; }
 
 std::string wrap(const std::string& text, float width, const ui::CharWidth& w = unit) {
     return ui::shown_text(text, ui::soft_breaks(text, width, w));
-}
-
-std::vector<std::string> lines_of(const std::string& shown) {
-    std::vector<std::string> lines;
-    std::istringstream in(shown);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
 }
 
 } // namespace

@@ -101,8 +101,7 @@ bool by_blocks(const WeightProduct& p) { return p.layout == Layout::out_in && bl
 
 void read_rows(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld) {
     const auto& W = *static_cast<const Weights::Tensor*>(tensor);
-    const BlockShape b = block_shape(W.type());
-    for (Index r = 0; r < count; ++r) dequantize(W.type(), W.stored_row(j + r) + k0 / b.values * b.bytes, dst + r * ld, kc);
+    for (Index r = 0; r < count; ++r) W.row_into(j + r, k0, kc, dst + r * ld);
 }
 
 weight_rows::Product weight_rows_of(const WeightProduct& p) {
@@ -117,9 +116,10 @@ weight_rows::Product weight_rows_of(const WeightProduct& p) {
 ops::BlockProduct blocks_of(const WeightProduct& p) {
     using Fused = ops::BlockProduct::Fused;
     const WeightType t = p.W->type();
-    const Fused fused = t == WeightType::q8_0 ? Fused::q8_0 : t == WeightType::mxfp4 ? Fused::mxfp4 : Fused::none;
+    const BlockShape b = p.W->stored_block(); // a row's run: MXFP4 with its scales apart (the Hub's) has 16 bytes a block
+    const bool ggml_layout = b.bytes == block_shape(t).bytes;
+    const Fused fused = t == WeightType::q8_0 ? Fused::q8_0 : t == WeightType::mxfp4 && ggml_layout ? Fused::mxfp4 : Fused::none;
     const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
-    const BlockShape b = block_shape(t);
     return {p.x, p.ldx, p.m, depth(p), read_rows, p.W, b.values, b.bytes, row, p.y, p.ldy, p.accumulate, fused};
 }
 

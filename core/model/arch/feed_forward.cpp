@@ -102,8 +102,8 @@ const std::vector<ExpertActivation>& expert_activations() {
 
 const ExpertActivation& expert_activation(const std::string& name) { return find_row(expert_activations(), name, "expert activation"); }
 
-// gate and up (n, F) of the positions in (n, D): two products, or gpt-oss's one product whose
-// even outputs are gate and odd ones up.
+// gate and up (n, F) of the positions in (n, D): two products, or one product of the fused gate_up
+// whose outputs are gate | up, or (gpt-oss) gate at the even outputs and up at the odd.
 void Mixture::gate_and_up(const Expert& ex, const MatrixF& in, MatrixF& gate, MatrixF& up) const {
     const int n = static_cast<int>(in.rows()), D = static_cast<int>(in.cols()), F = width_;
     if (!ex.gate_up) {
@@ -111,8 +111,13 @@ void Mixture::gate_and_up(const Expert& ex, const MatrixF& in, MatrixF& gate, Ma
         project(in.data(), n, D, F, *ex.up, ex.layout, ex.up_b, up.data());
         return;
     }
-    MatrixF both(n, 2 * F); // (n, 2F) gate, up, gate, up, …
+    MatrixF both(n, 2 * F); // (n, 2F) gate | up, or gate, up, gate, up, …
     project(in.data(), n, D, 2 * F, *ex.gate_up, ex.layout, ex.gate_up_b, both.data());
+    if (ex.fused == Expert::Fused::halves) {
+        gate = both.leftCols(F);
+        up = both.rightCols(F);
+        return;
+    }
     for (int j = 0; j < F; ++j) {
         gate.col(j) = both.col(2 * j);
         up.col(j) = both.col(2 * j + 1);
@@ -178,9 +183,16 @@ std::shared_ptr<const FeedForward> dense(const Weights& w, const std::string& pr
 
 namespace {
 
-// Expert e's three matrices: its own tensors, or its part of the stacked ones.
+// Expert e's matrices: its own tensors, or its part of the fused or the stacked ones.
 Expert expert_of(const Weights& w, const std::string& prefix, const MixtureShape& s, int e) {
     Expert ex;
+    if (!s.stacked && w.has(prefix + "experts.gate_up_proj")) {
+        const std::int64_t E = s.experts;
+        ex.gate_up = &w.require(prefix + "experts.gate_up_proj", {E, 2 * s.F, s.D}).part(e); // (2F, D) gate | up
+        ex.down = &w.require(prefix + "experts.down_proj", {E, s.D, s.F}).part(e);          // (D, F)
+        ex.fused = Expert::Fused::halves;
+        return ex;
+    }
     if (s.stacked) {
         const std::int64_t E = s.experts;
         ex.gate = &w.require(prefix + "experts.gate_proj.weight", {E, s.F, s.D}).part(e);

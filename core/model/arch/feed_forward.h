@@ -96,8 +96,12 @@ const ExpertActivation& expert_activation(const std::string& name);
 
 // An expert's matrices in the file's layout: out_in, or in_out as the Hub's gpt-oss stacks them.
 struct Expert {
+    // How a fused gate_up holds its 2F outputs: gpt-oss's gate, up, gate, up, …, or the other Hub
+    // checkpoints' gate | up (transformers' chunk(2) of Qwen3.5 MoE's gate_up_proj).
+    enum class Fused { interleaved, halves };
     const Tensor *gate = nullptr, *up = nullptr;     // (F, D) each, or
-    const Tensor* gate_up = nullptr;                 // gpt-oss's fused (2F, D) (in_out: (D, 2F)), gate and up interleaved
+    const Tensor* gate_up = nullptr;                 // fused (2F, D) (in_out: (D, 2F)), as `fused` says
+    Fused fused = Fused::interleaved;
     const Tensor* down = nullptr;                    // (D, F) (in_out: (F, D))
     const Tensor *gate_b = nullptr, *up_b = nullptr; // (F) each or null, or
     const Tensor* gate_up_b = nullptr;               // (2F) interleaved
@@ -105,7 +109,7 @@ struct Expert {
     Layout layout = Layout::out_in;
 };
 
-// A mixture's router and experts; `owned` keeps tensors the reader made (re-packed blocks) alive.
+// A mixture's router and experts; `owned` keeps tensors the reader made (views over the Hub's MXFP4) alive.
 struct MixtureTensors {
     const Tensor* router = nullptr;   // (E, D)
     const Tensor* router_b = nullptr; // (E) or null
@@ -140,10 +144,13 @@ private:
 std::shared_ptr<const FeedForward> dense(const Weights& w, const std::string& prefix, std::int64_t D, std::int64_t F, bool biases,
                                          ops::Activation act);
 
-// A mixture's tensors under `prefix`: the router "gate.weight" (E, D), and each expert's
-// "experts.E.{gate,up,down}_proj.weight" (the Hub's layout) or, `stacked`, the (E, F, D), (E, F, D),
-// (E, D, F) "experts.{gate,up,down}_proj.weight" of a GGUF file, each expert read in place. Throws
-// FileError naming the file and the tensor for a missing one, a wrong shape, or an expert past E.
+// A mixture's tensors under `prefix`: the router "gate.weight" (E, D), and the experts in one of three
+// layouts, each expert read in place:
+//   - each expert's own "experts.E.{gate,up,down}_proj.weight" (the Hub's older layout);
+//   - the Hub's fused "experts.gate_up_proj" (E, 2F, D), gate | up, and "experts.down_proj" (E, D, F),
+//     as Qwen3.5 MoE's checkpoints hold them and transformers 5 loads every Qwen MoE (found by name);
+//   - `stacked`: the (E, F, D), (E, F, D), (E, D, F) "experts.{gate,up,down}_proj.weight" of a GGUF file.
+// Throws FileError naming the file and the tensor for a missing one, a wrong shape, or an expert past E.
 struct MixtureShape {
     std::int64_t D, F;
     int experts, top_k;

@@ -9,10 +9,10 @@
 // The Hub stacks each layer's experts in (experts, in, out) tensors, gate and up interleaved in one
 // (gate at the even outputs): mlp.experts.gate_up_proj (E, D, 2F) and down_proj (E, F, D), dequantized;
 // or the original checkpoint's MXFP4 *_blocks (E, out, in/32, 16) and *_scales (E, out, in/32) in U8,
-// each byte two values, the even one in its low nibble. Those two tensors are re-packed once into
-// ggml's MXFP4 blocks (the scale byte, then value j low and j + 16 high): the same 4.25 bits a value
-// as the file, read by the products that read GGUF's MXFP4; the products read a row as one run of
-// blocks, which the Hub's split blocks and scales are not.
+// each byte two values, the even one in its low nibble. Those are read where they lie in the mapping
+// (Weights::Tensor::mxfp4_pairs): the products dequantize a row from its two runs, the values' and
+// the scales', to the same numbers as ggml's MXFP4 blocks of GGUF's files; only the experts the
+// router picks are paged in.
 //
 // llama.cpp's "gpt-oss" files (src/models/openai-moe-iswa.cpp) hold the experts as three (E, out, in)
 // tensors, gate and up apart, with (E, out) biases; the window is on the even layers (0, 2, … from 0)
@@ -49,23 +49,13 @@ RopeScaling default_yarn(const ConfigReader& r, int rotary_dim) {
     return rotary::read_scaling(ConfigReader{j, r.path}, rotary_dim);
 }
 
-// The Hub's MXFP4 `name`_blocks (E, R, C/32, 16) and `name`_scales (E, R, C/32) as ggml's MXFP4
-// tensor (E, R, C): a block is the scale byte, then 16 bytes holding value j low and j + 16 high,
-// where the Hub's byte j holds values 2j (low) and 2j + 1 (high).
-std::unique_ptr<Weights::Tensor> repacked_mxfp4(const Weights& w, const std::string& name, std::int64_t E, std::int64_t R, std::int64_t C) {
+// The Hub's MXFP4 `name`_blocks (E, R, C/32, 16) and `name`_scales (E, R, C/32) as one MXFP4 tensor
+// (E, R, C) over their bytes in the mapping.
+std::unique_ptr<Weights::Tensor> mxfp4_in_place(const Weights& w, const std::string& name, std::int64_t E, std::int64_t R, std::int64_t C) {
     if (C % 32 != 0) throw FileError(w.path() + ": tensor \"" + name + "_blocks\" holds rows of " + std::to_string(C) + " values, not whole blocks of 32");
     const unsigned char* blocks = w.require_bytes(name + "_blocks", {E, R, C / 32, 16});
     const unsigned char* scales = w.require_bytes(name + "_scales", {E, R, C / 32});
-    const std::int64_t n = E * R * (C / 32);
-    std::vector<unsigned char> out(static_cast<std::size_t>(n) * 17);
-    for (std::int64_t i = 0; i < n; ++i) {
-        const unsigned char* hub = blocks + 16 * i;
-        unsigned char* b = out.data() + 17 * i;
-        const auto value = [&](int v) { return v % 2 == 0 ? hub[v / 2] & 0x0F : hub[v / 2] >> 4; };
-        b[0] = scales[i];
-        for (int j = 0; j < 16; ++j) b[1 + j] = static_cast<unsigned char>(value(j) | value(j + 16) << 4);
-    }
-    return Weights::Tensor::from_blocks({E, R, C}, WeightType::mxfp4, std::move(out), w.path() + ": tensor \"" + name + "_blocks\"");
+    return Weights::Tensor::mxfp4_pairs({E, R, C}, blocks, scales, w.path() + ": tensor \"" + name + "_blocks\"");
 }
 
 // Layer l's experts as the Hub stacks them, `p` "model.layers.L.mlp.experts.": MXFP4 blocks where
@@ -75,8 +65,8 @@ void hub_experts(const Weights& w, const ModelConfig& c, const std::string& p, M
     const Weights::Tensor *gate_up, *down;
     Layout layout = Layout::in_out;
     if (w.has(p + "gate_up_proj_blocks")) {
-        t.owned.push_back(repacked_mxfp4(w, p + "gate_up_proj", E, 2 * F, D)); // (E, 2F, D)
-        t.owned.push_back(repacked_mxfp4(w, p + "down_proj", E, D, F));        // (E, D, F)
+        t.owned.push_back(mxfp4_in_place(w, p + "gate_up_proj", E, 2 * F, D)); // (E, 2F, D)
+        t.owned.push_back(mxfp4_in_place(w, p + "down_proj", E, D, F));        // (E, D, F)
         gate_up = t.owned[0].get();
         down = t.owned[1].get();
         layout = Layout::out_in;

@@ -4,7 +4,9 @@
 // mixture of num_experts experts (arch/feed_forward.h): the router mlp.gate's softmax over every
 // expert in float32, its num_experts_per_tok largest, divided by their sum only with norm_topk_prob;
 // each expert a SwiGLU MLP of width moe_intermediate_size. The other layers have the dense MLP of
-// width intermediate_size. A sliding window on every layer only with use_sliding_window.
+// width intermediate_size. A sliding window on every layer only with use_sliding_window. The Hub's
+// checkpoints hold each expert's own tensors; one saved with its experts fused (transformers 5's
+// gate_up_proj and down_proj, which its loading makes of them) reads as well (arch/feed_forward.h).
 //
 // llama.cpp's "qwen3moe" files (src/models/qwen3moe.cpp, build_moe_ffn) make every layer a mixture,
 // hold each layer's experts in three (experts, out, in) tensors and always divide the chosen weights

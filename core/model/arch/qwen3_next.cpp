@@ -11,11 +11,17 @@
 // Qwen3-Next differs in two ways: its linear layers fuse their projections (in_proj_qkvz, in_proj_ba,
 // grouped per key head), and its MLP is, on the layers decoder_sparse_step and mlp_only_layers pick, a
 // mixture of experts (softmax top-k, renormalised with norm_topk_prob) plus a shared expert whose
-// output is times sigmoid(a · shared_expert_gateᵀ).
+// output is times sigmoid(a · shared_expert_gateᵀ). Its experts, each its own tensors on the Hub, read
+// fused too, as transformers 5 holds them (arch/feed_forward.h).
 //
-// Qwen3.5's multimodal directories (Qwen3_5ForConditionalGeneration) hold the text model's config in
-// text_config and its tensors under "model.language_model."; the vision tower ("model.visual.") is
-// not read.
+// Qwen3.5 MoE (Qwen3_5MoeForCausalLM, model_type qwen3_5_moe_text, modeling_qwen3_5_moe.py) is
+// Qwen3.5's layers with Qwen3-Next's mixture on every layer, its top k always renormalised; its Hub
+// checkpoints fuse each layer's experts: mlp.experts.gate_up_proj (E, 2F, D), gate | up, and
+// mlp.experts.down_proj (E, D, F), read in place (arch/feed_forward.h).
+//
+// Qwen3.5's multimodal directories (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration)
+// hold the text model's config in text_config and its tensors under "model.language_model."; the
+// vision tower ("model.visual.") and the MTP block ("mtp.") are not read.
 //
 // llama.cpp's files (qwen35, qwen35moe, qwen3next; models/qwen35.cpp, qwen3next.cpp and the
 // converter's Qwen3NextModel) differ from the Hub's as its converter wrote them: every RMSNorm but the
@@ -302,14 +308,32 @@ const GgufLayout& qwen35_gguf() {
     return layout;
 }
 
-// Qwen3.5 MoE opens from llama.cpp's files only: the Hub's experts lie fused (gate_up_proj), which
-// attnviz does not read.
-void read_qwen3_5_moe(const ConfigReader& r, ModelConfig&) {
-    r.fail("architectures", "is Qwen3.5 MoE; attnviz opens it from llama.cpp's GGUF files (qwen35moe), not from the Hub's directories");
+// Qwen3_5MoeTextConfig's names and defaults: Qwen3NextConfig's, less intermediate_size,
+// decoder_sparse_step, mlp_only_layers and norm_topk_prob, which it deletes. Every layer is a mixture
+// with a gated shared expert, and Qwen3_5MoeTopKRouter always divides the top k by their sum.
+void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c) {
+    read_hybrid(r, c, {{{"vocab_size", 248320}, {"hidden_size", 2048}, {"num_hidden_layers", 40}, {"num_attention_heads", 16}},
+                       512, 2, 256, 32768, 1e-6, false, true});
+    if (c.activation != "silu") r.fail("hidden_act", "is " + c.activation + "; attnviz runs the experts of Qwen3.5 MoE with silu");
+    decoder::read_mixture(r, c, {256, 8, 512, 512, true});
+    if (c.experts < 1) r.fail("num_experts", "is 0; every layer of Qwen3.5 MoE is a mixture");
+    c.renormalise_chosen = true;
+    c.sparse_layers.assign(static_cast<std::size_t>(c.layers), true);
 }
 
 std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
     return build_hybrid(c, std::move(weights), Names{}, false, next_feed_forward);
+}
+
+// Qwen3_5MoeConfig: as Qwen3_5Config, the text model's fields in text_config.
+void read_qwen3_5_moe_multimodal(const ConfigReader& r, ModelConfig& c) {
+    read_qwen3_5_moe(r.object("text_config"), c);
+    if (!r.object("text_config").has("tie_word_embeddings")) c.tie_word_embeddings = r.flag("tie_word_embeddings", false);
+    c.vision_tower_skipped = true;
+}
+
+std::unique_ptr<Model> build_qwen3_5_moe_multimodal(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
+    return build_hybrid(c, std::move(weights), Names{"model.language_model."}, false, next_feed_forward);
 }
 
 const GgufLayout& qwen35moe_gguf() {

@@ -49,6 +49,8 @@ void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 void read_qwen3_5_moe(const ConfigReader& r, ModelConfig& c);
 std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& config, std::shared_ptr<const Weights> weights);
+void read_qwen3_5_moe_multimodal(const ConfigReader& r, ModelConfig& c);
+std::unique_ptr<Model> build_qwen3_5_moe_multimodal(const ModelConfig& config, std::shared_ptr<const Weights> weights);
 const GgufLayout& qwen35_gguf();
 const GgufLayout& qwen35moe_gguf();
 void read_qwen3_next(const ConfigReader& r, ModelConfig& c);
@@ -86,6 +88,7 @@ const std::vector<Architecture>& architectures() {
         {"Qwen3_5ForCausalLM", true, read_qwen3_5, inverse_sqrt_head, build_qwen3_5, qwen35_gguf},
         {"Qwen3_5ForConditionalGeneration", true, read_qwen3_5_multimodal, inverse_sqrt_head, build_qwen3_5_multimodal, nullptr},
         {"Qwen3_5MoeForCausalLM", true, read_qwen3_5_moe, inverse_sqrt_head, build_qwen3_5_moe, qwen35moe_gguf},
+        {"Qwen3_5MoeForConditionalGeneration", true, read_qwen3_5_moe_multimodal, inverse_sqrt_head, build_qwen3_5_moe_multimodal, nullptr},
         {"Qwen3NextForCausalLM", true, read_qwen3_next, inverse_sqrt_head, build_qwen3_next, qwen3next_gguf},
         {"Phi3ForCausalLM", true, read_phi3, inverse_sqrt_head, build_phi3, phi3_gguf},
         {"SmolLM3ForCausalLM", true, read_smollm3, inverse_sqrt_head, build_llama, smollm3_gguf},

@@ -226,6 +226,15 @@ void block_mxfp4(const unsigned char* b, float* y) {
     }
 }
 
+// The Hub's MXFP4 block: scale e apart, byte j holding values 2j (low) and 2j + 1 (high).
+void block_mxfp4_pairs(const unsigned char* q, unsigned char e, float* y) {
+    const float d = e8m0_half(e);
+    for (int j = 0; j < 16; ++j) {
+        y[2 * j] = static_cast<float>(e2m1_doubled[q[j] & 0x0f]) * d;
+        y[2 * j + 1] = static_cast<float>(e2m1_doubled[q[j] >> 4]) * d;
+    }
+}
+
 #if defined(__x86_64__)
 // Values i … i + 7 of a row of 16-bit values, as float32: BF16 as the top half of a float32, F16 by
 // the CPU's own conversion (exact, as every half is a float32).
@@ -290,6 +299,20 @@ __attribute__((target("avx2"))) void block_mxfp4_avx2(const unsigned char* b, fl
                                _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble))}; // values 16–31
     for (int k = 0; k < 4; ++k) {
         const __m128i eight = k % 2 ? _mm_srli_si128(halves[k / 2], 8) : halves[k / 2];
+        _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(eight)), d));
+    }
+}
+// block_mxfp4_pairs 8 values at a time: the nibbles looked up as block_mxfp4_avx2 does, low and high
+// put back in the order of the values by interleaving the bytes.
+__attribute__((target("avx2"))) void block_mxfp4_pairs_avx2(const unsigned char* q, unsigned char e, float* y) {
+    const __m256 d = _mm256_set1_ps(e8m0_half(e));
+    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e2m1_doubled));
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)), nibble = _mm_set1_epi8(0x0f);
+    const __m128i low = _mm_shuffle_epi8(table, _mm_and_si128(bytes, nibble));                       // values 0, 2, 4, …
+    const __m128i high = _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble));  // values 1, 3, 5, …
+    const __m128i ordered[2] = {_mm_unpacklo_epi8(low, high), _mm_unpackhi_epi8(low, high)};         // values 0–15, 16–31
+    for (int k = 0; k < 4; ++k) {
+        const __m128i eight = k % 2 ? _mm_srli_si128(ordered[k / 2], 8) : ordered[k / 2];
         _mm256_storeu_ps(y + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(eight)), d));
     }
 }
@@ -484,6 +507,14 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
         else if (t == WeightType::q5_K) k4(src, src + 16, src + 48, dst);
         else q6_K(src, dst);
     }
+}
+
+void dequantize_mxfp4_pairs(const unsigned char* values, const unsigned char* scales, float* dst, std::int64_t n) {
+    auto* block = &block_mxfp4_pairs;
+#if defined(__x86_64__)
+    if (has_x86_64_v3()) block = &block_mxfp4_pairs_avx2;
+#endif
+    for (std::int64_t i = 0; i < n / 32; ++i) block(values + 16 * i, scales[i], dst + 32 * i);
 }
 
 } // namespace core::model

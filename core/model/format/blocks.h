@@ -28,6 +28,12 @@ const char* type_name(WeightType t);
 // dequantize_row_* computes them, to the bit.
 void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t n);
 
+// n values (a multiple of 32) of MXFP4 as the Hub's gpt-oss checkpoints lay them out: the E8M0 scales
+// apart (one byte a block, at scales), and byte j of a block's 16 at values holding value 2j in its
+// low nibble and 2j + 1 in its high one. The same numbers as dequantize(mxfp4, …) of ggml's block
+// of that scale and those values, to the bit.
+void dequantize_mxfp4_pairs(const unsigned char* values, const unsigned char* scales, float* dst, std::int64_t n);
+
 // Σ x[i] · v_i over a row of n F16 or BF16 values at src (t is one of the two), in float32 and in
 // a fixed order (8 lanes, 4 partial sums on x86-64-v3), the row widened in registers: one output of a
 // one-row product.

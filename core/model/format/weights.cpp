@@ -245,13 +245,14 @@ const unsigned char* Weights::require_bytes(const std::string& name, const Shape
     return t.bytes_;
 }
 
-std::unique_ptr<Weights::Tensor> Weights::Tensor::from_blocks(Shape shape, WeightType type, std::vector<unsigned char> blocks, std::string where) {
+std::unique_ptr<Weights::Tensor> Weights::Tensor::mxfp4_pairs(Shape shape, const unsigned char* values, const unsigned char* scales,
+                                                              std::string where) {
     auto t = std::make_unique<Tensor>();
     t->shape_ = std::move(shape);
-    t->type_ = type;
-    t->owned_blocks_ = std::move(blocks);
-    t->bytes_ = t->owned_blocks_.data();
-    t->row_bytes_ = t->row_values() / block_shape(type).values * block_shape(type).bytes;
+    t->type_ = WeightType::mxfp4;
+    t->bytes_ = values;
+    t->scales_ = scales;
+    t->row_bytes_ = t->row_values() / 32 * 16;
     t->where_ = std::move(where);
     return t;
 }
@@ -282,17 +283,21 @@ std::int64_t Weights::Tensor::row_values() const {
 void Weights::Tensor::rows(std::int64_t first, std::int64_t count, float* dst) const { columns(first, count, 0, row_values(), dst); }
 
 void Weights::Tensor::columns(std::int64_t first, std::int64_t count, std::int64_t col0, std::int64_t cols, float* dst) const {
+    for (std::int64_t r = 0; r < count; ++r) row_into(first + r, col0, cols, dst + r * cols);
+}
+
+void Weights::Tensor::row_into(std::int64_t r, std::int64_t col0, std::int64_t cols, float* dst) const {
+    const std::int64_t stored = row_order_.empty() ? r : row_order_[static_cast<std::size_t>(r)];
+    if (scales_) return dequantize_mxfp4_pairs(bytes_ + stored * row_bytes_ + col0 / 2, scales_ + stored * (row_bytes_ / 16) + col0 / 32, dst, cols);
     const BlockShape b = block_shape(type_);
-    const unsigned char* from = bytes_ + col0 / b.values * b.bytes;
-    for (std::int64_t r = 0; r < count; ++r) {
-        const std::int64_t stored = row_order_.empty() ? first + r : row_order_[static_cast<std::size_t>(first + r)];
-        dequantize(type_, from + stored * row_bytes_, dst + r * cols, cols);
-    }
+    dequantize(type_, bytes_ + stored * row_bytes_ + col0 / b.values * b.bytes, dst, cols);
 }
 
 const unsigned char* Weights::Tensor::stored_row(std::int64_t r) const {
     return bytes_ + (row_order_.empty() ? r : row_order_[static_cast<std::size_t>(r)]) * row_bytes_;
 }
+
+BlockShape Weights::Tensor::stored_block() const { return scales_ ? BlockShape{32, 16} : block_shape(type_); }
 
 const float* Weights::Tensor::in_place() const {
     const bool aligned = reinterpret_cast<std::uintptr_t>(bytes_) % alignof(float) == 0;
@@ -317,7 +322,7 @@ const Weights::Tensor& Weights::Tensor::part(std::int64_t i) const {
         const Shape inner(shape_.begin() + 1, shape_.end());
         std::int64_t row = 1; // values in a row of a part
         for (std::size_t d = 1; d < inner.size(); ++d) row *= inner[d];
-        const BlockShape b = block_shape(type_);
+        const BlockShape b = stored_block();
         if (row % b.values != 0) return;
         for (std::int64_t p = 0; p < shape_[0]; ++p) {
             auto t = std::make_unique<Tensor>();
@@ -325,6 +330,7 @@ const Weights::Tensor& Weights::Tensor::part(std::int64_t i) const {
             t->type_ = type_;
             t->unreadable_ = unreadable_;
             t->bytes_ = bytes_ + p * row_bytes_; // a row of this tensor is a whole part
+            t->scales_ = scales_ ? scales_ + p * (row_bytes_ / 16) : nullptr;
             t->row_bytes_ = row / b.values * b.bytes;
             t->where_ = where_ + "[" + std::to_string(p) + "]";
             parts_.push_back(std::move(t));

@@ -97,8 +97,14 @@ public:
     // Columns col0 … col0+cols−1 of the same rows into dst (count, cols) row-major; col0 and cols are
     // whole blocks of the type.
     void columns(std::int64_t first, std::int64_t count, std::int64_t col0, std::int64_t cols, float* dst) const;
-    // Row r's bytes as stored (its blocks), honouring row_order.
+    // Values col0 … col0+cols−1 (whole blocks) of row r as float32 into dst. Honours row_order.
+    void row_into(std::int64_t r, std::int64_t col0, std::int64_t cols, float* dst) const;
+    // Row r's bytes as stored (its blocks), honouring row_order; for MXFP4 with its scales apart, the
+    // bytes of its values alone (stored_block() says how many a block).
     const unsigned char* stored_row(std::int64_t r) const;
+    // A block as a row's run holds it: block_shape(type()), or 32 values in 16 bytes where the scales
+    // lie apart.
+    BlockShape stored_block() const;
     // The values where they lie when they are float32 in order and aligned, else null.
     const float* in_place() const;
     // The float32 values, row-major: in place, or for a 1-D tensor converted on first use
@@ -108,9 +114,11 @@ public:
     // matrix of a GGUF file's (experts, out, in) tensor). Throws FileError when its rows are not whole
     // blocks of the type or the tensor's rows are reordered. The handle lives as long as this one.
     const Tensor& part(std::int64_t i) const;
-    // A tensor of `type` over blocks a reader made in memory (a re-packed copy); `where` is
-    // "FILE: tensor \"NAME\"" for messages.
-    static std::unique_ptr<Tensor> from_blocks(Shape shape, WeightType type, std::vector<unsigned char> blocks, std::string where);
+    // An MXFP4 tensor (…, R, C) where the Hub's gpt-oss checkpoints hold it, read in place: `values`,
+    // the U8 *_blocks (…, R, C/32, 16), byte j of a block holding value 2j low and 2j + 1 high, and
+    // `scales`, the U8 *_scales (…, R, C/32), one E8M0 byte a block. The bytes stay the caller's
+    // (a Weights' mapping, which must outlive the tensor).
+    static std::unique_ptr<Tensor> mxfp4_pairs(Shape shape, const unsigned char* values, const unsigned char* scales, std::string where);
 
 private:
     friend class Weights;
@@ -120,11 +128,11 @@ private:
     bool u8_ = false;                      // a safetensors U8 tensor (require_bytes)
     const unsigned char* bytes_ = nullptr; // in the mapping (or owned_ for a tensor in memory)
     std::int64_t row_bytes_ = 0;           // stored bytes per row
+    const unsigned char* scales_ = nullptr; // mxfp4_pairs: the scales, row_bytes_ / 16 bytes a row; else null
     std::vector<std::int32_t> row_order_;  // empty: identity
     std::string where_;                    // "FILE: tensor \"NAME\""
     mutable std::once_flag converted_;
     mutable std::vector<float> owned_;     // converted or in-memory values
-    std::vector<unsigned char> owned_blocks_; // from_blocks
     mutable const float* data_ = nullptr;
     mutable std::once_flag parted_;
     mutable std::vector<std::unique_ptr<Tensor>> parts_; // (shape[0]) made on the first part()

@@ -113,7 +113,7 @@ std::vector<std::pair<std::string, std::string>> merges_of(R r, J j, P ptr) {
     return merges;
 }
 
-std::unique_ptr<Model> bpe_model(R r, J j, P ptr) {
+std::unique_ptr<TokenizerModel> bpe_model(R r, J j, P ptr) {
     if (!r.ahead || !r.ahead->vocab) read_vocab(r, j, ptr, r.t->vocab);
     BpeOptions o;
     o.unk_token = r.str(j, ptr, "unk_token", "");
@@ -132,7 +132,7 @@ std::unique_ptr<Model> bpe_model(R r, J j, P ptr) {
     }
 }
 
-std::unique_ptr<Model> wordpiece_model(R r, J j, P ptr) {
+std::unique_ptr<TokenizerModel> wordpiece_model(R r, J j, P ptr) {
     if (!r.ahead || !r.ahead->vocab) read_vocab(r, j, ptr, r.t->vocab);
     return make_wordpiece(r.t->vocab, r.str(j, ptr, "unk_token", "[UNK]"), r.str(j, ptr, "continuing_subword_prefix", "##"),
                           static_cast<std::size_t>(r.count(j, ptr, "max_input_chars_per_word", 100, 1L << 30)));
@@ -281,7 +281,7 @@ std::string model_type(const json& model) {
     return model.contains("merges") ? "BPE" : model.contains("max_input_chars_per_word") ? "WordPiece" : "";
 }
 
-std::unique_ptr<Model> read_model(R r, J j, P ptr) {
+std::unique_ptr<TokenizerModel> read_model(R r, J j, P ptr) {
     if (!j.is_object()) r.fail(ptr, "expected an object");
     std::string type = r.str(j, ptr, "type", "");
     if (type.empty()) type = model_type(j);

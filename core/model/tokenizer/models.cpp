@@ -54,7 +54,7 @@ private:
     }
 };
 
-struct Bpe : Model {
+struct Bpe : TokenizerModel {
     PairRanks merges;
     BpeOptions o;
 
@@ -147,7 +147,7 @@ struct Bpe : Model {
     }
 };
 
-struct WordPiece : Model {
+struct WordPiece : TokenizerModel {
     std::string unk, prefix;
     std::size_t max_chars;
     std::size_t longest = 0; // bytes of the longest vocabulary entry: no longer piece can match
@@ -206,7 +206,7 @@ std::size_t resolve_merges(const Vocab& vocab, const MergeList& merges, std::str
 
 } // namespace
 
-std::unique_ptr<Model> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options) {
+std::unique_ptr<TokenizerModel> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options) {
     auto m = std::make_unique<Bpe>();
     m->o = std::move(options);
     const std::string_view prefix = m->o.continuing_subword_prefix;
@@ -238,7 +238,7 @@ std::unique_ptr<Model> make_bpe(const Vocab& vocab, const MergeList& merges, Bpe
     return m;
 }
 
-std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars) {
+std::unique_ptr<TokenizerModel> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars) {
     auto m = std::make_unique<WordPiece>();
     m->longest = vocab.longest;
     m->unk = std::move(unk_token);
@@ -254,7 +254,7 @@ namespace {
 // llama.cpp's "llama" vocabulary: the adjacent pair whose joined text is a token of the highest score
 // (the leftmost among equals) merges, until no pair's text is a token; a character that is no token
 // falls back to its bytes' <0xXX> tokens, else the unknown token.
-struct ScoredBpe : Model {
+struct ScoredBpe : TokenizerModel {
     std::vector<float> scores; // by id
     int unk = -1;
 
@@ -311,7 +311,7 @@ struct ScoredBpe : Model {
 
 } // namespace
 
-std::unique_ptr<Model> make_scored_bpe(std::vector<float> scores, int unk_id) {
+std::unique_ptr<TokenizerModel> make_scored_bpe(std::vector<float> scores, int unk_id) {
     auto m = std::make_unique<ScoredBpe>();
     m->scores = std::move(scores);
     m->unk = unk_id;

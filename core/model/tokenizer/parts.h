@@ -1,6 +1,7 @@
 // core/model/tokenizer/parts.h — the steps of the tokenizer pipeline, as the tokenizers library
-// names them: Normalizer, PreTokenizer, Model, PostProcessor, Decoder; and the TokenizerImpl that
-// holds one of each. Internal to core/model/tokenizer*.cpp.
+// names them: Normalizer, PreTokenizer, Model (here TokenizerModel: core::model::Model is the
+// network), PostProcessor, Decoder; and the TokenizerImpl that holds one of each. Internal to
+// core/model/tokenizer*.cpp.
 #pragma once
 
 #include "core/model/tokenizer/tokenizer.h"
@@ -50,8 +51,8 @@ struct WordToken {
     std::size_t b, e;
 };
 
-struct Model {
-    virtual ~Model() = default;
+struct TokenizerModel {
+    virtual ~TokenizerModel() = default;
     virtual void tokenize(const std::string& word, const Vocab& vocab, std::vector<WordToken>& out) const = 0;
     virtual int unk_id(const Vocab&) const { return -1; }
 };
@@ -101,7 +102,7 @@ struct TokenizerImpl {
     std::vector<bool> special; // by id
     std::unique_ptr<Normalizer> normalizer;
     std::unique_ptr<PreTokenizer> pre_tokenizer;
-    std::unique_ptr<Model> model;
+    std::unique_ptr<TokenizerModel> model;
     std::unique_ptr<Decoder> decoder;
     bool byte_level = false; // tokens spell bytes in GPT-2's table
     bool has_template = false;
@@ -146,7 +147,7 @@ struct BadMerge : std::runtime_error {
 };
 // merges: pairs of token strings, in rank order. Throws BadMerge.
 using MergeList = std::vector<std::pair<std::string_view, std::string_view>>;
-std::unique_ptr<Model> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options);
+std::unique_ptr<TokenizerModel> make_bpe(const Vocab& vocab, const MergeList& merges, BpeOptions options);
 inline MergeList merge_views(const std::vector<std::pair<std::string, std::string>>& merges) {
     MergeList views;
     views.reserve(merges.size());
@@ -154,8 +155,8 @@ inline MergeList merge_views(const std::vector<std::pair<std::string, std::strin
     return views;
 }
 // SentencePiece's BPE by score (a GGUF file's "llama" vocabulary): scores by id; unk_id -1 for none.
-std::unique_ptr<Model> make_scored_bpe(std::vector<float> scores, int unk_id);
-std::unique_ptr<Model> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars);
+std::unique_ptr<TokenizerModel> make_scored_bpe(std::vector<float> scores, int unk_id);
+std::unique_ptr<TokenizerModel> make_wordpiece(const Vocab& vocab, std::string unk_token, std::string prefix, std::size_t max_chars);
 
 std::unique_ptr<Decoder> make_byte_level_decoder();
 std::unique_ptr<Decoder> make_metaspace_decoder(const std::string& replacement, bool strip_first);

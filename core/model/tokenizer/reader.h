@@ -77,7 +77,7 @@ template <class Built> struct KindRow {
 };
 
 struct KindTable {
-    std::vector<KindRow<std::unique_ptr<Model>>> models;
+    std::vector<KindRow<std::unique_ptr<TokenizerModel>>> models;
     std::vector<KindRow<std::unique_ptr<Normalizer>>> normalizers;
     std::vector<KindRow<std::unique_ptr<PreTokenizer>>> pre_tokenizers;
     std::vector<KindRow<std::vector<TemplateItem>>> post_processors; // the single-sequence template
@@ -87,7 +87,7 @@ const KindTable& kind_table();
 
 // A part through its row; null gives none (the post-processor: the sequence alone). An unknown
 // type is refused with the kinds the table has.
-std::unique_ptr<Model> read_model(Reader& r, const json& j, const std::string& ptr);
+std::unique_ptr<TokenizerModel> read_model(Reader& r, const json& j, const std::string& ptr);
 std::unique_ptr<Normalizer> read_normalizer(Reader& r, const json& j, const std::string& ptr);
 std::unique_ptr<PreTokenizer> read_pre_tokenizer(Reader& r, const json& j, const std::string& ptr);
 std::vector<TemplateItem> read_post_processor(Reader& r, const json& j, const std::string& ptr);
