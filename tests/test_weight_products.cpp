@@ -1,6 +1,7 @@
 // Products with weights in their stored type (core/model/weight_product.h) against a product in
 // double of the same weights read as float32, and forwards on 16-bit checkpoints against their F32
 // copies (tests/fixtures/make_checkpoints.py writes both).
+#include "core/kernels.h"
 #include "core/model/format/checkpoint.h"
 #include "core/model/format/weights.h"
 #include "core/model/weight_product.h"
@@ -13,6 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -225,6 +228,33 @@ TEST_CASE("weight products: a forward on 16-bit weights equals the forward on th
 
 namespace {
 
+// y (m, n) = x (m, k) · Wᵀ for W (n, k) in the order core/model/block_dot.h states for a level with
+// `lanes` lanes: lane l sums depths d ≡ l (mod lanes) in order (std::fma where `fused`, else a
+// rounded product then a sum), then the lanes added in halves.
+std::vector<float> lane_order(const std::vector<float>& x, std::int64_t m, const core::model::Weights::Tensor& W, int lanes, bool fused) {
+    const std::int64_t n = W.shape()[0], k = W.shape()[1];
+    std::vector<float> w(static_cast<std::size_t>(n * k)); // (n, k)
+    W.rows(0, n, w.data());
+    std::vector<float> y(static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            std::vector<float> lane(static_cast<std::size_t>(lanes), 0.0f);
+            for (std::int64_t d = 0; d < k; ++d) {
+                const float a = w[static_cast<std::size_t>(j * k + d)], b = x[static_cast<std::size_t>(i * k + d)];
+                float& s = lane[static_cast<std::size_t>(d % lanes)];
+                if (fused) s = std::fma(a, b, s);
+                else {
+                    const float product = a * b;
+                    s = s + product;
+                }
+            }
+            for (int half = lanes / 2; half > 0; half /= 2)
+                for (int l = 0; l < half; ++l) lane[static_cast<std::size_t>(l)] += lane[static_cast<std::size_t>(l + half)];
+            y[static_cast<std::size_t>(i * n + j)] = lane[0];
+        }
+    return y;
+}
+
 // ggml's MXFP4 blocks `ggml` (scale byte, then byte j holding value j low and j + 16 high) laid out as
 // the Hub's gpt-oss checkpoints hold them: the scales apart, and byte j of a block's 16 holding value
 // 2j low and 2j + 1 high.
@@ -241,6 +271,52 @@ void hub_mxfp4(const Bytes& ggml, Bytes& values, Bytes& scales) {
 }
 
 } // namespace
+
+TEST_CASE("weight products: block weights at every level, 1, 2, 3 or 5 rows give each row the bits it has among 50, in the level's order") {
+    std::mt19937 rng(80);
+    const std::vector<std::string> levels = core::kernel_builds();
+    const std::string before = core::kernel_build();
+    for (const std::string& level : levels) {
+        REQUIRE(core::use_kernel_build(level));
+        const int lanes = level == "x86-64-v4" ? 16 : level == "x86-64-v3" ? 8 : 4;
+        for (const WeightType t : {WeightType::q8_0, WeightType::q4_0, WeightType::q4_1, WeightType::q5_0, WeightType::q5_1, WeightType::q2_K,
+                                   WeightType::q3_K, WeightType::q4_K, WeightType::q5_K, WeightType::q6_K, WeightType::iq4_nl,
+                                   WeightType::iq4_xs, WeightType::mxfp4}) {
+            const std::int64_t values = core::model::block_shape(t).values;
+            // Depths: one block, and an odd count of blocks past one dequantized chunk of 512. Widths: odd.
+            for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{values, 7}, {values * (values == 32 ? 19 : 3), 13}}) {
+                const std::int64_t k = shape.first, n = shape.second;
+                const std::string type = core::model::type_name(t);
+                CAPTURE(level);
+                CAPTURE(type);
+                CAPTURE(k);
+                const Mapped w = mapped(t, n, k, rng);
+                const std::int64_t all = 50; // past a pass of 48 rows
+                std::vector<float> x(static_cast<std::size_t>(all * k)); // (all, k)
+                for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+                std::vector<float> y(static_cast<std::size_t>(all * n), 0.0f); // (all, n)
+                core::model::product({x.data(), k, all, w.W, Layout::out_in, y.data(), n});
+                CHECK(y == lane_order(x, all, *w.W, lanes, level != "generic"));
+                for (const std::int64_t m : {1, 2, 3, 5}) {
+                    CAPTURE(m);
+                    const std::int64_t first = 49 - m; // rows first … 48: across the end of the first pass of 48
+                    std::vector<float> few(static_cast<std::size_t>(m * n), 0.0f);
+                    core::model::product({x.data() + first * k, k, m, w.W, Layout::out_in, few.data(), n});
+                    CHECK(std::equal(few.begin(), few.end(), y.begin() + first * n));
+                    // Columns 2 … n−2 alone on this thread, added onto those rows: each the sum of the two.
+                    std::vector<float> added(few);
+                    core::model::product_columns({x.data() + first * k, k, m, w.W, Layout::out_in, added.data() + 2, n, true}, 2, n - 2);
+                    for (std::int64_t i = 0; i < m; ++i)
+                        for (std::int64_t j = 0; j < n; ++j) {
+                            const float one = few[static_cast<std::size_t>(i * n + j)];
+                            CHECK(added[static_cast<std::size_t>(i * n + j)] == (j >= 2 && j < n - 2 ? one + one : one));
+                        }
+                }
+            }
+        }
+    }
+    REQUIRE(core::use_kernel_build(before));
+}
 
 TEST_CASE("weight products: MXFP4 with its scales apart (the Hub's gpt-oss layout), read in place, equals ggml's blocks of the same values bit for bit") {
     std::mt19937 rng(97);
@@ -266,7 +342,7 @@ TEST_CASE("weight products: MXFP4 with its scales apart (the Hub's gpt-oss layou
         ours.columns(7, 1, 128, 64, some.data());
         theirs.columns(7, 1, 128, 64, want.data());
         CHECK(some == want);
-        for (const std::int64_t m : {1, 2, 33}) { // the panels, and (on x86-64-v4) the weight-row kernel
+        for (const std::int64_t m : {1, 2, 33}) { // ggml's blocks dequantized in registers (1, 2) or into L1 (33); the Hub's into L1
             CAPTURE(m);
             std::vector<float> x(static_cast<std::size_t>(m * k)), y(static_cast<std::size_t>(m * n)), z(y.size());
             for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);

@@ -56,6 +56,23 @@ struct Attend {
     float* sink_share = nullptr; // (m) where given with a sink: each row's weight on the sink
 };
 
+// y (+)= x · Wᵀ for weights stored (out, in) that `read` dequantizes: core/model/block_dot.h.
+struct BlockProduct {
+    const float* x; // (m, k) row stride ldx; k a multiple of 32
+    Index ldx, m, k;
+    // Weight rows j … j+count−1 at depths k0 … k0+kc−1 (whole blocks) as float32 into dst, rows ld apart.
+    void (*read)(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld);
+    const void* tensor;
+    Index block_values, block_bytes; // a block's values and bytes
+    const unsigned char* (*row)(const void* tensor, Index j); // weight row j's bytes as stored
+    float* y;       // (m, n) row stride ldy, pointing at column c0
+    Index ldy;
+    bool accumulate; // y += instead of y =
+    // Blocks whose values the kernel dequantizes itself, in registers, for a few rows of x (the same
+    // values as `read`'s): ggml's Q8_0 and MXFP4.
+    enum class Fused { none, q8_0, mxfp4 } fused = Fused::none;
+};
+
 enum class Activation { gelu_tanh, gelu_erf, relu, silu, quick_gelu };
 
 struct Set {
@@ -74,6 +91,8 @@ struct Set {
     void (*rms_norm)(const float* x, float* y, Index rows, Index d, const float* w, float eps);
     // The largest of n > 0 values and Σ exp(x − largest) in double: one block's share of a softmax.
     void (*max_exp_sum)(const float* x, Index n, float* max, double* sum);
+    // Columns c0 … c1−1 of a BlockProduct, on the calling thread: the same bits for an output at any m.
+    void (*block_product)(const BlockProduct& p, Index c0, Index c1);
 };
 
 const Set* generic();

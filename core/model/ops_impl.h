@@ -17,6 +17,7 @@
 #else
 #include "core/model/chain_gemm.h"
 #endif
+#include "core/model/block_dot.h"
 #include "core/march_build.h"
 #include "core/parallel.h"
 
@@ -354,7 +355,7 @@ void gemm(const Gemm& g, bool parallel) {
     dots(g, 0, g.n);
 }
 
-constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm, max_exp_sum};
+constexpr Set set = {ATTNVIZ_OPS_NAME, gemm, attend, activate, gated, layer_norm, rms_norm, max_exp_sum, block_dot::product_columns};
 
 } // namespace
 } // namespace ATTNVIZ_OPS_NS

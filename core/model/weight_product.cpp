@@ -93,9 +93,13 @@ bool fast_rows(const WeightProduct& p) {
            !fast::tiles_available() && row_kernel_takes(p);
 }
 
-// F16, BF16 or ggml-block weights: weight_rows's kernel widens or dequantizes each weight as it
-// multiplies (float32 in place stays on oneDNN's).
-bool by_weight_rows(const WeightProduct& p) { return p.W->type() != WeightType::f32 && row_kernel_takes(p); }
+// F16 or BF16 weights: weight_rows's kernel widens each weight as it multiplies (float32 in place
+// stays on oneDNN's; ggml's blocks go by_blocks).
+bool by_weight_rows(const WeightProduct& p) { return (p.W->type() == WeightType::f16 || p.W->type() == WeightType::bf16) && row_kernel_takes(p); }
+
+// ggml's blocks (always stored (out, in)), any number of rows, at every level: dequantized a block
+// at a time into L1 for the dot products of ops::Set::block_product.
+bool by_blocks(const WeightProduct& p) { return p.layout == Layout::out_in && block_shape(p.W->type()).values > 1 && depth(p) > 0; }
 
 void read_rows(const void* tensor, Index j, Index count, Index k0, Index kc, float* dst, Index ld) {
     const auto& W = *static_cast<const Weights::Tensor*>(tensor);
@@ -105,13 +109,20 @@ void read_rows(const void* tensor, Index j, Index count, Index k0, Index kc, flo
 weight_rows::Product weight_rows_of(const WeightProduct& p) {
     using Stored = weight_rows::Product::Stored;
     const WeightType t = p.W->type();
-    const BlockShape b = p.W->stored_block(); // the row's run, which the kernel asks into cache ahead
-    const Stored stored = t == WeightType::bf16  ? Stored::bf16
-                          : t == WeightType::f16 ? Stored::f16
-                          : t == WeightType::f32 ? Stored::f32
-                                                 : Stored::blocks;
+    const BlockShape b = block_shape(t);
+    const Stored stored = t == WeightType::bf16 ? Stored::bf16 : t == WeightType::f16 ? Stored::f16 : Stored::f32;
     const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
-    return {p.x, p.ldx, p.m, depth(p), stored, row, b.values, b.bytes, read_rows, p.W, p.y, p.ldy, p.accumulate, fast_rows(p)};
+    return {p.x, p.ldx, p.m, depth(p), stored, row, b.values, b.bytes, p.W, p.y, p.ldy, p.accumulate, fast_rows(p)};
+}
+
+ops::BlockProduct blocks_of(const WeightProduct& p) {
+    using Fused = ops::BlockProduct::Fused;
+    const WeightType t = p.W->type();
+    const BlockShape b = p.W->stored_block(); // a row's run: MXFP4 with its scales apart (the Hub's) has 16 bytes a block
+    const bool ggml_layout = b.bytes == block_shape(t).bytes;
+    const Fused fused = t == WeightType::q8_0 ? Fused::q8_0 : t == WeightType::mxfp4 && ggml_layout ? Fused::mxfp4 : Fused::none;
+    const auto row = [](const void* W, Index j) { return static_cast<const Weights::Tensor*>(W)->stored_row(j); };
+    return {p.x, p.ldx, p.m, depth(p), read_rows, p.W, b.values, b.bytes, row, p.y, p.ldy, p.accumulate, fused};
 }
 
 bool runs_fast(const WeightProduct& p) { return wants_fast(p) && fast::covers(*p.W, p.layout == Layout::out_in, p.m) && !fast_rows(p); }
@@ -129,6 +140,7 @@ void product_columns(const WeightProduct& p, Index c0, Index c1) {
     if (fast_rows(p)) return weight_rows::product_columns(weight_rows_of(p), c0, c1);
     if (const float* w = p.W->in_place()) return ops::active().gemm(gemm_of(p, w, c0, c1), false);
     if (by_rows(p)) return row_dots(p, c0, c1);
+    if (by_blocks(p)) return ops::active().block_product(blocks_of(p), c0, c1);
     if (by_weight_rows(p)) return weight_rows::product_columns(weight_rows_of(p), c0, c1);
     const Index step = panel_columns;
     for (Index c = c0; c < c1; c += step) {

@@ -1,12 +1,14 @@
 // core/model/weight_product.h — products with a weight matrix as it lies in its file.
 //
-// A float32 weight in place goes straight to the float32 kernel (ops::Gemm). F16 or BF16 weights
-// stored (out, in): one row of x is a dot product per output over its weight row as it lies (a
-// decoding step reads each weight once); more rows go to core/model/weight_rows.h, which widens each
-// weight as it multiplies, where the AVX-512 build runs. Any other (ggml's blocks, float32 in a row
-// order, 16-bit (in, out) or without AVX-512) is read a panel of output columns at a time: its weights
-// dequantized into a thread-local buffer, then the float32 kernel on that panel. No whole float32
-// copy of the matrix is ever made.
+// A float32 weight in place goes straight to the float32 kernel (ops::Gemm). ggml's blocks, at any
+// number of rows and every level, go to ops::Set::block_product (core/model/block_dot.h): a dot
+// product per output, each block dequantized into L1 just before its multiply-adds, in an order that
+// gives a row the same bits alone or among others. F16 or BF16 weights stored (out, in): one row of x
+// is a dot product per output over its weight row as it lies (a decoding step reads each weight
+// once); more rows go to core/model/weight_rows.h, which widens each weight as it multiplies, where
+// the AVX-512 build runs. Any other (float32 in a row order, 16-bit (in, out) or without AVX-512) is
+// read a panel of output columns at a time: its weights widened into a thread-local buffer, then the
+// float32 kernel on that panel. No whole float32 copy of the matrix is ever made.
 #pragma once
 
 #include "core/model/format/weights.h"

@@ -1,6 +1,6 @@
-// core/model/weight_rows.h — x · Wᵀ for F16, BF16 or ggml-block weights stored (out, in), each
-// weight widened or dequantized to float32 as the kernel takes it: no panel of float32 weights is
-// written and then packed again, as for oneDNN's sgemm.
+// core/model/weight_rows.h — x · Wᵀ for F16 or BF16 weights stored (out, in), each weight widened
+// to float32 as the kernel takes it: no panel of float32 weights is written and then packed again,
+// as for oneDNN's sgemm. (ggml's blocks have their own kernel at every level: core/model/block_dot.h.)
 //
 // An AVX-512 micro-kernel (core/model/weight_rows_avx512.cpp) broadcasts 14 weight rows, widened
 // into a buffer of 14 × 512 floats that stays in L1, against x's rows packed transposed 32 at a
@@ -25,14 +25,10 @@ namespace core::model::weight_rows {
 struct Product {
     const float* x;  // (m, k) row stride ldx
     ops::Index ldx, m, k;
-    // F32, F16 and BF16 are widened here; ggml's blocks by `read`.
-    enum class Stored { f32, f16, bf16, blocks } stored;
-    // Weight row j's bytes as stored (any alignment): blocks of block_values values in block_bytes.
+    enum class Stored { f32, f16, bf16 } stored;
+    // Weight row j's bytes as stored (any alignment): block_bytes a value (block_values is 1).
     const unsigned char* (*row)(const void* tensor, ops::Index j);
     ops::Index block_values, block_bytes;
-    // Blocks only: weight rows j … j+count−1 at depths k0 … k0+kc−1 (whole blocks) as float32 into
-    // dst, rows ld apart.
-    void (*read)(const void* tensor, ops::Index j, ops::Index count, ops::Index k0, ops::Index kc, float* dst, ops::Index ld);
     const void* tensor;
     float* y;        // (m, n) row stride ldy, pointing at column c0
     ops::Index ldy;

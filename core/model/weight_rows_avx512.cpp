@@ -150,7 +150,6 @@ __mmask16 first(Index n) { return n >= 16 ? static_cast<__mmask16>(0xFFFF) : sta
 // or bf16 pairs (BF16 as stored, the others rounded; zero past kc).
 template <bool Bf16>
 void widen(const Product& p, Index j, Index count, Index k0, Index kc, float* w) {
-    if (p.stored == Product::Stored::blocks) return p.read(p.tensor, j, count, k0, kc, w, depth_step);
     const Index bytes = p.stored == Product::Stored::f32 ? 4 : 2;
     for (Index r = 0; r < count; ++r) {
         const unsigned char* src = p.row(p.tensor, j + r) + bytes * k0;
