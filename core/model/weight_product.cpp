@@ -52,12 +52,11 @@ struct ColumnBlocks {
     }
 };
 
-// One row of x times 16-bit or Q8_0 weights stored (out, in): each output a dot product over its
-// weight row as it lies, widened in registers, instead of a panel widened into memory and read again
-// (a Qwen3.5-0.8B-sized Q8_0 model's decoding step spent most of its time widening panels).
+// One row of x times 16-bit weights stored (out, in): each output a dot product over its weight row
+// as it lies, widened in registers, instead of a panel widened into memory and read again. (Block
+// weights at any row count take ops::Set::block_product, whose rows have the same bits at any m.)
 bool by_rows(const WeightProduct& p) {
-    const WeightType t = p.W->type();
-    return p.m == 1 && p.layout == Layout::out_in && (t == WeightType::bf16 || t == WeightType::f16 || t == WeightType::q8_0);
+    return p.m == 1 && p.layout == Layout::out_in && (p.W->type() == WeightType::bf16 || p.W->type() == WeightType::f16);
 }
 
 // Outputs c0 … c1−1 of a by_rows product, y pointing at c0's.

@@ -270,24 +270,6 @@ __attribute__((target("avx2,fma,f16c"))) float dot_16_avx2(const unsigned char* 
     for (; i < n; ++i) total += x[i] * (bf16_values ? bf16(src + 2 * i) : f16(src + 2 * i));
     return total;
 }
-// x · a row of block_q8_0: each block's 32 signed bytes widened in registers against x in two
-// partial sums of 8 lanes, their sum times the block's d added to the row's; no float32 copy of the
-// row is written (a decoding step reads every weight once).
-__attribute__((target("avx2"))) inline __m256 q8_0_lane(const unsigned char* b, int k) { // values 8k … 8k + 7 of the block at b, widened
-    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 2 + 8 * k))));
-}
-__attribute__((target("avx2,fma,f16c"))) float dot_q8_0_avx2(const unsigned char* b, const float* x, std::int64_t n) {
-    __m256 total = _mm256_setzero_ps();
-    for (std::int64_t i = 0; i + 32 <= n; i += 32, b += 34) {
-        __m256 even = _mm256_mul_ps(q8_0_lane(b, 0), _mm256_loadu_ps(x + i)), odd = _mm256_mul_ps(q8_0_lane(b, 1), _mm256_loadu_ps(x + i + 8));
-        even = _mm256_fmadd_ps(q8_0_lane(b, 2), _mm256_loadu_ps(x + i + 16), even);
-        odd = _mm256_fmadd_ps(q8_0_lane(b, 3), _mm256_loadu_ps(x + i + 24), odd);
-        total = _mm256_fmadd_ps(_mm256_set1_ps(f16(b)), _mm256_add_ps(even, odd), total);
-    }
-    __m128 q = _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
-    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
-}
 // block_q8_0 and block_q4_0 8 values at a time: the signed bytes (or nibbles less 8) widened, then
 // times d, one rounding as in the scalar code.
 __attribute__((target("avx2"))) void block_q8_0_avx2(const unsigned char* b, float* y) {
@@ -408,17 +390,8 @@ void widen_f16(const unsigned char* src, float* dst, std::int64_t n) {
 float dot_row(WeightType t, const unsigned char* src, const float* x, std::int64_t n) {
     const bool brain = t == WeightType::bf16;
 #if defined(__x86_64__)
-    if (has_x86_64_v3() && t == WeightType::q8_0) return dot_q8_0_avx2(src, x, n);
     if (has_x86_64_v3()) return brain ? dot_16_avx2<true>(src, x, n) : dot_16_avx2<false>(src, x, n);
 #endif
-    if (t == WeightType::q8_0) {
-        float total = 0.0f, block[32];
-        for (std::int64_t i = 0; i + 32 <= n; i += 32, src += 34) {
-            dequantize(t, src, block, 32);
-            for (int k = 0; k < 32; ++k) total += x[i + k] * block[k];
-        }
-        return total;
-    }
     float total = 0.0f;
     for (std::int64_t i = 0; i < n; ++i) total += x[i] * (brain ? bf16(src + 2 * i) : f16(src + 2 * i));
     return total;

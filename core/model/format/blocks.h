@@ -34,9 +34,9 @@ void dequantize(WeightType t, const unsigned char* src, float* dst, std::int64_t
 // of that scale and those values, to the bit.
 void dequantize_mxfp4_pairs(const unsigned char* values, const unsigned char* scales, float* dst, std::int64_t n);
 
-// Σ x[i] · v_i over a row of n F16, BF16 or Q8_0 values at src (t is one of the three), in float32
-// and in a fixed order (8 lanes, 4 partial sums on x86-64-v3; Q8_0 each block's sum times its d), the
-// row widened in registers: one output of a one-row product.
+// Σ x[i] · v_i over a row of n F16 or BF16 values at src (t is one of the two), in float32 and in
+// a fixed order (8 lanes, 4 partial sums on x86-64-v3), the row widened in registers: one output of a
+// one-row product.
 float dot_row(WeightType t, const unsigned char* src, const float* x, std::int64_t n);
 
 // IEEE half (binary16) bits to float32, exactly.
