@@ -8,15 +8,18 @@
 field() { $py -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
 if [ -n "${NODE_PATH:-}" ] && [ "$level" != x86-64-v4 ]; then
+  # A folder named node_modules: the package's own imports of its dependencies (ES modules, which
+  # NODE_PATH does not reach) look for them in the node_modules folders above it.
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
-  mkdir -p "$scratch/@node-llama-cpp"
-  cp -r "$NODE_PATH/node-llama-cpp" "$scratch/"
-  cp -r "$NODE_PATH/@node-llama-cpp/linux-x64" "$scratch/@node-llama-cpp/"
-  for lib in "$scratch"/@node-llama-cpp/linux-x64/bins/*/libggml-cpu-*.so; do
+  modules=$scratch/node_modules
+  mkdir -p "$modules/@node-llama-cpp"
+  cp -r "$NODE_PATH/node-llama-cpp" "$modules/"
+  cp -r "$NODE_PATH/@node-llama-cpp/linux-x64" "$modules/@node-llama-cpp/"
+  for lib in "$modules"/@node-llama-cpp/linux-x64/bins/*/libggml-cpu-*.so; do
     [ "$(basename "$lib")" = libggml-cpu-haswell.so ] || rm "$lib"
   done
-  for dep in "$NODE_PATH"/*; do [ -e "$scratch/$(basename "$dep")" ] || ln -s "$dep" "$scratch/"; done
-  NODE_PATH=$scratch
+  for dep in "$NODE_PATH"/*; do [ -e "$modules/$(basename "$dep")" ] || ln -s "$dep" "$modules/"; done
+  NODE_PATH=$modules
   echo "bench: llama.cpp restricted to its Haswell (AVX2) build of ggml-cpu"
 fi
