@@ -38,9 +38,9 @@ constexpr int MR = 4;    // 4 × 2 accumulators + 2 + 1 of the 16 xmm registers
 #endif
 constexpr int NV = 2;                    // vectors of C's columns in a tile
 constexpr int NR = lanes * NV;           // columns in a tile
-constexpr Index KC = 512;                // depth of a block: an A panel (MR × KC) and a B panel (KC × NR) in L1 and L2
-constexpr Index MC = MR * (48 / MR);     // rows of a packed A block (96 KB at KC = 512): L2
-constexpr Index NC = 4096;               // columns of a packed B block (8 MB at KC = 512): L3
+constexpr Index KC = 256;                // depth of a block: a B panel (KC × NR, 16 KB) in L1 — at 512 it filled L1
+constexpr Index MC = MR * (96 / MR);     // rows of a packed A block (96 KB): L2
+constexpr Index NC = 4096;               // columns of a packed B block (4 MB): L3
 
 typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
 typedef float VecU __attribute__((vector_size(lanes * sizeof(float)), aligned(alignof(float))));
