@@ -21,12 +21,14 @@ struct Stepped {
     std::shared_ptr<const core::model::ForwardResult> run;
     const std::vector<std::string>* labels = nullptr; // (t_total)
     int cached = 0;                                   // the positions before the run's own, from its cache
+    int prompt = 0;                                   // a generation's prompt positions
 };
 
 Stepped stepped(const ModelService& m) {
     const core::model::Snapshot& s = *m.shown;
-    if (m.continued && m.continued->continues(s)) return {m.continued->run, &m.continued->labels, m.continued->run->t_total - m.continued->run->t_new};
-    return {std::shared_ptr<const core::model::ForwardResult>(m.shown, &s.result), &s.labels, 0};
+    const ModelService::Continued* c = m.continued.get();
+    if (c && c->continues(s)) return {c->run, &c->labels, c->run->t_total - c->run->t_new, c->prompt_length};
+    return {std::shared_ptr<const core::model::ForwardResult>(m.shown, &s.result), &s.labels, 0, s.t()};
 }
 
 // Asks the session's worker for the state of `of` in `run` (the newest asked wins when it publishes).
@@ -137,8 +139,8 @@ void draw_model_state_panel(View& v) {
     }
     ImGui::Text("State of head %d.%d after position %d (%s)", m.layer + 1, m.head + 1, i + 1, (*run.labels)[static_cast<std::size_t>(i)].c_str());
     if (st.generation)
-        dim_text("The generated text, " + std::to_string(t) + " positions: positions 1 to " + std::to_string(run.cached) +
-                 " came from the cache, the state carried over from them.");
+        dim_text("Generated on the prompt's cache: " + std::to_string(run.prompt) + " prompt positions and " + std::to_string(t - run.prompt) +
+                 " generated. Positions 1 to " + std::to_string(run.cached) + " came from the cache.");
     if (!st.shown || !(st.shown->of == of)) {
         v.motion.moving = true;
         return dim_text("Working out the state…");
