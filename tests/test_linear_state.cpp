@@ -6,6 +6,7 @@
 #include "core/model/activations.h"
 #include "core/model/format/checkpoint.h"
 #include "tests/checkpoint_fixtures.h"
+#include "tests/linear_activations.h"
 #include "tests/python.h"
 
 #include <doctest/doctest.h>
@@ -83,21 +84,10 @@ nlohmann::json states_json(const ForwardResult& r, int l, int heads) {
     return out;
 }
 
-nlohmann::json activations_json(const core::model::Model& model, int l) {
-    const core::model::LayerActivations a = core::model::layer_activations(model, sequence(), l);
-    REQUIRE(a.linear);
-    auto rows = [](const MatrixF& m) {
-        std::vector<std::vector<float>> out(static_cast<std::size_t>(m.rows()));
-        for (Eigen::Index i = 0; i < m.rows(); ++i) out[static_cast<std::size_t>(i)].assign(m.row(i).data(), m.row(i).data() + m.cols());
-        return out;
-    };
-    return {{"q", rows(a.q)}, {"k", rows(a.k)}, {"v", rows(a.v)}, {"beta", rows(a.beta)}, {"g", rows(a.g)}, {"k_heads", a.q_heads}, {"v_heads", a.v_heads}};
-}
-
 // The recurrence in float64 on the layer's inputs (q, k stacked (Hk·t, dk), v (Hv·t, dv), β and g
 // (Hv, t)), value head h reading key head h // (Hv / Hk): S ← exp(g) S; S ← S + k (β (v − Sᵀk))ᵀ.
 // The good states must equal it at every position within the tolerance; the damaged ones must not.
-const char* const recurrence_py = R"(
+const char* const continued_states_py = R"(
 import json, sys
 import numpy as np
 a = json.load(open(sys.argv[1])); good = np.array(json.load(open(sys.argv[2]))); bad = np.array(json.load(open(sys.argv[3])))
@@ -160,10 +150,10 @@ TEST_CASE("linear state of a continued run: every position's state, the cache's 
         CHECK(state_difference(damaged, fresh, 0, heads) > 100 * tolerance);
 
         const std::string dir = test_python::temp_dir();
-        std::ofstream(dir + "/activations.json") << activations_json(model, 0).dump();
+        std::ofstream(dir + "/activations.json") << linear_activations_json(model, sequence(), 0).dump();
         std::ofstream(dir + "/good.json") << states_json(stepped, 0, heads).dump();
         std::ofstream(dir + "/bad.json") << states_json(damaged, 0, heads).dump();
-        test_python::run_or_skip(recurrence_py, {dir + "/activations.json", dir + "/good.json", dir + "/bad.json", std::to_string(tolerance)}, true);
+        test_python::run_or_skip(continued_states_py, {dir + "/activations.json", dir + "/good.json", dir + "/bad.json", std::to_string(tolerance)}, true);
     }
 }
 

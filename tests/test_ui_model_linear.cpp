@@ -15,6 +15,7 @@
 #include "core/model/activations.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/fixture_files.h"
+#include "tests/linear_activations.h"
 #include "tests/python.h"
 #include "ui/colour_maps.h"
 #include "ui/model_service.h"
@@ -47,18 +48,6 @@ Texel rgba(ImU32 c) {
     Texel t{};
     ui::put_rgba(t.data(), c);
     return t;
-}
-
-// Layer `layer`'s q, k, v, β and g (core/model/activations.h) as JSON lists, for the Python below.
-nlohmann::json activations_json(const core::model::OpenedModel& opened, const std::vector<int>& ids, int layer) {
-    const core::model::LayerActivations a = core::model::layer_activations(*opened.model, ids, layer);
-    REQUIRE(a.linear);
-    auto rows = [](const core::model::MatrixF& m) {
-        std::vector<std::vector<double>> out(static_cast<std::size_t>(m.rows()));
-        for (Eigen::Index i = 0; i < m.rows(); ++i) out[static_cast<std::size_t>(i)].assign(m.row(i).data(), m.row(i).data() + m.cols());
-        return out;
-    };
-    return {{"q", rows(a.q)}, {"k", rows(a.k)}, {"v", rows(a.v)}, {"beta", rows(a.beta)}, {"g", rows(a.g)}, {"k_heads", a.q_heads}, {"v_heads", a.v_heads}};
 }
 
 // The recurrence of modeling_qwen3_next.py's torch_recurrent_gated_delta_rule, one position at a
@@ -208,7 +197,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Why this score splits a clicked 
     CHECK(ui.shows(correction, "Why this score"));
     const nlohmann::json ours = {{"head", 2}, {"query", i}, {"key", j},
                                  {"split", {{"entry", s.entry}, {"direct", s.direct}, {"correction", s.correction}, {"decay", s.decay}}}};
-    check_with_numpy(activations_json(own_model(), m.shown->ids, 1), ours);
+    check_with_numpy(linear_activations_json(*own_model().model, m.shown->ids, 1), ours);
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurrence's state step by step, and a softmax head keeps none") {
@@ -241,7 +230,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurr
     CHECK(ui.shows("State of head 1.2 after position " + std::to_string(position + 1), "State"));
     std::vector<std::vector<double>> rows(static_cast<std::size_t>(S.rows()));
     for (Eigen::Index r = 0; r < S.rows(); ++r) rows[static_cast<std::size_t>(r)].assign(S.row(r).data(), S.row(r).data() + S.cols());
-    check_with_numpy(activations_json(own_model(), m.shown->ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
+    check_with_numpy(linear_activations_json(*own_model().model, m.shown->ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
 
     ui.click(ui.item("model grid 3.1")); // the full layer
     ui.frames(2);
@@ -281,7 +270,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: after generating on the prompt's
     CHECK(ui.shows("State of head 1.2 after position 3 (" + m.shown->labels[2] + ")", "State"));
     std::vector<std::vector<double>> rows(static_cast<std::size_t>(S.rows()));
     for (Eigen::Index r = 0; r < S.rows(); ++r) rows[static_cast<std::size_t>(r)].assign(S.row(r).data(), S.row(r).data() + S.cols());
-    check_with_numpy(activations_json(own_model(), ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
+    check_with_numpy(linear_activations_json(*own_model().model, ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
 
     ui.click(ui.item("model_steps.restart")); // Start over: the panel is back on the prompt's own run
     ui.frames(2);
