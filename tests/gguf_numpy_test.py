@@ -18,6 +18,7 @@ the format: ggml-common.h's blocks, ggml-quants.c's dequantize_row_*), then
   for gpt-oss) exit 2
   with one line naming the file.
 usage: gguf_numpy_test.py ATTNVIZ WORKDIR"""
+import concurrent.futures
 import json
 import math
 import os
@@ -556,6 +557,32 @@ def check_unread_type(good):
     refused("IQ2_XXS", path, 'tensor "blk.0.attn_q.weight" has type IQ2_XXS, which attnviz does not read')
 
 
+def checks_fast(name, kind):
+    """llama_wide (for the K-quants' layouts) has attention so peaked that its Q8_0 file's exact run
+    already lies up to 1.3 from its F32 file's: no bound on --fast there says anything. A mixture's
+    router may choose other experts on a small change, so neither does one on Qwen3 MoE."""
+    return kind in ("Q8_0", "Q4_0") and name not in ("llama_wide", "qwen3_moe_unnormed")
+
+
+def write_file(ck, name, kind):
+    d, path = os.path.join(ck, name), os.path.join(workdir, f"{name}_{kind}.gguf")
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), d, path, kind], check=True)
+
+
+def check_file(ck, name, kind, ids, fast_ids):
+    """One file of the plan: its tensors, its forward on ids and, where fast_ids are given, --fast on
+    them against the F32 file's."""
+    c, hf = make_gguf.read_checkpoint(os.path.join(ck, name))
+    path = os.path.join(workdir, f"{name}_{kind}.gguf")
+    held, w = transformers_weights(c, hf, path)
+    if kind == "MIXED":
+        check_mixed(name, path)
+    check_tensors(f"{name} {kind}", path, held)
+    check_forward(f"{name} {kind}", path, c, w, ids)
+    if fast_ids is not None:
+        check_fast(f"{name} {kind}", path, fast_ids)
+
+
 def main():
     os.makedirs(workdir, exist_ok=True)
     ck = os.path.join(workdir, "checkpoints")
@@ -574,21 +601,16 @@ def main():
     plan += [("llama_wide", "MIXED")]  # a type per matrix, in turn, as Unsloth's UD files
     plan += [(n, t) for n in ("qwen3_yarn", "qwen3_yarn_exact", "smollm3", "olmo2", "olmo3") for t in ("F32", "Q8_0")]
     plan += [("gpt_oss", t) for t in ("F32", "MXFP4")]  # MXFP4: every matrix, the experts included
+    # The draws in the plan's order; every file written, then checked, two at a time: each one waits on
+    # make_gguf.py or attnviz for most of its time, and --fast's check reads the F32 file beside it.
+    jobs = []
     for name, kind in plan:
-        d = os.path.join(ck, name)
-        c, hf = make_gguf.read_checkpoint(d)
-        path = os.path.join(workdir, f"{name}_{kind}.gguf")
-        subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), d, path, kind], check=True)
-        held, w = transformers_weights(c, hf, path)
-        if kind == "MIXED":
-            check_mixed(name, path)
-        check_tensors(f"{name} {kind}", path, held)
-        check_forward(f"{name} {kind}", path, c, w, rng.integers(0, c["vocab_size"], 9).tolist())
-        # llama_wide (for the K-quants' layouts) has attention so peaked that its Q8_0 file's exact run
-        # already lies up to 1.3 from its F32 file's: no bound on --fast there says anything. A mixture's
-        # router may choose other experts on a small change, so neither does one on Qwen3 MoE.
-        if kind in ("Q8_0", "Q4_0") and name not in ("llama_wide", "qwen3_moe_unnormed"):
-            check_fast(f"{name} {kind}", path, fast_rng.integers(0, c["vocab_size"], 9).tolist())
+        vocab = json.load(open(os.path.join(ck, name, "config.json")))["vocab_size"]
+        ids = rng.integers(0, vocab, 9).tolist()
+        jobs.append((ck, name, kind, ids, fast_rng.integers(0, vocab, 9).tolist() if checks_fast(name, kind) else None))
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda entry: write_file(ck, *entry), plan))  # what a job raised, raised here
+        list(pool.map(lambda job: check_file(*job), jobs))
     v2 = os.path.join(workdir, "qwen3_v2.gguf")
     subprocess.run(["/usr/bin/python3", os.path.join(here, "fixtures", "make_gguf.py"), os.path.join(ck, "qwen3"), v2, "Q8_0",
                     "--version", "2"], check=True)
