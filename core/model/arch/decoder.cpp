@@ -223,8 +223,11 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
         LinearViews views{&p, &s, &o, &r, l};
         core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
     }
-    // The values too where the run captures (the State panel's runs, --activations): they cost as much as q and k.
-    AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
+    // A long run's layer keeps its input in place of q and k, never copied (linear_source); the values
+    // too where the run captures (the State panel's runs, --activations): they cost as much as q and k.
+    const bool keeps_input = !from && !r.maps.dense() && r.t_new >= compact_linear_from && a.cols() < 2 * s.k_heads * s.d_k;
+    AttentionMaps::Layer kept{keeps_input ? std::vector<float>{} : values(p.q), keeps_input ? std::vector<float>{} : values(p.k), true, 0, 1.0f, 0.0f,
+                              {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
                               o.capture_qkv ? values(p.v) : std::vector<float>{}, s.d_v, s.tiled, nullptr};
     if (from) { // the positions before these first
         kept.q.insert(kept.q.begin(), from->q.begin(), from->q.end());
@@ -238,7 +241,7 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
         for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(whole, s, h, past, r.t_total, r.maps.dense_head(l, h));
         return;
     }
-    if (!from && r.t_new >= compact_linear_from && a.cols() < 2 * s.k_heads * s.d_k) kept.source = linear_source(b, a.topRows(r.t_new), o), kept.q = {}, kept.k = {};
+    if (keeps_input) kept.source = linear_source(b, a.topRows(r.t_new), o);
     r.maps.keep_layer(l, std::move(kept));
 }
 
