@@ -132,7 +132,7 @@ Projected project(const Layer& L, const MatrixF& a, const LinearState* from, Lin
     const int t = static_cast<int>(a.rows());
     const int K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
     Projected p;
-    { // qkv (200 MB at 8192 positions of Qwen3.5-0.8B) freed before z (67 MB) is made
+    { // qkv (200 MB at 8192 positions of Qwen3.5-0.8B) freed before z (67 MB), where a product of its own, is made
         MatrixF qkv(t, 2 * K + V); // (t, 2K + V)
         project_qkv(L, a, qkv, p.z);
         const float* past = from && !from->conv.empty() ? from->conv.data() : nullptr;
