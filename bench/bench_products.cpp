@@ -3,6 +3,7 @@
 //
 //   forward/gpt2/NAME/T      GPT-2 small's c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj (Conv1D, (in, out))
 //                            and one 2048-id block of the LM head (wte, (out, in)), F32, T = 1, 32, 128, 1024
+//   forward/gpt2/Q8_0/NAME/T  the same four in a GGUF's Q8_0 blocks (out, in), T = 1, 128, 1024
 //   forward/llama/TYPE/NAME/T  a Llama-1B-sized layer's q_proj, k_proj (= v_proj), gate_proj (= up_proj),
 //                            down_proj ((out, in)), F32 in place and BF16 through panels, T = 1, 32, 128
 //   product/TYPE/up/M        (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj, every stored type
@@ -123,6 +124,10 @@ void register_forwards() {
         benchmark::RegisterBenchmark((std::string("forward/gpt2/") + s.name).c_str(), [s](benchmark::State& st) {
             product(st, WeightType::f32, s.n, s.k, Layout::in_out);
         })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const Shape& s : gpt2) // a GGUF's Q8_0 blocks, stored (out, in)
+        benchmark::RegisterBenchmark((std::string("forward/gpt2/Q8_0/") + s.name).c_str(), [s](benchmark::State& st) {
+            product(st, WeightType::q8_0, s.n, s.k, Layout::out_in);
+        })->Arg(1)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark("forward/gpt2/lm_head_block", [](benchmark::State& st) {
         product(st, WeightType::f32, 2048, 768, Layout::out_in);
     })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();

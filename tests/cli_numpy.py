@@ -41,6 +41,19 @@ def close(name, got, reference, rel=1e-4):
         fail(f"{name}: largest difference {err:.3g} of the largest value (tolerance {rel})")
 
 
+def forward_checked(name, path, ids, logits, attention, against=""):
+    """attnviz --forward PATH on `ids`, its logits and attention held to the reference's (`against` says
+    which, in the messages): its JSON and stderr, or (None, stderr) after a failure naming the exit."""
+    r = run("--forward", path, "--sequence", " ".join(map(str, ids)))
+    if r.returncode != 0:
+        fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
+        return None, r.stderr
+    out = json.loads(r.stdout)
+    close(f"{name} at {len(ids)} positions: logits{against}", out["logits"], logits)
+    close(f"{name} at {len(ids)} positions: attention{against}", out["attention"], attention)
+    return out, r.stderr
+
+
 def write_fixtures():
     """The checkpoints of tests/fixtures/make_checkpoints.py, into WORKDIR."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "make_checkpoints.py")

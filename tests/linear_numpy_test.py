@@ -28,16 +28,10 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_numpy import close, fail, failures, forward_checked, run, workdir  # noqa: E402  what the NumPy tests of the command line share
 from model_numpy_test import read_safetensors, refusal_problems  # noqa: E402  the references' own reader, float64; what a refusal must be
 
-attnviz, workdir = (sys.argv[1:3] + ["", ""])[:2]
 here = os.path.dirname(os.path.abspath(__file__))
-failures = []
-
-
-def fail(message):
-    failures.append(message)
-    print("linear_numpy_test: FAIL " + message, file=sys.stderr)
 
 
 def write_safetensors(path, tensors):
@@ -411,13 +405,10 @@ def check_gguf(path, ids, hub=None):
     name = os.path.basename(path)
     logits, maps, linear = gguf_forward(path, ids, recurrent)
     chunk_logits = gguf_forward(path, ids, lambda *x: chunked(*x, 4))[0]
-    r = run("--forward", path, "--sequence", " ".join(map(str, ids)))
-    if r.returncode != 0:
-        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
-    close(f"{name} at {len(ids)} positions: logits against llama.cpp's graph (recurrent)", out["logits"], logits)
+    out = forward_checked(name, path, ids, logits, maps, " against llama.cpp's graph (recurrent; M on the linear layers)")[0]
+    if out is None:
+        return
     close(f"{name} at {len(ids)} positions: logits against llama.cpp's graph (chunks of 4)", out["logits"], chunk_logits)
-    close(f"{name} at {len(ids)} positions: attention (M on the linear layers)", out["attention"], maps)
     ours = np.array(out["attention"])
     for l, (q, k, v, beta, g, o) in linear.items():
         if not m_times_v_is_output(ours[l, :v.shape[1]], v, o):
@@ -454,21 +445,11 @@ def check_bad_gguf(good):
 
 # ---- the checks ----------------------------------------------------------------------------------
 
-def run(*args):
-    return subprocess.run([attnviz, *args], capture_output=True, text=True)
-
-
 def error(ours, theirs):
     ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
     if ours.shape != theirs.shape:
         return np.inf
     return np.abs(ours - theirs).max() / max(np.abs(theirs).max(), 1e-30)
-
-
-def close(name, ours, theirs, rel=1e-4):
-    e = error(ours, theirs)
-    if not e <= rel:
-        fail(f"{name}: largest difference {e:.3g} of the largest value (tolerance {rel})")
 
 
 def m_times_v_is_output(M, v, o, rel=1e-4):
@@ -480,15 +461,11 @@ def check_forward(d, ids):
     c, w = json.load(open(os.path.join(d, "config.json"))), read_weights(d)
     logits, maps, linear = forward(c, w, ids, recurrent)
     chunk_logits, _, chunk_linear = forward(c, w, ids, lambda *x: chunked(*x, 4))
-    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
     name = os.path.basename(d)
-    if r.returncode != 0:
-        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
-    t = len(ids)
-    close(f"{name} at {t} positions: logits against the recurrent reference", out["logits"], logits)
-    close(f"{name} at {t} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
-    close(f"{name} at {t} positions: attention (M on the linear layers, softmax on the full one)", out["attention"], maps)
+    out = forward_checked(name, d, ids, logits, maps, " against the recurrent reference (M on the linear layers, softmax on the full one)")[0]
+    if out is None:
+        return
+    close(f"{name} at {len(ids)} positions: logits against the chunked reference (chunks of 4)", out["logits"], chunk_logits)
     want = ["linear · no RoPE" if k == "linear_attention" else "full" for k in c["layer_types"]]
     if out.get("layers") != want:
         fail(f"{name}: \"layers\" is {out.get('layers')}, want {want}")

@@ -15,12 +15,14 @@
 #include "core/model/activations.h"
 #include "tests/checkpoint_fixtures.h"
 #include "tests/fixture_files.h"
+#include "tests/linear_activations.h"
 #include "tests/python.h"
 #include "ui/colour_maps.h"
 #include "ui/model_service.h"
 #include "ui/panels/model/model_grid.h"
 #include "ui/panels/model/model_map.h"
 #include "ui/panels/model/model_state.h"
+#include "ui/panels/model/model_steps.h"
 #include "ui/panels/model/model_why.h"
 #include "ui/widgets.h"
 #include "tests/png_pixels.h"
@@ -46,18 +48,6 @@ Texel rgba(ImU32 c) {
     Texel t{};
     ui::put_rgba(t.data(), c);
     return t;
-}
-
-// Layer `layer`'s q, k, v, β and g (core/model/activations.h) as JSON lists, for the Python below.
-nlohmann::json activations_json(const core::model::OpenedModel& opened, const std::vector<int>& ids, int layer) {
-    const core::model::LayerActivations a = core::model::layer_activations(*opened.model, ids, layer);
-    REQUIRE(a.linear);
-    auto rows = [](const core::model::MatrixF& m) {
-        std::vector<std::vector<double>> out(static_cast<std::size_t>(m.rows()));
-        for (Eigen::Index i = 0; i < m.rows(); ++i) out[static_cast<std::size_t>(i)].assign(m.row(i).data(), m.row(i).data() + m.cols());
-        return out;
-    };
-    return {{"q", rows(a.q)}, {"k", rows(a.k)}, {"v", rows(a.v)}, {"beta", rows(a.beta)}, {"g", rows(a.g)}, {"k_heads", a.q_heads}, {"v_heads", a.v_heads}};
 }
 
 // The recurrence of modeling_qwen3_next.py's torch_recurrent_gated_delta_rule, one position at a
@@ -207,7 +197,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: Why this score splits a clicked 
     CHECK(ui.shows(correction, "Why this score"));
     const nlohmann::json ours = {{"head", 2}, {"query", i}, {"key", j},
                                  {"split", {{"entry", s.entry}, {"direct", s.direct}, {"correction", s.correction}, {"decay", s.decay}}}};
-    check_with_numpy(activations_json(own_model(), m.shown->ids, 1), ours);
+    check_with_numpy(linear_activations_json(*own_model().model, m.shown->ids, 1), ours);
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurrence's state step by step, and a softmax head keeps none") {
@@ -240,12 +230,52 @@ TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the State panel shows the recurr
     CHECK(ui.shows("State of head 1.2 after position " + std::to_string(position + 1), "State"));
     std::vector<std::vector<double>> rows(static_cast<std::size_t>(S.rows()));
     for (Eigen::Index r = 0; r < S.rows(); ++r) rows[static_cast<std::size_t>(r)].assign(S.row(r).data(), S.row(r).data() + S.cols());
-    check_with_numpy(activations_json(own_model(), m.shown->ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
+    check_with_numpy(linear_activations_json(*own_model().model, m.shown->ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
 
     ui.click(ui.item("model grid 3.1")); // the full layer
     ui.frames(2);
     CHECK_FALSE(st.linear);
     CHECK(ui.shows("is a softmax head: it keeps no state", "State"));
+}
+
+TEST_CASE_FIXTURE(ModelWorkspace, "linear head: after generating on the prompt's cache, the State panel steps through the generated text, a cached position's state NumPy's recurrence's") {
+    NEED_CHECKPOINTS();
+    open("qwen3_5", "the cat sat on the mat");
+    v.open["model_steps"] = true;
+    show_panel_on_head("model_state", "model grid 0.1"); // head 1.2
+    model_ui::until_run(ui); // the run that keeps the linear layers' values, asked when the panel opened
+    REQUIRE(m.shown->request.capture_qkv);
+    const int prompt = m.shown->t(), t = prompt + 2;
+    for (int k = 1; k <= 2; ++k) {
+        ui.click(ui.item("model_steps.next"));
+        until(ui, [&] { return m.continued && m.continued->run->t_total == prompt + k; });
+    }
+    ui.frames(2);
+    const auto& st = v.state<ui::ModelStateView>();
+    REQUIRE(st.generation);
+    std::string said = ui.screen_text("State"), want = "Generated on the prompt's cache: " + std::to_string(prompt) +
+                                                       " prompt positions and 2 generated. Positions 1 to " + std::to_string(t - 1) + " came from the cache";
+    for (std::string* text : {&said, &want}) // the line wraps: compared without its breaks and spaces
+        text->erase(std::remove_if(text->begin(), text->end(), [](char c) { return c == ' ' || c == '\n'; }), text->end());
+    CHECK(said.find(want) != std::string::npos);
+    const int position = 2; // the prompt's third token: in the latest step, from the cache
+    for (int k = 0; k < t - 1 - position; ++k) ui.click(ui.item("model state earlier"));
+    until(ui, [&] { return st.shown && st.shown->of == st.asked && st.shown->of.position == position && st.shown->of.length == t; });
+    ui.frame();
+    REQUIRE(st.shown->state);
+    const core::model::MatrixF& S = *st.shown->state; // (d_k, d_v)
+    CHECK(st.range == S.cwiseAbs().maxCoeff());
+    const std::vector<int> ids = v.state<ui::ModelStepsView>().shown.ids; // the prompt and the two tokens generated
+    REQUIRE(static_cast<int>(ids.size()) == t);
+    CHECK(ui.shows("State of head 1.2 after position 3 (" + m.shown->labels[2] + ")", "State"));
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(S.rows()));
+    for (Eigen::Index r = 0; r < S.rows(); ++r) rows[static_cast<std::size_t>(r)].assign(S.row(r).data(), S.row(r).data() + S.cols());
+    check_with_numpy(linear_activations_json(*own_model().model, ids, 0), {{"head", 1}, {"position", position}, {"state", rows}});
+
+    ui.click(ui.item("model_steps.restart")); // Start over: the panel is back on the prompt's own run
+    ui.frames(2);
+    CHECK_FALSE(st.generation);
+    CHECK(ui.shows("State of head 1.2 after position " + std::to_string(prompt), "State"));
 }
 
 TEST_CASE_FIXTURE(ModelWorkspace, "linear head: the query-key view says in one line that a linear head has no softmax over q · k, and draws a full head") {

@@ -281,8 +281,9 @@ TEST_CASE("weight products: block weights at every level, 1, 2, 3 or 5 rows give
                                    WeightType::q3_K, WeightType::q4_K, WeightType::q5_K, WeightType::q6_K, WeightType::iq4_nl,
                                    WeightType::iq4_xs, WeightType::mxfp4}) {
             const std::int64_t values = core::model::block_shape(t).values;
-            // Depths: one block, and an odd count of blocks past one dequantized chunk of 512. Widths: odd.
-            for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{values, 7}, {values * (values == 32 ? 19 : 3), 13}}) {
+            // Depths: one block, and an odd count of blocks past one dequantized chunk of 512. Widths: odd,
+            // and past one block of 48 weight rows (x86-64-v3's) with a part of a tile left over.
+            for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{values, 7}, {values * (values == 32 ? 19 : 3), 53}}) {
                 const std::int64_t k = shape.first, n = shape.second;
                 const std::string type = core::model::type_name(t);
                 CAPTURE(level);

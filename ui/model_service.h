@@ -66,6 +66,17 @@ struct ModelService {
     // The runs capture every head's q, k and v (and keep the linear layers' values) while the query–key
     // view or the State panel is open (follow_source).
     bool want_qkv = false;
+    // The window's generation (the Steps panel's Next token) after its latest step: a run that continued
+    // the prompt's cache, whose maps reach over the prompt and every token generated. Null before the
+    // first step and after Start over; the State panel steps through it while it continues `shown`.
+    struct Continued {
+        long long from = 0;                    // the serial of the snapshot whose prompt it continues
+        std::vector<std::string> labels;       // (t_total) the prompt's and the generated tokens'
+        int prompt_length = 0;
+        std::shared_ptr<const core::model::ForwardResult> run; // the latest step's: t_new = 1, t_total positions
+        bool continues(const core::model::Snapshot& s) const { return from == s.serial && run && run->t_total > 0; }
+    };
+    std::shared_ptr<const Continued> continued;
     // The probe's ids for the open model (m clamped to its context); empty without a model.
     std::vector<int> probe_ids() const;
 

@@ -130,14 +130,13 @@ std::optional<delta_rule::Split> AttentionMaps::linear_split(int l, int h, int i
     return delta_rule::split(in, {L.k_heads, L.v_heads, L.d_k, 1, L.tiled}, h, t_total_ - t_new_ + i, j);
 }
 
-std::optional<MatrixF> AttentionMaps::linear_state(int l, int h, int i) const {
-    if (!linear(l) || h < 0 || i < 0 || i >= t_new_) return std::nullopt;
+std::optional<MatrixF> AttentionMaps::linear_state(int l, int h, int position) const {
+    if (!linear(l) || h < 0 || position < 0 || position >= t_total_) return std::nullopt;
     const Layer& L = kept_[static_cast<std::size_t>(l)];
-    // The values are kept for the positions of this run alone: a run that continued a cache has none of the earlier ones.
     if (h >= L.v_heads || L.v.size() != static_cast<std::size_t>(t_total_) * static_cast<std::size_t>(L.v_heads * L.d_v)) return std::nullopt;
     const LinearQK qk = linear_qk(l);
     const delta_rule::Inputs in{qk.q, qk.k, L.v.data(), L.beta.data(), L.g.data(), t_total_};
-    return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v, L.tiled}, h, t_total_ - t_new_ + i);
+    return delta_rule::state(in, {L.k_heads, L.v_heads, L.d_k, L.d_v, L.tiled}, h, position);
 }
 
 MatrixF AttentionMaps::head(int l, int h) const {

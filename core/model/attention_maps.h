@@ -52,7 +52,7 @@ public:
         bool linear = false;
         std::vector<float> beta, g;
         int k_heads = 0, v_heads = 0, d_k = 0;
-        std::vector<float> v; // (t_new, v_heads · d_v) the values, for the state view
+        std::vector<float> v; // (t_total, v_heads · d_v) the values, for the state view, or empty
         int d_v = 0;
         bool tiled = false; // value head h reads key head h mod k_heads (delta_rule::Shape::tiled)
         // Or, in place of q and k (a long run's, where the layer's input is the smaller): what gives
@@ -89,13 +89,15 @@ public:
     // Every map, (layers, heads, t_new, t_total) row-major: for small runs (tests, files) only.
     std::vector<float> all() const;
     // A linear layer's head (l, h), from the kept q, k, v, β and g: M[i, j] split into the direct write
-    // and its correction, and the state after position i (d_k, d_v). Nothing for a softmax layer, a head
-    // past the layer's value heads, a layer that did not run, or dense maps.
+    // and its correction (i a new row), and the state (d_k, d_v) after `position` of the whole sequence,
+    // 0 … t_total − 1, the positions of a continued cache included. Nothing for a softmax layer, a head
+    // past the layer's value heads, a layer that did not run, dense maps, or (the state) a run that
+    // kept no values of every position.
     bool linear(int l) const;
     // What layer l kept (q, k and, for a linear layer, v, β and g), or null: dense maps, a layer that did not run.
     const Layer* kept(int l) const;
     std::optional<delta_rule::Split> linear_split(int l, int h, int i, int j) const;
-    std::optional<MatrixF> linear_state(int l, int h, int i) const;
+    std::optional<MatrixF> linear_state(int l, int h, int position) const;
     // What the store holds.
     std::size_t bytes() const;
     // The bytes a forward's store takes (the memory check's figure), kept or dense.

@@ -34,18 +34,25 @@
 namespace core::model::ops::block_dot {
 namespace {
 
+// NB weight rows are dequantized at once (a block), KC depths of them. At x86-64-v4 a block is one
+// tile's R rows, in L1, and each tile streams its M rows of x from L2: with 32 registers a tile
+// has 24 sums to 10 loads. With 16 registers a tile has 12 sums to 7 loads, and streaming x that
+// way held x86-64-v3 to 70 % of its multiply-adds' rate; there a block is 48 rows in L2 and each M
+// rows of x stay in L1 while the block's tiles go past them.
 #if defined(__AVX512F__)
 constexpr int lanes = 16; // a zmm register of floats
 constexpr int R = 4, M = 6; // 24 sums + 4 weights + 1 of x of the 32 zmm registers
+constexpr Index KC = 512, NB = R;
 #elif defined(__AVX__)
 constexpr int lanes = 8; // a ymm register
 constexpr int R = 3, M = 4; // 12 sums + 3 + 1 of the 16 ymm registers
+constexpr Index KC = 256, NB = 16 * R;
 #else
 constexpr int lanes = 4; // an xmm register
 constexpr int R = 3, M = 4;
+constexpr Index KC = 256, NB = 16 * R;
 #endif
-constexpr Index KC = 512;        // depths dequantized at once: R · KC floats in L1
-constexpr Index w_stride = KC + 16; // their rows' stride: not a multiple of 4 KiB apart, which stalled loads behind stores
+constexpr Index w_stride = KC + 16; // the block's rows' stride: not a multiple of 4 KiB apart, which stalled loads behind stores
 constexpr Index row_block = 128; // rows of x per pass over the weights: 128 · KC floats of x in L2
 
 typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
@@ -193,6 +200,31 @@ constexpr std::array<std::array<FusedTile, M>, R> all_fused(std::index_sequence<
 template <class Block>
 constexpr std::array<std::array<FusedTile, M>, R> fused_tiles = all_fused<Block>(std::make_index_sequence<R>{});
 
+// Rows' depths k0 … k0+kc−1 (blocks at rows[r] + k0 / 32 · bytes) as float32 into w, rows w_stride
+// apart: the values the fused tiles multiply, with no call per block.
+template <class Block>
+void dequantize(const unsigned char* const* rows, Index count, Index k0, Index kc, float* __restrict w) {
+    for (Index r = 0; r < count; ++r)
+        for (Index b = 0; b < kc / 32; ++b) {
+            const unsigned char* block = rows[r] + (k0 / 32 + b) * Block::bytes;
+            const Vec d = splat(Block::scale(block));
+            for (int at = 0; at < 32; at += lanes) *reinterpret_cast<Vec*>(w + r * w_stride + b * 32 + at) = Block::values(block, at, d);
+        }
+}
+
+using Dequantize = void (*)(const unsigned char* const*, Index, Index, Index, float*);
+
+// The dequantizer of p's type in this build, or null where p.read is the one.
+Dequantize dequantizer_for(const BlockProduct& p) {
+    switch (p.fused) {
+    case BlockProduct::Fused::q8_0: return &dequantize<Q8_0>;
+#if defined(__AVX__)
+    case BlockProduct::Fused::mxfp4: return &dequantize<Mxfp4>;
+#endif
+    default: return nullptr;
+    }
+}
+
 // The fused tiles of p's type, or null where this build has none.
 const std::array<std::array<FusedTile, M>, R>* fused_for(const BlockProduct& p) {
     switch (p.fused) {
@@ -231,6 +263,30 @@ float lane_sum(const float* s) {
 #endif
 }
 
+#if defined(__AVX__)
+// lane_sum of the 8 outputs whose lanes are at s[0 … 7], the same additions in the same order, a
+// register of each step's results at a time: one output at a time, the sums of a prompt's tiles
+// took a tenth of its products at x86-64-v3.
+inline __m256 lane_sums8(const float* const* s) {
+    __m256 h[8];
+    for (int o = 0; o < 8; ++o) {
+#if defined(__AVX512F__)
+        const __m512 v = _mm512_load_ps(s[o]);
+        h[o] = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+#else
+        h[o] = _mm256_load_ps(s[o]);
+#endif
+    }
+    __m256 q[4]; // l + 4 onto l: output 2i in the low half, 2i + 1 in the high
+    for (int i = 0; i < 4; ++i)
+        q[i] = _mm256_add_ps(_mm256_permute2f128_ps(h[2 * i], h[2 * i + 1], 0x20), _mm256_permute2f128_ps(h[2 * i], h[2 * i + 1], 0x31));
+    __m256 d[2]; // l + 2 onto l: outputs 0, 2 | 1, 3 and 4, 6 | 5, 7
+    for (int i = 0; i < 2; ++i) d[i] = _mm256_add_ps(_mm256_shuffle_ps(q[2 * i], q[2 * i + 1], 0x44), _mm256_shuffle_ps(q[2 * i], q[2 * i + 1], 0xee));
+    const __m256 e = _mm256_add_ps(_mm256_shuffle_ps(d[0], d[1], 0x88), _mm256_shuffle_ps(d[0], d[1], 0xdd)); // 0, 2, 4, 6 | 1, 3, 5, 7
+    return _mm256_permutevar8x32_ps(e, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+#endif
+
 float* aligned(std::vector<float>& buffer, Index count) {
     const std::size_t want = static_cast<std::size_t>(count) + 16;
     if (buffer.size() < want) buffer.resize(want);
@@ -238,17 +294,57 @@ float* aligned(std::vector<float>& buffer, Index count) {
     return buffer.data() + (64 - address % 64) % 64 / sizeof(float);
 }
 
-// Rows i0 … i0+rows−1 of x, weight rows j … j+count−1 (count ≤ R): every depth, then into y.
-// Up to M rows of x with weights the build dequantizes itself take its fused tiles: the weights are
-// read once either way.
+// Where tile (row tile t, weight row r of a block of `groups` tiles' rows) keeps its lanes: each
+// tile's sums lie together, as tile() indexes them.
+inline float* sums_at(float* sums, Index groups, Index t, Index r) { return sums + ((t * groups + r / R) * M * R + r % R) * lanes; }
+
+// The block's count ≤ NB rows (bytes at `at`) at depths k0 … k0+kc−1 dequantized into w, then every
+// M rows of x past each R of them.
+void block_chunk(const BlockProduct& p, Index i0, Index rows, Index j, const unsigned char* const* at, Index count, Index k0, Index kc, float* w,
+                 float* sums) {
+    if (const Dequantize dequantize = dequantizer_for(p)) dequantize(at, count, k0, kc, w);
+    else p.read(p.tensor, j, count, k0, kc, w, w_stride);
+    const Index groups = (count + R - 1) / R;
+    for (Index i = 0; i < rows; i += M) {
+        const Index m = std::min<Index>(M, rows - i);
+        for (Index g = 0; g < groups; ++g)
+            tiles[std::min<Index>(R, count - g * R) - 1][m - 1](w + g * R * w_stride, w_stride, p.x + (i0 + i) * p.ldx + k0, p.ldx, kc,
+                                                                 sums_at(sums, groups, i / M, g * R), k0 > 0);
+    }
+}
+
+// Each output's lanes added (lane_sum) into y, or onto it where accumulating.
+void into_y(const BlockProduct& p, Index i0, Index rows, Index count, Index y_col, float* sums) {
+    const Index groups = (count + R - 1) / R;
+    for (Index i = 0; i < rows; ++i) {
+        float* y = p.y + (i0 + i) * p.ldy + y_col;
+        Index r = 0;
+#if defined(__AVX__)
+        for (; r + 8 <= count; r += 8) {
+            const float* s[8];
+            for (int o = 0; o < 8; ++o) s[o] = sums_at(sums, groups, i / M, r + o) + i % M * R * lanes;
+            const __m256 v = lane_sums8(s);
+            _mm256_storeu_ps(y + r, p.accumulate ? _mm256_add_ps(_mm256_loadu_ps(y + r), v) : v);
+        }
+#endif
+        for (; r < count; ++r) {
+            const float s = lane_sum(sums_at(sums, groups, i / M, r) + i % M * R * lanes);
+            y[r] = p.accumulate ? y[r] + s : s;
+        }
+    }
+}
+
+// Rows i0 … i0+rows−1 of x, weight rows j … j+count−1 (count ≤ NB; ≤ R where fused): every depth,
+// then into y. Up to M rows of x with weights the build dequantizes itself take its fused tiles:
+// the weights are read once either way.
 //
-// The next chunk's bytes of each row (or the next group's first) are asked into the cache while
+// The next chunk's bytes of each row (or the next block's first) are asked into the cache while
 // this one runs: R rows read a chunk at a time are R short runs that the CPU's own prefetcher did not
 // follow, and a decoding step, bound by reading the weights, took 1.5× the time without.
-void group(const BlockProduct& p, Index i0, Index rows, Index j, Index count, Index last, Index y_col, float* w, float* sums) {
+void block(const BlockProduct& p, Index i0, Index rows, Index j, Index count, Index last, Index y_col, float* w, float* sums) {
     const auto* fused = rows <= M ? fused_for(p) : nullptr;
-    const unsigned char* at[2 * R] = {}; // this group's rows, then the next group's
-    const Index next = std::min<Index>(R, last - j - count);
+    const unsigned char* at[2 * NB] = {}; // this block's rows, then the next block's
+    const Index next = std::min<Index>(count, last - j - count);
     for (Index r = 0; r < count + next; ++r) at[r] = p.row(p.tensor, j + r);
     const Index chunk_bytes = KC / p.block_values * p.block_bytes;
     for (Index k0 = 0; k0 < p.k; k0 += KC) {
@@ -256,34 +352,25 @@ void group(const BlockProduct& p, Index i0, Index rows, Index j, Index count, In
         const bool more = k0 + KC < p.k;
         for (Index r = more ? 0 : count; r < (more ? count : count + next); ++r)
             for (Index b = 0; b < chunk_bytes; b += 64) __builtin_prefetch(at[r] + (more ? k0 + KC : 0) / p.block_values * p.block_bytes + b);
-        if (fused) {
-            const unsigned char* chunk[R] = {};
-            for (Index r = 0; r < count; ++r) chunk[r] = at[r] + k0 / 32 * p.block_bytes;
-            (*fused)[count - 1][rows - 1](chunk, p.x + i0 * p.ldx + k0, p.ldx, kc, sums, k0 > 0);
+        if (!fused) {
+            block_chunk(p, i0, rows, j, at, count, k0, kc, w, sums);
             continue;
         }
-        p.read(p.tensor, j, count, k0, kc, w, w_stride);
-        for (Index i = 0; i < rows; i += M) {
-            const Index m = std::min<Index>(M, rows - i);
-            tiles[count - 1][m - 1](w, w_stride, p.x + (i0 + i) * p.ldx + k0, p.ldx, kc, sums + i * R * lanes, k0 > 0);
-        }
+        const unsigned char* chunk[R] = {};
+        for (Index r = 0; r < count; ++r) chunk[r] = at[r] + k0 / 32 * p.block_bytes;
+        (*fused)[count - 1][rows - 1](chunk, p.x + i0 * p.ldx + k0, p.ldx, kc, sums, k0 > 0);
     }
-    for (Index i = 0; i < rows; ++i)
-        for (Index r = 0; r < count; ++r) {
-            const float s = lane_sum(sums + (i * R + r) * lanes);
-            float& out = p.y[(i0 + i) * p.ldy + y_col + r];
-            out = p.accumulate ? out + s : s;
-        }
+    into_y(p, i0, rows, count, y_col, sums);
 }
 
 // Columns c0 … c1−1 on the calling thread, y pointing at column c0.
 void product_columns(const BlockProduct& p, Index c0, Index c1) {
     thread_local std::vector<float> weights, partial;
-    float* w = aligned(weights, R * w_stride);
-    float* sums = aligned(partial, ((std::min(row_block, p.m) + M - 1) / M * M) * R * lanes);
+    float* w = aligned(weights, NB * w_stride);
+    float* sums = aligned(partial, ((std::min(row_block, p.m) + M - 1) / M * M) * NB * lanes);
     for (Index i0 = 0; i0 < p.m; i0 += row_block) {
-        const Index rows = std::min(row_block, p.m - i0);
-        for (Index j = c0; j < c1; j += R) group(p, i0, rows, j, std::min<Index>(R, c1 - j), c1, j - c0, w, sums);
+        const Index rows = std::min(row_block, p.m - i0), width = rows <= M && fused_for(p) ? R : NB;
+        for (Index j = c0; j < c1; j += width) block(p, i0, rows, j, std::min<Index>(width, c1 - j), c1, j - c0, w, sums);
     }
 }
 

@@ -38,9 +38,9 @@ constexpr int MR = 4;    // 4 × 2 accumulators + 2 + 1 of the 16 xmm registers
 #endif
 constexpr int NV = 2;                    // vectors of C's columns in a tile
 constexpr int NR = lanes * NV;           // columns in a tile
-constexpr Index KC = 512;                // depth of a block: an A panel (MR × KC) and a B panel (KC × NR) in L1 and L2
-constexpr Index MC = MR * (48 / MR);     // rows of a packed A block (96 KB at KC = 512): L2
-constexpr Index NC = 4096;               // columns of a packed B block (8 MB at KC = 512): L3
+constexpr Index KC = 256;                // depth of a block: a B panel (KC × NR, 16 KB) in L1 — at 512 it filled L1
+constexpr Index MC = MR * (96 / MR);     // rows of a packed A block (96 KB): L2
+constexpr Index NC = 4096;               // columns of a packed B block (4 MB): L3
 
 typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
 typedef float VecU __attribute__((vector_size(lanes * sizeof(float)), aligned(alignof(float))));
@@ -190,6 +190,15 @@ void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __re
     }
 }
 
+// The next tile's rows of C asked into the cache while this tile runs: C's rows lie n floats apart
+// and out of the caches, and each tile otherwise waited on them at its start and its end.
+inline void prefetch_tile(const Gemm& g, const float* c, Index rows) {
+    for (Index r = 0; r < rows; ++r) {
+        __builtin_prefetch(c + r * g.ldc, 1);
+        __builtin_prefetch(c + r * g.ldc + NR - 1, 1);
+    }
+}
+
 // Columns c0 … c1−1 of C, on the calling thread.
 void columns(const Gemm& g, Index c0, Index c1) {
     thread_local std::vector<float> a_buffer, b_buffer;
@@ -214,6 +223,7 @@ void columns(const Gemm& g, Index c0, Index c1) {
                     for (Index ir = 0; ir < mc; ir += MR) {
                         const float* ap = a + ir / MR * kc * MR;
                         float* c = g.C + (ic + ir) * g.ldc + jc + jr;
+                        prefetch_tile(g, c + MR * g.ldc, std::min<Index>(MR, mc - ir - MR));
                         const Index rows = std::min<Index>(MR, mc - ir), cols = std::min<Index>(NR, nc - jr);
                         if (rows == MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
                         else any_tile(kc, ap, bp, c, g.ldc, load, rows, cols);

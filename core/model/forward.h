@@ -94,7 +94,10 @@ struct ForwardOptions {
     // (attention_maps.h) into ForwardResult::thumbnails.
     const core::heads::ScoreIndex* scores = nullptr;
     int thumbnail_side = 0;
-    bool capture_qkv = false; // fill ForwardResult::captures
+    bool capture_qkv = false; // fill ForwardResult::captures (and keep the linear layers' values, as linear_values)
+    // Keep each linear layer's values, from which the State panel works out its state at every
+    // position; a kept cache keeps them too, so that a run continuing it has them from position 0.
+    bool linear_values = false;
     bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
     Logits logits = Logits::all;
     const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled
@@ -171,7 +174,10 @@ struct LinearState {
     std::vector<float> S;     // (Hv, d_k, d_v) each value head's state after the last position
     std::vector<float> q, k;  // (length, Hk·dk) every position's, as the rule read them
     std::vector<float> beta, g; // (length, Hv)
-    std::size_t bytes() const { return (conv.size() + S.size() + q.size() + k.size() + beta.size() + g.size()) * sizeof(float); }
+    // (length, Hv·dv) every position's values, from runs that keep them (ForwardOptions::linear_values);
+    // empty once a run kept none, since a state from position 0 needs every one.
+    std::vector<float> v;
+    std::size_t bytes() const { return (conv.size() + S.size() + q.size() + k.size() + beta.size() + g.size() + v.size()) * sizeof(float); }
 };
 
 // Keys and values of every layer for the positions run so far (after RoPE for the Llama family);

@@ -27,7 +27,7 @@ sys.path.insert(0, tests)
 sys.path.insert(0, os.path.join(tests, "fixtures"))
 import linear_numpy_test as hybrid  # noqa: E402  Qwen3.5's Gated DeltaNet and gated attention, float64
 import make_checkpoints  # noqa: E402  its writer, for altered copies
-from cli_numpy import close, fail, finish, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
+from cli_numpy import close, fail, finish, forward_checked, output_of, run, vocab_size, workdir, write_fixtures  # noqa: E402
 from model_numpy_test import read_weights  # noqa: E402  the references' own reader, float64
 
 
@@ -122,21 +122,18 @@ def check_forward(name, t, rng, multimodal):
         logits, maps, routing = forward(c, w, ids)
         if min(gap for *_, gap in routing) > 1e-5:
             break
-    r = run("--forward", d, "--sequence", " ".join(map(str, ids)))
-    if r.returncode != 0:
-        return fail(f"{name}: --forward exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
-    close(f"{name} at {len(ids)} positions: logits", out["logits"], logits)
-    close(f"{name} at {len(ids)} positions: attention", out["attention"], maps)
+    out, stderr = forward_checked(name, d, ids, logits, maps)
+    if out is None:
+        return
     check_routing(name, routing, out.get("experts", []))
     swapped = forward(c, w, ids, swapped=True)[0]
     if hybrid.error(out["logits"], swapped) <= 1e-2:
         fail(f"{name}: a reference with gate and up swapped matches attnviz's logits too")
-    said = r.stderr.count("\n") == 1 and "vision tower is not shown" in r.stderr and name in r.stderr
+    said = stderr.count("\n") == 1 and "vision tower is not shown" in stderr and name in stderr
     if multimodal and not said:
-        fail(f"{name}: stderr {r.stderr!r}, want one line naming it and saying the vision tower is not shown")
-    if not multimodal and r.stderr:
-        fail(f"{name}: stderr {r.stderr!r}, want none")
+        fail(f"{name}: stderr {stderr!r}, want one line naming it and saying the vision tower is not shown")
+    if not multimodal and stderr:
+        fail(f"{name}: stderr {stderr!r}, want none")
 
 
 def altered_copy(src, new, change):

@@ -199,6 +199,17 @@ void Decoder::attention(const Block& b, int l, MatrixF& x, KvCache& cache, const
                 [&](MatrixF& out) { layers::heads_into_stream(heads, cache, o, r, *b.o_w, Layout::out_in, b.o_b, out); });
 }
 
+// A continued run's kept q, k, β and g (and its values, with `values`) after those of the positions before it,
+// so that M's rows and the state are rebuilt from position 0.
+void continue_kept(AttentionMaps::Layer& kept, const LinearState& from, bool values) {
+    kept.q.insert(kept.q.begin(), from.q.begin(), from.q.end());
+    kept.k.insert(kept.k.begin(), from.k.begin(), from.k.end());
+    kept.beta.insert(kept.beta.begin(), from.beta.begin(), from.beta.end());
+    kept.g.insert(kept.g.begin(), from.g.begin(), from.g.end());
+    if (values) kept.v.insert(kept.v.begin(), from.v.begin(), from.v.end());
+    else kept.v.clear(); // the new positions' alone give no state
+}
+
 // A linear layer continues a cached sequence from its state (the convolution's last inputs, each
 // head's S) and leaves the new state pending until the run succeeds; a kept cache also keeps every
 // position's q, k, β and g, from which the maps' rows M over the whole sequence are rebuilt. The maps of
@@ -217,24 +228,23 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
     auto values = [](const MatrixF& m) { return std::vector<float>(m.data(), m.data() + m.size()); };
     if (to) to->beta = values(p.beta), to->g = values(p.g);
     if (to && o.attention) to->q = values(p.q), to->k = values(p.k); // a cache whose runs keep no maps needs no q and k: 2.3 GB at 8192 positions of Qwen3.5-0.8B
+    // The values where the run keeps them (the State panel's runs, --activations): they cost half what q and k do.
+    // A state from position 0 needs every earlier one too: a cache whose earlier runs kept none keeps none after.
+    const bool keep_values = o.capture_qkv || o.linear_values;
+    const bool whole_values = !from || from->v.size() == static_cast<std::size_t>(r.t_total - r.t_new) * static_cast<std::size_t>(p.v.cols());
+    if (to && keep_values && whole_values) to->v = values(p.v);
     if (!o.attention) return;
     const delta_rule::Shape& s = b.linear->shape;
     if (o.scores || r.thumbnail_side) {
         LinearViews views{&p, &s, &o, &r, l};
         core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
     }
-    // A long run's layer keeps its input in place of q and k, never copied (linear_source); the values
-    // too where the run captures (the State panel's runs, --activations): they cost as much as q and k.
+    // A long run's layer keeps its input in place of q and k, never copied (linear_source).
     const bool keeps_input = !from && !r.maps.dense() && r.t_new >= compact_linear_from && a.cols() < 2 * s.k_heads * s.d_k;
     AttentionMaps::Layer kept{keeps_input ? std::vector<float>{} : values(p.q), keeps_input ? std::vector<float>{} : values(p.k), true, 0, 1.0f, 0.0f,
                               {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
-                              o.capture_qkv ? values(p.v) : std::vector<float>{}, s.d_v, s.tiled, nullptr};
-    if (from) { // the positions before these first
-        kept.q.insert(kept.q.begin(), from->q.begin(), from->q.end());
-        kept.k.insert(kept.k.begin(), from->k.begin(), from->k.end());
-        kept.beta.insert(kept.beta.begin(), from->beta.begin(), from->beta.end());
-        kept.g.insert(kept.g.begin(), from->g.begin(), from->g.end());
-    }
+                              keep_values ? values(p.v) : std::vector<float>{}, s.d_v, s.tiled, nullptr};
+    if (from) continue_kept(kept, *from, keep_values && whole_values);
     if (r.maps.dense()) {
         const delta_rule::Inputs whole{kept.q.data(), kept.k.data(), nullptr, kept.beta.data(), kept.g.data(), r.t_total};
         const int past = r.t_total - r.t_new;

@@ -309,7 +309,8 @@ struct CacheRollback {
     ~CacheRollback();
 };
 
-// The linear layers' new conv and S become their state, their new positions' q, k, β and g appended.
+// The linear layers' new conv and S become their state, their new positions' q, k, β and g appended,
+// and their values where the run kept them (else the values held go: they no longer reach every position).
 void CacheRollback::commit(int length) {
     for (std::size_t l = 0; l < cache.pending.size(); ++l) {
         LinearState &p = cache.pending[l], &s = cache.linear[l];
@@ -319,6 +320,8 @@ void CacheRollback::commit(int length) {
         std::vector<float>* const from[] = {&p.q, &p.k, &p.beta, &p.g};
         std::vector<float>* const to[] = {&s.q, &s.k, &s.beta, &s.g};
         for (int i = 0; i < 4; ++i) to[i]->insert(to[i]->end(), from[i]->begin(), from[i]->end());
+        if (p.v.empty()) s.v.clear();
+        else s.v.insert(s.v.end(), p.v.begin(), p.v.end());
     }
     cache.pending.clear();
     cache.length = length;

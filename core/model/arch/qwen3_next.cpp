@@ -305,16 +305,28 @@ std::unique_ptr<Model> build_qwen3_5(const ModelConfig& c, std::shared_ptr<const
     return build_hybrid(c, std::move(weights), Names{}, false, dense_feed_forward);
 }
 
-// Qwen3_5Config: the text model's fields are its text_config's (the vision tower's are not read);
-// tie_word_embeddings may sit on either level.
-void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c) {
-    read_qwen3_5(r.object("text_config"), c);
+namespace {
+
+// A multimodal directory (Qwen3_5Config, Qwen3_5MoeConfig): its text model's fields are its
+// text_config's, read by `read_text` (the vision tower's are not read); tie_word_embeddings may sit on
+// either level.
+void read_text_config(const ConfigReader& r, ModelConfig& c, void (*read_text)(const ConfigReader&, ModelConfig&)) {
+    read_text(r.object("text_config"), c);
     if (!r.object("text_config").has("tie_word_embeddings")) c.tie_word_embeddings = r.flag("tie_word_embeddings", false);
     c.vision_tower_skipped = true;
 }
 
+// Its text model, under "model.language_model.".
+std::unique_ptr<Model> build_text_model(const ModelConfig& c, std::shared_ptr<const Weights> weights, FeedForwardOf ffn) {
+    return build_hybrid(c, std::move(weights), Names{"model.language_model."}, false, ffn);
+}
+
+} // namespace
+
+void read_qwen3_5_multimodal(const ConfigReader& r, ModelConfig& c) { read_text_config(r, c, read_qwen3_5); }
+
 std::unique_ptr<Model> build_qwen3_5_multimodal(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
-    return build_hybrid(c, std::move(weights), Names{"model.language_model."}, false, dense_feed_forward);
+    return build_text_model(c, std::move(weights), dense_feed_forward);
 }
 
 const GgufLayout& qwen35_gguf() {
@@ -339,15 +351,10 @@ std::unique_ptr<Model> build_qwen3_5_moe(const ModelConfig& c, std::shared_ptr<c
     return build_hybrid(c, std::move(weights), Names{}, false, next_feed_forward);
 }
 
-// Qwen3_5MoeConfig: as Qwen3_5Config, the text model's fields in text_config.
-void read_qwen3_5_moe_multimodal(const ConfigReader& r, ModelConfig& c) {
-    read_qwen3_5_moe(r.object("text_config"), c);
-    if (!r.object("text_config").has("tie_word_embeddings")) c.tie_word_embeddings = r.flag("tie_word_embeddings", false);
-    c.vision_tower_skipped = true;
-}
+void read_qwen3_5_moe_multimodal(const ConfigReader& r, ModelConfig& c) { read_text_config(r, c, read_qwen3_5_moe); }
 
 std::unique_ptr<Model> build_qwen3_5_moe_multimodal(const ModelConfig& c, std::shared_ptr<const Weights> weights) {
-    return build_hybrid(c, std::move(weights), Names{"model.language_model."}, false, next_feed_forward);
+    return build_text_model(c, std::move(weights), next_feed_forward);
 }
 
 const GgufLayout& qwen35moe_gguf() {

@@ -16,15 +16,30 @@ bool linear_layer(const core::model::Snapshot& s, int l) {
     return static_cast<std::size_t>(l) < s.result.kinds.size() && s.result.kinds[static_cast<std::size_t>(l)].linear;
 }
 
-// Asks the session's worker for the state of `of` (the newest asked wins when it publishes).
-void ask_state(ModelService& m, ModelStateView& st, const StateAsked& of) {
+// The run the panel steps through: the generation that continues the shown prompt, or the prompt's own.
+struct Stepped {
+    std::shared_ptr<const core::model::ForwardResult> run;
+    const std::vector<std::string>* labels = nullptr; // (t_total)
+    int cached = 0;                                   // the positions before the run's own, from its cache
+    int prompt = 0;                                   // a generation's prompt positions
+};
+
+Stepped stepped(const ModelService& m) {
+    const core::model::Snapshot& s = *m.shown;
+    const ModelService::Continued* c = m.continued.get();
+    if (c && c->continues(s)) return {c->run, &c->labels, c->run->t_total - c->run->t_new, c->prompt_length};
+    return {std::shared_ptr<const core::model::ForwardResult>(m.shown, &s.result), &s.labels, 0, s.t()};
+}
+
+// Asks the session's worker for the state of `of` in `run` (the newest asked wins when it publishes).
+void ask_state(ModelService& m, ModelStateView& st, const StateAsked& of, std::shared_ptr<const core::model::ForwardResult> run) {
     st.asked = of;
     std::shared_ptr<StateShared> shared = st.shared;
-    m.session.post([shared, shown = m.shown, of](const core::model::OpenedModel&, const core::model::Tokenizer&, const std::atomic<bool>&) {
+    m.session.post([shared, run = std::move(run), of](const core::model::OpenedModel&, const core::model::Tokenizer&, const std::atomic<bool>&) {
         auto p = std::make_shared<StatePublished>();
         p->of = of;
         try {
-            p->state = shown->result.maps.linear_state(of.layer, of.head, of.position);
+            p->state = run->maps.linear_state(of.layer, of.head, of.position);
         } catch (const std::exception& e) {
             p->error = core::error_text(e);
         }
@@ -33,9 +48,8 @@ void ask_state(ModelService& m, ModelStateView& st, const StateAsked& of) {
     });
 }
 
-// ◂ ▸, a slider over positions 1 … t and the arrow keys: each moves the selected query position.
-void step_control(View& v, ModelService& m, int t) {
-    int position = m.query_position();
+// ◂ ▸, a slider over positions 1 … t and the arrow keys: each moves `position`; returns where it is.
+int step_control(View& v, int position, int t) {
     if (ImGui::ArrowButton("earlier", ImGuiDir_Left)) position = std::max(0, position - 1);
     remember(v, "model state earlier");
     ImGui::SameLine();
@@ -50,7 +64,29 @@ void step_control(View& v, ModelService& m, int t) {
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) position = std::max(0, position - 1);
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) position = std::min(t - 1, position + 1);
     }
-    if (position != m.query_position()) m.query = position;
+    return position;
+}
+
+// The selected position: the prompt's query, or the generation's own (its positions run past the prompt).
+int step_position(View& v, ModelService& m, ModelStateView& st, int t) {
+    if (!st.generation) {
+        const int position = step_control(v, m.query_position(), t);
+        if (position != m.query_position()) m.query = position;
+        return position;
+    }
+    const int now = st.generated_position < 0 || st.generated_position >= t ? t - 1 : st.generated_position;
+    const int position = step_control(v, now, t);
+    if (position != now) st.generated_position = position;
+    return position;
+}
+
+// Why a linear head shows no state.
+std::string no_state_text(const core::model::ForwardResult& run, int layer) {
+    const core::model::AttentionMaps::Layer* kept = run.maps.kept(layer);
+    if (kept && kept->v.empty())
+        return "The generation began before the State panel opened, so the values of its first positions were not kept: "
+               "Start over in the Steps panel to keep them.";
+    return "This head has no value head of its own in the layer: it keeps no state.";
 }
 
 // S (d_k, d_v) as cells on the diverging map from −range to +range, with its colour bar; hover names a cell.
@@ -81,7 +117,7 @@ void state_map(const core::heads::MatrixF& S, float range) {
 void draw_model_state_panel(View& v) {
     ModelService& m = v.state<ModelService>();
     ModelStateView& st = v.state<ModelStateView>();
-    st.linear = false;
+    st.linear = st.generation = false;
     if (!m.has_attention()) return dim_text(m.session.has_model() ? "The state appears once the prompt has run." : "No model is open.");
     const core::model::Snapshot& s = *m.shown;
     if (!linear_layer(s, m.layer))
@@ -92,21 +128,25 @@ void draw_model_state_panel(View& v) {
         if (m.seen == m.asked) m.run_prompt();
         return dim_text("Keeping the linear layers' values…");
     }
-    step_control(v, m, s.t());
-    const int i = m.query_position();
-    const StateAsked of{s.serial, m.layer, m.head, i};
-    if (!(of == st.asked)) ask_state(m, st, of);
+    const Stepped run = stepped(m);
+    st.generation = run.cached > 0;
+    const int t = run.run->t_total, i = step_position(v, m, st, t);
+    const StateAsked of{s.serial, t, m.layer, m.head, i};
+    if (!(of == st.asked)) ask_state(m, st, of, run.run);
     {
         std::lock_guard<std::mutex> lock(st.shared->mutex);
         if (st.shared->published) st.shown = st.shared->published;
     }
-    ImGui::Text("State of head %d.%d after position %d (%s)", m.layer + 1, m.head + 1, i + 1, s.labels[static_cast<std::size_t>(i)].c_str());
+    ImGui::Text("State of head %d.%d after position %d (%s)", m.layer + 1, m.head + 1, i + 1, (*run.labels)[static_cast<std::size_t>(i)].c_str());
+    if (st.generation)
+        dim_text("Generated on the prompt's cache: " + std::to_string(run.prompt) + " prompt positions and " + std::to_string(t - run.prompt) +
+                 " generated. Positions 1 to " + std::to_string(run.cached) + " came from the cache.");
     if (!st.shown || !(st.shown->of == of)) {
         v.motion.moving = true;
         return dim_text("Working out the state…");
     }
     if (!st.shown->error.empty()) return dim_text(st.shown->error);
-    if (!st.shown->state) return dim_text("This head has no value head of its own in the layer: it keeps no state.");
+    if (!st.shown->state) return dim_text(no_state_text(*run.run, m.layer));
     const core::heads::MatrixF& S = *st.shown->state;
     st.range = std::max(1e-12f, S.cwiseAbs().maxCoeff());
     dim_text("d_k " + std::to_string(S.rows()) + " (rows) × d_v " + std::to_string(S.cols()) + " (columns); query i reads S along q_i: o_i = Sᵀ q_i.");

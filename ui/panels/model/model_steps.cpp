@@ -41,7 +41,8 @@ void texts(StepsPublished& p, const Tokenizer& tok) {
 }
 
 // The stepper's state as the panel shows it (on the worker, after a step).
-StepsPublished publish(const core::model::Stepper& st, const OpenedModel& m, std::vector<std::string> labels) {
+// `values`: the steps keep the linear layers' values, and the State panel gets the run.
+StepsPublished publish(const core::model::Stepper& st, const OpenedModel& m, std::vector<std::string> labels, bool values) {
     StepsPublished p;
     p.ids = st.ids();
     p.labels = std::move(labels);
@@ -57,6 +58,7 @@ StepsPublished publish(const core::model::Stepper& st, const OpenedModel& m, std
     p.cache = core::model::cache_size(m.model->config(), st.cache());
     p.can_step = st.can_step(*m.model);
     p.ended = st.ended(*m.model);
+    if (values) p.run = std::make_shared<const core::model::ForwardResult>(st.last());
     return p;
 }
 
@@ -77,7 +79,7 @@ void post_step(core::model::Session& session, std::shared_ptr<StepsShared> share
             }();
             labels.resize(static_cast<std::size_t>(st.prompt_length()));
             for (std::size_t i = labels.size(); i < st.ids().size(); ++i) labels.push_back(label_of(tok, st.ids()[i]));
-            p = publish(st, m, std::move(labels));
+            p = publish(st, m, std::move(labels), options.linear_values);
             texts(p, tok);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(shared->mutex);
@@ -116,6 +118,18 @@ void post_open(core::model::Session& session, std::shared_ptr<StepsShared> share
 // [SECTION] The panel
 //-----------------------------------------------------------------------------
 
+// The latest step's run to the State panel (ModelService::continued), once per step.
+void share_run(const ModelStepsView& st, ModelService& m) {
+    if (!st.shown.run || st.started_from < 0 || st.busy) return; // busy: what is shown may be the step before a restart
+    if (m.continued && m.continued->run == st.shown.run) return;
+    auto c = std::make_shared<ModelService::Continued>();
+    c->from = st.started_from;
+    c->labels = st.shown.labels;
+    c->prompt_length = st.shown.prompt_length;
+    c->run = st.shown.run;
+    m.continued = std::move(c);
+}
+
 // A head built on the worker goes into the editor, and Explore opens (its tab bar leads back).
 void take_opened(ModelStepsView& st, core::Scenario& s, View& v) {
     std::optional<core::Scenario> opened;
@@ -127,6 +141,7 @@ void take_opened(ModelStepsView& st, core::Scenario& s, View& v) {
         st.shown = st.shared->published;
         st.busy = st.shared->busy > 0;
     }
+    share_run(st, v.state<ModelService>());
     if (!opened) return;
     core::edits::replace_scenario(s, std::move(*opened));
     v.request_workspace = "explore";
@@ -206,6 +221,7 @@ void draw_model_steps_panel(core::Scenario& s, View& v) {
     if (ImGui::Button("Next token")) {
         core::model::ForwardOptions o;
         snap.request.knock_out(o);
+        o.linear_values = m.want_qkv; // the State panel's, from the prompt's first position
         post_step(m.session, st.shared, fresh, snap.ids, snap.labels, o);
         st.started_from = snap.serial;
     }
@@ -213,7 +229,10 @@ void draw_model_steps_panel(core::Scenario& s, View& v) {
     tip("Greedy decoding on the model's own KV cache: one click appends the most likely token and one key and value row per layer.");
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button("Start over")) st.started_from = -1; // the next token starts from the prompt
+    if (ImGui::Button("Start over")) { // the next token starts from the prompt
+        st.started_from = -1;
+        m.continued = nullptr;
+    }
     remember(v, "model_steps.restart");
     ImGui::EndDisabled();
     ImGui::SameLine();

@@ -29,6 +29,8 @@ struct StepsPublished {
     core::model::CacheSize cache;
     bool can_step = false;
     bool ended = false;              // the last token is the model's end of text
+    // The latest step's run, where the steps keep the linear layers' values (the State panel is open)
+    std::shared_ptr<const core::model::ForwardResult> run;
     std::string error;
 };
 
