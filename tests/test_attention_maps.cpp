@@ -100,14 +100,20 @@ TEST_CASE("attention maps: a long run's linear layers keep their input, and M fr
         ForwardOptions dense;
         dense.dense_attention = true;
         const ForwardResult a = m.model->forward(ids, {}), b = m.model->forward(ids, dense);
+        const std::size_t t = ids.size();
+        std::size_t floats = 0; // what the maps should hold: each linear layer's input, β and g; the full layer's q and k
         for (int l = 0; l < 3; ++l) { // the linear layers: their input (t, 16), not q and k (t, 2 · 16)
             const core::model::AttentionMaps::Layer* kept = a.maps.kept(l);
             REQUIRE(kept);
-            CHECK(kept->q.empty());
+            CHECK(kept->q.capacity() == 0); // never copied, so no buffer left behind
+            CHECK(kept->k.capacity() == 0);
             REQUIRE(kept->source);
-            CHECK(kept->source->input.size() == ids.size() * static_cast<std::size_t>(c.d_model));
+            CHECK(kept->source->input.size() == t * static_cast<std::size_t>(c.d_model));
+            floats += t * static_cast<std::size_t>(c.d_model + 2 * kept->v_heads);
         }
         CHECK(a.maps.kept(3)->source == nullptr); // the full layer keeps its queries and keys
+        floats += t * static_cast<std::size_t>((c.heads + c.kv_heads) * c.d_head);
+        CHECK(a.maps.bytes() == floats * sizeof(float));
         check_equal(a, b);
         const ForwardResult shorter = m.model->forward(std::vector<int>(ids.begin(), ids.begin() + 150), {});
         CHECK(shorter.maps.kept(0)->source == nullptr); // a short run keeps q and k, read without projecting

@@ -105,6 +105,10 @@ void keep_freed_memory() {
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
+void release_freed_memory(std::uint64_t stream_bytes) {
+    if (stream_bytes >= release_from_stream && mallinfo2().fordblks > release_above) malloc_trim(0);
+}
+
 void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past, int t_new) {
     const ForwardFootprint f = forward_footprint(c, o, past, t_new);
     if (f.total() <= free_memory_bytes()) return;

@@ -33,6 +33,16 @@ ForwardFootprint forward_footprint(const ModelConfig& c, const ForwardOptions& o
 // patching map spent 13 % of its time doing that, one layer's (t, d_ff) activations after another).
 void keep_freed_memory();
 
+// After a layer whose residual stream (copies · t, D) takes `stream_bytes`: when the heap holds more
+// than release_above free bytes, they go back to the system. keep_freed_memory keeps them for the next
+// layer's buffers of the same sizes, but a long run's layers free them around the blocks their maps
+// keep, and the next layer reuses them only in part: at 8192 positions of Qwen3.5-0.8B the free part
+// grew with the kept maps to 0.75 GB. A layer's scratch is some twenty times its stream (there 0.6 GB
+// against 34 MB), so below release_from_stream it never frees so much, and the free bytes are not
+// counted (mallinfo2 walks every free block: up to a millisecond).
+constexpr std::uint64_t release_above = 256u << 20, release_from_stream = 8u << 20;
+void release_freed_memory(std::uint64_t stream_bytes);
+
 // Throws MemoryError when forward_footprint exceeds free_memory_bytes(), which is measured again
 // after the allocator has given back what it keeps.
 void check_forward_fits(const ModelConfig& c, const ForwardOptions& o, int past, int t_new);

@@ -239,7 +239,10 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
         LinearViews views{&p, &s, &o, &r, l};
         core::parallel::for_each(std::min(s.v_heads, r.heads), &LinearViews::head, &views);
     }
-    AttentionMaps::Layer kept{values(p.q), values(p.k), true, 0, 1.0f, 0.0f, {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
+    // A long run's layer keeps its input in place of q and k, never copied (linear_source).
+    const bool keeps_input = !from && !r.maps.dense() && r.t_new >= compact_linear_from && a.cols() < 2 * s.k_heads * s.d_k;
+    AttentionMaps::Layer kept{keeps_input ? std::vector<float>{} : values(p.q), keeps_input ? std::vector<float>{} : values(p.k), true, 0, 1.0f, 0.0f,
+                              {}, true, values(p.beta), values(p.g), s.k_heads, s.v_heads, s.d_k,
                               keep_values ? values(p.v) : std::vector<float>{}, s.d_v, s.tiled, nullptr};
     if (from) continue_kept(kept, *from, keep_values && whole_values);
     if (r.maps.dense()) {
@@ -248,7 +251,7 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
         for (int h = 0; h < std::min(s.v_heads, r.heads); ++h) delta_rule::matrix_rows(whole, s, h, past, r.t_total, r.maps.dense_head(l, h));
         return;
     }
-    if (!from && r.t_new >= compact_linear_from && a.cols() < 2 * s.k_heads * s.d_k) kept.source = linear_source(b, a.topRows(r.t_new), o), kept.q = {}, kept.k = {};
+    if (keeps_input) kept.source = linear_source(b, a.topRows(r.t_new), o);
     r.maps.keep_layer(l, std::move(kept));
 }
 

@@ -93,21 +93,28 @@ void record_heads(const Layer& L, int layer, const MatrixF& out, const ForwardOp
     }
 }
 
-// qkv, z, b and a' of a (t, D), from the fused or the separate projections; without `gates`, qkv
-// alone where it is a product of its own (z, b and a' left as they are).
-void projections(const Layer& L, const MatrixF& a, MatrixF& qkv, MatrixF& z, MatrixF& b, MatrixF& g, bool gates = true) {
+// qkv (t, 2K + V) of a (t, D); z (t, V) too where it is part of the same product (in_proj_qkvz).
+void project_qkv(const Layer& L, const MatrixF& a, MatrixF& qkv, MatrixF& z) {
     const delta_rule::Shape& s = L.shape;
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols());
     const int K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
-    if (L.w.qkvz) {
-        MatrixF qkvz(t, 2 * K + 2 * V); // (t, 2K + 2V)
-        layers::project(a.data(), t, D, 2 * K + 2 * V, *L.w.qkvz, Layout::out_in, nullptr, qkvz.data());
-        regroup_qkvz(s, qkvz, qkv, z);
-    } else {
-        layers::project(a.data(), t, D, 2 * K + V, *L.w.qkv, Layout::out_in, nullptr, qkv.data());
-        if (gates) layers::project(a.data(), t, D, V, *L.w.z, Layout::out_in, nullptr, z.data());
+    if (!L.w.qkvz) return layers::project(a.data(), t, D, 2 * K + V, *L.w.qkv, Layout::out_in, nullptr, qkv.data());
+    MatrixF qkvz(t, 2 * K + 2 * V); // (t, 2K + 2V)
+    layers::project(a.data(), t, D, 2 * K + 2 * V, *L.w.qkvz, Layout::out_in, nullptr, qkvz.data());
+    z.resize(t, V);
+    regroup_qkvz(s, qkvz, qkv, z);
+}
+
+// z (t, V) where project_qkv did not make it, b and a' (t, Hv) of a (t, D).
+void project_gates(const Layer& L, const MatrixF& a, MatrixF& z, MatrixF& b, MatrixF& g) {
+    const delta_rule::Shape& s = L.shape;
+    const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols()), V = s.v_heads * s.d_v;
+    if (!L.w.qkvz) {
+        z.resize(t, V);
+        layers::project(a.data(), t, D, V, *L.w.z, Layout::out_in, nullptr, z.data());
     }
-    if (!gates) return;
+    b.resize(t, s.v_heads);
+    g.resize(t, s.v_heads);
     if (L.w.ba) {
         MatrixF ba(t, 2 * s.v_heads); // (t, 2·Hv)
         layers::project(a.data(), t, D, 2 * s.v_heads, *L.w.ba, Layout::out_in, nullptr, ba.data());
@@ -124,11 +131,15 @@ Projected project(const Layer& L, const MatrixF& a, const LinearState* from, Lin
     const delta_rule::Shape& s = L.shape;
     const int t = static_cast<int>(a.rows());
     const int K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
-    MatrixF qkv(t, 2 * K + V), z(t, V), b(t, s.v_heads), g(t, s.v_heads); // (t, 2K + V), (t, V), (t, Hv), (t, Hv)
-    projections(L, a, qkv, z, b, g);
-    const float* past = from && !from->conv.empty() ? from->conv.data() : nullptr;
-    causal_conv_silu(qkv, L.conv.data(), L.kernel, past, to ? &to->conv : nullptr);
-    Projected p{qkv.leftCols(K), qkv.middleCols(K, K), qkv.rightCols(V), std::move(z), std::move(b), std::move(g)};
+    Projected p;
+    { // qkv (200 MB at 8192 positions of Qwen3.5-0.8B) freed before z (67 MB), where a product of its own, is made
+        MatrixF qkv(t, 2 * K + V); // (t, 2K + V)
+        project_qkv(L, a, qkv, p.z);
+        const float* past = from && !from->conv.empty() ? from->conv.data() : nullptr;
+        causal_conv_silu(qkv, L.conv.data(), L.kernel, past, to ? &to->conv : nullptr);
+        p.q = qkv.leftCols(K), p.k = qkv.middleCols(K, K), p.v = qkv.rightCols(V);
+    }
+    project_gates(L, a, p.z, p.beta, p.g);
     l2_norm_heads(p.q, s.d_k, 1.0f / std::sqrt(static_cast<float>(s.d_k)), L.l2_floor);
     l2_norm_heads(p.k, s.d_k, 1.0f, L.l2_floor);
     const float* dt_bias = L.w.dt_bias->data();
@@ -143,8 +154,8 @@ Projected project(const Layer& L, const MatrixF& a, const LinearState* from, Lin
 void project_qk(const Layer& L, const MatrixF& a, std::vector<float>& q, std::vector<float>& k) {
     const delta_rule::Shape& s = L.shape;
     const int t = static_cast<int>(a.rows()), K = s.k_heads * s.d_k, V = s.v_heads * s.d_v;
-    MatrixF qkv(t, 2 * K + V), z(t, V), b, g; // (t, 2K + V), (t, V): z only where qkvz is one product
-    projections(L, a, qkv, z, b, g, false);
+    MatrixF qkv(t, 2 * K + V), z; // (t, 2K + V), (t, V): z only where qkvz is one product
+    project_qkv(L, a, qkv, z);
     causal_conv_silu(qkv, L.conv.data(), L.kernel, nullptr, nullptr);
     MatrixF mq = qkv.leftCols(K), mk = qkv.middleCols(K, K); // (t, K) each
     l2_norm_heads(mq, s.d_k, 1.0f / std::sqrt(static_cast<float>(s.d_k)), L.l2_floor);
@@ -157,15 +168,22 @@ void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOption
          LinearState* to) {
     const delta_rule::Shape& s = L.shape;
     const int rows = static_cast<int>(a.rows()), V = s.v_heads * s.d_v;
-    MatrixF out(rows, V); // (copies · t, Hv·dv) each copy its own sequence
+    MatrixF out; // (copies · t, Hv·dv) each copy its own sequence
     for (int c0 = 0; c0 < rows; c0 += t) {
         Projected copy = project(L, a.middleRows(c0, t), from, to);
         std::vector<float> S; // (Hv, d_k, d_v) the state carried in and out, where the sequence continues or is kept
         if (from && !from->S.empty()) S = from->S;
         else if (to) S.assign(static_cast<std::size_t>(s.v_heads) * s.d_k * s.d_v, 0.0f);
-        out.middleRows(c0, t) = delta_rule::chunked(copy.inputs(), s, 64, S.empty() ? nullptr : S.data());
+        MatrixF heads = delta_rule::chunked(copy.inputs(), s, 64, S.empty() ? nullptr : S.data()); // (t, Hv·dv)
         if (to) to->S = std::move(S);
+        if (rows == t) out = std::move(heads); // one copy: no second (t, Hv·dv)
+        else {
+            if (out.rows() != rows) out.resize(rows, V);
+            out.middleRows(c0, t) = heads;
+        }
         gated_norm(out.middleRows(c0, t), copy.z, L.w.norm->data(), s.d_v, L.eps);
+        copy.z = MatrixF(); // what the maps do not read, freed for the rest of the layer
+        if (!o.capture_qkv && !o.linear_values) copy.v = MatrixF();
         if (c0 == 0) p = std::move(copy);
     }
     layers::ablate(out.data(), t, s.v_heads, s.d_v, layer, o);

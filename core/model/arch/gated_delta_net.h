@@ -67,11 +67,12 @@ Projected project(const Layer& L, const MatrixF& a, const LinearState* from = nu
 void project_qk(const Layer& L, const MatrixF& a, std::vector<float>& q, std::vector<float>& k);
 
 // x (copies · t, D) += the layer's output for a (copies · t, D), each copy of t rows its own
-// sequence. `p` receives the first copy's projections (the maps keep q, k, β and g); the heads of
-// `layer` that o.ablate, o.patch or o.copies name are knocked out or patched after the gated norm,
-// which is also what o.head_outputs keeps. A recorded layer's write is one component per value head,
-// head_part(l, h), its output through its columns of out_proj. With `from` (one copy only) the
-// sequence continues from that state; `to` receives the state after its last position (conv and S).
+// sequence. `p` receives the first copy's q, k, β and g (the maps keep them), and v where
+// o.capture_qkv or o.linear_values; the heads of `layer` that o.ablate, o.patch or o.copies name are
+// knocked out or patched after the gated norm, which is also what o.head_outputs keeps. A recorded
+// layer's write is one component per value head, head_part(l, h), its output through its columns of
+// out_proj. With `from` (one copy only) the sequence continues from that state; `to` receives the
+// state after its last position (conv and S).
 void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOptions& o, Projected& p, MatrixF& x,
          const LinearState* from = nullptr, LinearState* to = nullptr);
 

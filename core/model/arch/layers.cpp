@@ -406,6 +406,7 @@ ForwardResult LayerStack::extend(KvCache& cache, const std::vector<int>& ids, co
         check_cancel(o);
         keep_residual(o, l, c.layers, x);
         layer(l, x, cache, o, r);
+        release_freed_memory(static_cast<std::uint64_t>(x.size()) * sizeof(float));
         report(o, l + 1, c.layers);
     }
     rollback.commit(past + t);
