@@ -11,7 +11,6 @@ namespace core::model::delta_rule {
 
 namespace {
 
-using RowMap = Eigen::Map<const Eigen::RowVectorXf>;
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Head h's rows of q or k (t, d_k), v (t, d_v), and its β and g (t), copied out of the layer's rows.
@@ -24,9 +23,9 @@ Head head_of(const Inputs& in, const Shape& s, int h, bool with_values) {
     const int kh = s.key_head(h), qk_row = s.k_heads * s.d_k, v_row = s.v_heads * s.d_v;
     Head x{Matrix(in.t, s.d_k), Matrix(in.t, s.d_k), Matrix(with_values ? in.t : 0, s.d_v), Eigen::VectorXf(in.t), Eigen::VectorXf(in.t)};
     for (int i = 0; i < in.t; ++i) {
-        x.q.row(i) = RowMap(in.q + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k);
-        x.k.row(i) = RowMap(in.k + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k);
-        if (with_values) x.v.row(i) = RowMap(in.v + static_cast<std::ptrdiff_t>(i) * v_row + h * s.d_v, s.d_v);
+        std::copy_n(in.q + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k, x.q.data() + static_cast<std::ptrdiff_t>(i) * s.d_k);
+        std::copy_n(in.k + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k, x.k.data() + static_cast<std::ptrdiff_t>(i) * s.d_k);
+        if (with_values) std::copy_n(in.v + static_cast<std::ptrdiff_t>(i) * v_row + h * s.d_v, s.d_v, x.v.data() + static_cast<std::ptrdiff_t>(i) * s.d_v);
         x.beta(i) = in.beta[static_cast<std::ptrdiff_t>(i) * s.v_heads + h];
         x.g(i) = in.g[static_cast<std::ptrdiff_t>(i) * s.v_heads + h];
     }

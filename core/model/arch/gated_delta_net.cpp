@@ -12,7 +12,6 @@ namespace {
 
 using layers::Layout;
 
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); } // torch's threshold 20
 
 // Qwen3-Next's fused rows per key head [q dk | k dk | v group·dv | z group·dv] into the separate blocks
@@ -57,7 +56,7 @@ struct CausalConv {
     static void block(void* context, std::ptrdiff_t b) {
         const CausalConv& v = *static_cast<const CausalConv*>(context);
         const int C = static_cast<int>(v.x->cols()), c0 = static_cast<int>(b) * channels, n = std::min(channels, C - c0);
-        float sum[channels]; // (n) one row's sums over the block's channels
+        float sum[channels], e[channels]; // (n) one row's sums over the block's channels, exp(−sum)
         for (int i = static_cast<int>(v.x->rows()) - 1; i >= 0; --i) {
             std::fill(sum, sum + n, 0.0f);
             for (int j = 0; j < v.K; ++j) {
@@ -65,8 +64,10 @@ struct CausalConv {
                 const float* w = v.taps.data() + static_cast<std::ptrdiff_t>(j) * C + c0;
                 for (int c = 0; c < n; ++c) sum[c] += w[c] * in[c];
             }
+            // silu, its exponentials first: the divisions then run as vectors, not each behind a call
+            for (int c = 0; c < n; ++c) e[c] = std::exp(-sum[c]);
             float* out = v.x->data() + static_cast<std::ptrdiff_t>(i) * C + c0;
-            for (int c = 0; c < n; ++c) out[c] = silu(sum[c]);
+            for (int c = 0; c < n; ++c) out[c] = sum[c] / (1.0f + e[c]);
         }
     }
 };
@@ -106,11 +107,16 @@ struct GatedNorm {
     static void block(void* context, std::ptrdiff_t b) {
         GatedNorm& v = *static_cast<GatedNorm*>(context);
         const Eigen::Index i1 = std::min<Eigen::Index>(v.o.rows(), (b + 1) * rows);
+        thread_local std::vector<float> exps;
+        exps.resize(static_cast<std::size_t>(v.dv));
+        float* gate = exps.data(); // (dv) exp(−z) of one head
         for (Eigen::Index i = b * rows; i < i1; ++i)
             for (Eigen::Index h = 0; h < v.o.cols() / v.dv; ++h) {
                 auto head = v.o.row(i).segment(h * v.dv, v.dv);
                 const float inv = 1.0f / std::sqrt(head.squaredNorm() / static_cast<float>(v.dv) + v.eps);
-                for (int c = 0; c < v.dv; ++c) head(c) = head(c) * inv * v.w[c] * silu((*v.z)(i, h * v.dv + c));
+                const float* z = v.z->data() + i * v.z->cols() + h * v.dv;
+                for (int c = 0; c < v.dv; ++c) gate[c] = std::exp(-z[c]); // silu(z) = z / (1 + exp(−z)), the calls first
+                for (int c = 0; c < v.dv; ++c) head(c) = head(c) * inv * v.w[c] * (z[c] / (1.0f + gate[c]));
             }
     }
 };
