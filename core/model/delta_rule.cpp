@@ -2,6 +2,7 @@
 #include "core/model/delta_rule.h"
 
 #include "core/model/ops.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,6 @@ namespace core::model::delta_rule {
 
 namespace {
 
-using RowMap = Eigen::Map<const Eigen::RowVectorXf>;
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Head h's rows of q or k (t, d_k), v (t, d_v), and its β and g (t), copied out of the layer's rows.
@@ -23,9 +23,9 @@ Head head_of(const Inputs& in, const Shape& s, int h, bool with_values) {
     const int kh = s.key_head(h), qk_row = s.k_heads * s.d_k, v_row = s.v_heads * s.d_v;
     Head x{Matrix(in.t, s.d_k), Matrix(in.t, s.d_k), Matrix(with_values ? in.t : 0, s.d_v), Eigen::VectorXf(in.t), Eigen::VectorXf(in.t)};
     for (int i = 0; i < in.t; ++i) {
-        x.q.row(i) = RowMap(in.q + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k);
-        x.k.row(i) = RowMap(in.k + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k);
-        if (with_values) x.v.row(i) = RowMap(in.v + static_cast<std::ptrdiff_t>(i) * v_row + h * s.d_v, s.d_v);
+        std::copy_n(in.q + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k, x.q.data() + static_cast<std::ptrdiff_t>(i) * s.d_k);
+        std::copy_n(in.k + static_cast<std::ptrdiff_t>(i) * qk_row + kh * s.d_k, s.d_k, x.k.data() + static_cast<std::ptrdiff_t>(i) * s.d_k);
+        if (with_values) std::copy_n(in.v + static_cast<std::ptrdiff_t>(i) * v_row + h * s.d_v, s.d_v, x.v.data() + static_cast<std::ptrdiff_t>(i) * s.d_v);
         x.beta(i) = in.beta[static_cast<std::ptrdiff_t>(i) * s.v_heads + h];
         x.g(i) = in.g[static_cast<std::ptrdiff_t>(i) * s.v_heads + h];
     }
@@ -93,15 +93,33 @@ MatrixF recurrent(const Inputs& in, const Shape& s, float* state) {
     return out;
 }
 
+namespace {
+
+// The chunked rule's heads, shared between the cores: each head reads its own columns of the inputs
+// and writes its own columns of out and its own state, the same bits whichever core runs it.
+struct ChunkedHeads {
+    const Inputs* in;
+    const Shape* s;
+    int chunk;
+    float* state;
+    MatrixF* out; // (t, v_heads · d_v)
+    static void head(void* context, std::ptrdiff_t task) {
+        const ChunkedHeads& v = *static_cast<const ChunkedHeads*>(context);
+        const int h = static_cast<int>(task), t = v.in->t;
+        const Head x = head_of(*v.in, *v.s, h, true);
+        Matrix S = start_state(*v.s, h, v.state), o(t, v.s->d_v); // (d_k, d_v), (t, d_v)
+        for (int c0 = 0; c0 < t; c0 += v.chunk) chunk_step(x, c0, std::min(v.chunk, t - c0), S, o);
+        put_head(o, *v.s, h, *v.out);
+        keep_state(*v.s, h, S, v.state);
+    }
+};
+
+} // namespace
+
 MatrixF chunked(const Inputs& in, const Shape& s, int chunk, float* state) {
     MatrixF out = MatrixF::Zero(in.t, s.v_heads * s.d_v); // (t, v_heads · d_v)
-    for (int h = 0; h < s.v_heads; ++h) {
-        const Head x = head_of(in, s, h, true);
-        Matrix S = start_state(s, h, state), o(in.t, s.d_v); // (d_k, d_v), (t, d_v)
-        for (int c0 = 0; c0 < in.t; c0 += chunk) chunk_step(x, c0, std::min(chunk, in.t - c0), S, o);
-        put_head(o, s, h, out);
-        keep_state(s, h, S, state);
-    }
+    ChunkedHeads heads{&in, &s, chunk, state, &out};
+    core::parallel::for_each(s.v_heads, &ChunkedHeads::head, &heads);
     return out;
 }
 

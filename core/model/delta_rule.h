@@ -58,7 +58,8 @@ void step(State& S, const KeyRow& k, const ValueRow& v, typename State::Scalar b
 // continued) and receives the state after the last; null: zeros, not kept.
 MatrixF recurrent(const Inputs& in, const Shape& s, float* state = nullptr);
 // The same by chunks of `chunk` positions (torch_chunk_gated_delta_rule): within a chunk the UT
-// system solved by forward substitution, across chunks the state carried.
+// system solved by forward substitution, across chunks the state carried; the heads shared between
+// the cores (each head's bits its own).
 MatrixF chunked(const Inputs& in, const Shape& s, int chunk = 64, float* state = nullptr);
 
 // M's rows are rebuilt by chunks of `matrix_chunk` positions from position 0: each chunk from its own q, k,

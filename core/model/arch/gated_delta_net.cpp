@@ -1,6 +1,9 @@
 // core/model/arch/gated_delta_net.cpp — the Gated DeltaNet layer (gated_delta_net.h).
 #include "core/model/arch/gated_delta_net.h"
 
+#include "core/parallel.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace core::model::gated_delta_net {
@@ -9,7 +12,6 @@ namespace {
 
 using layers::Layout;
 
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); } // torch's threshold 20
 
 // Qwen3-Next's fused rows per key head [q dk | k dk | v group·dv | z group·dv] into the separate blocks
@@ -38,24 +40,50 @@ void regroup_ba(const delta_rule::Shape& s, const MatrixF& ba, MatrixF& b, Matri
 // inputs i − K + 1 … i, weight j on input i − K + 1 + j; before the first input, `past` (K − 1, C)
 // (null: zeros). `tail`, when given, receives the last K − 1 inputs. In place, from the last row up:
 // row i is written once the rows it reads are read, so no copy of the (t, C) inputs is made (at
-// 8192 positions of Qwen3.5-0.8B's layer, 200 MB).
+// 8192 positions of Qwen3.5-0.8B's layer, 200 MB). The channels are shared between the cores in
+// blocks, each channel's sum taken in the same order (weight 0 first) whatever the block.
+struct CausalConv {
+    MatrixF* x;
+    const MatrixF* before;    // (K − 1, C) the inputs before the first
+    std::vector<float> taps;  // (K, C) the kernel transposed: tap j of a block's channels side by side
+    int K = 0;
+    static constexpr int channels = 256; // a block's
+    // Input m of the whole sequence from the past's first: the past, then x's rows not yet overwritten.
+    const float* input(int m) const {
+        const std::ptrdiff_t C = x->cols();
+        return m < K - 1 ? before->data() + m * C : x->data() + (m - K + 1) * C;
+    }
+    static void block(void* context, std::ptrdiff_t b) {
+        const CausalConv& v = *static_cast<const CausalConv*>(context);
+        const int C = static_cast<int>(v.x->cols()), c0 = static_cast<int>(b) * channels, n = std::min(channels, C - c0);
+        float sum[channels], e[channels]; // (n) one row's sums over the block's channels, exp(−sum)
+        for (int i = static_cast<int>(v.x->rows()) - 1; i >= 0; --i) {
+            std::fill(sum, sum + n, 0.0f);
+            for (int j = 0; j < v.K; ++j) {
+                const float* in = v.input(i + j) + c0;
+                const float* w = v.taps.data() + static_cast<std::ptrdiff_t>(j) * C + c0;
+                for (int c = 0; c < n; ++c) sum[c] += w[c] * in[c];
+            }
+            // silu, its exponentials first: the divisions then run as vectors, not each behind a call
+            for (int c = 0; c < n; ++c) e[c] = std::exp(-sum[c]);
+            float* out = v.x->data() + static_cast<std::ptrdiff_t>(i) * C + c0;
+            for (int c = 0; c < n; ++c) out[c] = sum[c] / (1.0f + e[c]);
+        }
+    }
+};
+
 void causal_conv_silu(MatrixF& x, const float* kernel, int K, const float* past, std::vector<float>* tail) {
     const int t = static_cast<int>(x.rows()), C = static_cast<int>(x.cols()), P = K - 1;
     MatrixF before = MatrixF::Zero(P, C); // (K − 1, C) the inputs before the first
     if (past) before = Eigen::Map<const MatrixF>(past, P, C);
-    // Input m of the whole sequence from the past's first: the past, then x's rows not yet overwritten.
-    auto in = [&](int m, int c) { return m < P ? before(m, c) : x(m - P, c); };
+    CausalConv conv{&x, &before, std::vector<float>(static_cast<std::size_t>(K) * static_cast<std::size_t>(C)), K};
+    for (int c = 0; c < C; ++c)
+        for (int j = 0; j < K; ++j) conv.taps[static_cast<std::size_t>(j) * C + c] = kernel[static_cast<std::ptrdiff_t>(c) * K + j];
     if (tail) {
         tail->resize(static_cast<std::size_t>(P) * static_cast<std::size_t>(C));
-        for (int r = 0; r < P; ++r)
-            for (int c = 0; c < C; ++c) (*tail)[static_cast<std::size_t>(r) * C + c] = in(t + r, c);
+        for (int r = 0; r < P; ++r) std::copy(conv.input(t + r), conv.input(t + r) + C, tail->data() + static_cast<std::size_t>(r) * C);
     }
-    for (int i = t - 1; i >= 0; --i)
-        for (int c = 0; c < C; ++c) {
-            float sum = 0.0f;
-            for (int j = 0; j < K; ++j) sum += kernel[static_cast<std::ptrdiff_t>(c) * K + j] * in(i + j, c);
-            x(i, c) = silu(sum);
-        }
+    core::parallel::for_each((C + CausalConv::channels - 1) / CausalConv::channels, &CausalConv::block, &conv);
 }
 
 // Each head's d values of x (t, heads · d) times `scale` over rsqrt(Σ x² + 1e-6) (floor 0), or over
@@ -68,15 +96,34 @@ void l2_norm_heads(MatrixF& x, int d, float scale, float floor) {
     }
 }
 
-// o (t, Hv·dv) ← each head's RMSNorm(o) · w · SiLU(z).
-template <class Rows>
-void gated_norm(Rows&& o, const MatrixF& z, const float* w, int dv, float eps) {
-    for (Eigen::Index i = 0; i < o.rows(); ++i)
-        for (Eigen::Index h = 0; h < o.cols() / dv; ++h) {
-            auto head = o.row(i).segment(h * dv, dv);
-            const float inv = 1.0f / std::sqrt(head.squaredNorm() / static_cast<float>(dv) + eps);
-            for (int c = 0; c < dv; ++c) head(c) = head(c) * inv * w[c] * silu(z(i, h * dv + c));
-        }
+// o (t, Hv·dv) ← each head's RMSNorm(o) · w · SiLU(z), the rows shared between the cores in blocks.
+struct GatedNorm {
+    Eigen::Map<MatrixF> o; // (t, Hv·dv)
+    const MatrixF* z;      // (t, Hv·dv)
+    const float* w;        // (dv)
+    int dv;
+    float eps;
+    static constexpr int rows = 16; // a block's
+    static void block(void* context, std::ptrdiff_t b) {
+        GatedNorm& v = *static_cast<GatedNorm*>(context);
+        const Eigen::Index i1 = std::min<Eigen::Index>(v.o.rows(), (b + 1) * rows);
+        thread_local std::vector<float> exps;
+        exps.resize(static_cast<std::size_t>(v.dv));
+        float* gate = exps.data(); // (dv) exp(−z) of one head
+        for (Eigen::Index i = b * rows; i < i1; ++i)
+            for (Eigen::Index h = 0; h < v.o.cols() / v.dv; ++h) {
+                auto head = v.o.row(i).segment(h * v.dv, v.dv);
+                const float inv = 1.0f / std::sqrt(head.squaredNorm() / static_cast<float>(v.dv) + v.eps);
+                const float* z = v.z->data() + i * v.z->cols() + h * v.dv;
+                for (int c = 0; c < v.dv; ++c) gate[c] = std::exp(-z[c]); // silu(z) = z / (1 + exp(−z)), the calls first
+                for (int c = 0; c < v.dv; ++c) head(c) = head(c) * inv * v.w[c] * (z[c] / (1.0f + gate[c]));
+            }
+    }
+};
+
+void gated_norm(float* o, const MatrixF& z, const float* w, int dv, float eps) {
+    GatedNorm norm{Eigen::Map<MatrixF>(o, z.rows(), z.cols()), &z, w, dv, eps};
+    core::parallel::for_each((z.rows() + GatedNorm::rows - 1) / GatedNorm::rows, &GatedNorm::block, &norm);
 }
 
 // Each value head's write through its columns of out_proj, a component of its own (head_part), as a
@@ -181,7 +228,7 @@ void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOption
             if (out.rows() != rows) out.resize(rows, V);
             out.middleRows(c0, t) = heads;
         }
-        gated_norm(out.middleRows(c0, t), copy.z, L.w.norm->data(), s.d_v, L.eps);
+        gated_norm(out.data() + static_cast<std::ptrdiff_t>(c0) * V, copy.z, L.w.norm->data(), s.d_v, L.eps);
         copy.z = MatrixF(); // what the maps do not read, freed for the rest of the layer
         if (!o.capture_qkv && !o.linear_values) copy.v = MatrixF();
         if (c0 == 0) p = std::move(copy);
