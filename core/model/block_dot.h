@@ -214,23 +214,21 @@ void dequantize(const unsigned char* const* rows, Index count, Index k0, Index k
 
 using Dequantize = void (*)(const unsigned char* const*, Index, Index, Index, float*);
 
-// The dequantizer of p's type in this build, or null where p.read is the one.
-Dequantize dequantizer_for(const BlockProduct& p) {
-    switch (p.fused) {
-    case BlockProduct::Fused::q8_0: return &dequantize<Q8_0>;
-#if defined(__AVX__)
-    case BlockProduct::Fused::mxfp4: return &dequantize<Mxfp4>;
-#endif
-    default: return nullptr;
-    }
-}
+// What the build does itself for a block type: its fused tiles (fused_tiles<Block>[Rr − 1][Mr − 1])
+// and its dequantizer.
+struct OwnBlocks {
+    const std::array<std::array<FusedTile, M>, R>* tiles;
+    Dequantize dequantize;
+};
+template <class Block>
+constexpr OwnBlocks own_blocks = {&fused_tiles<Block>, &dequantize<Block>};
 
-// The fused tiles of p's type, or null where this build has none.
-const std::array<std::array<FusedTile, M>, R>* fused_for(const BlockProduct& p) {
+// p's type's, or null where this build has none (p.read dequantizes, and no tile is fused).
+const OwnBlocks* own_blocks_for(const BlockProduct& p) {
     switch (p.fused) {
-    case BlockProduct::Fused::q8_0: return &fused_tiles<Q8_0>;
+    case BlockProduct::Fused::q8_0: return &own_blocks<Q8_0>;
 #if defined(__AVX__)
-    case BlockProduct::Fused::mxfp4: return &fused_tiles<Mxfp4>;
+    case BlockProduct::Fused::mxfp4: return &own_blocks<Mxfp4>;
 #endif
     default: return nullptr;
     }
@@ -298,11 +296,11 @@ float* aligned(std::vector<float>& buffer, Index count) {
 // tile's sums lie together, as tile() indexes them.
 inline float* sums_at(float* sums, Index groups, Index t, Index r) { return sums + ((t * groups + r / R) * M * R + r % R) * lanes; }
 
-// The block's count ≤ NB rows (bytes at `at`) at depths k0 … k0+kc−1 dequantized into w, then every
-// M rows of x past each R of them.
-void block_chunk(const BlockProduct& p, Index i0, Index rows, Index j, const unsigned char* const* at, Index count, Index k0, Index kc, float* w,
-                 float* sums) {
-    if (const Dequantize dequantize = dequantizer_for(p)) dequantize(at, count, k0, kc, w);
+// The block's count ≤ NB rows (bytes at `at`) at depths k0 … k0+kc−1 dequantized into w (by `own`'s
+// dequantizer, else p.read), then every M rows of x past each R of them.
+void block_chunk(const BlockProduct& p, const OwnBlocks* own, Index i0, Index rows, Index j, const unsigned char* const* at, Index count, Index k0,
+                 Index kc, float* w, float* sums) {
+    if (own) own->dequantize(at, count, k0, kc, w);
     else p.read(p.tensor, j, count, k0, kc, w, w_stride);
     const Index groups = (count + R - 1) / R;
     for (Index i = 0; i < rows; i += M) {
@@ -342,7 +340,8 @@ void into_y(const BlockProduct& p, Index i0, Index rows, Index count, Index y_co
 // this one runs: R rows read a chunk at a time are R short runs that the CPU's own prefetcher did not
 // follow, and a decoding step, bound by reading the weights, took 1.5× the time without.
 void block(const BlockProduct& p, Index i0, Index rows, Index j, Index count, Index last, Index y_col, float* w, float* sums) {
-    const auto* fused = rows <= M ? fused_for(p) : nullptr;
+    const OwnBlocks* own = own_blocks_for(p);
+    const auto* fused = rows <= M && own ? own->tiles : nullptr;
     const unsigned char* at[2 * NB] = {}; // this block's rows, then the next block's
     const Index next = std::min<Index>(count, last - j - count);
     for (Index r = 0; r < count + next; ++r) at[r] = p.row(p.tensor, j + r);
@@ -353,7 +352,7 @@ void block(const BlockProduct& p, Index i0, Index rows, Index j, Index count, In
         for (Index r = more ? 0 : count; r < (more ? count : count + next); ++r)
             for (Index b = 0; b < chunk_bytes; b += 64) __builtin_prefetch(at[r] + (more ? k0 + KC : 0) / p.block_values * p.block_bytes + b);
         if (!fused) {
-            block_chunk(p, i0, rows, j, at, count, k0, kc, w, sums);
+            block_chunk(p, own, i0, rows, j, at, count, k0, kc, w, sums);
             continue;
         }
         const unsigned char* chunk[R] = {};
@@ -369,7 +368,7 @@ void product_columns(const BlockProduct& p, Index c0, Index c1) {
     float* w = aligned(weights, NB * w_stride);
     float* sums = aligned(partial, ((std::min(row_block, p.m) + M - 1) / M * M) * NB * lanes);
     for (Index i0 = 0; i0 < p.m; i0 += row_block) {
-        const Index rows = std::min(row_block, p.m - i0), width = rows <= M && fused_for(p) ? R : NB;
+        const Index rows = std::min(row_block, p.m - i0), width = rows <= M && own_blocks_for(p) ? R : NB;
         for (Index j = c0; j < c1; j += width) block(p, i0, rows, j, std::min<Index>(width, c1 - j), c1, j - c0, w, sums);
     }
 }
