@@ -2,7 +2,6 @@
 #include "core/model/arch/feed_forward.h"
 
 #include "core/io/tensor.h"
-#include "core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,30 +12,6 @@ namespace core::model::feed_forward {
 
 using core::io::FileError;
 using layers::project;
-
-namespace {
-
-// gate (t, F) ← act(gate) ⊙ up, the rows shared between the cores in blocks: each value its own,
-// the same bits however the rows are split.
-struct GatedRows {
-    float* gate;
-    const float* up;
-    Eigen::Index t, F;
-    ops::Activation act;
-    static constexpr Eigen::Index rows = 16; // a block's
-    static void block(void* context, std::ptrdiff_t b) {
-        const GatedRows& v = *static_cast<const GatedRows*>(context);
-        const Eigen::Index i0 = b * rows, n = std::min(rows, v.t - i0);
-        ops::active().gated(v.gate + i0 * v.F, v.up + i0 * v.F, n * v.F, v.act);
-    }
-};
-
-void gated_rows(MatrixF& gate, const MatrixF& up, ops::Activation act) {
-    GatedRows job{gate.data(), up.data(), gate.rows(), gate.cols(), act};
-    core::parallel::for_each((job.t + GatedRows::rows - 1) / GatedRows::rows, &GatedRows::block, &job);
-}
-
-} // namespace
 
 void Dense::add(const MatrixF& a, MatrixF& x, const Call&) const {
     const int t = static_cast<int>(a.rows()), D = static_cast<int>(a.cols()), F = width_;
@@ -50,7 +25,7 @@ void Dense::add(const MatrixF& a, MatrixF& x, const Call&) const {
         project(a.data(), t, D, F, *t_.gate_w, Layout::out_in, t_.gate_b, gate.data());
         project(a.data(), t, D, F, *t_.up_w, Layout::out_in, t_.up_b, up.data());
     }
-    gated_rows(gate, up, act_);
+    layers::gated_rows(gate, up, act_);
     project(gate.data(), t, F, D, *t_.down_w, Layout::out_in, t_.down_b, x.data(), true);
 }
 

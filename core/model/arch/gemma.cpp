@@ -172,7 +172,7 @@ void Gemma::mlp(const Block& b, int l, MatrixF& x, const ForwardOptions& o) cons
     MatrixF gate(t, F), up(t, F);                                                      // (t, F)
     layers::project(a.data(), t, D, F, *b.gate_w, Layout::out_in, nullptr, gate.data());
     layers::project(a.data(), t, D, F, *b.up_w, Layout::out_in, nullptr, up.data());
-    ops::active().gated(gate.data(), up.data(), gate.size(), layers::activation_of(c.activation));
+    layers::gated_rows(gate, up, layers::activation_of(c.activation));
     layers::project(gate.data(), t, F, D, *b.down_w, Layout::out_in, nullptr, a.data());
     b.post_feedforward.apply(a.data(), a.data(), t, eps);
     x += a;
