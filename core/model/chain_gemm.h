@@ -40,6 +40,7 @@ constexpr int NV = 2;                    // vectors of C's columns in a tile
 constexpr int NR = lanes * NV;           // columns in a tile
 constexpr Index KC = 256;                // depth of a block: a B panel (KC × NR, 16 KB) in L1 — at 512 it filled L1
 constexpr Index MC = MR * (96 / MR);     // rows of a packed A block (96 KB): L2
+constexpr Index MC_PANELS = 192;         // at most this many rows with B (n, k): see panel_by_panel
 constexpr Index NC = 4096;               // columns of a packed B block (4 MB): L3
 
 typedef float Vec __attribute__((vector_size(lanes * sizeof(float)), aligned(lanes * sizeof(float))));
@@ -199,6 +200,36 @@ inline void prefetch_tile(const Gemm& g, const float* c, Index rows) {
     }
 }
 
+// The tile of C at row i, column j, with `rows` rows of the block left from i (the next tile's rows
+// of C asked for) and `cols` columns: a full tile, or an edge's (any_tile).
+inline void tile_at(const Gemm& g, Index kc, const float* ap, const float* bp, Index i, Index j, Index rows, Index cols, bool load) {
+    float* c = g.C + i * g.ldc + j;
+    prefetch_tile(g, c + MR * g.ldc, std::min<Index>(MR, rows - MR));
+    if (rows >= MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
+    else any_tile(kc, ap, bp, c, g.ldc, load, std::min<Index>(MR, rows), cols);
+}
+
+// Depths pc … pc+kc−1 of columns jc … jc+nc−1 where B is (n, k) and A is one block of at most
+// MC_PANELS rows: each panel of B packed into a buffer that stays in L1 just before its tiles run,
+// while the rows of the next one are asked for. Packed a whole block at a time, the panel's 16 rows
+// of B (16 streams from memory, each kc floats) kept the LM head's product at t = 128 waiting: this
+// way it runs 10 % faster on one core, and attention's q·kᵀ a third faster. The chains are the same.
+void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const float* a, float* b, bool load) {
+    const Index lines_per_row = (kc + 15) / 16, tiles = (g.m + MR - 1) / MR;
+    for (Index jr = 0; jr < nc; jr += NR) {
+        const Index cols = std::min<Index>(NR, nc - jr);
+        pack_b(g, pc, kc, jc + jr, cols, b);
+        const Index lines = std::max<Index>(0, std::min<Index>(NR, nc - jr - NR)) * lines_per_row;
+        const Index per_tile = (lines + tiles - 1) / tiles;
+        const float* next = g.B + (jc + jr + NR) * g.ldb + pc;
+        for (Index ir = 0, line = 0; ir < g.m; ir += MR) {
+            for (const Index end = std::min(lines, line + per_tile); line < end; ++line)
+                __builtin_prefetch(next + line / lines_per_row * g.ldb + line % lines_per_row * 16, 0, 1);
+            tile_at(g, kc, a + ir * kc, b, ir, jc + jr, g.m - ir, cols, load);
+        }
+    }
+}
+
 // Columns c0 … c1−1 of C, on the calling thread.
 void columns(const Gemm& g, Index c0, Index c1) {
     thread_local std::vector<float> a_buffer, b_buffer;
@@ -212,6 +243,12 @@ void columns(const Gemm& g, Index c0, Index c1) {
         for (Index pc = 0; pc < g.k; pc += KC) {
             const Index kc = std::min(KC, g.k - pc);
             const bool load = pc > 0 || g.accumulate;
+            if (g.b_transposed && g.m <= MC_PANELS) {
+                float* a = aligned(a_buffer, (g.m + MR - 1) / MR * MR * kc);
+                pack_a(g, 0, g.m, pc, kc, a);
+                panel_by_panel(g, pc, kc, jc, nc, a, aligned(b_buffer, NR * kc), load);
+                continue;
+            }
             float* b = aligned(b_buffer, panels * NR * kc);
             pack_b(g, pc, kc, jc, nc, b);
             for (Index ic = 0; ic < g.m; ic += MC) {
@@ -220,14 +257,8 @@ void columns(const Gemm& g, Index c0, Index c1) {
                 pack_a(g, ic, mc, pc, kc, a);
                 for (Index jr = 0; jr < nc; jr += NR) {
                     const float* bp = b + jr / NR * kc * NR;
-                    for (Index ir = 0; ir < mc; ir += MR) {
-                        const float* ap = a + ir / MR * kc * MR;
-                        float* c = g.C + (ic + ir) * g.ldc + jc + jr;
-                        prefetch_tile(g, c + MR * g.ldc, std::min<Index>(MR, mc - ir - MR));
-                        const Index rows = std::min<Index>(MR, mc - ir), cols = std::min<Index>(NR, nc - jr);
-                        if (rows == MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
-                        else any_tile(kc, ap, bp, c, g.ldc, load, rows, cols);
-                    }
+                    for (Index ir = 0; ir < mc; ir += MR)
+                        tile_at(g, kc, a + ir * kc, bp, ic + ir, jc + jr, mc - ir, std::min<Index>(NR, nc - jr), load);
                 }
             }
         }
