@@ -98,8 +98,8 @@ TEST_CASE("gemm: a product shared between the cores gives the same bits every ti
     }
 }
 
-// With B (n, k), x86-64-v3 and generic pack B a panel at a time for up to 192 rows and a block at a
-// time for more: 200 rows take the other path than 2 to 15.
+// x86-64-v3 and generic block a product of up to 192 rows in another way than a larger one (and
+// pack B (n, k) a panel at a time there): 200 rows take the other path than 2 to 15.
 TEST_CASE("gemm: a row has the same bits in a product of 2 to 15 rows as in one of 200, B transposed or not") {
     const Index k = 300, n = 70, rows = 200;
     std::mt19937 rng(5);
