@@ -218,22 +218,35 @@ inline void tile_at(const Gemm& g, Index kc, const float* ap, const float* bp, I
     else any_tile(kc, ap, bp, c, g.ldc, load, std::min<Index>(MR, rows), cols);
 }
 
+// The lines of `rows` rows of B as it lies in memory (row stride ld, `floats` floats from `first` in
+// each) asked into the cache a few at a time, spread over `calls` calls of step(): B comes from
+// memory, and a block's rows asked for while the tiles before it run are in the cache when packed.
+class Ahead {
+public:
+    Ahead(const float* first, Index ld, Index rows, Index floats, Index calls)
+        : first_(first), ld_(ld), per_row_((floats + 15) / 16), lines_(rows * per_row_), per_call_((lines_ + calls - 1) / std::max<Index>(calls, 1)) {}
+    void step() {
+        for (const Index end = std::min(lines_, line_ + per_call_); line_ < end; ++line_)
+            __builtin_prefetch(first_ + line_ / per_row_ * ld_ + line_ % per_row_ * 16);
+    }
+
+private:
+    const float* first_;
+    Index ld_, per_row_, lines_, per_call_, line_ = 0;
+};
+
 // Depths pc … pc+kc−1 of columns jc … jc+nc−1 where B is (n, k) and A is one block of at most
 // MC_PANELS rows: each panel of B packed into a buffer that stays in L1 just before its tiles run,
 // while the rows of the next one are asked for. Packed a whole block at a time, the panel's 16 rows
 // of B (16 streams from memory, each kc floats) kept the LM head's product at t = 128 waiting: this
-// way it runs 10 % faster on one core, and attention's q·kᵀ a third faster. The chains are the same.
+// way it runs 10 % faster on one core. The chains are the same.
 void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const float* a, float* b, bool load) {
-    const Index lines_per_row = (kc + 15) / 16, tiles = (g.m + MR - 1) / MR;
     for (Index jr = 0; jr < nc; jr += NR) {
         const Index cols = std::min<Index>(NR, nc - jr);
         pack_b(g, pc, kc, jc + jr, cols, b);
-        const Index lines = std::max<Index>(0, std::min<Index>(NR, nc - jr - NR)) * lines_per_row;
-        const Index per_tile = (lines + tiles - 1) / tiles;
-        const float* next = g.B + (jc + jr + NR) * g.ldb + pc;
-        for (Index ir = 0, line = 0; ir < g.m; ir += MR) {
-            for (const Index end = std::min(lines, line + per_tile); line < end; ++line)
-                __builtin_prefetch(next + line / lines_per_row * g.ldb + line % lines_per_row * 16, 0, 1);
+        Ahead next(g.B + (jc + jr + NR) * g.ldb + pc, g.ldb, std::max<Index>(0, std::min<Index>(NR, nc - jr - NR)), kc, (g.m + MR - 1) / MR);
+        for (Index ir = 0; ir < g.m; ir += MR) {
+            next.step();
             tile_at(g, kc, a + ir * kc, b, ir, jc + jr, g.m - ir, cols, load);
         }
     }
@@ -243,9 +256,9 @@ thread_local std::vector<float> a_buffer, b_buffer; // this thread's packed bloc
 
 // Columns c0 … c1−1 of C where A has at most MC_PANELS rows: per block of depth, A packed once
 // (it stays in L2), then B in blocks of NC_FEW columns that stay in L2 beside it, or panel by
-// panel where B is (n, k). Against the blocks of the larger products (B's 1.5 MB block in L3, A in
-// blocks of 96 rows), GPT-2's products at t = 128 ran 0-5 % faster on two cores, attention's
-// q·kᵀ and A·V of 64 rows 13-45 %.
+// panel where B is (n, k); the next block's rows of B asked for while a block's tiles run. Against
+// the blocks of the larger products (B's 1.5 MB block in L3, A in blocks of 96 rows, nothing asked
+// ahead), GPT-2's products at t = 128 ran 4-14 % faster on two cores.
 void few_rows(const Gemm& g, Index c0, Index c1) {
     for (Index pc = 0; pc < g.k; pc += KC) {
         const Index kc = std::min(KC, g.k - pc);
@@ -260,9 +273,15 @@ void few_rows(const Gemm& g, Index c0, Index c1) {
             const Index nc = std::min(NC_FEW, c1 - jc);
             float* b = aligned(b_buffer, (nc + NR - 1) / NR * NR * kc);
             pack_b(g, pc, kc, jc, nc, b);
+            const bool last = jc + NC_FEW >= c1; // then the next block is the first of the next depths
+            const Index p_next = last ? pc + KC : pc, j_next = last ? c0 : jc + NC_FEW;
+            Ahead next(g.B + p_next * g.ldb + j_next, g.ldb, std::max<Index>(0, std::min(KC, g.k - p_next)), std::min(NC_FEW, c1 - j_next),
+                       (nc + NR - 1) / NR * ((g.m + MR - 1) / MR));
             for (Index jr = 0; jr < nc; jr += NR)
-                for (Index ir = 0; ir < g.m; ir += MR)
+                for (Index ir = 0; ir < g.m; ir += MR) {
+                    next.step();
                     tile_at(g, kc, a + ir * kc, b + jr * kc, ir, jc + jr, g.m - ir, std::min<Index>(NR, nc - jr), load);
+                }
         }
     }
 }
