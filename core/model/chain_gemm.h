@@ -12,7 +12,9 @@
 //
 // The layout is the usual one for a register-blocked product (BLIS, GotoBLAS): B packed a block of
 // kc × nc at a time into panels of NR columns, A a block of mc × kc into panels of MR rows, an
-// MR × NR tile of C held in registers while p runs over the block.
+// MR × NR tile of C held in registers while p runs over the block. A product of few rows (a prompt
+// of up to 192 tokens, the LM head's blocks, attention's blocks of queries) packs all of A once per
+// block of depth and B in smaller blocks that stay in L2 beside it (few_rows).
 #pragma once
 
 #include "core/model/ops.h"
@@ -138,7 +140,7 @@ inline void transpose8(const float* const* rows, Index p, float* out) {
 // run: a panel's column of 16 floats down 512 rows touched 512 pages (packing GPT-2's c_attn at
 // t = 128 that way took a fifth of the product's time), and one row at a time wrote a line into
 // each of the panels, 16 KB apart, for every row (c_proj and mlp.c_proj at t = 128 ran 5-13 %
-// slower on two cores, attention's A·V 15-30 %).
+// slower on two cores).
 void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __restrict dst) {
     const Index panels = (cols + NR - 1) / NR, full = cols / NR;
     if (g.b_transposed) { // B (n, k): column j of the product is row j of B
