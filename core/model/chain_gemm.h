@@ -246,7 +246,8 @@ void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const
     for (Index jr = 0; jr < nc; jr += NR) {
         const Index cols = std::min<Index>(NR, nc - jr);
         pack_b(g, pc, kc, jc + jr, cols, b);
-        Ahead next(g.B + (jc + jr + NR) * g.ldb + pc, g.ldb, std::max<Index>(0, std::min<Index>(NR, nc - jr - NR)), kc, (g.m + MR - 1) / MR);
+        const Index next_rows = std::max<Index>(0, std::min<Index>(NR, nc - jr - NR));
+        Ahead next(next_rows ? g.B + (jc + jr + NR) * g.ldb + pc : g.B, g.ldb, next_rows, kc, (g.m + MR - 1) / MR);
         for (Index ir = 0; ir < g.m; ir += MR) {
             next.step();
             tile_at(g, kc, a + ir * kc, b, ir, jc + jr, g.m - ir, cols, load);
@@ -277,7 +278,8 @@ void few_rows(const Gemm& g, Index c0, Index c1) {
             pack_b(g, pc, kc, jc, nc, b);
             const bool last = jc + NC_FEW >= c1; // then the next block is the first of the next depths
             const Index p_next = last ? pc + KC : pc, j_next = last ? c0 : jc + NC_FEW;
-            Ahead next(g.B + p_next * g.ldb + j_next, g.ldb, std::max<Index>(0, std::min(KC, g.k - p_next)), std::min(NC_FEW, c1 - j_next),
+            const Index next_rows = std::max<Index>(0, std::min(KC, g.k - p_next));
+            Ahead next(next_rows ? g.B + p_next * g.ldb + j_next : g.B, g.ldb, next_rows, std::min(NC_FEW, c1 - j_next),
                        (nc + NR - 1) / NR * ((g.m + MR - 1) / MR));
             for (Index jr = 0; jr < nc; jr += NR)
                 for (Index ir = 0; ir < g.m; ir += MR) {
