@@ -42,7 +42,7 @@ constexpr int NV = 2;                    // vectors of C's columns in a tile
 constexpr int NR = lanes * NV;           // columns in a tile
 constexpr Index KC = 256;                // depth of a block: a B panel (KC × NR, 16 KB) in L1 — at 512 it filled L1
 constexpr Index MC = MR * (96 / MR);     // rows of a packed A block (96 KB): L2
-constexpr Index MC_PANELS = 192;         // products of at most this many rows go through few_rows
+constexpr Index MC_FEW = 192;            // products of at most this many rows go through few_rows
 constexpr Index NC_FEW = 256;            // columns of a packed B block there (256 KB, beside A's in L2)
 constexpr Index NC = 4096;               // columns of a packed B block (4 MB): L3
 
@@ -238,7 +238,7 @@ private:
 };
 
 // Depths pc … pc+kc−1 of columns jc … jc+nc−1 where B is (n, k) and A is one block of at most
-// MC_PANELS rows: each panel of B packed into a buffer that stays in L1 just before its tiles run,
+// MC_FEW rows: each panel of B packed into a buffer that stays in L1 just before its tiles run,
 // while the rows of the next one are asked for. Packed a whole block at a time, the panel's 16 rows
 // of B (16 streams from memory, each kc floats) kept the LM head's product at t = 128 waiting: this
 // way it runs 10 % faster on one core. The chains are the same.
@@ -257,7 +257,7 @@ void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const
 
 thread_local std::vector<float> a_buffer, b_buffer; // this thread's packed blocks
 
-// Columns c0 … c1−1 of C where A has at most MC_PANELS rows: per block of depth, A packed once
+// Columns c0 … c1−1 of C where A has at most MC_FEW rows: per block of depth, A packed once
 // (it stays in L2), then B in blocks of NC_FEW columns that stay in L2 beside it, or panel by
 // panel where B is (n, k); the next block's rows of B asked for while a block's tiles run. Against
 // the blocks of the larger products (B's 1.5 MB block in L3, A in blocks of 96 rows, nothing asked
@@ -297,7 +297,7 @@ void columns(const Gemm& g, Index c0, Index c1) {
             for (Index i = 0; i < g.m; ++i) std::fill(g.C + i * g.ldc + c0, g.C + i * g.ldc + c1, 0.0f);
         return;
     }
-    if (g.m <= MC_PANELS) return few_rows(g, c0, c1);
+    if (g.m <= MC_FEW) return few_rows(g, c0, c1);
     for (Index jc = c0; jc < c1; jc += NC) {
         const Index nc = std::min(NC, c1 - jc), panels = (nc + NR - 1) / NR;
         for (Index pc = 0; pc < g.k; pc += KC) {
