@@ -98,6 +98,7 @@ struct ForwardOptions {
     // Keep each linear layer's values, from which the State panel works out its state at every
     // position; a kept cache keeps them too, so that a run continuing it has them from position 0.
     bool linear_values = false;
+    bool keeps_linear_values() const { return capture_qkv || linear_values; }
     bool rollout = false;     // fill ForwardResult::rollout layer by layer (with attention, on an empty cache)
     Logits logits = Logits::all;
     const std::atomic<bool>* cancel = nullptr;             // set from any thread: the forward throws Cancelled

@@ -230,7 +230,7 @@ void Decoder::linear_attention(const Block& b, int l, const MatrixF& a, KvCache&
     if (to && o.attention) to->q = values(p.q), to->k = values(p.k); // a cache whose runs keep no maps needs no q and k: 2.3 GB at 8192 positions of Qwen3.5-0.8B
     // The values where the run keeps them (the State panel's runs, --activations): they cost half what q and k do.
     // A state from position 0 needs every earlier one too: a cache whose earlier runs kept none keeps none after.
-    const bool keep_values = o.capture_qkv || o.linear_values;
+    const bool keep_values = o.keeps_linear_values();
     const bool whole_values = !from || from->v.size() == static_cast<std::size_t>(r.t_total - r.t_new) * static_cast<std::size_t>(p.v.cols());
     if (to && keep_values && whole_values) to->v = values(p.v);
     if (!o.attention) return;

@@ -230,7 +230,7 @@ void add(const Layer& L, int layer, int t, const MatrixF& a, const ForwardOption
         }
         gated_norm(out.data() + static_cast<std::ptrdiff_t>(c0) * V, copy.z, L.w.norm->data(), s.d_v, L.eps);
         copy.z = MatrixF(); // what the maps do not read, freed for the rest of the layer
-        if (!o.capture_qkv && !o.linear_values) copy.v = MatrixF();
+        if (!o.keeps_linear_values()) copy.v = MatrixF();
         if (c0 == 0) p = std::move(copy);
     }
     layers::ablate(out.data(), t, s.v_heads, s.d_v, layer, o);
