@@ -177,15 +177,33 @@ void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __re
     }
 }
 
-// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as panels of MR rows (kc, MR), zeros past rows;
-// writes up to 2 floats past the panels (aligned() leaves room). A whole panel goes 8 depths at a
-// time through a register transpose, each depth's 8 floats stored over the next one's first 2: the
-// scalar copy was 3 % of the products at t = 128.
+// The panels of a block of m rows, q = 0 … count−1, each packed as (kc, MR): MR rows each, except
+// that where the rows past the last whole panel would be 1 or 2, the last MR + that many go as two
+// panels of 3 or 4. A tile of 2 rows has 4 chains of multiply-adds, too few to hide an FMA's latency:
+// a 128-token prompt's last 2 rows cost about 1.5 times a whole tile's per row, and split this way
+// GPT-2's products at t = 128 ran 2-7 % faster (x86-64-v3, two cores).
+struct Panels {
+    Index m, count;
+    bool split;
+    explicit Panels(Index rows) : m(rows), count((rows + MR - 1) / MR), split(count >= 2 && rows % MR != 0 && rows % MR <= 2) {}
+    Index start(Index q) const { // q ≤ count
+        if (q >= count) return m;
+        if (split && q == count - 1) return (count - 2) * MR + (MR + m % MR + 1) / 2;
+        return q * MR;
+    }
+    Index height(Index q) const { return start(q + 1) - start(q); }
+};
+
+// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as the Panels of `rows`, zeros past each panel's
+// height; writes up to 2 floats past the panels (aligned() leaves room). A whole panel goes 8 depths
+// at a time through a register transpose, each depth's 8 floats stored over the next one's first 2:
+// the scalar copy was 3 % of the products at t = 128.
 void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __restrict dst) {
-    for (Index ip = 0; ip < rows; ip += MR, dst += kc * MR) {
-        const Index h = std::min<Index>(MR, rows - ip);
+    const Panels panels(rows);
+    for (Index q = 0; q < panels.count; ++q, dst += kc * MR) {
+        const Index h = panels.height(q), first = i0 + panels.start(q);
         const float* src[MR];
-        for (Index r = 0; r < MR; ++r) src[r] = r < h ? g.A + (i0 + ip + r) * g.lda + p0 : nullptr;
+        for (Index r = 0; r < MR; ++r) src[r] = r < h ? g.A + (first + r) * g.lda + p0 : nullptr;
         Index p = 0;
 #if defined(__AVX__)
         static_assert(MR <= 8, "a panel's rows fit one transpose");
@@ -211,13 +229,16 @@ inline void prefetch_tile(const Gemm& g, const float* c, Index rows) {
     }
 }
 
-// The tile of C at row i, column j, with `rows` rows of the block left from i (the next tile's rows
-// of C asked for) and `cols` columns: a full tile, or an edge's (any_tile).
-inline void tile_at(const Gemm& g, Index kc, const float* ap, const float* bp, Index i, Index j, Index rows, Index cols, bool load) {
-    float* c = g.C + i * g.ldc + j;
-    prefetch_tile(g, c + MR * g.ldc, std::min<Index>(MR, rows - MR));
-    if (rows >= MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
-    else any_tile(kc, ap, bp, c, g.ldc, load, std::min<Index>(MR, rows), cols);
+// The tile of C for panel q of A's block a (rows from i0), B's panel bp at column j with `cols`
+// columns: a full tile, or one of fewer rows or columns (any_tile). The next panel's rows of C are
+// asked for.
+inline void tile_at(const Gemm& g, Index kc, const float* a, const Panels& panels, Index q, Index i0, const float* bp, Index j, Index cols, bool load) {
+    const Index rows = panels.height(q);
+    float* c = g.C + (i0 + panels.start(q)) * g.ldc + j;
+    prefetch_tile(g, c + rows * g.ldc, panels.height(q + 1));
+    const float* ap = a + q * kc * MR;
+    if (rows == MR && cols == NR) tile<MR>(kc, ap, bp, c, g.ldc, load);
+    else any_tile(kc, ap, bp, c, g.ldc, load, rows, cols);
 }
 
 // The lines of `rows` rows of B as it lies in memory (row stride ld, `floats` floats from `first` in
@@ -243,14 +264,15 @@ private:
 // of B (16 streams from memory, each kc floats) kept the LM head's product at t = 128 waiting: this
 // way it runs 10 % faster on one core. The chains are the same.
 void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const float* a, float* b, bool load) {
+    const Panels panels(g.m);
     for (Index jr = 0; jr < nc; jr += NR) {
         const Index cols = std::min<Index>(NR, nc - jr);
         pack_b(g, pc, kc, jc + jr, cols, b);
         const Index next_rows = std::max<Index>(0, std::min<Index>(NR, nc - jr - NR));
-        Ahead next(next_rows ? g.B + (jc + jr + NR) * g.ldb + pc : g.B, g.ldb, next_rows, kc, (g.m + MR - 1) / MR);
-        for (Index ir = 0; ir < g.m; ir += MR) {
+        Ahead next(next_rows ? g.B + (jc + jr + NR) * g.ldb + pc : g.B, g.ldb, next_rows, kc, panels.count);
+        for (Index q = 0; q < panels.count; ++q) {
             next.step();
-            tile_at(g, kc, a + ir * kc, b, ir, jc + jr, g.m - ir, cols, load);
+            tile_at(g, kc, a, panels, q, 0, b, jc + jr, cols, load);
         }
     }
 }
@@ -266,7 +288,8 @@ void few_rows(const Gemm& g, Index c0, Index c1) {
     for (Index pc = 0; pc < g.k; pc += KC) {
         const Index kc = std::min(KC, g.k - pc);
         const bool load = pc > 0 || g.accumulate;
-        float* a = aligned(a_buffer, (g.m + MR - 1) / MR * MR * kc);
+        const Panels panels(g.m);
+        float* a = aligned(a_buffer, panels.count * MR * kc);
         pack_a(g, 0, g.m, pc, kc, a);
         if (g.b_transposed) {
             panel_by_panel(g, pc, kc, c0, c1 - c0, a, aligned(b_buffer, NR * kc), load);
@@ -280,11 +303,11 @@ void few_rows(const Gemm& g, Index c0, Index c1) {
             const Index p_next = last ? pc + KC : pc, j_next = last ? c0 : jc + NC_FEW;
             const Index next_rows = std::max<Index>(0, std::min(KC, g.k - p_next));
             Ahead next(next_rows ? g.B + p_next * g.ldb + j_next : g.B, g.ldb, next_rows, std::min(NC_FEW, c1 - j_next),
-                       (nc + NR - 1) / NR * ((g.m + MR - 1) / MR));
+                       (nc + NR - 1) / NR * panels.count);
             for (Index jr = 0; jr < nc; jr += NR)
-                for (Index ir = 0; ir < g.m; ir += MR) {
+                for (Index q = 0; q < panels.count; ++q) {
                     next.step();
-                    tile_at(g, kc, a + ir * kc, b + jr * kc, ir, jc + jr, g.m - ir, std::min<Index>(NR, nc - jr), load);
+                    tile_at(g, kc, a, panels, q, 0, b + jr * kc, jc + jr, std::min<Index>(NR, nc - jr), load);
                 }
         }
     }
@@ -306,13 +329,13 @@ void columns(const Gemm& g, Index c0, Index c1) {
             float* b = aligned(b_buffer, panels * NR * kc);
             pack_b(g, pc, kc, jc, nc, b);
             for (Index ic = 0; ic < g.m; ic += MC) {
-                const Index mc = std::min(MC, g.m - ic);
-                float* a = aligned(a_buffer, (mc + MR - 1) / MR * MR * kc);
-                pack_a(g, ic, mc, pc, kc, a);
+                const Panels block(std::min(MC, g.m - ic));
+                float* a = aligned(a_buffer, block.count * MR * kc);
+                pack_a(g, ic, block.m, pc, kc, a);
                 for (Index jr = 0; jr < nc; jr += NR) {
                     const float* bp = b + jr / NR * kc * NR;
-                    for (Index ir = 0; ir < mc; ir += MR)
-                        tile_at(g, kc, a + ir * kc, bp, ic + ir, jc + jr, mc - ir, std::min<Index>(NR, nc - jr), load);
+                    for (Index q = 0; q < block.count; ++q)
+                        tile_at(g, kc, a, block, q, ic, bp, jc + jr, std::min<Index>(NR, nc - jr), load);
                 }
             }
         }
