@@ -194,12 +194,11 @@ struct Panels {
     Index height(Index q) const { return start(q + 1) - start(q); }
 };
 
-// A's rows i0 … i0+rows−1, depths p0 … p0+kc−1 as the Panels of `rows`, zeros past each panel's
-// height; writes up to 2 floats past the panels (aligned() leaves room). A whole panel goes 8 depths
-// at a time through a register transpose, each depth's 8 floats stored over the next one's first 2:
-// the scalar copy was 3 % of the products at t = 128.
-void pack_a(const Gemm& g, Index i0, Index rows, Index p0, Index kc, float* __restrict dst) {
-    const Panels panels(rows);
+// A's rows i0 … i0+panels.m−1, depths p0 … p0+kc−1 as `panels` (the ones its tiles run on), zeros
+// past each panel's height; writes up to 2 floats past the panels (aligned() leaves room). A whole
+// panel goes 8 depths at a time through a register transpose, each depth's 8 floats stored over the
+// next one's first 2: the scalar copy was 3 % of the products at t = 128.
+void pack_a(const Gemm& g, Index i0, const Panels& panels, Index p0, Index kc, float* __restrict dst) {
     for (Index q = 0; q < panels.count; ++q, dst += kc * MR) {
         const Index h = panels.height(q), first = i0 + panels.start(q);
         const float* src[MR];
@@ -259,12 +258,11 @@ private:
 };
 
 // Depths pc … pc+kc−1 of columns jc … jc+nc−1 where B is (n, k) and A is one block of at most
-// MC_FEW rows: each panel of B packed into a buffer that stays in L1 just before its tiles run,
+// MC_FEW rows, packed as `panels`: each panel of B packed into a buffer that stays in L1 just before its tiles run,
 // while the rows of the next one are asked for. Packed a whole block at a time, the panel's 16 rows
 // of B (16 streams from memory, each kc floats) kept the LM head's product at t = 128 waiting: this
 // way it runs 10 % faster on one core. The chains are the same.
-void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const float* a, float* b, bool load) {
-    const Panels panels(g.m);
+void panel_by_panel(const Gemm& g, Index pc, Index kc, Index jc, Index nc, const float* a, const Panels& panels, float* b, bool load) {
     for (Index jr = 0; jr < nc; jr += NR) {
         const Index cols = std::min<Index>(NR, nc - jr);
         pack_b(g, pc, kc, jc + jr, cols, b);
@@ -285,14 +283,14 @@ thread_local std::vector<float> a_buffer, b_buffer; // this thread's packed bloc
 // the blocks of the larger products (B's 1.5 MB block in L3, A in blocks of 96 rows, nothing asked
 // ahead), GPT-2's products at t = 128 ran 4-14 % faster on two cores.
 void few_rows(const Gemm& g, Index c0, Index c1) {
+    const Panels panels(g.m);
     for (Index pc = 0; pc < g.k; pc += KC) {
         const Index kc = std::min(KC, g.k - pc);
         const bool load = pc > 0 || g.accumulate;
-        const Panels panels(g.m);
         float* a = aligned(a_buffer, panels.count * MR * kc);
-        pack_a(g, 0, g.m, pc, kc, a);
+        pack_a(g, 0, panels, pc, kc, a);
         if (g.b_transposed) {
-            panel_by_panel(g, pc, kc, c0, c1 - c0, a, aligned(b_buffer, NR * kc), load);
+            panel_by_panel(g, pc, kc, c0, c1 - c0, a, panels, aligned(b_buffer, NR * kc), load);
             continue;
         }
         for (Index jc = c0; jc < c1; jc += NC_FEW) {
@@ -331,7 +329,7 @@ void columns(const Gemm& g, Index c0, Index c1) {
             for (Index ic = 0; ic < g.m; ic += MC) {
                 const Panels block(std::min(MC, g.m - ic));
                 float* a = aligned(a_buffer, block.count * MR * kc);
-                pack_a(g, ic, block.m, pc, kc, a);
+                pack_a(g, ic, block, pc, kc, a);
                 for (Index jr = 0; jr < nc; jr += NR) {
                     const float* bp = b + jr / NR * kc * NR;
                     for (Index q = 0; q < block.count; ++q)
