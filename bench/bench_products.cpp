@@ -9,13 +9,15 @@
 //   product/TYPE/up/M        (M, 2048) · W (8192, 2048)ᵀ, as gate_proj and up_proj, every stored type
 //   product/TYPE/down/M      (M, 8192) · W (2048, 8192)ᵀ, as down_proj
 //   fast/TYPE/up|down/M      the same with --fast's products: F32 and BF16 in bf16 with float32 sums
-//                            (AMX or vdpbf16ps), Q8_0 and Q4_0 times int8 (AVX512-VNNI, or AVX2 at
-//                            ATTNVIZ_KERNELS=x86-64-v3), where the CPU has them
+//                            (AMX or vdpbf16ps), Q8_0 and Q4_0 times int8 (AVX512-VNNI, or at
+//                            ATTNVIZ_KERNELS=x86-64-v3 AVX-VNNI or AVX2), where the CPU has them
+//   fast-avx2/TYPE/up|down/M  Q8_0 and Q4_0 as fast/, AVX-VNNI turned off (at x86-64-v3: AVX2's kernel)
 //   memory/read              the sum of 1 GiB of floats, shared between the cores as the products are
 //
 // The products run as the forward runs them (core::model::product, shared out by core::parallel;
 // ATTNVIZ_THREADS=1 for one thread). Counters: FLOPS (2 a multiply-add) or bytes_per_second. Run
 // from the build directory: ./attnviz_bench_products [--benchmark_filter=REGEX]
+#include "core/model/fast_product.h"
 #include "core/model/format/weights.h"
 #include "core/model/weight_product.h"
 #include "core/parallel.h"
@@ -153,12 +155,17 @@ int main(int argc, char** argv) {
                 ->UseRealTime();
         }
     for (const WeightType t : {WeightType::f32, WeightType::bf16, WeightType::q8_0, WeightType::q4_0})
-        for (const bool up : {true, false}) {
-            const std::string name = std::string("fast/") + core::model::type_name(t) + (up ? "/up" : "/down");
-            benchmark::RegisterBenchmark(name.c_str(), [t, up](benchmark::State& s) {
-                product(s, t, up ? 8192 : 2048, up ? 2048 : 8192, core::model::Layout::out_in, true);
-            })->Arg(32)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
-        }
+        for (const bool up : {true, false})
+            for (const bool avx_vnni : {true, false}) {
+                const bool int8 = t == WeightType::q8_0 || t == WeightType::q4_0;
+                if (!avx_vnni && !int8) continue;
+                const std::string name = std::string(avx_vnni ? "fast/" : "fast-avx2/") + core::model::type_name(t) + (up ? "/up" : "/down");
+                benchmark::RegisterBenchmark(name.c_str(), [t, up, avx_vnni](benchmark::State& s) {
+                    const bool was = core::model::fast::use_avx_vnni(avx_vnni);
+                    product(s, t, up ? 8192 : 2048, up ? 2048 : 8192, core::model::Layout::out_in, true);
+                    core::model::fast::use_avx_vnni(was);
+                })->Arg(32)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+            }
     benchmark::RegisterBenchmark("memory/read", memory_read)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

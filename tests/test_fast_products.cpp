@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -137,20 +140,60 @@ void check_int8_products() {
 
 } // namespace
 
-// At every level this CPU runs that has them: AVX512-VNNI's kernel on x86-64-v4 (where the CPU has
-// VNNI) and AVX2's on x86-64-v3, both to the bit.
+// Every int8 kernel this CPU runs, each to the bit: AVX512-VNNI's on x86-64-v4 (where the CPU has
+// VNNI), and on x86-64-v3 AVX-VNNI's (where the CPU has it) and AVX2's.
 TEST_CASE("fast products: Q8_0 and Q4_0 weights times int8 activations equal the same arithmetic written out, to the bit") {
     const std::string before = core::kernel_build();
-    int levels = 0;
+    std::vector<std::string> kernels; // fast::summary() of each kernel checked
     for (const std::string& level : core::kernel_builds()) {
         REQUIRE(core::use_kernel_build(level));
-        CAPTURE(level);
-        if (!core::model::fast::available()) continue;
-        ++levels;
-        check_int8_products();
+        for (const bool avx_vnni : {true, false}) {
+            const bool was = core::model::fast::use_avx_vnni(avx_vnni);
+            const std::string kernel = core::model::fast::summary();
+            CAPTURE(level);
+            CAPTURE(kernel);
+            if (core::model::fast::available() && std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) {
+                kernels.push_back(kernel);
+                check_int8_products();
+            }
+            core::model::fast::use_avx_vnni(was);
+        }
     }
     REQUIRE(core::use_kernel_build(before));
-    if (levels == 0) MESSAGE("skipped: " << core::model::fast::unavailable_reason());
+    if (kernels.empty()) MESSAGE("skipped: " << core::model::fast::unavailable_reason());
+}
+
+namespace {
+
+// AVX-VNNI as cpuid reports it (leaf 7 subleaf 1, eax bit 4), read here apart from the program's check.
+bool cpu_has_avx_vnni() {
+#if defined(__x86_64__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || a < 1) return false;
+    __get_cpuid_count(7, 1, &a, &b, &c, &d);
+    return (a >> 4 & 1u) != 0;
+#else
+    return false;
+#endif
+}
+
+} // namespace
+
+// The int8 kernel that each level takes, as --version names it: at x86-64-v3 AVX-VNNI's exactly
+// where the CPU has it and the program is not told otherwise.
+TEST_CASE("fast products: x86-64-v3 takes AVX-VNNI where the CPU has it, and AVX2 where not") {
+    const std::vector<std::string> builds = core::kernel_builds();
+    if (std::find(builds.begin(), builds.end(), "x86-64-v3") == builds.end()) return;
+    const std::string before = core::kernel_build();
+    REQUIRE(core::use_kernel_build("x86-64-v3"));
+    const std::string on = core::model::fast::summary();
+    const bool was = core::model::fast::use_avx_vnni(false);
+    const std::string off = core::model::fast::summary();
+    core::model::fast::use_avx_vnni(was);
+    REQUIRE(core::use_kernel_build(before));
+    const std::string prefix = "Q8_0 and Q4_0 weights times int8 activations on ";
+    CHECK(on.rfind(prefix + (cpu_has_avx_vnni() ? "AVX-VNNI;" : "AVX2;"), 0) == 0);
+    CHECK(off.rfind(prefix + "AVX2;", 0) == 0);
 }
 
 TEST_CASE("fast products: the scope holds on its own thread only while it lives, and other types stay exact") {

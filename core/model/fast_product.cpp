@@ -15,6 +15,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -26,9 +27,13 @@ namespace {
 using ops::Index;
 
 struct Instructions {
-    bool int8 = false; // x86-64-v3's int8 kernel (AVX2)
+    bool int8 = false;     // x86-64-v3's int8 kernel (AVX2)
+    bool avx_vnni = false; // its AVX-VNNI kernel
     bool vnni = false, bf16 = false, amx = false;
 };
+
+// use_avx_vnni(false) turns the AVX-VNNI kernel off, for tests and benchmarks.
+std::atomic<bool> avx_vnni_allowed{true};
 
 #if defined(ATTNVIZ_X86_KERNELS)
 // AMX-TILE and AMX-BF16 (leaf 7, edx bits 24 and 22), the OS saving the tiles (XCR0 bits 17 and
@@ -46,22 +51,26 @@ bool cpu_runs(const char* level) {
     return std::find(builds.begin(), builds.end(), level) != builds.end();
 }
 
-// The CPU's: AVX2 (x86-64-v3) for the int8 kernel; AVX512-VNNI (cpuid leaf 7, ecx bit 11),
-// AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) and AMX-BF16 on top of x86-64-v4, whose check includes
-// the OS saving the zmm registers.
+// The CPU's: AVX2 (x86-64-v3) for the int8 kernel, and AVX-VNNI (cpuid leaf 7 subleaf 1, eax bit 4)
+// on top of it; AVX512-VNNI (leaf 7, ecx bit 11), AVX512-BF16 (leaf 7 subleaf 1, eax bit 5) and
+// AMX-BF16 on top of x86-64-v4, whose check includes the OS saving the zmm registers.
 Instructions cpu_instructions() {
     Instructions has;
     has.int8 = cpu_runs("x86-64-v3");
-    if (!cpu_runs("x86-64-v4")) return has;
+    if (!has.int8) return has;
     unsigned a = 0, b = 0, c = 0, d = 0;
     __cpuid_count(7, 0, a, b, c, d);
-    const unsigned subleaves = a, features = d;
-    has.vnni = (c >> 11 & 1u) != 0;
+    const unsigned subleaves = a, features = d, features_c = c;
+    unsigned extended = 0; // leaf 7 subleaf 1's eax
     if (subleaves >= 1) {
         __cpuid_count(7, 1, a, b, c, d);
-        has.bf16 = (a >> 5 & 1u) != 0;
-        has.amx = has.bf16 && amx_bf16(features);
+        extended = a;
     }
+    has.avx_vnni = (extended >> 4 & 1u) != 0;
+    if (!cpu_runs("x86-64-v4")) return has;
+    has.vnni = (features_c >> 11 & 1u) != 0;
+    has.bf16 = (extended >> 5 & 1u) != 0;
+    has.amx = has.bf16 && amx_bf16(features);
     return has;
 }
 
@@ -74,12 +83,19 @@ const Instructions& cpu() {
 // What runs now: the CPU's instructions that the kernel level in use (core::kernel_build) allows.
 Instructions usable() {
 #if defined(ATTNVIZ_X86_KERNELS)
-    const std::string level = core::kernel_build();
-    if (level == "x86-64-v4") return cpu();
-    if (level == "x86-64-v3") return {cpu().int8, false, false, false};
-#endif
+    Instructions has;
+    const KernelLevel level = core::kernel_level();
+    if (level == KernelLevel::x86_64_v4) has = cpu();
+    if (level == KernelLevel::x86_64_v3) has.int8 = cpu().int8, has.avx_vnni = cpu().avx_vnni;
+    has.avx_vnni = has.avx_vnni && avx_vnni_allowed.load();
+    return has;
+#else
     return {};
+#endif
 }
+
+// The int8 kernel that runs: AVX512-VNNI, AVX-VNNI or AVX2.
+const char* int8_kernel(const Instructions& has) { return has.vnni ? "AVX512-VNNI" : has.avx_vnni ? "AVX-VNNI" : "AVX2"; }
 
 bool sixteen_or_thirty_two(WeightType t) { return t == WeightType::f32 || t == WeightType::f16 || t == WeightType::bf16; }
 
@@ -89,6 +105,8 @@ constexpr Index panel = 4 * 16;
 } // namespace
 
 #if defined(ATTNVIZ_X86_KERNELS)
+int weight_offset(WeightType t) { return t == WeightType::q4_0 ? 8 : 128; }
+
 void QuantizedRows::resize(Index rows, Index k) {
     m = rows;
     blocks = k / 32;
@@ -103,6 +121,8 @@ bool available() { return usable().int8; }
 bool bf16_available() { return usable().bf16; }
 
 bool tiles_available() { return bf16_available() && usable().amx; }
+
+bool use_avx_vnni(bool on) { return avx_vnni_allowed.exchange(on); }
 
 std::string unavailable_reason() {
 #if defined(ATTNVIZ_X86_KERNELS)
@@ -126,7 +146,7 @@ std::string bf16_unavailable_reason() {
 
 std::string summary() {
     if (!available()) return "exact products only: " + unavailable_reason();
-    std::string s = std::string("Q8_0 and Q4_0 weights times int8 activations on ") + (usable().vnni ? "AVX512-VNNI" : "AVX2");
+    std::string s = std::string("Q8_0 and Q4_0 weights times int8 activations on ") + int8_kernel(usable());
     if (bf16_available()) return s + "; F32, F16 and BF16 weights in bf16 on " + (tiles_available() ? "AMX-BF16" : "AVX512-BF16");
     return s + "; " + bf16_unavailable_reason() + ", so they run exact";
 }
@@ -156,12 +176,17 @@ unsigned char* aligned(std::vector<unsigned char>& buffer, std::size_t bytes) {
 void group_product(const Job& j, Index c, int cols, unsigned char* group) {
     const Product& p = *j.p;
     float* y = p.y + (c - j.c0);
-    if (j.q8 && usable().vnni) {
+    const Instructions has = usable();
+    if (j.q8 && has.vnni) {
         pack_group(*p.W, c, cols, j.q8->blocks, group);
         return vnni_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
     }
+    if (j.q8 && has.avx_vnni) {
+        avx2::pack_group(*p.W, c, cols, j.q8->blocks, weight_offset(p.W->type()), group);
+        return avx2::avx_vnni_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
+    }
     if (j.q8) {
-        avx2::pack_group(*p.W, c, cols, j.q8->blocks, group);
+        avx2::pack_group(*p.W, c, cols, j.q8->blocks, 0, group);
         return avx2::int8_group(*j.q8, 0, j.q8->m, group, j.q8->blocks, y, p.ldy, cols, p.accumulate);
     }
     thread_local std::vector<float> values;
@@ -174,7 +199,7 @@ void group_product(const Job& j, Index c, int cols, unsigned char* group) {
         else p.W->columns(0, k, c, cols, values.data()); // (k, cols)
         pack_bf16_group(values.data(), p.out_in ? k : 1, p.out_in ? 1 : cols, cols, k, group);
     }
-    bf16_group(*j.bf16, 0, j.bf16->m, group, (k + 1) / 2, y, p.ldy, cols, p.accumulate, usable().amx);
+    bf16_group(*j.bf16, 0, j.bf16->m, group, (k + 1) / 2, y, p.ldy, cols, p.accumulate, has.amx);
 }
 
 // One panel of up to 64 columns starting at c0 + i · panel.

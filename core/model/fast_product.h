@@ -3,8 +3,8 @@
 // Q8_0 and Q4_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
 // product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
 // float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
-// AVX512-VNNI (vpdpbusd), or on AVX2 (vpmaddubsw, core/model/fast_product_avx2.h) where the CPU lacks
-// VNNI or the kernels in use are x86-64-v3's, to the same bits; and y = Σ_blocks d_w · d_x · Σ q_w q_x
+// AVX512-VNNI (vpdpbusd), or where the CPU lacks it or the kernels in use are x86-64-v3's on AVX-VNNI
+// (vpdpbusd on 256 bits) or AVX2 (vpmaddubsw, core/model/fast_product_avx2.h), to the same bits; and y = Σ_blocks d_w · d_x · Σ q_w q_x
 // accumulates in float32. F32, F16
 // and BF16 weights, either layout, where the CPU has AVX512-BF16: weights and activations rounded to
 // bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where
@@ -24,7 +24,7 @@ namespace core::model::fast {
 
 // True where the kernels in use (core::kernel_build, ATTNVIZ_KERNELS) are x86-64-v3's or v4's: the
 // int8 products of Q8_0 and Q4_0 weights, on AVX512-VNNI where the CPU has it and the level is v4,
-// else on AVX2.
+// else on AVX-VNNI where the CPU has that (Intel's cores since Alder Lake), else on AVX2.
 bool available();
 // "" when available(), else one line saying why not: what the CPU lacks, or the level in use.
 std::string unavailable_reason();
@@ -38,6 +38,10 @@ std::string summary();
 // bf16_available() and AMX-BF16: the bf16 products on AMX's tiles (product() below). Without them
 // core/model/weight_rows.h runs the bf16 products of weights stored (out, in).
 bool tiles_available();
+// Whether x86-64-v3's int8 products may take AVX-VNNI's kernel where the CPU has it (true unless
+// told otherwise): false keeps them on AVX2's, to test and time that kernel on such a CPU. Returns
+// the previous setting.
+bool use_avx_vnni(bool on);
 
 // y (m, n) row stride ldy, = or += x (m, k) row stride ldx times W (n, k)ᵀ or W (k, n).
 struct Product {

@@ -70,7 +70,7 @@ void rows_of_group(const QuantizedRows& x, Index row0, const unsigned char* grou
 
 } // namespace
 
-void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsigned char* group) {
+void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, int offset, unsigned char* group) {
     const bool four_bits = W.type() == WeightType::q4_0;
     const Index block_bytes = four_bits ? 18 : 34; // half d, then 32 int8 or 16 bytes of nibbles
     std::memset(group, 0, static_cast<std::size_t>(blocks * packed_block_bytes));
@@ -81,7 +81,7 @@ void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsi
             unsigned char* block = group + b * packed_block_bytes;
             std::int8_t values[32];
             block_values(at, four_bits, values);
-            for (int j = 0; j < 32; ++j) block[64 * (j / 4) + 4 * c + j % 4] = static_cast<unsigned char>(values[j]);
+            for (int j = 0; j < 32; ++j) block[64 * (j / 4) + 4 * c + j % 4] = static_cast<unsigned char>(values[j] + offset);
             std::uint16_t half;
             std::memcpy(&half, at, 2);
             const float d = half_to_float(half);

@@ -76,8 +76,6 @@ void vnni_group(const QuantizedRows& x, Index row0, Index rows, const unsigned c
 namespace core::model::fast {
 
 // Word r (bytes 4r … 4r+3) of each column's block is gathered into one vector, lane c from column c.
-int weight_offset(WeightType t) { return t == WeightType::q4_0 ? 8 : 128; }
-
 void pack_group(const Weights::Tensor& W, Index c0, int cols, Index blocks, unsigned char* group) {
     const bool four_bits = W.type() == WeightType::q4_0;
     const Index block_bytes = four_bits ? 18 : 34; // half d, then 32 int8 or 16 bytes of nibbles

@@ -50,7 +50,8 @@ void bf16_group(const Bf16Rows& x, ops::Index row0, ops::Index rows, const unsig
 
 // [SECTION] Q8_0 and Q4_0 (AVX512-VNNI)
 
-// The unsigned weights' offset from the signed values: Q8_0 q + 128, Q4_0's nibble q + 8.
+// The unsigned weights' offset from the signed values: Q8_0 q + 128, Q4_0's nibble q + 8. Defined
+// in core/model/fast_product.cpp, built for any x86-64, as the AVX2 and AVX-VNNI packing use it too.
 int weight_offset(WeightType t);
 
 // Columns c0 … c0+cols−1 (cols ≤ 16) of W (out, in) in Q8_0 or Q4_0 packed as vnni_group reads
