@@ -1,6 +1,7 @@
 // core/model/chain_gemm.h — the float32 product of two or more rows for the x86-64-v3 and generic
-// builds of core/model/ops.h. Only core/model/ops_impl.h includes it (compiled once per level, so
-// everything here has internal linkage).
+// builds of core/model/ops.h, and for the x86-64-v4 build's small products (ops_impl.h's small_b).
+// Only core/model/ops_impl.h includes it (compiled once per level, so everything here has internal
+// linkage).
 //
 // Every output C[i][j] is one chain of multiply-adds over k in the order 0 … k−1, started from 0 (or
 // from C where accumulating): a fused multiply-add a link where the build has FMA (x86-64-v3), a

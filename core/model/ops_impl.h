@@ -5,7 +5,7 @@
 //   #define ATTNVIZ_OPS_NAME    "generic", "x86-64-v3", "x86-64-v4"
 //   #define ATTNVIZ_OPS_GETTER  the function of core/model/ops.h that returns this build's Set
 //   #define Eigen               a name of Eigen's namespace unique to this build
-//   #define ATTNVIZ_OPS_ONEDNN  (x86-64-v4 only) two or more rows on oneDNN, not chain_gemm.h
+//   #define ATTNVIZ_OPS_ONEDNN  (x86-64-v4 only) two or more rows on oneDNN, but for small B
 //
 // and compiled with its own -march (see core/kernels_impl.h for why Eigen is renamed). Nothing
 // here may include a project header that includes Eigen.
@@ -14,9 +14,8 @@
 #include "core/model/ops.h"
 #if defined(ATTNVIZ_OPS_ONEDNN)
 #include "core/model/sgemm.h"
-#else
-#include "core/model/chain_gemm.h"
 #endif
+#include "core/model/chain_gemm.h"
 #include "core/model/block_dot.h"
 #include "core/march_build.h"
 #include "core/parallel.h"
@@ -37,14 +36,19 @@ namespace {
 using march::larger;
 using march::smaller;
 
-// Two or more rows: oneDNN's sgemm on x86-64-v4 (core/model/sgemm.h), our own chains of
-// multiply-adds on the other builds (core/model/chain_gemm.h).
+// Two or more rows: our own chains of multiply-adds (core/model/chain_gemm.h), and on x86-64-v4
+// oneDNN's sgemm (core/model/sgemm.h) wherever B is larger than small_b says. oneDNN writes its
+// kernels on a process's first product, about 30 ms, longer than a whole forward of a tiny
+// checkpoint: the tests' and the command line's small models never pay it. A real model's weights
+// (576 or more deep) and, with heads of 64 or more, its attention beyond 64 tokens take oneDNN. The choice depends on
+// B's shape alone, never on m, so a row's bits still do not depend on the rows beside it.
+[[maybe_unused]] bool small_b(const Gemm& g) { return g.k <= 32 || g.k * g.n <= 4096; }
+
 void rows_product(const Gemm& g, bool parallel) {
 #if defined(ATTNVIZ_OPS_ONEDNN)
-    sgemm(g, parallel);
-#else
-    chain::product(g, parallel);
+    if (!small_b(g)) return sgemm(g, parallel);
 #endif
+    chain::product(g, parallel);
 }
 
 // Eigen vectorises an array expression after peeling elements up to the first aligned address,
