@@ -86,7 +86,10 @@ Instructions usable() {
     Instructions has;
     const KernelLevel level = core::kernel_level();
     if (level == KernelLevel::x86_64_v4) has = cpu();
-    if (level == KernelLevel::x86_64_v3) has.int8 = cpu().int8, has.avx_vnni = cpu().avx_vnni;
+    if (level == KernelLevel::x86_64_v3) {
+        has.int8 = cpu().int8;
+        has.avx_vnni = cpu().avx_vnni;
+    }
     has.avx_vnni = has.avx_vnni && avx_vnni_allowed.load();
     return has;
 #else

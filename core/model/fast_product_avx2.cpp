@@ -1,6 +1,7 @@
 // core/model/fast_product_avx2.cpp — the int8 micro-kernel of the fast products on AVX2 (see
 // core/model/fast_product_avx2.h).
 #include "core/model/fast_product_avx2.h"
+#include "core/model/fast_product_ymm.h"
 
 #include "core/model/format/blocks.h"
 
@@ -31,41 +32,20 @@ void block_values(const unsigned char* block, bool four_bits, std::int8_t* out) 
 
 // MR rows × 16 columns (two vectors of 8): each weight vector loaded once a block for all MR rows.
 template <int MR>
-void rows_of_group(const QuantizedRows& x, Index row0, const unsigned char* group, Index blocks, float* y, Index ldy, int cols,
-                   bool accumulate) {
-    const Index width = x.blocks * 32;
+void avx2_rows(const QuantizedRows& x, Index row0, const unsigned char* group, Index blocks, float* y, Index ldy, int cols, bool accumulate) {
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256 acc[MR][2];
-    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-    for (Index b = 0; b < blocks; ++b) {
-        const unsigned char* block = group + b * packed_block_bytes;
-        __m256i s[MR][2];
+    rows_of_group<MR>(x, row0, group, blocks, y, ldy, cols, accumulate, [&](const unsigned char* block, Index b, __m256i (&s)[MR][2]) {
         for (int i = 0; i < MR; ++i) s[i][0] = s[i][1] = _mm256_setzero_si256();
         for (int r = 0; r < 8; ++r)
             for (int h = 0; h < 2; ++h) {
                 const __m256i w = _mm256_load_si256(reinterpret_cast<const __m256i*>(block + 64 * r + 32 * h));
                 const __m256i magnitude = _mm256_abs_epi8(w); // −128 becomes the unsigned byte 128, as it should
                 for (int i = 0; i < MR; ++i) {
-                    std::int32_t four;
-                    std::memcpy(&four, x.q.data() + (row0 + i) * width + b * 32 + 4 * r, 4);
-                    const __m256i pairs = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(_mm256_set1_epi32(four), w));
+                    const __m256i pairs = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(four_bytes(x, row0 + i, b, r), w));
                     s[i][h] = _mm256_add_epi32(s[i][h], _mm256_madd_epi16(pairs, ones));
                 }
             }
-        const __m256 dw[2] = {_mm256_load_ps(reinterpret_cast<const float*>(block + 512)),
-                              _mm256_load_ps(reinterpret_cast<const float*>(block + 544))};
-        for (int i = 0; i < MR; ++i) {
-            const __m256 dx = _mm256_set1_ps(x.d[static_cast<std::size_t>((row0 + i) * x.blocks + b)]);
-            for (int h = 0; h < 2; ++h) acc[i][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[i][h]), _mm256_mul_ps(dw[h], dx), acc[i][h]);
-        }
-    }
-    for (int i = 0; i < MR; ++i) {
-        alignas(32) float out[16];
-        _mm256_store_ps(out, acc[i][0]);
-        _mm256_store_ps(out + 8, acc[i][1]);
-        float* to = y + static_cast<Index>(i) * ldy;
-        for (int c = 0; c < cols; ++c) to[c] = accumulate ? to[c] + out[c] : out[c];
-    }
+    });
 }
 
 } // namespace
@@ -128,8 +108,8 @@ void int8_group(const QuantizedRows& x, Index row0, Index rows, const unsigned c
                 bool accumulate) {
     constexpr int mr = 4;
     Index i = 0;
-    for (; i + mr <= rows; i += mr) rows_of_group<mr>(x, row0 + i, group, blocks, y + i * ldy, ldy, cols, accumulate);
-    for (; i < rows; ++i) rows_of_group<1>(x, row0 + i, group, blocks, y + i * ldy, ldy, cols, accumulate);
+    for (; i + mr <= rows; i += mr) avx2_rows<mr>(x, row0 + i, group, blocks, y + i * ldy, ldy, cols, accumulate);
+    for (; i < rows; ++i) avx2_rows<1>(x, row0 + i, group, blocks, y + i * ldy, ldy, cols, accumulate);
 }
 
 } // namespace core::model::fast::avx2
