@@ -30,6 +30,11 @@ for lib in {l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.sp
     f = ctypes.CDLL(lib).openblas_get_corename; f.restype = ctypes.c_char_p; core = f().decode()
 print(round(2 * 1024 * 768 * 3072 / best / 1e9, 1), core)")
 numpy_rate=${numpy% *}
+# Without OpenBLAS, NumPy runs the reference BLAS on one core: no anchor at all.
+if [ "${numpy#* }" = "?" ]; then
+  echo "bench: NumPy is not on OpenBLAS (Debian: libopenblas0-pthread), so its products are no anchor" >&2
+  exit 1
+fi
 ours_rate=$(counter 'forward/gpt2/mlp.c_fc/1024/real_time' FLOPS)
 rate=$($py -c "print(max($numpy_rate, $ours_rate))")
 bandwidth=$(counter 'memory/read/real_time' bytes_per_second) # GiB/s
