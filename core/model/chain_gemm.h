@@ -1,5 +1,5 @@
 // core/model/chain_gemm.h — the float32 product of two or more rows for the x86-64-v3 and generic
-// builds of core/model/ops.h, and for the x86-64-v4 build's small products (ops_impl.h's small_b).
+// builds of core/model/ops.h, and for the x86-64-v4 build's small products (ops_impl.h's rows_product).
 // Only core/model/ops_impl.h includes it (compiled once per level, so everything here has internal
 // linkage).
 //

@@ -37,16 +37,16 @@ using march::larger;
 using march::smaller;
 
 // Two or more rows: our own chains of multiply-adds (core/model/chain_gemm.h), and on x86-64-v4
-// oneDNN's sgemm (core/model/sgemm.h) wherever B is larger than small_b says. oneDNN writes its
-// kernels on a process's first product, about 30 ms, longer than a whole forward of a tiny
-// checkpoint: the tests' and the command line's small models never pay it. A real model's weights
-// (576 or more deep) and, with heads of 64 or more, its attention beyond 64 tokens take oneDNN. The choice depends on
-// B's shape alone, never on m, so a row's bits still do not depend on the rows beside it.
-[[maybe_unused]] bool small_b(const Gemm& g) { return g.k <= 32 || g.k * g.n <= 4096; }
-
+// oneDNN's sgemm (core/model/sgemm.h) wherever B is more than 32 deep and holds more than 4096
+// values. oneDNN writes its kernels on a process's first product, about 30 ms, longer than a whole
+// forward of a tiny checkpoint: the tests' and the command line's small models never pay it. A real
+// model's weights (576 or more deep) and, with heads of 64 or more, its attention beyond 64 tokens
+// take oneDNN. The choice depends on B's shape alone, never on m, so a row's bits still do not
+// depend on the rows beside it.
 void rows_product(const Gemm& g, bool parallel) {
 #if defined(ATTNVIZ_OPS_ONEDNN)
-    if (!small_b(g)) return sgemm(g, parallel);
+    const bool small_b = g.k <= 32 || g.k * g.n <= 4096;
+    if (!small_b) return sgemm(g, parallel);
 #endif
     chain::product(g, parallel);
 }
