@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -116,6 +117,15 @@ TEST_CASE("loading a file: missing, a directory, and the path in the message") {
     };
     CHECK(load_error("/nonexistent/scene.json") == "/nonexistent/scene.json: cannot open: No such file or directory");
     CHECK(load_error("/tmp") == "/tmp: is a directory, expected a scenario file");
+    // A model given where a scenario goes (`attnviz model.gguf`) is named as a model, before any of
+    // its bytes are read as JSON.
+    const std::string gguf = fixtures::temp_dir() + "/model.gguf", folder = fixtures::temp_dir() + "/hub_model";
+    std::ofstream(gguf, std::ios::binary) << "GGUF\x03\x00\x00\x00[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[";
+    ::mkdir(folder.c_str(), 0755);
+    std::ofstream(folder + "/config.json") << R"({"model_type": "gpt2"})";
+    const std::string hint = ": is a model, not a scenario file: open it with --model, or with File ▸ Open model…";
+    CHECK(load_error(gguf) == gguf + hint);
+    CHECK(load_error(folder) == folder + hint);
 }
 
 TEST_CASE("random garbage never crashes the loader") {

@@ -407,7 +407,11 @@ Scenario load_scenario_file(const std::string& path) {
         std::ifstream in(path, std::ios::binary);
         if (!in) fail(std::string("cannot open: ") + errno_text());
         struct stat st{};
-        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("is a directory, expected a scenario file");
+        const bool directory = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        // A model (a .gguf file, a folder with config.json) would otherwise fail somewhere in its bytes.
+        if (directory ? std::ifstream(path + "/config.json").good() : opens_as(path, Kind::checkpoint))
+            fail("is a model, not a scenario file: open it with --model, or with File ▸ Open model…");
+        if (directory) fail("is a directory, expected a scenario file");
         in.seekg(0, std::ios::end);
         const std::streamoff size = in.tellg();
         if (size < 0) fail("cannot read the file");
