@@ -1,16 +1,16 @@
 // core/model/fast_product.h — the opt-in fast products (ForwardOptions::fast_products).
 //
-// Q8_0 and Q4_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such a
-// product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept in
-// float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
-// AVX512-VNNI (vpdpbusd), or where the CPU lacks it or the kernels in use are x86-64-v3's on AVX-VNNI
-// (vpdpbusd on 256 bits) or AVX2 (vpmaddubsw, core/model/fast_product_avx2.h), to the same bits; and y = Σ_blocks d_w · d_x · Σ q_w q_x
-// accumulates in float32. F32, F16
-// and BF16 weights, either layout, where the CPU has AVX512-BF16: weights and activations rounded to
-// bf16 (nearest even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where
-// the CPU has AMX-BF16, the others by vdpbf16ps. (On a Sapphire-Rapids-class CPU vdpbf16ps runs no
-// more sums a cycle than FMA, and AMX is what makes bf16 faster; AMD's Zen 4 runs vdpbf16ps at twice
-// FMA's sums.) Without AMX, weights stored (out, in) take core/model/weight_rows.h's kernel in bf16
+// Q8_0 and Q4_0 weights (out, in) times activations quantized as llama.cpp quantizes them for such
+// a product: per row, per block of 32 values, d = max|x| / 127 and q = round(x / d) in int8 (d kept
+// in float32 here, not rounded to half as ggml stores it). The block's integer dot product runs on
+// AVX512-VNNI (vpdpbusd), or where the CPU lacks it or the kernels in use are x86-64-v3's on
+// AVX-VNNI (vpdpbusd on 256 bits) or AVX2 (vpmaddubsw, core/model/fast_product_avx2.h), to the same
+// bits; and y = Σ_blocks d_w · d_x · Σ q_w q_x accumulates in float32. F32, F16 and BF16 weights,
+// either layout, where the CPU has AVX512-BF16: weights and activations rounded to bf16 (nearest
+// even) and multiplied into float32 sums, 32 rows at a time by AMX's tdpbf16ps where the CPU has
+// AMX-BF16, the others by vdpbf16ps. (On a Sapphire-Rapids-class CPU vdpbf16ps runs no more sums a
+// cycle than FMA, and AMX is what makes bf16 faster; AMD's Zen 4 runs vdpbf16ps at twice FMA's
+// sums.) Without AMX, weights stored (out, in) take core/model/weight_rows.h's kernel in bf16
 // instead, which packs no panel of weights; one row stays exact. The K-quants, and CPUs without the
 // instructions, take the exact products.
 #pragma once
