@@ -3,6 +3,8 @@
 //
 //   forward/gpt2/NAME/T      GPT-2 small's c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj (Conv1D, (in, out))
 //                            and one 2048-id block of the LM head (wte, (out, in)), F32, T = 1, 32, 128, 1024
+//   forward/gpt2/stack/T     those four products of all 12 layers in turn, each layer its own F32
+//                            weights (340 MB): as a forward reads them, from memory, T = 128, 1024
 //   forward/gpt2/Q8_0/NAME/T  the same four in a GGUF's Q8_0 blocks (out, in), T = 1, 128, 1024
 //   forward/llama/TYPE/NAME/T  a Llama-1B-sized layer's q_proj, k_proj (= v_proj), gate_proj (= up_proj),
 //                            down_proj ((out, in)), F32 in place and BF16 through panels, T = 1, 32, 128
@@ -119,6 +121,31 @@ struct Shape {
     std::int64_t k, n;
 };
 
+// GPT-2 small's four products of every layer in turn, each with its own weights, so that B comes
+// from memory as in a forward (one shape's weights alone stay in a large L3 from one run to the next).
+void stack(benchmark::State& state, const Shape* shapes, int count) {
+    constexpr int layers = 12;
+    const std::int64_t m = state.range(0);
+    std::vector<std::shared_ptr<core::model::Weights>> w;
+    std::vector<core::model::WeightProduct> products;
+    std::vector<float> x(static_cast<std::size_t>(m * 3072), 0.5f), y(static_cast<std::size_t>(m * 3072)); // (m, ≤ 3072) each
+    double flops = 0.0;
+    for (int l = 0; l < layers; ++l)
+        for (int i = 0; i < count; ++i) {
+            const Shape& s = shapes[i];
+            w.push_back(weights(WeightType::f32, s.k, s.n));
+            products.push_back({x.data(), s.k, m, &w.back()->require("w", {s.k, s.n}), core::model::Layout::in_out, y.data(), s.n});
+            flops += 2.0 * static_cast<double>(m * s.k * s.n);
+        }
+    for (const auto& p : products) core::model::product(p); // every page touched once
+    for (auto _ : state) {
+        for (const auto& p : products) core::model::product(p);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1000);
+}
+
 void register_forwards() {
     using core::model::Layout;
     const Shape gpt2[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
@@ -126,6 +153,9 @@ void register_forwards() {
         benchmark::RegisterBenchmark((std::string("forward/gpt2/") + s.name).c_str(), [s](benchmark::State& st) {
             product(st, WeightType::f32, s.n, s.k, Layout::in_out);
         })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+    static const Shape layer[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
+    benchmark::RegisterBenchmark("forward/gpt2/stack", [](benchmark::State& st) { stack(st, layer, 4); })
+        ->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
     for (const Shape& s : gpt2) // a GGUF's Q8_0 blocks, stored (out, in)
         benchmark::RegisterBenchmark((std::string("forward/gpt2/Q8_0/") + s.name).c_str(), [s](benchmark::State& st) {
             product(st, WeightType::q8_0, s.n, s.k, Layout::out_in);

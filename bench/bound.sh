@@ -3,14 +3,8 @@
 #               OpenBLAS (numpy_rate; its kernel in ${numpy#* }) and attnviz's own product (ours_rate,
 #               attnviz_bench_products), both at GPT-2 small's MLP shape (1024, 768) · (768, 3072), 2 threads
 #   bandwidth   memory read, GiB/s (attnviz_bench_products' memory/read, 2 threads)
-#   anchor      the environment of the anchors' processes: OPENBLAS_CORETYPE=SkylakeX where attnviz runs
-#               x86-64-v4's kernels, Haswell (OpenBLAS's AVX2 kernels) where it runs x86-64-v3's or
-#               generic ones (ATTNVIZ_KERNELS, or a CPU without AVX-512), as OpenBLAS 0.3.21 may take
-#               a newer Xeon for an older core (never set for attnviz itself)
-#   level       the kernel level attnviz runs on (attnviz --version)
-level=$("$attnviz" --version | sed -n 's/^kernels: \([^ ]*\).*/\1/p')
-[ "$level" = x86-64-v4 ] && coretype=SkylakeX || coretype=Haswell
-anchor=(env OPENBLAS_CORETYPE=$coretype OPENBLAS_NUM_THREADS=2)
+#   level, anchor  as bench/anchor.sh sets them: OpenBLAS's kernels of attnviz's level for the anchors
+source "$(dirname "${BASH_SOURCE[0]}")/anchor.sh"
 products=$(dirname "$attnviz")/attnviz_bench_products
 [ -x "$products" ] || { echo "bench: $products is missing (it is built where libbenchmark-dev is installed)" >&2; exit 1; }
 

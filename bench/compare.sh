@@ -6,7 +6,7 @@
 #
 # Builds attnviz and attnviz_bench (Release, no window) in $BUILD (default build-bench), then runs
 # ROUNDS rounds of: attnviz --bench-core, bench/numpy_reference.py (/usr/bin/python3 with Debian's
-# python3-numpy), each REPS (default 50) timed runs; then the GEMM benchmarks. Prints every
+# python3-numpy, on OpenBLAS's kernels of attnviz's level: bench/anchor.sh), each REPS (default 50) timed runs; then the GEMM benchmarks. Prints every
 # JSON line, the median of the rounds' medians, the ratio NumPy / attnviz, the FLOP count and the
 # ratio to the arithmetic bound (FLOPs / the faster of the two GEMM rates, same kernels and threads). The machine's load is printed too: on shared
 # cores, compare medians taken close together.
@@ -33,6 +33,8 @@ fi
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_WINDOW=OFF >/dev/null
 cmake --build "$build" --target attnviz attnviz_bench >/dev/null
+attnviz=$build/attnviz
+source bench/anchor.sh # NumPy on OpenBLAS's kernels of attnviz's level
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 results=$(mktemp)
@@ -40,7 +42,7 @@ gemm_json=$(mktemp)
 trap 'rm -f "$results" "$gemm_json"' EXIT
 for ((r = 1; r <= rounds; ++r)); do
   a=$("$build/attnviz" --bench-core --tokens "$n" --dim "$d" --reps "$reps")
-  p=$("$py" bench/numpy_reference.py --tokens "$n" --dim "$d" --reps "$reps")
+  p=$("${anchor[@]}" "$py" bench/numpy_reference.py --tokens "$n" --dim "$d" --reps "$reps")
   echo "attnviz $a"
   echo "numpy   $p"
   echo "A $a" >>"$results"

@@ -9,7 +9,8 @@ function, word for word. float64 throughout, like attnviz.
 
 prints one JSON line {"tokens", "dim", "median_ms", "min_ms", "blas"}.
 Run it with Debian's /usr/bin/python3 and python3-numpy (BLAS: OpenBLAS when
-libopenblas0-pthread is installed, else the reference BLAS; "blas" says which).
+libopenblas0-pthread is installed, else the reference BLAS; "blas" says which, and
+OpenBLAS's kernel: OPENBLAS_CORETYPE=Haswell for the AVX2 path, as bench/compare.sh sets it).
 """
 import argparse
 import json
@@ -34,12 +35,23 @@ def full(X, W_Q, W_K, W_V):
     return attention(Q, K, V)
 
 
+def openblas_core(path):
+    """The kernel OpenBLAS chose (OPENBLAS_CORETYPE, or its reading of the CPU)."""
+    try:
+        import ctypes
+        core = ctypes.CDLL(path).openblas_get_corename
+        core.restype = ctypes.c_char_p
+        return core().decode()
+    except (OSError, AttributeError):
+        return "?"
+
+
 def blas_name():
     try:
         import threadpoolctl  # not needed; only used when present
         for info in threadpoolctl.threadpool_info():
             if info.get("user_api") == "blas":
-                return info.get("internal_api", "?")
+                return f'{info.get("internal_api", "?")} {info.get("architecture", "?")}'.strip()
     except ImportError:
         pass
     # Which libblas the dynamic linker gave this process.
@@ -49,7 +61,7 @@ def blas_name():
                 if "blas" in line and ".so" in line:
                     path = line.split()[-1]
                     if "openblas" in path:
-                        return "openblas"
+                        return "openblas " + openblas_core(path)
                     if "blis" in path:
                         return "blis"
                     if "atlas" in path:
