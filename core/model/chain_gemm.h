@@ -137,6 +137,9 @@ inline void transpose8(const float* const* rows, Index p, float* out) {
 #endif
 
 // B's rows p0 … p0+kc−1, columns j0 … j0+cols−1 as panels of NR columns (kc, NR), zeros past cols.
+// Here and in pack_a the values and the zeros past an edge are written by two loops, never as one
+// `j < w ? src[j] : 0`: compilers turn that into masked loads, whose masked-off lanes QEMU 7.2
+// (tests/emulated_cpu.sh) reads and faults on past the end of B, where the hardware reads nothing.
 // B (k, n) is read 16 rows at a time across every panel, each panel's 16 rows written as one 1 KB
 // run: a panel's column of 16 floats down 512 rows touched 512 pages (packing GPT-2's c_attn at
 // t = 128 that way took a fifth of the product's time), and one row at a time wrote a line into
@@ -156,8 +159,10 @@ void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __re
                 for (; p + 8 <= kc; p += 8)
                     for (int half = 0; half < NR; half += 8) transpose8(rows + half, p, panel + p * NR + half);
 #endif
-            for (; p < kc; ++p)
-                for (Index j = 0; j < NR; ++j) panel[p * NR + j] = rows[j] ? rows[j][p] : 0.0f;
+            for (; p < kc; ++p) {
+                for (Index j = 0; j < w; ++j) panel[p * NR + j] = rows[j][p];
+                for (Index j = w; j < NR; ++j) panel[p * NR + j] = 0.0f;
+            }
         }
         return;
     }
@@ -170,10 +175,12 @@ void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __re
                 float* out = dst + q * kc * NR + p * NR;
                 for (int j = 0; j < NR; ++j) out[j] = src[j]; // constant length: a vector copy
             }
+        const Index w = cols - full * NR; // the last panel's columns, then zeros (see pack_b)
         for (Index p = p1; full < panels && p < p2; ++p) {
             const float* src = g.B + (p0 + p) * g.ldb + j0 + full * NR;
             float* out = dst + full * kc * NR + p * NR;
-            for (Index j = 0; j < NR; ++j) out[j] = full * NR + j < cols ? src[j] : 0.0f;
+            std::copy(src, src + w, out);
+            std::fill(out + w, out + NR, 0.0f);
         }
     }
 }
@@ -215,8 +222,10 @@ void pack_a(const Gemm& g, Index i0, const Panels& panels, Index p0, Index kc, f
                 for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (p + i) * MR, v[i]);
             }
 #endif
-        for (; p < kc; ++p)
-            for (Index r = 0; r < MR; ++r) dst[p * MR + r] = src[r] ? src[r][p] : 0.0f;
+        for (; p < kc; ++p) {
+            for (Index r = 0; r < h; ++r) dst[p * MR + r] = src[r][p];
+            for (Index r = h; r < MR; ++r) dst[p * MR + r] = 0.0f;
+        }
     }
 }
 
