@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The test suite as another x86-64 CPU runs it, under QEMU's user-mode emulator.
 
-usage: tests/emulated_cpu.py BUILD [--cpu MODEL] [-R REGEX] [-E REGEX] [-j JOBS]
+usage: tests/emulated_cpu.py BUILD [--cpu MODEL] [-R REGEX] [-E REGEX] [--no-unit] [-j JOBS]
 
 attnviz chooses its kernels from what cpuid says (core/kernels.h). ATTNVIZ_KERNELS can make an AVX-512
 machine run the AVX2 path, but not make it answer cpuid as a CPU without AVX-512, so the choices and
@@ -11,8 +11,8 @@ FMA and F16C in software, each fused multiply-add rounded once as the hardware r
 
 MODEL defaults to EPYC-Milan: AMD's Zen 3, with AVX2, FMA and F16C, and neither AVX-512 nor AVX-VNNI.
 Every test of BUILD's ctest list that runs attnviz or the unit tests runs with those programs under
-QEMU: the unit tests as one process (every case), the others as ctest would run them, with their
-environment and working directory. The tests that never run either program are left out. One line
+QEMU: the unit tests as one process (every case, unless --no-unit), the others as ctest would run
+them, with their environment and working directory. The tests that never run either program are left out. One line
 per test; exit status 1 if any failed.
 
 The emulator runs attnviz 10 to 40 times slower than the hardware, so this is a check to run by hand
@@ -82,6 +82,7 @@ def main():
     p.add_argument("--cpu", default="EPYC-Milan", help="a model of `qemu-x86_64 -cpu help` (default: EPYC-Milan, Zen 3)")
     p.add_argument("-R", dest="include", default="", help="only the tests whose names match")
     p.add_argument("-E", dest="exclude", default="", help="not the tests whose names match")
+    p.add_argument("--no-unit", action="store_true", help="leave out the unit tests' process")
     p.add_argument("-j", dest="jobs", type=int, default=2)
     a = p.parse_args()
     qemu = shutil.which("qemu-x86_64")
@@ -107,7 +108,7 @@ def main():
             unit_props = properties(t)
             continue
         jobs.append((t["name"], [wrapped.get(arg, arg) for arg in command], properties(t)))
-    if unit_props is not None:
+    if unit_props is not None and not a.no_unit:
         jobs.insert(0, ("the unit tests (every case)", [wrapped[unit]], unit_props))
 
     version = subprocess.run([wrapped[os.path.join(build, "attnviz")], "--version"], capture_output=True, text=True).stdout.strip()
