@@ -11,8 +11,8 @@ FMA and F16C in software, each fused multiply-add rounded once as the hardware r
 
 MODEL defaults to EPYC-Milan: AMD's Zen 3, with AVX2, FMA and F16C, and neither AVX-512 nor AVX-VNNI.
 Every test of BUILD's ctest list that runs attnviz or the unit tests runs with those programs under
-QEMU: the unit tests as one process (every case, unless --no-unit), the others as ctest would run
-them, with their environment and working directory. The tests that never run either program are left out. One line
+QEMU, as ctest would run them, with their environment and working directory; but without -R or -E,
+the unit tests (unless --no-unit) go in runs of UNIT_CHUNK cases, one process each, not one a case. The tests that never run either program are left out. One line
 per test; exit status 1 if any failed.
 
 The emulator runs attnviz 10 to 40 times slower than the hardware, so this is a check to run by hand
@@ -30,7 +30,8 @@ import sys
 import tempfile
 import time
 
-SLOWER = 40  # a test's ctest TIMEOUT times this, under the emulator
+SLOWER = 40      # a test's ctest TIMEOUT times this, under the emulator
+UNIT_CHUNK = 30  # unit test cases per process (doctest's --first and --last)
 
 
 def cpu_option(qemu, model):
@@ -50,6 +51,15 @@ def wrapper(folder, name, qemu, cpu, program):
         f.write(f'#!/bin/sh\nexec {qemu} -cpu {cpu} {program} "$@"\n')
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+def unit_runs(unit, wrapped_unit, props):
+    """The unit tests' cases in runs of UNIT_CHUNK, counted by the program itself (natively)."""
+    out = subprocess.run([unit, "--count"], capture_output=True, text=True).stdout
+    count = int(re.search(r"passing the current filters: (\d+)", out).group(1))
+    return [(f"the unit tests, cases {first}-{min(count, first + UNIT_CHUNK - 1)} of {count}",
+             [wrapped_unit, f"--first={first}", f"--last={first + UNIT_CHUNK - 1}"], props)
+            for first in range(1, count + 1, UNIT_CHUNK)]
 
 
 def ctest_list(build):
@@ -82,7 +92,7 @@ def main():
     p.add_argument("--cpu", default="EPYC-Milan", help="a model of `qemu-x86_64 -cpu help` (default: EPYC-Milan, Zen 3)")
     p.add_argument("-R", dest="include", default="", help="only the tests whose names match")
     p.add_argument("-E", dest="exclude", default="", help="not the tests whose names match")
-    p.add_argument("--no-unit", action="store_true", help="leave out the unit tests' process")
+    p.add_argument("--no-unit", action="store_true", help="leave out the unit tests")
     p.add_argument("-j", dest="jobs", type=int, default=2)
     a = p.parse_args()
     qemu = shutil.which("qemu-x86_64")
@@ -104,12 +114,14 @@ def main():
             continue
         if not any(arg in wrapped for arg in command):
             continue
-        if command[0] == unit:  # one doctest case: all of them run in one process below
+        if command[0] == unit and not (a.include or a.exclude):  # every case: in runs of UNIT_CHUNK below
             unit_props = properties(t)
+            continue
+        if command[0] == unit and a.no_unit:
             continue
         jobs.append((t["name"], [wrapped.get(arg, arg) for arg in command], properties(t)))
     if unit_props is not None and not a.no_unit:
-        jobs.insert(0, ("the unit tests (every case)", [wrapped[unit]], unit_props))
+        jobs = unit_runs(unit, wrapped[unit], unit_props) + jobs
 
     version = subprocess.run([wrapped[os.path.join(build, "attnviz")], "--version"], capture_output=True, text=True).stdout.strip()
     print(f"emulated_cpu: {len(jobs)} runs on {a.cpu}, where `attnviz --version` says:\n  " + version.replace("\n", "\n  "))

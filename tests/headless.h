@@ -35,6 +35,11 @@ enum Key : int {
 
 inline bool file_exists(const char* path) { return std::ifstream(path).good(); }
 
+// How long a test waits on a worker between two frames, at most: a worker's wait_idle returns as
+// soon as it is idle, so a fast machine never waits this long, and a slow one (the sanitizers, the
+// emulator of tests/emulated_cpu.py, 50 times slower) is not taken for a hang.
+constexpr double worker_wait = 1.0; // seconds
+
 class Ui {
 public:
     explicit Ui(core::Scenario s = core::preset_three_tokens(), ImVec2 display = ImVec2(1600, 1000))

@@ -30,7 +30,7 @@ inline std::string tiny(const std::string& name) { return fixtures::checkpoints(
 inline void until_run(headless::Ui& ui) {
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
     for (int k = 0; k < 400; ++k) {
-        m.session.wait_idle(0.05);
+        m.session.wait_idle(headless::worker_wait);
         ui.frame();
         if (m.seen == m.asked && !m.session.progress().running) return ui.frame();
     }

@@ -232,7 +232,7 @@ TEST_CASE("model panels: the command line's model is read in the background — 
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
     const auto arrive = [&] {
         for (int k = 0; k < 400 && m.opening(); ++k) {
-            m.loading.wait_idle(0.01);
+            m.loading.wait_idle(headless::worker_wait);
             ui.frame();
         }
         REQUIRE_FALSE(m.opening());

@@ -29,7 +29,7 @@ struct FullHdCircuitsWorkspace : CircuitsWorkspace {
 const core::model::CircuitsResult& finished(headless::Ui& ui, ui::ModelCircuitsView& st) {
     ui.frame();
     for (int k = 0; k < 400 && st.job.busy(); ++k) {
-        st.job.wait_idle(0.05);
+        st.job.wait_idle(headless::worker_wait);
         ui.frame();
     }
     ui.frames(2);

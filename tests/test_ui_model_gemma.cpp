@@ -22,7 +22,7 @@ using model_ui::until_run;
 void until_importance(headless::Ui& ui, ui::ModelService& m) {
     ui.click(ui.item("model importance run"));
     for (int k = 0; k < 400 && m.importance.state().running; ++k) {
-        m.importance.wait_idle(0.05);
+        m.importance.wait_idle(headless::worker_wait);
         ui.frame();
     }
     ui.frames(2);
@@ -67,7 +67,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model workspace on Gemma: head view, top 10, 
             ui.click(ui.item("model_steps.next"));
             until_run(ui);
             for (int f = 0; f < 400 && steps.shown.ids.size() < ids.size() + static_cast<std::size_t>(k); ++f) {
-                m.session.wait_idle(0.05);
+                m.session.wait_idle(headless::worker_wait);
                 ui.frame();
             }
             REQUIRE(steps.shown.ids.size() == ids.size() + static_cast<std::size_t>(k));

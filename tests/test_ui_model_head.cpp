@@ -29,7 +29,7 @@ using model_ui::tiny;
 void until_idle(Ui& ui) {
     ui::ModelService& m = ui.st().view.state<ui::ModelService>();
     for (int k = 0; k < 400; ++k) {
-        const bool idle = m.session.wait_idle(0.05);
+        const bool idle = m.session.wait_idle(headless::worker_wait);
         ui.frames(2);
         if (idle && m.seen == m.asked) return;
     }

@@ -298,7 +298,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model probes: head importance runs on a worke
     CHECK(v.open["model_importance"]);
     ui.click(ui.item("model importance run"));
     for (int k = 0; k < 400 && m.importance.state().running; ++k) {
-        m.importance.wait_idle(0.05);
+        m.importance.wait_idle(headless::worker_wait);
         ui.frame();
     }
     ui.frames(2);

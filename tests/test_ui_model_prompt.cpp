@@ -215,7 +215,7 @@ TEST_CASE_FIXTURE(ModelWorkspace, "model prompt: the second prompt of Compare wr
     ui.key(headless::key_enter);
     until_run(ui);
     for (int k = 0; k < 100 && !v.state<ui::ModelCompareView>().shown; ++k) {
-        m.session.wait_idle(0.05);
+        m.session.wait_idle(headless::worker_wait);
         ui.frame();
     }
     const ui::ModelCompareView& st = v.state<ui::ModelCompareView>();
