@@ -86,6 +86,29 @@ def run_one(name, command, props):
     return name, ok, time.time() - start, tail
 
 
+def select(a, build, wrapped, unit):
+    """(name, command, properties) of each run: the tests of BUILD that start a wrapped program, their
+    commands pointing at the wrappers."""
+    jobs, unit_props = [], None
+    for t in ctest_list(build):
+        command = t.get("command") or []
+        if a.include and not re.search(a.include, t["name"]):
+            continue
+        if a.exclude and re.search(a.exclude, t["name"]):
+            continue
+        if not any(arg in wrapped for arg in command):
+            continue
+        if command[0] == unit and not (a.include or a.exclude):  # every case: in runs of UNIT_CHUNK below
+            unit_props = properties(t)
+            continue
+        if command[0] == unit and a.no_unit:
+            continue
+        jobs.append((t["name"], [wrapped.get(arg, arg) for arg in command], properties(t)))
+    if unit_props is not None and not a.no_unit:
+        jobs = unit_runs(unit, wrapped[unit], unit_props) + jobs
+    return jobs
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("build")
@@ -105,23 +128,7 @@ def main():
     wrapped = {path: wrapper(folder, name, qemu, cpu, path) for path, name in programs.items()}
     unit = os.path.join(build, "tests", "attnviz_tests")
 
-    jobs, unit_props = [], None
-    for t in ctest_list(build):
-        command = t.get("command") or []
-        if a.include and not re.search(a.include, t["name"]):
-            continue
-        if a.exclude and re.search(a.exclude, t["name"]):
-            continue
-        if not any(arg in wrapped for arg in command):
-            continue
-        if command[0] == unit and not (a.include or a.exclude):  # every case: in runs of UNIT_CHUNK below
-            unit_props = properties(t)
-            continue
-        if command[0] == unit and a.no_unit:
-            continue
-        jobs.append((t["name"], [wrapped.get(arg, arg) for arg in command], properties(t)))
-    if unit_props is not None and not a.no_unit:
-        jobs = unit_runs(unit, wrapped[unit], unit_props) + jobs
+    jobs = select(a, build, wrapped, unit)
 
     version = subprocess.run([wrapped[os.path.join(build, "attnviz")], "--version"], capture_output=True, text=True).stdout.strip()
     print(f"emulated_cpu: {len(jobs)} runs on {a.cpu}, where `attnviz --version` says:\n  " + version.replace("\n", "\n  "))
