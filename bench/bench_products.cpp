@@ -148,13 +148,12 @@ void stack(benchmark::State& state, const Shape* shapes, int count) {
 
 void register_forwards() {
     using core::model::Layout;
-    const Shape gpt2[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
+    static const Shape gpt2[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
     for (const Shape& s : gpt2)
         benchmark::RegisterBenchmark((std::string("forward/gpt2/") + s.name).c_str(), [s](benchmark::State& st) {
             product(st, WeightType::f32, s.n, s.k, Layout::in_out);
         })->Arg(1)->Arg(32)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
-    static const Shape layer[] = {{"c_attn", 768, 2304}, {"attn.c_proj", 768, 768}, {"mlp.c_fc", 768, 3072}, {"mlp.c_proj", 3072, 768}};
-    benchmark::RegisterBenchmark("forward/gpt2/stack", [](benchmark::State& st) { stack(st, layer, 4); })
+    benchmark::RegisterBenchmark("forward/gpt2/stack", [](benchmark::State& st) { stack(st, gpt2, 4); })
         ->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
     for (const Shape& s : gpt2) // a GGUF's Q8_0 blocks, stored (out, in)
         benchmark::RegisterBenchmark((std::string("forward/gpt2/Q8_0/") + s.name).c_str(), [s](benchmark::State& st) {

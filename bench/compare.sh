@@ -6,9 +6,10 @@
 #
 # Builds attnviz and attnviz_bench (Release, no window) in $BUILD (default build-bench), then runs
 # ROUNDS rounds of: attnviz --bench-core, bench/numpy_reference.py (/usr/bin/python3 with Debian's
-# python3-numpy, on OpenBLAS's kernels of attnviz's level: bench/anchor.sh), each REPS (default 50) timed runs; then the GEMM benchmarks. Prints every
-# JSON line, the median of the rounds' medians, the ratio NumPy / attnviz, the FLOP count and the
-# ratio to the arithmetic bound (FLOPs / the faster of the two GEMM rates, same kernels and threads). The machine's load is printed too: on shared
+# python3-numpy, on OpenBLAS's kernels of attnviz's level: bench/anchor.sh), each REPS (default 50)
+# timed runs; then the GEMM benchmarks. Prints every JSON line, the median of the rounds' medians,
+# the ratio NumPy / attnviz, the FLOP count and the ratio to the arithmetic bound (FLOPs / the faster
+# of the two GEMM rates, same kernels and threads). The machine's load is printed too: on shared
 # cores, compare medians taken close together.
 set -euo pipefail
 cd "$(dirname "$0")/.."

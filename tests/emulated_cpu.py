@@ -44,9 +44,9 @@ def cpu_option(qemu, model):
     return ",".join([model] + ["-" + f for f in dropped])
 
 
-def wrapper(folder, name, qemu, cpu, program):
-    """An executable script `name` in folder that runs program under the emulator."""
-    path = os.path.join(folder, name)
+def wrapper(folder, qemu, cpu, program):
+    """An executable script of program's name in folder that runs program under the emulator."""
+    path = os.path.join(folder, os.path.basename(program))
     with open(path, "w") as f:
         f.write(f'#!/bin/sh\nexec {qemu} -cpu {cpu} {program} "$@"\n')
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -122,15 +122,13 @@ def main():
     if not qemu:
         sys.exit("emulated_cpu: qemu-x86_64 is missing (Debian: apt-get install qemu-user)")
     build = os.path.abspath(a.build)
-    programs = {os.path.join(build, "attnviz"): "attnviz", os.path.join(build, "tests", "attnviz_tests"): "attnviz_tests"}
+    attnviz, unit = os.path.join(build, "attnviz"), os.path.join(build, "tests", "attnviz_tests")
     cpu = cpu_option(qemu, a.cpu)
     folder = tempfile.mkdtemp(prefix="attnviz-emulated-")
-    wrapped = {path: wrapper(folder, name, qemu, cpu, path) for path, name in programs.items()}
-    unit = os.path.join(build, "tests", "attnviz_tests")
-
+    wrapped = {path: wrapper(folder, qemu, cpu, path) for path in (attnviz, unit)}
     jobs = select(a, build, wrapped, unit)
 
-    version = subprocess.run([wrapped[os.path.join(build, "attnviz")], "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([wrapped[attnviz], "--version"], capture_output=True, text=True).stdout.strip()
     print(f"emulated_cpu: {len(jobs)} runs on {a.cpu}, where `attnviz --version` says:\n  " + version.replace("\n", "\n  "))
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:

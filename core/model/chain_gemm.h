@@ -139,7 +139,7 @@ inline void transpose8(const float* const* rows, Index p, float* out) {
 // B's rows p0 … p0+kc−1, columns j0 … j0+cols−1 as panels of NR columns (kc, NR), zeros past cols.
 // Here and in pack_a the values and the zeros past an edge are written by two loops, never as one
 // `j < w ? src[j] : 0`: compilers turn that into masked loads, whose masked-off lanes QEMU 7.2
-// (tests/emulated_cpu.sh) reads and faults on past the end of B, where the hardware reads nothing.
+// (tests/emulated_cpu.py) reads and faults on past the end of B, where the hardware reads nothing.
 // B (k, n) is read 16 rows at a time across every panel, each panel's 16 rows written as one 1 KB
 // run: a panel's column of 16 floats down 512 rows touched 512 pages (packing GPT-2's c_attn at
 // t = 128 that way took a fifth of the product's time), and one row at a time wrote a line into
