@@ -289,9 +289,10 @@ thread_local std::vector<float> a_buffer, b_buffer; // this thread's packed bloc
 
 // Columns c0 … c1−1 of C where A has at most MC_FEW rows: per block of depth, A packed once
 // (it stays in L2), then B in blocks of NC_FEW columns that stay in L2 beside it, or panel by
-// panel where B is (n, k); the next block's rows of B asked for while a block's tiles run. Against
-// the blocks of the larger products (B's 1.5 MB block in L3, A in blocks of 96 rows, nothing asked
-// ahead), GPT-2's products at t = 128 ran 4-14 % faster on two cores.
+// panel where B is (n, k). Against the blocks of the larger products (B's 1.5 MB block in L3, A in
+// blocks of 96 rows), GPT-2's products at t = 128 ran 4-14 % faster on two cores. B (k, n) is
+// left to the hardware's prefetchers: asking for the next block's 256 KB ahead (Ahead) cost more
+// than it saved, and without it GPT-2's forward at t = 128 ran 5 % faster (x86-64-v3, two cores).
 void few_rows(const Gemm& g, Index c0, Index c1) {
     const Panels panels(g.m);
     for (Index pc = 0; pc < g.k; pc += KC) {
@@ -307,16 +308,8 @@ void few_rows(const Gemm& g, Index c0, Index c1) {
             const Index nc = std::min(NC_FEW, c1 - jc);
             float* b = aligned(b_buffer, (nc + NR - 1) / NR * NR * kc);
             pack_b(g, pc, kc, jc, nc, b);
-            const bool last = jc + NC_FEW >= c1; // then the next block is the first of the next depths
-            const Index p_next = last ? pc + KC : pc, j_next = last ? c0 : jc + NC_FEW;
-            const Index next_rows = std::max<Index>(0, std::min(KC, g.k - p_next));
-            Ahead next(next_rows ? g.B + p_next * g.ldb + j_next : g.B, g.ldb, next_rows, std::min(NC_FEW, c1 - j_next),
-                       (nc + NR - 1) / NR * panels.count);
             for (Index jr = 0; jr < nc; jr += NR)
-                for (Index q = 0; q < panels.count; ++q) {
-                    next.step();
-                    tile_at(g, kc, a, panels, q, 0, b + jr * kc, jc + jr, std::min<Index>(NR, nc - jr), load);
-                }
+                for (Index q = 0; q < panels.count; ++q) tile_at(g, kc, a, panels, q, 0, b + jr * kc, jc + jr, std::min<Index>(NR, nc - jr), load);
         }
     }
 }
