@@ -140,47 +140,68 @@ void activate_in_place(Aligned& v, Activation act) {
 
 constexpr Index chunk = 4096;
 
+// body(i0, i1) over [0, n) in pieces of `piece`, shared between the cores where there are at least
+// two: each piece computes what it would alone, so the bits do not depend on the threads. GPT-2
+// small's GELU and layer norms at t = 128 were 4.7 ms of a forward on one core beside products on two.
+template <typename Body>
+void in_pieces(Index n, Index piece, const Body& body) {
+    struct Job {
+        const Body* body;
+        Index n, piece;
+        static void one(void* context, std::ptrdiff_t i) {
+            const auto& j = *static_cast<Job*>(context);
+            (*j.body)(i * j.piece, smaller(j.n, (i + 1) * j.piece));
+        }
+    } job{&body, n, piece};
+    core::parallel::for_each((n + piece - 1) / piece, &Job::one, &job);
+}
+
 void activate(float* x, Index n, Activation act) {
-    for (Index i0 = 0; i0 < n; i0 += chunk) {
-        const Index m = smaller(chunk, n - i0);
-        Aligned v = buffer_a.load(x + i0, m, 0.0f);
+    in_pieces(n, chunk, [&](Index i0, Index i1) {
+        Aligned v = buffer_a.load(x + i0, i1 - i0, 0.0f);
         activate_in_place(v, act);
-        buffer_a.store(x + i0, m);
-    }
+        buffer_a.store(x + i0, i1 - i0);
+    });
 }
 
 void gated(float* gate, const float* up, Index n, Activation act) {
-    for (Index i0 = 0; i0 < n; i0 += chunk) {
-        const Index m = smaller(chunk, n - i0);
-        Aligned g = buffer_a.load(gate + i0, m, 0.0f);
+    in_pieces(n, chunk, [&](Index i0, Index i1) {
+        Aligned g = buffer_a.load(gate + i0, i1 - i0, 0.0f);
         activate_in_place(g, act);
-        g *= buffer_b.load(up + i0, m, 0.0f);
-        buffer_a.store(gate + i0, m);
-    }
+        g *= buffer_b.load(up + i0, i1 - i0, 0.0f);
+        buffer_a.store(gate + i0, i1 - i0);
+    });
 }
+
+// Rows of d values a piece of the norms: about `chunk` values.
+Index norm_rows(Index d) { return larger(1, chunk / larger(1, d)); }
 
 // Per row: y = (x − mean) / √(var + eps) · w + b, mean and var over the d values (the padding is 0
 // and is left out of both).
 void layer_norm(const float* x, float* y, Index rows, Index d, const float* w, const float* b, float eps) {
-    for (Index r = 0; r < rows; ++r) {
-        Aligned in = buffer_a.load(x + r * d, d, 0.0f);
-        const float mean = in.sum() / static_cast<float>(d);
-        Aligned centred = buffer_b.load(x + r * d, d, mean);
-        centred -= mean;
-        const float var = centred.square().sum() / static_cast<float>(d);
-        const float inv = 1.0f / std::sqrt(var + eps);
-        float* out = y + r * d;
-        for (Index j = 0; j < d; ++j) out[j] = buffer_b.data[static_cast<std::size_t>(j)] * inv * w[j] + b[j];
-    }
+    in_pieces(rows, norm_rows(d), [&](Index r0, Index r1) {
+        for (Index r = r0; r < r1; ++r) {
+            Aligned in = buffer_a.load(x + r * d, d, 0.0f);
+            const float mean = in.sum() / static_cast<float>(d);
+            Aligned centred = buffer_b.load(x + r * d, d, mean);
+            centred -= mean;
+            const float var = centred.square().sum() / static_cast<float>(d);
+            const float inv = 1.0f / std::sqrt(var + eps);
+            float* out = y + r * d;
+            for (Index j = 0; j < d; ++j) out[j] = buffer_b.data[static_cast<std::size_t>(j)] * inv * w[j] + b[j];
+        }
+    });
 }
 
 void rms_norm(const float* x, float* y, Index rows, Index d, const float* w, float eps) {
-    for (Index r = 0; r < rows; ++r) {
-        Aligned in = buffer_a.load(x + r * d, d, 0.0f);
-        const float inv = 1.0f / std::sqrt(in.square().sum() / static_cast<float>(d) + eps);
-        float* out = y + r * d;
-        for (Index j = 0; j < d; ++j) out[j] = w[j] * (buffer_a.data[static_cast<std::size_t>(j)] * inv);
-    }
+    in_pieces(rows, norm_rows(d), [&](Index r0, Index r1) {
+        for (Index r = r0; r < r1; ++r) {
+            Aligned in = buffer_a.load(x + r * d, d, 0.0f);
+            const float inv = 1.0f / std::sqrt(in.square().sum() / static_cast<float>(d) + eps);
+            float* out = y + r * d;
+            for (Index j = 0; j < d; ++j) out[j] = w[j] * (buffer_a.data[static_cast<std::size_t>(j)] * inv);
+        }
+    });
 }
 
 thread_local std::vector<double, Eigen::aligned_allocator<double>> doubles;
