@@ -17,14 +17,31 @@
 
 namespace core::model::layers {
 
+namespace {
+
+// y (t, out) += the bias in every row, blocks of rows shared between the cores: on one core beside
+// products on two, GPT-2 small's biases took 1.7 ms of its forward at t = 128.
+struct BiasRows {
+    float* y;
+    const float* bias;
+    int t, out;
+    static constexpr int rows = 16; // a block's
+    static void block(void* context, std::ptrdiff_t b) {
+        const BiasRows& v = *static_cast<const BiasRows*>(context);
+        for (int i = static_cast<int>(b) * rows; i < std::min(v.t, static_cast<int>(b + 1) * rows); ++i) {
+            float* row = v.y + static_cast<std::ptrdiff_t>(i) * v.out;
+            for (int j = 0; j < v.out; ++j) row[j] += v.bias[j];
+        }
+    }
+};
+
+} // namespace
+
 void project(const float* x, int t, int in, int out, const Tensor& W, Layout layout, const Tensor* b, float* y, bool accumulate) {
     core::model::product({x, in, t, &W, layout, y, out, accumulate});
     if (!b) return;
-    const float* bias = b->data();
-    for (int i = 0; i < t; ++i) {
-        float* row = y + static_cast<std::ptrdiff_t>(i) * out;
-        for (int j = 0; j < out; ++j) row[j] += bias[j];
-    }
+    BiasRows job{y, b->data(), t, out};
+    core::parallel::for_each((t + BiasRows::rows - 1) / BiasRows::rows, &BiasRows::block, &job);
 }
 
 ops::Activation activation_of(const std::string& name) {
