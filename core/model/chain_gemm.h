@@ -106,33 +106,28 @@ float* aligned(std::vector<float>& buffer, Index count) {
 }
 
 #if defined(__AVX__)
-// r[i] ← the 8 floats r[0 … 7][i]: the usual 8 × 8 transpose in registers.
-inline void transpose8(__m256 r[8]) {
-    __m256 t[8];
+// Depths p … p+7 of the rows rows[0 … count−1] (zeros for the rows past count, up to 8) as 8 rows
+// of 8 floats at out, out + stride, …, written in that order. Each register is loaded as two
+// halves, rows i and i+4, so that the transpose takes two rounds of shuffles within the halves and
+// not a third across them (vperm2f128): on Intel's cores shuffles share one port. The scalar copy
+// wrote a float at a time 64 bytes apart, a sixth of the LM head's product at t = 128.
+inline void transpose8(const float* const* rows, int count, Index p, float* out, Index stride) {
+    const auto half = [&](int i, Index at) { return i < count ? _mm_loadu_ps(rows[i] + at) : _mm_setzero_ps(); };
+    __m256 r[8], t[8];
+    for (int i = 0; i < 4; ++i) {
+        r[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(half(i, p)), half(i + 4, p), 1);
+        r[i + 4] = _mm256_insertf128_ps(_mm256_castps128_ps256(half(i, p + 4)), half(i + 4, p + 4), 1);
+    }
     for (int i = 0; i < 8; i += 2) {
         t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
         t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
     }
     for (int i = 0; i < 8; i += 4) {
-        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
-        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+        _mm256_storeu_ps(out + (i + 0) * stride, _mm256_shuffle_ps(t[i], t[i + 2], 0x44));
+        _mm256_storeu_ps(out + (i + 1) * stride, _mm256_shuffle_ps(t[i], t[i + 2], 0xee));
+        _mm256_storeu_ps(out + (i + 2) * stride, _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44));
+        _mm256_storeu_ps(out + (i + 3) * stride, _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee));
     }
-    for (int i = 0; i < 4; ++i) {
-        t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
-        t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
-    }
-    for (int i = 0; i < 8; ++i) r[i] = t[i];
-}
-
-// Depths p … p+7 of 8 rows of B (n, k) as 8 rows of 8 columns at out (row stride NR). The scalar
-// copy wrote a float at a time 64 bytes apart, a sixth of the LM head's product at t = 128.
-inline void transpose8(const float* const* rows, Index p, float* out) {
-    __m256 r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + p);
-    transpose8(r);
-    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(out + i * NR, r[i]);
 }
 #endif
 
@@ -157,7 +152,7 @@ void pack_b(const Gemm& g, Index p0, Index kc, Index j0, Index cols, float* __re
 #if defined(__AVX__)
             if (w == NR)
                 for (; p + 8 <= kc; p += 8)
-                    for (int half = 0; half < NR; half += 8) transpose8(rows + half, p, panel + p * NR + half);
+                    for (int half = 0; half < NR; half += 8) transpose8(rows + half, 8, p, panel + p * NR + half, NR);
 #endif
             for (; p < kc; ++p) {
                 for (Index j = 0; j < w; ++j) panel[p * NR + j] = rows[j][p];
@@ -215,12 +210,7 @@ void pack_a(const Gemm& g, Index i0, const Panels& panels, Index p0, Index kc, f
 #if defined(__AVX__)
         static_assert(MR <= 8, "a panel's rows fit one transpose");
         if (h == MR)
-            for (; p + 8 <= kc; p += 8) {
-                __m256 v[8];
-                for (int r = 0; r < 8; ++r) v[r] = r < MR ? _mm256_loadu_ps(src[r] + p) : _mm256_setzero_ps();
-                transpose8(v);
-                for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + (p + i) * MR, v[i]);
-            }
+            for (; p + 8 <= kc; p += 8) transpose8(src, MR, p, dst + p * MR, MR);
 #endif
         for (; p < kc; ++p) {
             for (Index r = 0; r < h; ++r) dst[p * MR + r] = src[r][p];
