@@ -53,6 +53,7 @@ TEST_CASE("gemm: every build, one thread or shared, equals a product in double f
         {65, 300, 1000, true, false, 0}, {200, 64, 513, false, true, 16}, {197, 300, 75, true, true, 3}, {5, 0, 40, true, true, 2},
         {6, 0, 40, false, false, 2},   {1, 771, 4200, false, true, 3}, {1, 130, 700, false, false, 1},
         {1, 1001, 300, true, true, 2}, {1, 3, 5000, false, false, 0},
+        {150, 1100, 200, true, false, 1}, // few rows, but too many floats of A for chain_gemm.h's whole_panels
     };
     const core::model::ops::Set* builds[] = {core::model::ops::generic(), &core::model::ops::active()};
     std::mt19937 rng(7);
