@@ -15,7 +15,8 @@
 // kc × nc at a time into panels of NR columns, A a block of mc × kc into panels of MR rows, an
 // MR × NR tile of C held in registers while p runs over the block. A product of few rows (a prompt
 // of up to 192 tokens, the LM head's blocks, attention's blocks of queries) packs all of A once per
-// block of depth and B in smaller blocks that stay in L2 beside it (few_rows).
+// block of depth and B in smaller blocks that stay in L2 beside it (few_rows), or, where B is
+// (n, k) and A small enough, all of A once and B a panel of every depth at a time (whole_panels).
 #pragma once
 
 #include "core/model/ops.h"
@@ -285,8 +286,8 @@ constexpr Index A_WHOLE = 512 * 1024 / sizeof(float); // floats of a packed A th
 // Columns c0 … c1−1 where B is (n, k) and all of A, packed for every depth, fits in A_WHOLE: each
 // panel of B packed for every depth at once, then its blocks of depth one after another, while the
 // next panel's rows are asked for. Each panel's 16 rows are read whole (3 KB each for GPT-2's LM
-// head) rather than a block of depth at a time, and its tiles of C are used three times in a row
-// rather than once a pass over every column. GPT-2 small's LM head at t = 128 took 57.0 -> 53.2 ms
+// head) rather than a block of depth at a time, and its tiles of C come back once per block of
+// depth in a row rather than once per pass over every column. GPT-2 small's LM head at t = 128 took 57.0 -> 53.2 ms
 // (x86-64-v3, two cores, four runs each); a Llama-1B-sized q_proj and up_proj at 32 rows ran 9 %
 // faster. The chains are the same.
 void whole_panels(const Gemm& g, Index c0, Index c1, const Panels& panels) {
@@ -309,10 +310,11 @@ void whole_panels(const Gemm& g, Index c0, Index c1, const Panels& panels) {
 
 // Columns c0 … c1−1 of C where A has at most MC_FEW rows: where B is (n, k), whole_panels when all
 // of A packed fits in A_WHOLE. Else per block of depth, A packed once (it stays in L2), then B in
-// blocks of NC_FEW columns that stay in L2 beside it, or panel by panel where B is (n, k). Against the blocks of the larger products (B's 1.5 MB block in L3, A in
-// blocks of 96 rows), GPT-2's products at t = 128 ran 4-14 % faster on two cores. B (k, n) is
-// left to the hardware's prefetchers: asking for the next block's 256 KB ahead (Ahead) cost more
-// than it saved, and without it GPT-2's forward at t = 128 ran 5 % faster (x86-64-v3, two cores).
+// blocks of NC_FEW columns that stay in L2 beside it, or panel by panel where B is (n, k). Against
+// the blocks of the larger products (B's 1.5 MB block in L3, A in blocks of 96 rows), GPT-2's
+// products at t = 128 ran 4-14 % faster on two cores. B (k, n) is left to the hardware's
+// prefetchers: asking for the next block's 256 KB ahead (Ahead) cost more than it saved, and
+// without it GPT-2's forward at t = 128 ran 5 % faster (x86-64-v3, two cores).
 void few_rows(const Gemm& g, Index c0, Index c1) {
     const Panels panels(g.m);
     if (g.b_transposed && panels.count * MR * g.k <= A_WHOLE) return whole_panels(g, c0, c1, panels);
