@@ -81,6 +81,8 @@ struct Set {
     void (*gemm)(const Gemm& g, bool parallel);
     // Single-threaded: the caller shares heads out.
     void (*attend)(const Attend& a);
+    // The next four share their values or rows between the cores (core::parallel::for_each) in
+    // pieces computed as each would be alone: the same bits on any number of threads.
     // x ← act(x), n values.
     void (*activate)(float* x, Index n, Activation act);
     // gate ← act(gate) · up, n values (the SwiGLU MLP).
