@@ -132,7 +132,9 @@ def main():
     print(f"emulated_cpu: {len(jobs)} runs on {a.cpu}, where `attnviz --version` says:\n  " + version.replace("\n", "\n  "))
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for name, ok, seconds, tail in pool.map(lambda j: run_one(*j), jobs):
+        # each as it ends: in order, one slow run of unit cases held back every report after it
+        for done in concurrent.futures.as_completed([pool.submit(run_one, *j) for j in jobs]):
+            name, ok, seconds, tail = done.result()
             print(f"{'passed' if ok else 'FAILED'} {seconds:7.1f} s  {name}", flush=True)
             if not ok:
                 failed += 1
