@@ -52,27 +52,7 @@ ops::Activation activation_of(const std::string& name) {
     return ops::Activation::silu; // silu, swish (config.cpp admits no other name)
 }
 
-namespace {
-
-struct GatedRows {
-    float* gate;
-    const float* up;
-    Eigen::Index t, F;
-    ops::Activation act;
-    static constexpr Eigen::Index rows = 16; // a block's
-    static void block(void* context, std::ptrdiff_t b) {
-        const GatedRows& v = *static_cast<const GatedRows*>(context);
-        const Eigen::Index i0 = b * rows, n = std::min(rows, v.t - i0);
-        ops::active().gated(v.gate + i0 * v.F, v.up + i0 * v.F, n * v.F, v.act);
-    }
-};
-
-} // namespace
-
-void gated_rows(MatrixF& gate, const MatrixF& up, ops::Activation act) {
-    GatedRows job{gate.data(), up.data(), gate.rows(), gate.cols(), act};
-    core::parallel::for_each((job.t + GatedRows::rows - 1) / GatedRows::rows, &GatedRows::block, &job);
-}
+void gated_rows(MatrixF& gate, const MatrixF& up, ops::Activation act) { ops::active().gated(gate.data(), up.data(), gate.size(), act); }
 
 void append_kv(KvCache& cache, int l, const float* k, int ldk, const float* v, int ldv, int t) {
     const auto row = static_cast<std::size_t>(cache.row);

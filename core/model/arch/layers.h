@@ -23,8 +23,8 @@ void project(const float* x, int t, int in, int out, const Tensor& W, Layout lay
 
 ops::Activation activation_of(const std::string& name);
 
-// gate (t, F) ← act(gate) ⊙ up (t, F), the rows shared between the cores in blocks: each value its
-// own, the same bits however the rows are split.
+// gate (t, F) ← act(gate) ⊙ up (t, F), shared between the cores in pieces (ops::Set::gated): each value its
+// own, the same bits however the values are split.
 void gated_rows(MatrixF& gate, const MatrixF& up, ops::Activation act);
 
 // Appends t rows of k and v (each row `row` floats, row strides ldk and ldv) to layer l's cache.
